@@ -1,0 +1,41 @@
+/** Error codes every tool may answer with; each carries a default hint for what to do next. */
+export const ERROR_CODES = {
+  SESSION_NOT_FOUND: 'Start a session with collab_session_start, or omit session_id to use this connection’s session.',
+  SESSION_INACTIVE: 'That session has ended or timed out. Start a new one with collab_session_start.',
+  CLAIM_NOT_FOUND: 'Check the id with collab_claims_list (status "all").',
+  CLAIM_NOT_ACTIVE: 'The claim was already released or expired; nothing to do.',
+  CLAIM_CONFLICT: 'Another live session holds these files. Message it with collab_message_send, wait, or ask the user.',
+  NOT_OWNER: 'Only the session that made the claim can release it. Message its owner instead.',
+  MESSAGE_NOT_FOUND: 'Check the id with collab_message_list (unread_only false).',
+  INVALID_INPUT: 'Fix the named field and call again.',
+  DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',
+  CONFIG_ERROR: 'Fix config.json in the session-collab home folder; run `session-collab doctor`.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+}
+
+export class CollabError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+
+  constructor(code: ErrorCode, message: string, hint?: string) {
+    super(message);
+    this.name = 'CollabError';
+    this.code = code;
+    this.hint = hint ?? ERROR_CODES[code];
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, hint: this.hint };
+  }
+}
+
+export function invalidInput(message: string, hint?: string): CollabError {
+  return new CollabError('INVALID_INPUT', message, hint);
+}

@@ -1,0 +1,409 @@
+/**
+ * Exact glob semantics for claims: compile a normalised pattern to a small automaton, match
+ * concrete paths with it, and decide whether two patterns overlap (some path matches both),
+ * returning the shortest witness path.
+ *
+ * Syntax: `*` (any run of characters inside one segment), `?` (one character), `[abc]`, `[a-z]`,
+ * `[!a]` / `[^a]`, `{a,b}` (alternatives, nestable, may span segments) and `**` as a whole segment
+ * (zero or more segments). Everything else is literal, including `(`, `)`, `|`, `+`, `!`, `@`.
+ * Dotfiles match like any other name. As in picomatch, a pattern also matches its own text taken
+ * literally, so `app/[id]/page.tsx` covers the Next.js file of that name as well as `app/i/page.tsx`.
+ *
+ * Only valid normalised paths count as matches or witnesses: non-empty segments, none of them
+ * `.` or `..`.
+ */
+import { invalidInput } from './errors.js';
+import { isGlob } from './paths.js';
+
+/** A set of characters: listed ranges, or everything but them (never `/`). */
+interface CharSet {
+  negated: boolean;
+  ranges: Array<[number, number]>;
+}
+
+interface Edge {
+  set: CharSet;
+  to: number;
+}
+
+export interface CompiledGlob {
+  readonly pattern: string;
+  readonly edges: Edge[][];
+  /** Epsilon closure of every state, including itself. */
+  readonly closure: number[][];
+  readonly start: number[];
+  readonly accept: Uint8Array;
+}
+
+const SLASH = 0x2f;
+const MAX_ALTERNATIVES = 256;
+const ANY: CharSet = { negated: true, ranges: [] };
+
+function charSetHas(set: CharSet, c: number): boolean {
+  if (c === SLASH) return set.ranges.length === 1 && !set.negated && set.ranges[0]![0] === SLASH;
+  let inRanges = false;
+  for (const [lo, hi] of set.ranges) {
+    if (c >= lo && c <= hi) {
+      inRanges = true;
+      break;
+    }
+  }
+  return set.negated ? !inRanges : inRanges;
+}
+
+function literal(c: number): CharSet {
+  return { negated: false, ranges: [[c, c]] };
+}
+
+/** Expands `{a,b}` groups that hold a top-level comma; braces without one stay literal. */
+export function expandBraces(pattern: string): string[] {
+  const results: string[] = [];
+  const stack = [pattern];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    const group = findBraceGroup(current);
+    if (!group) {
+      results.push(current);
+      if (results.length > MAX_ALTERNATIVES) {
+        throw invalidInput(
+          `Pattern "${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives.`,
+          'Split it into several simpler patterns.',
+        );
+      }
+      continue;
+    }
+    const head = current.slice(0, group.open);
+    const tail = current.slice(group.close + 1);
+    for (let i = group.parts.length - 1; i >= 0; i--) stack.push(head + group.parts[i] + tail);
+    if (stack.length > MAX_ALTERNATIVES * 4) {
+      throw invalidInput(`Pattern "${pattern}" has too many alternatives.`, 'Split it into several simpler patterns.');
+    }
+  }
+  return results;
+}
+
+function findBraceGroup(s: string): { open: number; close: number; parts: string[] } | null {
+  for (let open = s.indexOf('{'); open !== -1; open = s.indexOf('{', open + 1)) {
+    let depth = 0;
+    let last = open + 1;
+    const parts: string[] = [];
+    for (let i = open; i < s.length; i++) {
+      const ch = s[i];
+      if (ch === '[') {
+        const end = classEnd(s, i);
+        if (end !== -1) {
+          i = end;
+          continue;
+        }
+      }
+      if (ch === '{') depth++;
+      else if (ch === '}') {
+        depth--;
+        if (depth === 0) {
+          if (parts.length === 0) break; // no comma: literal braces
+          parts.push(s.slice(last, i));
+          return { open, close: i, parts };
+        }
+      } else if (ch === ',' && depth === 1) {
+        parts.push(s.slice(last, i));
+        last = i + 1;
+      }
+    }
+  }
+  return null;
+}
+
+/** Index of the `]` closing a class that opens at `i`, or -1 when `[` is literal there. */
+function classEnd(s: string, i: number): number {
+  let j = i + 1;
+  if (s[j] === '!' || s[j] === '^') j++;
+  if (s[j] === ']') j++; // a leading `]` is a member
+  for (; j < s.length; j++) {
+    const ch = s[j];
+    if (ch === '/') return -1;
+    if (ch === ']') return j;
+  }
+  return -1;
+}
+
+function parseClass(s: string, i: number, end: number): CharSet {
+  let j = i + 1;
+  let negated = false;
+  if (s[j] === '!' || s[j] === '^') {
+    negated = true;
+    j++;
+  }
+  const ranges: Array<[number, number]> = [];
+  while (j < end) {
+    const lo = s.codePointAt(j)!;
+    const loLen = lo > 0xffff ? 2 : 1;
+    if (s[j + loLen] === '-' && j + loLen + 1 < end) {
+      const hi = s.codePointAt(j + loLen + 1)!;
+      ranges.push(lo <= hi ? [lo, hi] : [hi, hi + 1]);
+      j += loLen + 1 + (hi > 0xffff ? 2 : 1);
+    } else {
+      ranges.push([lo, lo]);
+      j += loLen;
+    }
+  }
+  return { negated, ranges };
+}
+
+class Builder {
+  edges: Edge[][] = [];
+  eps: number[][] = [];
+
+  state(): number {
+    this.edges.push([]);
+    this.eps.push([]);
+    return this.edges.length - 1;
+  }
+
+  edge(from: number, set: CharSet, to: number): void {
+    this.edges[from]!.push({ set, to });
+  }
+
+  epsilon(from: number, to: number): void {
+    this.eps[from]!.push(to);
+  }
+}
+
+/** Adds one brace-free alternative; returns its accepting state (or -1 when it can match nothing). */
+function addAlternative(b: Builder, start: number, alternative: string, asLiteral: boolean): number {
+  const segments = alternative.split('/').filter((s) => s !== '');
+  if (segments.length === 0) return -1;
+  // `noSlash`: nothing consumed yet, the next segment starts here; `slash`: a segment has ended,
+  // the next one needs a `/` first.
+  let noSlash: number | null = start;
+  let slash: number | null = null;
+  for (const segment of segments) {
+    if (segment === '**' && !asLiteral) {
+      const after = b.state();
+      const inner = b.state();
+      const rest = b.state();
+      if (noSlash !== null) b.edge(noSlash, ANY, inner);
+      if (slash !== null) b.epsilon(slash, after);
+      b.edge(after, literal(SLASH), rest);
+      b.edge(rest, ANY, inner);
+      b.edge(inner, ANY, inner);
+      b.epsilon(inner, after);
+      slash = after;
+      continue; // `noSlash` stays: the globstar may have consumed nothing
+    }
+    let s = b.state();
+    if (noSlash !== null) b.epsilon(noSlash, s);
+    if (slash !== null) b.edge(slash, literal(SLASH), s);
+    for (let i = 0; i < segment.length; ) {
+      const ch = segment[i]!;
+      if (!asLiteral && ch === '*') {
+        const loop = b.state();
+        b.epsilon(s, loop);
+        b.edge(loop, ANY, loop);
+        s = loop;
+        while (segment[i] === '*') i++;
+        continue;
+      }
+      if (!asLiteral && ch === '?') {
+        const t = b.state();
+        b.edge(s, ANY, t);
+        s = t;
+        i++;
+        continue;
+      }
+      if (!asLiteral && ch === '[') {
+        const end = classEnd(segment, i);
+        if (end !== -1) {
+          const t = b.state();
+          b.edge(s, parseClass(segment, i, end), t);
+          s = t;
+          i = end + 1;
+          continue;
+        }
+      }
+      const cp = segment.codePointAt(i)!;
+      const t = b.state();
+      b.edge(s, literal(cp), t);
+      s = t;
+      i += cp > 0xffff ? 2 : 1;
+    }
+    noSlash = null;
+    slash = s;
+  }
+  return slash ?? -1;
+}
+
+function closures(eps: number[][]): number[][] {
+  return eps.map((_, s) => {
+    const seen = new Set<number>([s]);
+    const stack = [s];
+    while (stack.length > 0) {
+      for (const t of eps[stack.pop()!]!) {
+        if (!seen.has(t)) {
+          seen.add(t);
+          stack.push(t);
+        }
+      }
+    }
+    return [...seen];
+  });
+}
+
+/** Compiles a normalised pattern (see `normalizePattern`). Throws `INVALID_INPUT` if it is too large. */
+export function compileGlob(pattern: string): CompiledGlob {
+  const b = new Builder();
+  const start = b.state();
+  const acceptStates: number[] = [];
+  if (isGlob(pattern)) {
+    for (const alternative of expandBraces(pattern)) {
+      const a = addAlternative(b, start, alternative, false);
+      if (a !== -1) acceptStates.push(a);
+    }
+  }
+  const lit = addAlternative(b, start, pattern, true);
+  if (lit !== -1) acceptStates.push(lit);
+  const accept = new Uint8Array(b.edges.length);
+  for (const a of acceptStates) accept[a] = 1;
+  const closure = closures(b.eps);
+  return { pattern, edges: b.edges, closure, start: closure[start]!, accept };
+}
+
+const cache = new Map<string, CompiledGlob>();
+const CACHE_LIMIT = 20_000;
+
+/** `compileGlob` with a bounded cache: claims are checked far more often than they change. */
+export function glob(pattern: string): CompiledGlob {
+  let compiled = cache.get(pattern);
+  if (!compiled) {
+    compiled = compileGlob(pattern);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** Segment state while reading a path: nothing yet, ".", "..", or a proper name. */
+const SEG_EMPTY = 0;
+const SEG_DOT = 1;
+const SEG_DOTDOT = 2;
+const SEG_NAME = 3;
+const DOT = 0x2e;
+
+function nextSeg(seg: number, c: number): number {
+  if (c === SLASH) return seg === SEG_NAME ? SEG_EMPTY : -1;
+  if (c === DOT) return seg === SEG_EMPTY ? SEG_DOT : seg === SEG_DOT ? SEG_DOTDOT : SEG_NAME;
+  return SEG_NAME;
+}
+
+/** Whether a concrete, normalised path matches the pattern. */
+export function matchPath(g: CompiledGlob, path: string): boolean {
+  if (!isGlob(g.pattern)) return g.pattern === path;
+  let current = new Set<number>(g.start);
+  let seg = SEG_EMPTY;
+  for (const ch of path) {
+    const c = ch.codePointAt(0)!;
+    seg = nextSeg(seg, c);
+    if (seg === -1) return false;
+    const next = new Set<number>();
+    for (const s of current) {
+      for (const e of g.edges[s]!) {
+        if (charSetHas(e.set, c)) for (const t of g.closure[e.to]!) next.add(t);
+      }
+    }
+    if (next.size === 0) return false;
+    current = next;
+  }
+  if (seg !== SEG_NAME) return false;
+  for (const s of current) if (g.accept[s]) return true;
+  return false;
+}
+
+/** Characters worth trying: each boundary of every set, its neighbours, and a few plain ones. */
+function representatives(a: CompiledGlob, b: CompiledGlob): number[] {
+  const reps = new Set<number>([0x61, 0x78, 0x30, 0x5f, DOT, SLASH]);
+  for (const g of [a, b]) {
+    for (const list of g.edges) {
+      for (const e of list) {
+        for (const [lo, hi] of e.set.ranges) {
+          for (const c of [lo - 1, lo, hi, hi + 1]) reps.add(c);
+        }
+      }
+    }
+  }
+  return [...reps].filter((c) => c >= 0x20 && c !== 0x5c && c !== 0x7f && c <= 0x10ffff).sort(preferReadable);
+}
+
+function preferReadable(x: number, y: number): number {
+  const rank = (c: number) => (c >= 0x61 && c <= 0x7a ? 0 : c >= 0x30 && c <= 0x39 ? 1 : c < 0x7f ? 2 : 3);
+  return rank(x) - rank(y) || x - y;
+}
+
+/**
+ * Whether some path matches both patterns; returns the shortest such path (a witness), or null.
+ * Breadth-first search over the product of the two automata.
+ */
+export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
+  const aLiteral = !isGlob(a.pattern);
+  const bLiteral = !isGlob(b.pattern);
+  if (aLiteral && bLiteral) return a.pattern === b.pattern ? a.pattern : null;
+  if (aLiteral) return matchPath(b, a.pattern) ? a.pattern : null;
+  if (bLiteral) return matchPath(a, b.pattern) ? b.pattern : null;
+
+  const reps = representatives(a, b);
+  const nb = b.edges.length;
+  const key = (x: number, y: number, seg: number) => (x * nb + y) * 4 + seg;
+  const parent = new Map<number, { from: number; c: number }>();
+  const queue: number[] = [];
+  for (const x of a.start) {
+    for (const y of b.start) {
+      const k = key(x, y, SEG_EMPTY);
+      if (!parent.has(k)) {
+        parent.set(k, { from: -1, c: 0 });
+        queue.push(k);
+      }
+    }
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const k = queue[head]!;
+    const seg = k % 4;
+    const xy = (k - seg) / 4;
+    const y = xy % nb;
+    const x = (xy - y) / nb;
+    if (seg === SEG_NAME && a.accept[x] && b.accept[y]) return witness(parent, k);
+    for (const c of reps) {
+      const nextSegState = nextSeg(seg, c);
+      if (nextSegState === -1) continue;
+      for (const ea of a.edges[x]!) {
+        if (!charSetHas(ea.set, c)) continue;
+        for (const eb of b.edges[y]!) {
+          if (!charSetHas(eb.set, c)) continue;
+          for (const x2 of a.closure[ea.to]!) {
+            for (const y2 of b.closure[eb.to]!) {
+              const k2 = key(x2, y2, nextSegState);
+              if (!parent.has(k2)) {
+                parent.set(k2, { from: k, c });
+                queue.push(k2);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return null;
+}
+
+function witness(parent: Map<number, { from: number; c: number }>, end: number): string {
+  const chars: number[] = [];
+  for (let k = end; ; ) {
+    const p = parent.get(k)!;
+    if (p.from === -1) break;
+    chars.push(p.c);
+    k = p.from;
+  }
+  return String.fromCodePoint(...chars.reverse());
+}
+
+/** Convenience over raw pattern strings (compiled through the cache). */
+export function patternsOverlap(a: string, b: string): string | null {
+  return overlap(glob(a), glob(b));
+}

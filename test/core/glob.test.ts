@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import picomatch from 'picomatch';
+import { describe, expect, it } from 'vitest';
+import { glob, matchPath, patternsOverlap } from '../../src/core/glob.js';
+
+const pm = (pattern: string) => picomatch(pattern, { dot: true });
+
+describe('overlap examples', () => {
+  const cases: Array<[string, string, boolean]> = [
+    ['src/api/*', 'src/api/auth.py', true],
+    ['src/api/*', 'src/api/v2/auth.py', false],
+    ['src/**', '**/*.ts', true],
+    ['a/*/b', 'a/**/c', false],
+    ['**/*.{ts,tsx}', 'src/x.js', false],
+    ['**/*.{ts,tsx}', 'src/**', true],
+    ['a/[!a]', 'a/[ab]', true],
+    ['a/[!ab]', 'a/[ab]', false],
+    ['app/[id]/page.tsx', 'app/[id]/page.tsx', true],
+    ['app/*/page.tsx', 'app/[id]/page.tsx', true],
+    ['app/(auth)/page.tsx', 'app/auth/page.tsx', false],
+    ['*.md', 'docs/*', false],
+    ['a/**', 'a', true],
+    ['x*y', '*z', false],
+    ['*', '.env', true],
+    ['src/{a,b/c}/*.ts', 'src/b/c/x.ts', true],
+    ['a**b', 'ax/yb', false],
+    ['a**b', 'axyb', true],
+  ];
+  for (const [a, b, expected] of cases) {
+    it(`${a} ∩ ${b} → ${expected}`, () => {
+      const w = patternsOverlap(a, b);
+      expect(w !== null).toBe(expected);
+      expect(patternsOverlap(b, a) !== null).toBe(expected);
+      if (w !== null) {
+        expect(matchPath(glob(a), w)).toBe(true);
+        expect(matchPath(glob(b), w)).toBe(true);
+      }
+    });
+  }
+});
+
+// Patterns over a small alphabet on which picomatch's semantics are ours. (picomatch reads `[!a]` as
+// the set {!, a}; we read it as negation, as git and bash do, and test it by example above.)
+const atom = fc.constantFrom('a', 'b', '.', '*', '?', '[ab]', '[^a]', '{a,b}', '{a,.b}');
+const segment = fc.oneof(
+  { weight: 5, arbitrary: fc.array(atom, { minLength: 1, maxLength: 3 }).map((parts) => parts.join('')) },
+  { weight: 1, arbitrary: fc.constant('**') },
+);
+const patternArb = fc
+  .array(segment, { minLength: 1, maxLength: 3 })
+  .map((segs) => segs.join('/'))
+  // A segment made only of dots names `.`/`..`, which no normalised path has.
+  .filter((p) => !p.split('/').some((s) => /^\.+$/.test(s)))
+  // picomatch quirk: a final `/**` after a segment ending in `*` needs one more segment (`*/**` does
+  // not match `a`, while `?/**` and `a/**` do). We let a final `/**` match zero segments everywhere.
+  .filter((p) => !/\*\/\*\*$/.test(p) || p === '**')
+  // `**` inside a segment acts as `*` (tested by example above); next to braces picomatch lets it
+  // cross segments, so generated segments hold `**` only on their own.
+  .filter((p) => !p.split('/').some((s) => s !== '**' && s.includes('**')));
+
+// Every valid path over {a, b, .} with up to 3 segments of up to 2 characters.
+const names = ['a', 'b', '.'].flatMap((x) => ['', 'a', 'b', '.'].map((y) => x + y)).filter((s) => s !== '.' && s !== '..');
+const allPaths: string[] = [];
+for (const x of names) {
+  allPaths.push(x);
+  for (const y of names) {
+    allPaths.push(`${x}/${y}`);
+    for (const z of names) allPaths.push(`${x}/${y}/${z}`);
+  }
+}
+
+describe('overlap properties', () => {
+  it('every witness matches both patterns (by picomatch)', () => {
+    fc.assert(
+      fc.property(patternArb, patternArb, (a, b) => {
+        const w = patternsOverlap(a, b);
+        if (w === null) return true;
+        return pm(a)(w) && pm(b)(w) && !w.split('/').some((s) => s === '' || s === '.' || s === '..');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never says "no overlap" when a path matching both exists (brute force)', () => {
+    fc.assert(
+      fc.property(patternArb, patternArb, (a, b) => {
+        if (patternsOverlap(a, b) !== null) return true;
+        const ma = pm(a);
+        const mb = pm(b);
+        return !allPaths.some((p) => ma(p) && mb(p));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('matches concrete paths exactly as picomatch does', () => {
+    fc.assert(
+      fc.property(patternArb, fc.constantFrom(...allPaths), (p, path) => matchPath(glob(p), path) === pm(p)(path)),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('is symmetric', () => {
+    fc.assert(
+      fc.property(patternArb, patternArb, (a, b) => (patternsOverlap(a, b) === null) === (patternsOverlap(b, a) === null)),
+      { numRuns: 1000 },
+    );
+  });
+});
