@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   INVALID_INPUT: 'Fix the named field and call again.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',
   CONFIG_ERROR: 'Fix config.json in the session-collab home folder; run `session-collab doctor`.',
+  INTERNAL_ERROR: 'This is a bug in session-collab; see logs/collab.log in its home folder.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

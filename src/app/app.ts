@@ -1,0 +1,81 @@
+import { hostname } from 'node:os';
+import { sessionState, type SessionState } from '../core/liveness.js';
+import { ClaimsService } from '../features/claims/claims-service.js';
+import { DecisionsService } from '../features/decisions/decisions-service.js';
+import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
+import { MessagesService } from '../features/messages/messages-service.js';
+import { SessionsService } from '../features/sessions/sessions-service.js';
+import { processAlive } from '../integrations/process-probe.js';
+import { Store } from '../store/store.js';
+import { type Config, loadConfig } from './config.js';
+import { type HomePaths, resolveHome } from './home.js';
+import { createLogger, type Logger } from './log.js';
+
+export interface AppOptions {
+  paths?: HomePaths;
+  /** Overrides config.json (tests, benchmarks). */
+  config?: Config;
+  now?: () => number;
+}
+
+/** What every feature service may use: the store, configuration, log, clock and liveness. */
+export interface AppContext {
+  readonly store: Store;
+  readonly config: Config;
+  readonly log: Logger;
+  readonly paths: HomePaths;
+  readonly host: string;
+  now(): number;
+  /** Liveness of a session row, by the rules of core/liveness. */
+  stateOf(session: { status: 'active' | 'ended'; last_heartbeat: number; host: string; pid: number | null; pid_start: string | null }): SessionState;
+}
+
+/** The wired application: one per process (or per test), over one database file. */
+export class App implements AppContext {
+  readonly store: Store;
+  readonly config: Config;
+  readonly log: Logger;
+  readonly paths: HomePaths;
+  readonly host = hostname();
+  readonly now: () => number;
+  readonly sessions: SessionsService;
+  readonly claims: ClaimsService;
+  readonly messages: MessagesService;
+  readonly decisions: DecisionsService;
+  readonly maintenance: MaintenanceService;
+
+  constructor(options: AppOptions = {}) {
+    this.paths = options.paths ?? resolveHome();
+    this.config = options.config ?? loadConfig(this.paths.config);
+    this.log = createLogger(this.paths.log, this.config.log_level);
+    this.now = options.now ?? Date.now;
+    this.store = Store.open(this.paths.database);
+    this.sessions = new SessionsService(this);
+    this.claims = new ClaimsService(this);
+    this.messages = new MessagesService(this, this.sessions);
+    this.decisions = new DecisionsService(this);
+    this.maintenance = new MaintenanceService(this);
+  }
+
+  stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {
+    return sessionState(
+      {
+        status: session.status,
+        lastHeartbeat: session.last_heartbeat,
+        host: session.host,
+        pid: session.pid,
+        pidStart: session.pid_start,
+      },
+      {
+        now: this.now(),
+        inactiveAfterMs: this.config.inactive_after_minutes * 60_000,
+        host: this.host,
+        processAlive,
+      },
+    );
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}

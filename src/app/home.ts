@@ -1,0 +1,27 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export interface HomePaths {
+  home: string;
+  database: string;
+  config: string;
+  logs: string;
+  log: string;
+}
+
+/**
+ * The home folder: `SESSION_COLLAB_HOME`, else `$XDG_CONFIG_HOME/session-collab-mcp`, else
+ * `~/.config/session-collab-mcp`.
+ */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomePaths {
+  const home =
+    env.SESSION_COLLAB_HOME ||
+    join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp');
+  return {
+    home,
+    database: join(home, 'registry.db'),
+    config: join(home, 'config.json'),
+    logs: join(home, 'logs'),
+    log: join(home, 'logs', 'collab.log'),
+  };
+}

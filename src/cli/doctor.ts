@@ -1,0 +1,74 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadConfig } from '../app/config.js';
+import { resolveHome } from '../app/home.js';
+import { SCHEMA_VERSION } from '../store/migrations.js';
+import { Store } from '../store/store.js';
+import { SERVER_VERSION } from '../mcp/server.js';
+import { green, printJson, red } from './format.js';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  hint?: string;
+}
+
+/** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
+export function doctor(options: { json?: boolean }): void {
+  const paths = resolveHome();
+  const checks: Check[] = [];
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  checks.push({ name: 'node', ok: nodeMajor >= 20, detail: process.versions.node, hint: 'session-collab needs Node.js 20 or newer.' });
+  checks.push({ name: 'session-collab', ok: true, detail: SERVER_VERSION });
+  try {
+    const config = loadConfig(paths.config);
+    checks.push({ name: 'config', ok: true, detail: `${paths.config} (toolsets: ${config.toolsets.join(', ')}; inactive after ${config.inactive_after_minutes} min)` });
+  } catch (error) {
+    const e = error as Error & { hint?: string };
+    checks.push({ name: 'config', ok: false, detail: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+  }
+  try {
+    accessSync(paths.home, constants.W_OK);
+    checks.push({ name: 'home', ok: true, detail: `${paths.home} (writable)` });
+  } catch {
+    checks.push({ name: 'home', ok: false, detail: `${paths.home} is not writable`, hint: 'Fix its permissions or set SESSION_COLLAB_HOME.' });
+  }
+  try {
+    const existed = existsSync(paths.database);
+    const store = Store.open(paths.database);
+    try {
+      const version = store.schemaVersion();
+      const journal = store.db.pragma('journal_mode', { simple: true });
+      const integrity = store.db.pragma('quick_check', { simple: true });
+      const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+      checks.push({
+        name: 'database',
+        ok: integrity === 'ok' && journal === 'wal',
+        detail: `${paths.database}${existed ? '' : ' (created)'}: schema ${version}/${SCHEMA_VERSION}, journal ${journal}, integrity ${integrity}, SQLite ${sqlite}`,
+      });
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    const e = error as Error & { hint?: string };
+    checks.push({ name: 'database', ok: false, detail: e.message, hint: e.hint ?? 'Check permissions of the home folder.' });
+  }
+  try {
+    const require = createRequire(import.meta.url);
+    const version = (require('better-sqlite3/package.json') as { version: string }).version;
+    checks.push({ name: 'better-sqlite3', ok: true, detail: version });
+  } catch {
+    checks.push({ name: 'better-sqlite3', ok: false, detail: 'not found', hint: 'Run npm install.' });
+  }
+  const ok = checks.every((c) => c.ok);
+  if (options.json) {
+    printJson({ ok, checks });
+  } else {
+    for (const c of checks) {
+      console.log(`${c.ok ? green('✓') : red('✗')} ${c.name.padEnd(15)} ${c.detail}${!c.ok && c.hint ? `\n  ${' '.repeat(15)} → ${c.hint}` : ''}`);
+    }
+    console.log(ok ? green('\nAll good.') : red('\nProblems found; see above.'));
+  }
+  if (!ok) process.exitCode = 1;
+}

@@ -1,0 +1,76 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Server } from '@modelcontextprotocol/server';
+import { App } from '../app/app.js';
+import { Connection } from '../features/sessions/connection.js';
+import { selectTools } from '../mcp/registry.js';
+import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
+
+export interface ServeOptions {
+  toolsets?: string;
+}
+
+const CONNECT_HELP = `session-collab ${SERVER_VERSION}: coordination for AI coding sessions that share a codebase.
+
+This command is an MCP server that speaks over stdin/stdout; a client starts it, not you.
+Connect a client from your project folder:
+
+  Claude Code   claude mcp add session-collab -- npx session-collab serve
+  Codex CLI     codex mcp add session-collab -- npx session-collab serve
+  Gemini CLI    gemini mcp add session-collab npx session-collab serve
+  Cursor        add to .cursor/mcp.json: {"mcpServers":{"session-collab":{"command":"npx","args":["session-collab","serve"]}}}
+
+See what sessions are doing:   session-collab status
+Check the installation:        session-collab doctor
+`;
+
+/** Serves the MCP tools over stdio until the client goes away; then ends this session. */
+export function serve(options: ServeOptions): void {
+  if (process.stdin.isTTY) {
+    process.stderr.write(CONNECT_HELP);
+    return;
+  }
+  const app = new App();
+  const tools = selectTools(options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets);
+  let server: Server | undefined;
+  const connection = new Connection(app, app.sessions, {
+    cwd: process.cwd(),
+    client: () => server?.getClientVersion()?.name ?? null,
+    pid: process.pid,
+  });
+  const handle = serveStdio(
+    () => {
+      server = createMcpServer(app, connection, tools);
+      return server;
+    },
+    { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
+  );
+
+  const heartbeat = setInterval(() => connection.heartbeat(), app.config.heartbeat_interval_seconds * 1000);
+  heartbeat.unref();
+  const purge = () => {
+    try {
+      app.maintenance.purgeIfDue();
+    } catch (error) {
+      app.log.warn('purge.failed', { message: (error as Error).message });
+    }
+  };
+  setTimeout(purge, 2_000).unref();
+  setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
+
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(heartbeat);
+    connection.close(reason);
+    void handle.close().finally(() => {
+      app.close();
+      process.exit(0);
+    });
+  };
+  process.stdin.once('end', () => stop('client disconnected'));
+  process.stdin.once('close', () => stop('client disconnected'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
+}

@@ -1,0 +1,79 @@
+import { App } from '../app/app.js';
+import { describeAge } from '../core/liveness.js';
+import type { ClaimView } from '../features/claims/claims-service.js';
+import type { SessionView } from '../features/sessions/sessions-service.js';
+import { bold, dim, green, printJson, red, yellow } from './format.js';
+
+export interface StatusOptions {
+  json?: boolean;
+  all?: boolean;
+}
+
+interface ProjectStatus {
+  project_id: string;
+  root: string;
+  kind: string;
+  sessions: SessionView[];
+  claims: ClaimView[];
+  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+}
+
+/** Sessions, claims and current conflicts per project. */
+export function status(options: StatusOptions): void {
+  const app = new App();
+  try {
+    const projects: ProjectStatus[] = [];
+    for (const project of app.store.projects.list()) {
+      const sessions = app.sessions.list(project.id, options.all === true);
+      const claims = app.store.claims
+        .list({ projectId: project.id, sessionId: null, status: 'active' })
+        .map((c) => app.claims.view(c));
+      if (!options.all && sessions.length === 0 && claims.length === 0) continue;
+      projects.push({
+        project_id: project.id,
+        root: project.root,
+        kind: project.kind,
+        sessions,
+        claims,
+        conflicts: app.claims.projectConflicts(project.id),
+      });
+    }
+    if (options.json) {
+      printJson({ home: app.paths.home, projects });
+      return;
+    }
+    if (projects.length === 0) {
+      console.log(`No active sessions. ${dim(`(database: ${app.paths.database})`)}`);
+      return;
+    }
+    const now = app.now();
+    const stateOf = new Map<string, string>();
+    for (const p of projects) {
+      console.log(bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) + dim(`  (project ${p.project_id})`));
+      console.log('  Sessions');
+      for (const s of p.sessions) {
+        stateOf.set(s.id, s.status);
+        const dot = s.status === 'active' ? green('●') : s.status === 'inactive' ? yellow('○') : dim('·');
+        console.log(
+          `    ${dot} ${s.name.padEnd(24)} ${s.status.padEnd(8)} ${String(s.active_claims).padStart(3)} claim(s)  ${dim(`${s.branch ?? '-'}  seen ${describeAge(Date.parse(s.last_heartbeat), now)}  ${s.id}`)}`,
+        );
+      }
+      if (p.sessions.length === 0) console.log(dim('    none active'));
+      console.log('  Claims');
+      for (const c of p.claims) {
+        const stale = stateOf.get(c.session_id) === 'active' ? '' : yellow(' (stale)');
+        console.log(`    ${c.files.join(', ')}  ${dim('by')} ${c.session}${stale}: ${c.intent} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`);
+      }
+      if (p.claims.length === 0) console.log(dim('    none'));
+      if (p.conflicts.length > 0) {
+        console.log(`  ${red('Conflicts')}`);
+        for (const c of p.conflicts) {
+          console.log(`    ${red('⚠')} ${c.path}: "${c.a.session}" (${c.a.intent}) and "${c.b.session}" (${c.b.intent})`);
+        }
+      }
+      console.log('');
+    }
+  } finally {
+    app.close();
+  }
+}

@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+import { sessionIdField } from '../session-id.js';
+
+const scope = z.enum(['small', 'medium', 'large']);
+const files = z.array(z.string().min(1)).min(1).max(500);
+
+const conflict = z.object({
+  claim_id: z.string(),
+  session: z.string(),
+  session_id: z.string(),
+  files: z.array(z.string()),
+  intent: z.string(),
+  overlap: z.array(z.string()),
+  exclusive: z.boolean(),
+});
+
+const checkEntry = z.object({
+  file: z.string(),
+  session: z.string(),
+  session_id: z.string(),
+  claim_id: z.string(),
+  intent: z.string(),
+  scope,
+  started_at: z.string(),
+});
+
+const claimView = z.object({
+  claim_id: z.string(),
+  session_id: z.string(),
+  session: z.string(),
+  files: z.array(z.string()),
+  intent: z.string(),
+  scope,
+  status: z.enum(['active', 'completed', 'abandoned', 'expired']),
+  exclusive: z.boolean(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  released_at: z.string().nullable(),
+  summary: z.string().nullable(),
+});
+
+export const claim = defineTool({
+  name: 'collab_claim',
+  toolset: 'collab',
+  title: 'Claim files',
+  description:
+    'Declare the files you are about to change and why; others are warned before touching them. Overlaps are reported; exclusive refuses them.',
+  kind: 'write',
+  input: z.strictObject({
+    session_id: sessionIdField,
+    files: files.describe("Paths or globs, e.g. 'src/api/*'"),
+    intent: z.string().min(1).max(2000),
+    scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
+    exclusive: z.boolean().default(false).describe('Refuse (CLAIM_CONFLICT) if another live session holds any file'),
+    ttl_seconds: z.number().int().positive().max(7 * 86_400).optional().describe('Expire after this long'),
+  }),
+  output: z.object({
+    claim_id: z.string(),
+    status: z.enum(['created', 'created_with_conflicts']),
+    files: z.array(z.string()),
+    conflicts: z.array(conflict),
+    expires_at: z.string().nullable(),
+    warning: z.string().optional(),
+  }),
+  handler({ app, connection }, input) {
+    const result = app.claims.claim({
+      session: connection.resolve(input.session_id),
+      files: input.files,
+      intent: input.intent,
+      scope: input.scope,
+      exclusive: input.exclusive,
+      ttlSeconds: input.ttl_seconds,
+    });
+    if (result.conflicts.length === 0) return result;
+    const paths = new Set(result.conflicts.flatMap((c) => c.overlap));
+    return {
+      ...result,
+      warning: `⚠️ ${paths.size} path(s) overlap other sessions: ${result.conflicts
+        .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
+        .join('; ')}. Coordinate before changing them.`,
+    };
+  },
+  text: (o) => `Claimed ${o.files.join(', ')} (claim_id ${o.claim_id}).${o.warning ? `\n${o.warning}` : ''}`,
+});
+
+export const check = defineTool({
+  name: 'collab_check',
+  toolset: 'collab',
+  title: 'Check files before changing them',
+  description: 'Is another session working on these files? Call before deleting or rewriting.',
+  kind: 'read',
+  input: z.strictObject({ files, session_id: sessionIdField }),
+  output: z.object({
+    safe: z.boolean(),
+    message: z.string().optional(),
+    conflicts: z.array(checkEntry),
+    stale: z.array(checkEntry.extend({ session_status: z.enum(['active', 'inactive', 'ended']) })),
+    warning: z.string().optional(),
+  }),
+  handler({ app, connection }, input) {
+    const result = app.claims.check(connection.resolve(input.session_id), input.files);
+    const staleNote =
+      result.stale.length > 0 ? ` ${result.stale.length} stale claim(s) of inactive sessions do not block.` : '';
+    if (result.safe) {
+      return { ...result, message: `No other session is working on these files.${staleNote}` };
+    }
+    return {
+      ...result,
+      warning: `⚠️ ${result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ')}. Coordinate first: message the holder (collab_message_send), wait, or ask the user.${staleNote}`,
+    };
+  },
+  text: (o) => (o.safe ? `Safe: ${o.message}` : `Not safe. ${o.warning}`),
+});
+
+export const release = defineTool({
+  name: 'collab_release',
+  toolset: 'collab',
+  title: 'Release a claim',
+  description: 'Release your claim when done (completed) or when giving up (abandoned).',
+  kind: 'write',
+  input: z.strictObject({
+    claim_id: z.string().min(1),
+    status: z.enum(['completed', 'abandoned']),
+    summary: z.string().max(4000).optional().describe('What was done, for other sessions'),
+    session_id: sessionIdField,
+  }),
+  output: claimView,
+  handler({ app, connection }, input) {
+    return app.claims.release(connection.resolve(input.session_id), input.claim_id, input.status, input.summary);
+  },
+  text: (o) => `Claim ${o.claim_id} ${o.status}: ${o.files.join(', ')}.`,
+});
+
+export const claimsList = defineTool({
+  name: 'collab_claims_list',
+  toolset: 'collab',
+  title: 'List claims',
+  description: 'Claims in this project, newest first.',
+  kind: 'read',
+  input: z.strictObject({
+    session_id: z.string().min(1).optional().describe('Only this session’s claims'),
+    status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
+    path_filter: z.string().min(1).optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
+  }),
+  output: z.object({ claims: z.array(claimView) }),
+  handler({ app, connection }, input) {
+    return {
+      claims: app.claims.list(connection.current(), {
+        sessionId: input.session_id,
+        status: input.status,
+        pathFilter: input.path_filter,
+      }),
+    };
+  },
+  text: (o) =>
+    o.claims.length === 0
+      ? 'No claims.'
+      : o.claims.map((c) => `${c.claim_id} [${c.status}] "${c.session}": ${c.files.join(', ')} (${c.intent})`).join('\n'),
+});
+
+export const claimTools = [claim, check, release, claimsList];

@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppContext } from '../../app/app.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { glob, matchPath, overlap } from '../../core/glob.js';
+import { describeAge, type SessionState } from '../../core/liveness.js';
+import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
+import type { ClaimStatus, ClaimWithFiles, LivePattern, Scope } from '../../store/claims-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+
+export interface ClaimConflict {
+  claim_id: string;
+  session: string;
+  session_id: string;
+  files: string[];
+  intent: string;
+  overlap: string[];
+  exclusive: boolean;
+}
+
+export interface CheckConflict {
+  file: string;
+  session: string;
+  session_id: string;
+  claim_id: string;
+  intent: string;
+  scope: Scope;
+  started_at: string;
+}
+
+export interface StaleClaim extends CheckConflict {
+  session_status: SessionState;
+}
+
+export interface ClaimView {
+  claim_id: string;
+  session_id: string;
+  session: string;
+  files: string[];
+  intent: string;
+  scope: Scope;
+  status: ClaimStatus;
+  exclusive: boolean;
+  created_at: string;
+  expires_at: string | null;
+  released_at: string | null;
+  summary: string | null;
+}
+
+/** A live pattern found near a path, with how it meets it. */
+interface Hit {
+  row: LivePattern;
+  witness: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export class ClaimsService {
+  constructor(private readonly app: AppContext) {}
+
+  /** Normalises client paths against the session's worktree; a literal directory claims all below. */
+  normalize(files: string[], session: SessionRow, field = 'files'): string[] {
+    if (files.length === 0) throw invalidInput(`${field}: give at least one path or pattern.`);
+    const out: string[] = [];
+    for (const file of files) {
+      let pattern: string;
+      try {
+        pattern = normalizePattern(file, session.worktree);
+      } catch (error) {
+        if (error instanceof CollabError) throw invalidInput(`${field}: ${error.message}`, error.hint);
+        throw error;
+      }
+      if (!isGlob(pattern) && isDirectory(join(session.worktree, pattern))) pattern = `${pattern}/**`;
+      glob(pattern); // reject patterns too large to compile, before anything is written
+      if (!out.includes(pattern)) out.push(pattern);
+    }
+    return out;
+  }
+
+  claim(input: {
+    session: SessionRow;
+    files: string[];
+    intent: string;
+    scope: Scope;
+    exclusive: boolean;
+    ttlSeconds: number | undefined;
+  }): { claim_id: string; status: 'created' | 'created_with_conflicts'; files: string[]; conflicts: ClaimConflict[]; expires_at: string | null } {
+    const { store } = this.app;
+    const patterns = this.normalize(input.files, input.session);
+    const intent = input.intent.trim();
+    if (!intent) throw invalidInput('intent: say what you are changing, so others understand.');
+    const result = store.write(() => {
+      const now = this.app.now();
+      store.claims.expireDue(now);
+      const conflicts = this.claimConflicts(input.session, patterns, now);
+      const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
+      if (blocking.length > 0) {
+        throw new CollabError(
+          'CLAIM_CONFLICT',
+          `${input.exclusive ? 'Exclusive claim refused' : 'Claim refused: an exclusive claim holds these files'}: ${blocking
+            .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
+            .join('; ')}. Nothing was claimed.`,
+        );
+      }
+      const id = randomUUID();
+      const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
+      store.claims.insert(
+        {
+          id,
+          session_id: input.session.id,
+          project_id: input.session.project_id,
+          intent,
+          scope: input.scope,
+          exclusive: input.exclusive ? 1 : 0,
+          created_at: now,
+          expires_at: expiresAt,
+        },
+        patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
+      );
+      return { id, conflicts, expiresAt };
+    });
+    this.app.log.info('claim.create', { claim: result.id, session: input.session.id, files: patterns, conflicts: result.conflicts.length });
+    return {
+      claim_id: result.id,
+      status: result.conflicts.length > 0 ? 'created_with_conflicts' : 'created',
+      files: patterns,
+      conflicts: result.conflicts,
+      expires_at: iso(result.expiresAt),
+    };
+  }
+
+  /** Live claims of other sessions overlapping any of `patterns`, grouped by claim. */
+  private claimConflicts(session: SessionRow, patterns: string[], now: number): ClaimConflict[] {
+    const byClaim = new Map<string, ClaimConflict>();
+    const states = new Map<string, SessionState>();
+    for (const pattern of patterns) {
+      for (const hit of this.hits(session.project_id, pattern, session.id, now)) {
+        if (this.stateCached(hit.row, states) !== 'active') continue;
+        let c = byClaim.get(hit.row.claim_id);
+        if (!c) {
+          c = {
+            claim_id: hit.row.claim_id,
+            session: hit.row.session_name,
+            session_id: hit.row.session_id,
+            files: [],
+            intent: hit.row.intent,
+            overlap: [],
+            exclusive: hit.row.exclusive === 1,
+          };
+          byClaim.set(hit.row.claim_id, c);
+        }
+        if (!c.files.includes(hit.row.pattern)) c.files.push(hit.row.pattern);
+        if (!c.overlap.includes(hit.witness)) c.overlap.push(hit.witness);
+      }
+    }
+    return [...byClaim.values()];
+  }
+
+  /** Live patterns of other sessions that meet `pattern`, with a witness path. */
+  private hits(projectId: string, pattern: string, excludeSession: string | null, now: number): Hit[] {
+    const { claims } = this.app.store;
+    const literal = !isGlob(pattern);
+    const base = literalBase(pattern);
+    const rows = literal
+      ? claims.livePatternsAt(projectId, ancestorBases(pattern))
+      : claims.livePatternsNear(projectId, base, ancestorBases(base));
+    const out: Hit[] = [];
+    for (const row of rows) {
+      if (row.session_id === excludeSession) continue;
+      if (row.expires_at !== null && row.expires_at <= now) continue;
+      if (literal) {
+        if (matchPath(glob(row.pattern), pattern)) out.push({ row, witness: pattern });
+      } else {
+        const witness = overlap(glob(pattern), glob(row.pattern));
+        if (witness !== null) out.push({ row, witness });
+      }
+    }
+    return out;
+  }
+
+  private stateCached(row: LivePattern, states: Map<string, SessionState>): SessionState {
+    let state = states.get(row.session_id);
+    if (state === undefined) {
+      state = this.app.stateOf({
+        status: row.session_status,
+        last_heartbeat: row.last_heartbeat,
+        host: row.host,
+        pid: row.pid,
+        pid_start: row.pid_start,
+      });
+      states.set(row.session_id, state);
+    }
+    return state;
+  }
+
+  /** Who else works on these files: live holders block (`safe: false`), stale ones are listed apart. */
+  check(session: SessionRow, files: string[]): { safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] } {
+    const patterns = this.normalize(files, session);
+    const now = this.app.now();
+    const states = new Map<string, SessionState>();
+    const conflicts: CheckConflict[] = [];
+    const stale: StaleClaim[] = [];
+    const seen = new Set<string>();
+    for (const pattern of patterns) {
+      for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now)) {
+        const key = `${pattern}\0${row.claim_id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const entry: CheckConflict = {
+          file: isGlob(pattern) ? witness : pattern,
+          session: row.session_name,
+          session_id: row.session_id,
+          claim_id: row.claim_id,
+          intent: row.intent,
+          scope: row.scope,
+          started_at: new Date(row.created_at).toISOString(),
+        };
+        const state = this.stateCached(row, states);
+        if (state === 'active') conflicts.push(entry);
+        else stale.push({ ...entry, session_status: state });
+      }
+    }
+    return { safe: conflicts.length === 0, conflicts, stale };
+  }
+
+  /** Pairs of active claims of different live sessions in a project that overlap, with a witness. */
+  projectConflicts(projectId: string): Array<{ a: ClaimView; b: ClaimView; path: string }> {
+    const live = this.app.store.claims
+      .list({ projectId, sessionId: null, status: 'active' })
+      .filter((c) => (c.expires_at === null || c.expires_at > this.app.now()) && this.app.stateOf(this.app.store.sessions.get(c.session_id)!) === 'active');
+    const out: Array<{ a: ClaimView; b: ClaimView; path: string }> = [];
+    for (let i = 0; i < live.length; i++) {
+      for (let j = i + 1; j < live.length; j++) {
+        const a = live[i]!;
+        const b = live[j]!;
+        if (a.session_id === b.session_id) continue;
+        const path = firstOverlap(a.files, b.files);
+        if (path !== null) out.push({ a: this.view(a), b: this.view(b), path });
+      }
+    }
+    return out;
+  }
+
+  describeConflict(c: CheckConflict): string {
+    return `${c.file} is being worked on by "${c.session}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${c.intent}; scope: ${c.scope})`;
+  }
+
+  release(session: SessionRow, claimId: string, status: 'completed' | 'abandoned', summary: string | undefined): ClaimView {
+    const { store } = this.app;
+    const view = store.write(() => {
+      const claim = store.claims.get(claimId);
+      if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
+      if (claim.session_id !== session.id) {
+        throw new CollabError(
+          'NOT_OWNER',
+          `Claim ${claimId} belongs to session "${claim.session_name}" (${claim.session_id}), not to "${session.name}".`,
+        );
+      }
+      if (claim.status !== 'active') {
+        throw new CollabError('CLAIM_NOT_ACTIVE', `Claim ${claimId} is already ${claim.status}.`);
+      }
+      store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
+      return this.view(store.claims.get(claimId)!);
+    });
+    this.app.log.info('claim.release', { claim: claimId, status });
+    return view;
+  }
+
+  list(session: SessionRow, filter: { sessionId?: string | undefined; status: ClaimStatus | 'all'; pathFilter?: string | undefined }): ClaimView[] {
+    const { store } = this.app;
+    store.write(() => store.claims.expireDue(this.app.now()));
+    let rows = store.claims.list({ projectId: session.project_id, sessionId: filter.sessionId ?? null, status: filter.status });
+    if (filter.pathFilter !== undefined) {
+      const [pf] = this.normalize([filter.pathFilter], session, 'path_filter');
+      const g = glob(pf!);
+      rows = rows.filter((row) => row.files.some((f) => overlap(g, glob(f)) !== null));
+    }
+    return rows.map((row) => this.view(row));
+  }
+
+  view(row: ClaimWithFiles): ClaimView {
+    return {
+      claim_id: row.id,
+      session_id: row.session_id,
+      session: row.session_name,
+      files: row.files,
+      intent: row.intent,
+      scope: row.scope,
+      status: row.status,
+      exclusive: row.exclusive === 1,
+      created_at: new Date(row.created_at).toISOString(),
+      expires_at: iso(row.expires_at),
+      released_at: iso(row.released_at),
+      summary: row.summary,
+    };
+  }
+}
+
+function firstOverlap(as: string[], bs: string[]): string | null {
+  for (const a of as) {
+    for (const b of bs) {
+      const w = overlap(glob(a), glob(b));
+      if (w !== null) return w;
+    }
+  }
+  return null;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+import { sessionIdField } from '../session-id.js';
+import { DECISION_CATEGORIES } from './decisions-service.js';
+
+const category = z.enum(DECISION_CATEGORIES);
+const decision = z.object({
+  decision_id: z.string(),
+  category: z.string(),
+  title: z.string(),
+  description: z.string(),
+  session: z.string(),
+  session_id: z.string(),
+  created_at: z.string(),
+});
+
+export const decisionAdd = defineTool({
+  name: 'collab_decision_add',
+  toolset: 'collab',
+  title: 'Record a decision',
+  description: 'Record an architecture or design decision for the other sessions.',
+  kind: 'write',
+  input: z.strictObject({
+    session_id: sessionIdField,
+    category: category.default('other'),
+    title: z.string().min(1).max(300),
+    description: z.string().min(1).max(20_000),
+  }),
+  output: decision,
+  handler({ app, connection }, input) {
+    return app.decisions.add(connection.resolve(input.session_id), input);
+  },
+  text: (o) => `Decision recorded (${o.decision_id}): [${o.category}] ${o.title}`,
+});
+
+export const decisionList = defineTool({
+  name: 'collab_decision_list',
+  toolset: 'collab',
+  title: 'List decisions',
+  description: 'Decisions recorded in this project, newest first, or best match first for a query.',
+  kind: 'read',
+  input: z.strictObject({
+    category: category.optional(),
+    limit: z.number().int().min(1).max(200).default(20),
+    query: z.string().min(1).max(500).optional().describe('Full-text search'),
+  }),
+  output: z.object({ decisions: z.array(decision) }),
+  handler({ app, connection }, input) {
+    return { decisions: app.decisions.list(connection.current(), input) };
+  },
+  text: (o) =>
+    o.decisions.length === 0
+      ? 'No decisions.'
+      : o.decisions.map((d) => `[${d.category}] ${d.title} — ${d.description} ("${d.session}", ${d.created_at})`).join('\n'),
+});
+
+export const decisionTools = [decisionAdd, decisionList];

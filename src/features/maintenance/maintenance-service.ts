@@ -1,0 +1,47 @@
+import type { AppContext } from '../../app/app.js';
+
+const LAST_PURGE = 'last_purge_at';
+
+export interface PurgeResult {
+  sessions: number;
+  claims: number;
+  messages: number;
+  expired: number;
+}
+
+/** Housekeeping: expires claims past their time-to-live and purges old rows after the retention period. */
+export class MaintenanceService {
+  constructor(private readonly app: AppContext) {}
+
+  /** Purges if the last purge (by any process) is older than the configured interval. */
+  purgeIfDue(): PurgeResult | null {
+    const { store, config } = this.app;
+    const now = this.app.now();
+    return store.write(() => {
+      const last = Number(store.meta.get(LAST_PURGE) ?? 0);
+      if (now - last < config.purge_interval_minutes * 60_000) return null;
+      return this.purgeNow();
+    });
+  }
+
+  purgeNow(): PurgeResult {
+    const { store, config } = this.app;
+    const now = this.app.now();
+    const before = now - config.retention_days * 86_400_000;
+    const result = store.write(() => {
+      const expired = store.claims.expireDue(now).length;
+      // Sessions silent for the whole retention period are ended; what they held is abandoned.
+      for (const id of store.sessions.silentSince(before)) {
+        store.claims.releaseAllOf(id, 'abandoned', 'released: the session went silent', now);
+        store.sessions.end(id, now, 'silent');
+      }
+      const claims = store.claims.purgeReleased(before);
+      const messages = store.messages.purgeOlderThan(before);
+      const sessions = store.sessions.purgeEnded(before);
+      store.meta.set(LAST_PURGE, String(now));
+      return { sessions, claims, messages, expired };
+    });
+    this.app.log.info('purge', { ...result });
+    return result;
+  }
+}

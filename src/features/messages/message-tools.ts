@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+import { sessionIdField } from '../session-id.js';
+
+export const messageSend = defineTool({
+  name: 'collab_message_send',
+  toolset: 'collab',
+  title: 'Message a session',
+  description: 'Send a message to another session, or broadcast to the project when no recipient is given.',
+  kind: 'write',
+  input: z.strictObject({
+    from_session_id: sessionIdField,
+    to_session_id: z.string().min(1).optional().describe('Omit to broadcast'),
+    content: z.string().min(1).max(10_000),
+    reply_to: z.string().min(1).optional().describe('Message id this answers'),
+  }),
+  output: z.object({
+    message_id: z.string(),
+    to_session_id: z.string().nullable(),
+    recipients: z.number(),
+    recipient_status: z.enum(['active', 'inactive', 'ended']).optional(),
+  }),
+  handler({ app, connection }, input) {
+    return app.messages.send(connection.resolve(input.from_session_id), {
+      to: input.to_session_id,
+      content: input.content,
+      replyTo: input.reply_to,
+    });
+  },
+  text: (o) =>
+    o.to_session_id === null
+      ? `Broadcast sent to ${o.recipients} active session(s) (message_id ${o.message_id}).`
+      : `Message sent (message_id ${o.message_id})${o.recipient_status && o.recipient_status !== 'active' ? `; note: the recipient is ${o.recipient_status}` : ''}.`,
+});
+
+export const messageList = defineTool({
+  name: 'collab_message_list',
+  toolset: 'collab',
+  title: 'Read messages',
+  description: 'Messages to this session and broadcasts in its project, oldest first.',
+  kind: 'write',
+  idempotent: true,
+  input: z.strictObject({
+    session_id: sessionIdField,
+    unread_only: z.boolean().default(true),
+    mark_as_read: z.boolean().default(true),
+    limit: z.number().int().min(1).max(500).default(50),
+  }),
+  output: z.object({
+    messages: z.array(
+      z.object({
+        id: z.string(),
+        from_session_id: z.string(),
+        from: z.string(),
+        to_session_id: z.string().nullable(),
+        broadcast: z.boolean(),
+        reply_to: z.string().nullable(),
+        content: z.string(),
+        created_at: z.string(),
+        read: z.boolean(),
+      }),
+    ),
+  }),
+  handler({ app, connection }, input) {
+    return {
+      messages: app.messages.list(connection.resolve(input.session_id), {
+        unreadOnly: input.unread_only,
+        markAsRead: input.mark_as_read,
+        limit: input.limit,
+      }),
+    };
+  },
+  text: (o) =>
+    o.messages.length === 0
+      ? 'No messages.'
+      : o.messages.map((m) => `[${m.id}] from "${m.from}"${m.broadcast ? ' (broadcast)' : ''}: ${m.content}`).join('\n'),
+});
+
+export const messageTools = [messageSend, messageList];

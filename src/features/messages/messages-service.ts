@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../app/app.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import type { SessionState } from '../../core/liveness.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+
+export interface MessageView {
+  id: string;
+  from_session_id: string;
+  from: string;
+  to_session_id: string | null;
+  broadcast: boolean;
+  reply_to: string | null;
+  content: string;
+  created_at: string;
+  read: boolean;
+}
+
+export class MessagesService {
+  constructor(
+    private readonly app: AppContext,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  send(
+    from: SessionRow,
+    input: { to?: string | undefined; content: string; replyTo?: string | undefined },
+  ): { message_id: string; to_session_id: string | null; recipients: number; recipient_status?: SessionState } {
+    const content = input.content.trim();
+    if (!content) throw invalidInput('content: the message is empty.');
+    const { store } = this.app;
+    let to = input.to ?? null;
+    if (input.replyTo !== undefined) {
+      const original = store.messages.get(input.replyTo);
+      if (!original) throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
+      // A reply without a recipient goes back to the original sender.
+      if (to === null && original.from_session_id !== from.id) to = original.from_session_id;
+    }
+    let recipientStatus: SessionState | undefined;
+    if (to !== null) {
+      const recipient = this.sessions.get(to);
+      recipientStatus = this.app.stateOf(recipient);
+    }
+    const id = randomUUID();
+    store.messages.insert({
+      id,
+      project_id: from.project_id,
+      from_session_id: from.id,
+      from_name: from.name,
+      to_session_id: to,
+      reply_to: input.replyTo ?? null,
+      content,
+      created_at: this.app.now(),
+    });
+    const recipients = to !== null ? 1 : this.sessions.liveInProject(from.project_id).filter((s) => s.id !== from.id).length;
+    this.app.log.info('message.send', { message: id, from: from.id, to });
+    return {
+      message_id: id,
+      to_session_id: to,
+      recipients,
+      ...(recipientStatus !== undefined ? { recipient_status: recipientStatus } : {}),
+    };
+  }
+
+  list(session: SessionRow, input: { unreadOnly: boolean; markAsRead: boolean; limit: number }): MessageView[] {
+    const { store } = this.app;
+    const rows = store.messages.inboxOf(session, input.unreadOnly, input.limit);
+    if (input.markAsRead) {
+      const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
+      if (unread.length > 0) store.write(() => store.messages.markRead(unread, session.id, this.app.now()));
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      from_session_id: r.from_session_id,
+      from: r.from_name,
+      to_session_id: r.to_session_id,
+      broadcast: r.to_session_id === null,
+      reply_to: r.reply_to,
+      content: r.content,
+      created_at: new Date(r.created_at).toISOString(),
+      read: r.read_at !== null,
+    }));
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+import { sessionIdField } from '../session-id.js';
+
+const sessionView = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'inactive', 'ended']),
+  active_claims: z.number(),
+  last_heartbeat: z.string(),
+  started_at: z.string(),
+  branch: z.string().nullable(),
+  client: z.string().nullable(),
+});
+
+export const sessionStart = defineTool({
+  name: 'collab_session_start',
+  toolset: 'collab',
+  title: 'Start a collaboration session',
+  description: 'Register this session before working, so others see your claims and can message you.',
+  kind: 'write',
+  input: z.strictObject({
+    name: z.string().max(100).optional().describe("e.g. 'frontend-refactor'"),
+    project_root: z.string().min(1).describe('Absolute path of the project'),
+  }),
+  output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
+  handler({ app, connection }, input) {
+    const current = connection.currentId ? app.store.sessions.get(connection.currentId) : undefined;
+    const { session, others } = app.sessions.start({
+      name: input.name,
+      projectRoot: input.project_root,
+      client: current?.client ?? null,
+    });
+    // The new session becomes this connection's; one started implicitly before is closed.
+    if (current && current.status === 'active') connection.close('replaced by collab_session_start', 'complete');
+    connection.adopt(session);
+    const names = others.map((s) => `"${s.name}"`).join(', ');
+    return {
+      session_id: session.id,
+      name: session.name,
+      message:
+        others.length === 0
+          ? 'Session registered. No other active sessions in this project.'
+          : `Session registered. ${others.length} other active session${others.length === 1 ? '' : 's'} in this project: ${names}. Check collab_claims_list before editing.`,
+    };
+  },
+  text: (o) => `${o.message} (session_id ${o.session_id})`,
+});
+
+export const sessionEnd = defineTool({
+  name: 'collab_session_end',
+  toolset: 'collab',
+  title: 'End a session',
+  description: 'End the session and release its active claims.',
+  kind: 'destructive',
+  input: z.strictObject({
+    session_id: sessionIdField,
+    release_claims: z.enum(['complete', 'abandon']).default('complete').describe('How to release open claims'),
+  }),
+  output: z.object({ session_id: z.string(), ended: z.boolean(), released_claims: z.number() }),
+  handler({ app, connection }, input) {
+    const id = input.session_id ?? connection.current().id;
+    const { released } = app.sessions.end(id, input.release_claims, 'ended by collab_session_end');
+    connection.forget(id);
+    return { session_id: id, ended: true, released_claims: released };
+  },
+  text: (o) => `Session ${o.session_id} ended; ${o.released_claims} claim(s) released.`,
+});
+
+export const sessionList = defineTool({
+  name: 'collab_session_list',
+  toolset: 'collab',
+  title: 'List sessions',
+  description: 'Sessions in this project, with their active claim counts and last heartbeat.',
+  kind: 'read',
+  input: z.strictObject({ include_inactive: z.boolean().default(false) }),
+  output: z.object({ sessions: z.array(sessionView) }),
+  handler({ app, connection }, input) {
+    return { sessions: app.sessions.list(connection.current().project_id, input.include_inactive) };
+  },
+  text: (o) =>
+    o.sessions.length === 0
+      ? 'No sessions.'
+      : o.sessions.map((s) => `${s.name} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`).join('\n'),
+});
+
+export const sessionHeartbeat = defineTool({
+  name: 'collab_session_heartbeat',
+  toolset: 'collab',
+  title: 'Heartbeat',
+  description: 'Mark the session alive. Every tool call already does this.',
+  kind: 'write',
+  idempotent: true,
+  input: z.strictObject({ session_id: sessionIdField }),
+  output: z.object({ session_id: z.string(), last_heartbeat: z.string() }),
+  handler({ app, connection }, input) {
+    const session = app.sessions.heartbeat(input.session_id ?? connection.current().id);
+    return { session_id: session.id, last_heartbeat: new Date(session.last_heartbeat).toISOString() };
+  },
+  text: (o) => `Heartbeat recorded at ${o.last_heartbeat}.`,
+});
+
+export const sessionTools = [sessionStart, sessionEnd, sessionList, sessionHeartbeat];

@@ -1,0 +1,168 @@
+import type { Db } from './database.js';
+
+export type ClaimStatus = 'active' | 'completed' | 'abandoned' | 'expired';
+export type Scope = 'small' | 'medium' | 'large';
+
+export interface ClaimRow {
+  id: string;
+  session_id: string;
+  project_id: string;
+  intent: string;
+  scope: Scope;
+  exclusive: number;
+  status: ClaimStatus;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  released_at: number | null;
+  summary: string | null;
+}
+
+export interface ClaimWithFiles extends ClaimRow {
+  files: string[];
+  session_name: string;
+}
+
+/** One live pattern of an active claim, with what liveness needs to know of its session. */
+export interface LivePattern {
+  claim_id: string;
+  pattern: string;
+  intent: string;
+  scope: Scope;
+  exclusive: number;
+  created_at: number;
+  expires_at: number | null;
+  session_id: string;
+  session_name: string;
+  session_status: 'active' | 'ended';
+  last_heartbeat: number;
+  host: string;
+  pid: number | null;
+  pid_start: string | null;
+}
+
+const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclusive, c.created_at, c.expires_at,
+  s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
+
+export interface ClaimFilter {
+  projectId: string | null;
+  sessionId: string | null;
+  status: ClaimStatus | 'all';
+}
+
+export class ClaimsStore {
+  private readonly insertClaim;
+  private readonly insertFile;
+  private readonly getStmt;
+  private readonly filesStmt;
+  private readonly byBases;
+  private readonly byProject;
+  private readonly below;
+  private readonly releaseStmt;
+  private readonly releaseFiles;
+  private readonly bySessionActive;
+  private readonly expireStmt;
+  private readonly expireFiles;
+  private readonly listStmt;
+  private readonly purgeStmt;
+
+  constructor(db: Db) {
+    this.insertClaim = db.prepare(
+      `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at)
+       VALUES (@id, @session_id, @project_id, @intent, @scope, @exclusive, 'active', @created_at, @created_at, @expires_at)`,
+    );
+    this.insertFile = db.prepare(
+      'INSERT OR IGNORE INTO claim_files (claim_id, project_id, pattern, base, active) VALUES (?, ?, ?, ?, 1)',
+    );
+    this.getStmt = db.prepare<[string], ClaimRow & { session_name: string }>(
+      'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',
+    );
+    this.filesStmt = db.prepare<[string], { pattern: string }>(
+      'SELECT pattern FROM claim_files WHERE claim_id = ? ORDER BY rowid',
+    );
+    const live = `FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+      WHERE f.active = 1 AND f.project_id = @project`;
+    this.byBases = db.prepare<[{ project: string; bases: string }], LivePattern>(
+      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.base IN (SELECT value FROM json_each(@bases))`,
+    );
+    this.below = db.prepare<[{ project: string; lo: string; hi: string }], LivePattern>(
+      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.base >= @lo AND f.base < @hi`,
+    );
+    this.byProject = db.prepare<[{ project: string }], LivePattern>(`SELECT ${LIVE_PATTERN_COLUMNS} ${live}`);
+    this.releaseStmt = db.prepare(
+      "UPDATE claims SET status = ?, summary = COALESCE(?, summary), released_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+    );
+    this.releaseFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
+    this.bySessionActive = db.prepare<[string], { id: string }>(
+      "SELECT id FROM claims WHERE session_id = ? AND status = 'active'",
+    );
+    this.expireStmt = db.prepare<[{ now: number }], { id: string }>(
+      "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = @now WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= @now RETURNING id",
+    );
+    this.expireFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
+    this.listStmt = db.prepare<[{ project: string | null; session: string | null; status: string }], ClaimWithFiles & { files_json: string }>(
+      `SELECT c.*, s.name AS session_name,
+         (SELECT json_group_array(pattern) FROM (SELECT pattern FROM claim_files WHERE claim_id = c.id ORDER BY rowid)) AS files_json
+       FROM claims c JOIN sessions s ON s.id = c.session_id
+       WHERE (@project IS NULL OR c.project_id = @project)
+         AND (@session IS NULL OR c.session_id = @session)
+         AND (@status = 'all' OR c.status = @status)
+       ORDER BY c.created_at DESC`,
+    );
+    this.purgeStmt = db.prepare("DELETE FROM claims WHERE status <> 'active' AND released_at < ?");
+  }
+
+  insert(claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary'>, patterns: Array<{ pattern: string; base: string }>): void {
+    this.insertClaim.run(claim);
+    for (const p of patterns) this.insertFile.run(claim.id, claim.project_id, p.pattern, p.base);
+  }
+
+  get(id: string): ClaimWithFiles | undefined {
+    const row = this.getStmt.get(id);
+    if (!row) return undefined;
+    return { ...row, files: this.filesStmt.all(id).map((f) => f.pattern) };
+  }
+
+  /** Live patterns whose literal base is one of `bases` (the ancestors of a concrete path). */
+  livePatternsAt(projectId: string, bases: string[]): LivePattern[] {
+    return this.byBases.all({ project: projectId, bases: JSON.stringify(bases) });
+  }
+
+  /** Live patterns that could overlap a pattern with literal base `base`: ancestors and descendants. */
+  livePatternsNear(projectId: string, base: string, ancestors: string[]): LivePattern[] {
+    if (base === '') return this.byProject.all({ project: projectId });
+    const up = this.livePatternsAt(projectId, ancestors);
+    // Descendants: bases starting with `base/`; '0' is the character after '/'.
+    const down = this.below.all({ project: projectId, lo: `${base}/`, hi: `${base}0` });
+    return up.concat(down);
+  }
+
+  release(id: string, status: 'completed' | 'abandoned', summary: string | null, now: number): boolean {
+    const changed = this.releaseStmt.run(status, summary, now, now, id).changes > 0;
+    if (changed) this.releaseFiles.run(id);
+    return changed;
+  }
+
+  releaseAllOf(sessionId: string, status: 'completed' | 'abandoned', summary: string | null, now: number): number {
+    let n = 0;
+    for (const { id } of this.bySessionActive.all(sessionId)) if (this.release(id, status, summary, now)) n++;
+    return n;
+  }
+
+  /** Marks claims whose time-to-live has passed as expired; returns their ids. */
+  expireDue(now: number): string[] {
+    const ids = this.expireStmt.all({ now }).map((r) => r.id);
+    for (const id of ids) this.expireFiles.run(id);
+    return ids;
+  }
+
+  list(filter: ClaimFilter): ClaimWithFiles[] {
+    return this.listStmt
+      .all({ project: filter.projectId, session: filter.sessionId, status: filter.status })
+      .map(({ files_json, ...row }) => ({ ...row, files: JSON.parse(files_json) as string[] }));
+  }
+
+  purgeReleased(before: number): number {
+    return this.purgeStmt.run(before).changes;
+  }
+}

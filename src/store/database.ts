@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { CollabError } from '../core/errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+export type Db = Database.Database;
+
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** Opens (creating if needed) the shared database file and brings its schema up to date. */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(file);
+  } catch (error) {
+    throw new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`);
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, file);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function migrate(db: Db, file: string): void {
+  const current = schemaVersion(db);
+  if (current > SCHEMA_VERSION) {
+    throw new CollabError(
+      'DB_ERROR',
+      `${file} has schema version ${current}, newer than this session-collab understands (${SCHEMA_VERSION}).`,
+      'Upgrade session-collab (every process sharing this database must run the same or a newer version).',
+    );
+  }
+  if (current === SCHEMA_VERSION) return;
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    // Each migration in its own immediate transaction; a concurrent process that migrated first
+    // makes the re-check skip it.
+    immediate(db, () => {
+      if (schemaVersion(db) >= migration.version) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    });
+  }
+}
+
+/**
+ * Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken before anything is read,
+ * so a decision made on what was read cannot be invalidated by another process. Retries when the
+ * lock stays busy beyond the busy timeout.
+ */
+export function immediate<T>(db: Db, fn: () => T): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return db.transaction(fn).immediate();
+    } catch (error) {
+      if (!isBusy(error) || attempt >= 3) throw error;
+    }
+  }
+}
+
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}

@@ -1,0 +1,70 @@
+import type { Db } from './database.js';
+
+export interface MessageRow {
+  id: string;
+  project_id: string;
+  from_session_id: string;
+  from_name: string;
+  to_session_id: string | null;
+  reply_to: string | null;
+  content: string;
+  created_at: number;
+}
+
+export interface InboxRow extends MessageRow {
+  read_at: number | null;
+}
+
+export class MessagesStore {
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly inbox;
+  private readonly markStmt;
+  private readonly purgeStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO messages (id, project_id, from_session_id, from_name, to_session_id, reply_to, content, created_at)
+       VALUES (@id, @project_id, @from_session_id, @from_name, @to_session_id, @reply_to, @content, @created_at)`,
+    );
+    this.getStmt = db.prepare<[string], MessageRow>('SELECT * FROM messages WHERE id = ?');
+    // Direct messages to the session, and broadcasts in its project sent by others during its life.
+    this.inbox = db.prepare<[{ session: string; project: string; since: number; unread: number; limit: number }], InboxRow>(
+      `SELECT m.*, r.read_at FROM messages m
+       LEFT JOIN message_reads r ON r.message_id = m.id AND r.session_id = @session
+       WHERE ((m.to_session_id = @session)
+           OR (m.to_session_id IS NULL AND m.project_id = @project AND m.from_session_id <> @session AND m.created_at >= @since))
+         AND (@unread = 0 OR r.read_at IS NULL)
+       ORDER BY m.created_at, m.rowid
+       LIMIT @limit`,
+    );
+    this.markStmt = db.prepare('INSERT OR IGNORE INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?)');
+    this.purgeStmt = db.prepare('DELETE FROM messages WHERE created_at < ?');
+  }
+
+  insert(row: MessageRow): void {
+    this.insertStmt.run(row);
+  }
+
+  get(id: string): MessageRow | undefined {
+    return this.getStmt.get(id);
+  }
+
+  inboxOf(session: { id: string; project_id: string; created_at: number }, unreadOnly: boolean, limit: number): InboxRow[] {
+    return this.inbox.all({
+      session: session.id,
+      project: session.project_id,
+      since: session.created_at,
+      unread: unreadOnly ? 1 : 0,
+      limit,
+    });
+  }
+
+  markRead(ids: string[], sessionId: string, now: number): void {
+    for (const id of ids) this.markStmt.run(id, sessionId, now);
+  }
+
+  purgeOlderThan(before: number): number {
+    return this.purgeStmt.run(before).changes;
+  }
+}

@@ -1,0 +1,43 @@
+import { ClaimsStore } from './claims-store.js';
+import { type Db, immediate, openDatabase, schemaVersion } from './database.js';
+import { DecisionsStore } from './decisions-store.js';
+import { MessagesStore } from './messages-store.js';
+import { MetaStore } from './meta-store.js';
+import { ProjectsStore } from './projects-store.js';
+import { SessionsStore } from './sessions-store.js';
+
+/** The one way into the database: one module per aggregate, plus transactions. */
+export class Store {
+  readonly projects: ProjectsStore;
+  readonly sessions: SessionsStore;
+  readonly claims: ClaimsStore;
+  readonly messages: MessagesStore;
+  readonly decisions: DecisionsStore;
+  readonly meta: MetaStore;
+
+  constructor(readonly db: Db) {
+    this.projects = new ProjectsStore(db);
+    this.sessions = new SessionsStore(db);
+    this.claims = new ClaimsStore(db);
+    this.messages = new MessagesStore(db);
+    this.decisions = new DecisionsStore(db);
+    this.meta = new MetaStore(db);
+  }
+
+  static open(file: string): Store {
+    return new Store(openDatabase(file));
+  }
+
+  /** A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. */
+  write<T>(fn: () => T): T {
+    return immediate(this.db, fn);
+  }
+
+  schemaVersion(): number {
+    return schemaVersion(this.db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

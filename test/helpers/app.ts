@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
+import { App } from '../../src/app/app.js';
+import { type Config, DEFAULT_CONFIG } from '../../src/app/config.js';
+import { Connection } from '../../src/features/sessions/connection.js';
+import { selectTools } from '../../src/mcp/registry.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { tempDir } from './temp.js';
+
+export function homePaths(home: string) {
+  return {
+    home,
+    database: join(home, 'registry.db'),
+    config: join(home, 'config.json'),
+    logs: join(home, 'logs'),
+    log: join(home, 'logs', 'collab.log'),
+  };
+}
+
+/** An App over a fresh home folder (or a given one, to share a database). */
+export function testApp(options: { home?: string; config?: Partial<Config>; now?: () => number } = {}): App {
+  return new App({
+    paths: homePaths(options.home ?? tempDir('collab-home-')),
+    config: { ...DEFAULT_CONFIG, ...options.config },
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
+
+/** The real SDK client connected to our server over the in-memory transport. */
+export async function connectInMemory(app: App, cwd: string, clientName = 'test-client') {
+  const connection = new Connection(app, app.sessions, { cwd, client: () => clientName, pid: process.pid });
+  const server = createMcpServer(app, connection, selectTools(['collab']));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: clientName, version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    connection,
+    /** Calls a tool; returns structuredContent, or throws with the error body on isError. */
+    async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+      const result = await client.callTool({ name, arguments: args });
+      if (result.isError) throw Object.assign(new Error(JSON.stringify(result.structuredContent)), { result });
+      return result.structuredContent as T;
+    },
+    /** Calls a tool expected to fail; returns the `{code, message, hint}` body. */
+    async fail(name: string, args: Record<string, unknown> = {}) {
+      const result = await client.callTool({ name, arguments: args });
+      if (!result.isError) throw new Error(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`);
+      return (result.structuredContent as { error: { code: string; message: string; hint: string } }).error;
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
