@@ -1,4 +1,7 @@
 import { z } from 'zod';
 
-/** The optional `session_id` every tool takes: omitted, it is the connection's own session. */
-export const sessionIdField = z.string().min(1).optional().describe("Defaults to this connection's session");
+/**
+ * The optional `session_id` every tool takes: omitted, it is the connection's own session. The server
+ * instructions say so once, rather than every schema.
+ */
+export const sessionIdField = z.string().min(1).optional();

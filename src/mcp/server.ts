@@ -16,9 +16,57 @@ interface ListedTool {
   definition: Tool;
 }
 
+/**
+ * JSON Schema of a descriptor's input or output, kept small: every listed schema costs the client's
+ * context on every turn (DESIGN.md §6 caps the default list at 2,000 tokens).
+ * - Inputs list every field, type, default and enum; length limits and the refusal of unknown fields
+ *   are enforced server-side only (a bad value is an INVALID_INPUT that names the field).
+ * - Outputs describe their top-level fields; objects nested in them are listed as objects (their
+ *   fields are in the README's tool reference, generated from the same descriptors), and stay open,
+ *   since the response envelope adds fields to every result.
+ */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  return rest;
+  return (io === 'input' ? compactInput(rest) : compactOutput(rest, 0)) as Record<string, unknown>;
+}
+
+function compactInput(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactInput);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'minLength' || key === 'maxLength' || key === 'maxItems' || key === 'additionalProperties') continue;
+    out[key] = key === 'properties' ? mapValues(value, compactInput) : compactInput(value);
+  }
+  return out;
+}
+
+function compactOutput(node: unknown, depth: number): unknown {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'object' && depth > 0) return { type: 'object' };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties') continue;
+    if (key === 'properties') out[key] = mapValues(value, (v) => compactOutput(v, depth + 1));
+    else if (key === 'items') out[key] = compactOutput(value, depth + 1);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function mapValues(record: unknown, fn: (v: unknown) => unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record as Record<string, unknown>).map(([k, v]) => [k, fn(v)]));
+}
+
+/** MCP tool annotations from a tool's kind, listing only what differs from the protocol defaults. */
+function annotations(d: ToolDescriptor): NonNullable<Tool['annotations']> {
+  if (d.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
+  return {
+    destructiveHint: d.kind === 'destructive',
+    ...(d.idempotent ? { idempotentHint: true } : {}),
+    openWorldHint: false,
+  };
 }
 
 /** The MCP `tools/list` entries of descriptors; annotations derive from each tool's kind. */
@@ -29,13 +77,7 @@ export function toolDefinitions(tools: ToolDescriptor[]): Tool[] {
     description: d.description,
     inputSchema: jsonSchema(d.input, 'input') as Tool['inputSchema'],
     outputSchema: jsonSchema(d.output, 'output') as Tool['outputSchema'],
-    annotations: {
-      title: d.title,
-      readOnlyHint: d.kind === 'read',
-      destructiveHint: d.kind === 'destructive',
-      idempotentHint: d.kind === 'read' || d.idempotent === true,
-      openWorldHint: false,
-    },
+    annotations: annotations(d),
   }));
 }
 

@@ -44,15 +44,14 @@ export const claim = defineTool({
   name: 'collab_claim',
   toolset: 'collab',
   title: 'Claim files',
-  description:
-    'Declare the files you are about to change and why; others are warned before touching them. Overlaps are reported; exclusive refuses them.',
+  description: 'Declare files you are about to change, and why; others are warned before touching them.',
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,
     files: files.describe("Paths or globs, e.g. 'src/api/*'"),
     intent: z.string().min(1).max(2000),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
-    exclusive: z.boolean().default(false).describe('Refuse (CLAIM_CONFLICT) if another live session holds any file'),
+    exclusive: z.boolean().default(false).describe('Refuse if another session holds any'),
     ttl_seconds: z.number().int().positive().max(7 * 86_400).optional().describe('Expire after this long'),
   }),
   output: z.object({
@@ -125,9 +124,15 @@ export const release = defineTool({
     summary: z.string().max(4000).optional().describe('What was done, for other sessions'),
     session_id: sessionIdField,
   }),
-  output: claimView,
+  output: z.object({
+    claim_id: z.string(),
+    status: z.enum(['completed', 'abandoned']),
+    files: z.array(z.string()),
+    released_at: z.string(),
+  }),
   handler({ app, connection }, input) {
-    return app.claims.release(connection.resolve(input.session_id), input.claim_id, input.status, input.summary);
+    const c = app.claims.release(connection.resolve(input.session_id), input.claim_id, input.status, input.summary);
+    return { claim_id: c.claim_id, status: input.status, files: c.files, released_at: c.released_at! };
   },
   text: (o) => `Claim ${o.claim_id} ${o.status}: ${o.files.join(', ')}.`,
 });

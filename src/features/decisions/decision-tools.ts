@@ -26,9 +26,10 @@ export const decisionAdd = defineTool({
     title: z.string().min(1).max(300),
     description: z.string().min(1).max(20_000),
   }),
-  output: decision,
+  output: z.object({ decision_id: z.string(), category: z.string(), title: z.string(), created_at: z.string() }),
   handler({ app, connection }, input) {
-    return app.decisions.add(connection.resolve(input.session_id), input);
+    const d = app.decisions.add(connection.resolve(input.session_id), input);
+    return { decision_id: d.decision_id, category: d.category, title: d.title, created_at: d.created_at };
   },
   text: (o) => `Decision recorded (${o.decision_id}): [${o.category}] ${o.title}`,
 });
@@ -37,7 +38,7 @@ export const decisionList = defineTool({
   name: 'collab_decision_list',
   toolset: 'collab',
   title: 'List decisions',
-  description: 'Decisions recorded in this project, newest first, or best match first for a query.',
+  description: 'Decisions recorded in this project: newest first, or best match for a query.',
   kind: 'read',
   input: z.strictObject({
     category: category.optional(),

@@ -6,7 +6,7 @@ export const messageSend = defineTool({
   name: 'collab_message_send',
   toolset: 'collab',
   title: 'Message a session',
-  description: 'Send a message to another session, or broadcast to the project when no recipient is given.',
+  description: 'Message another session, or broadcast to the project.',
   kind: 'write',
   input: z.strictObject({
     from_session_id: sessionIdField,
