@@ -339,7 +339,7 @@ function preferReadable(x: number, y: number): number {
 
 /**
  * Whether some path matches both patterns; returns the shortest such path (a witness), or null.
- * Breadth-first search over the product of the two automata.
+ * A witness without dotfile names is preferred (`src/api/a.py` rather than `src/api/.py`).
  */
 export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
   const aLiteral = !isGlob(a.pattern);
@@ -347,8 +347,12 @@ export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
   if (aLiteral && bLiteral) return a.pattern === b.pattern ? a.pattern : null;
   if (aLiteral) return matchPath(b, a.pattern) ? a.pattern : null;
   if (bLiteral) return matchPath(a, b.pattern) ? b.pattern : null;
-
   const reps = representatives(a, b);
+  return search(a, b, reps, false) ?? search(a, b, reps, true);
+}
+
+/** Breadth-first search over the product of the two automata (and the segment state). */
+function search(a: CompiledGlob, b: CompiledGlob, reps: number[], allowDotNames: boolean): string | null {
   const nb = b.edges.length;
   const key = (x: number, y: number, seg: number) => (x * nb + y) * 4 + seg;
   const parent = new Map<number, { from: number; c: number }>();
@@ -371,7 +375,7 @@ export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
     if (seg === SEG_NAME && a.accept[x] && b.accept[y]) return witness(parent, k);
     for (const c of reps) {
       const nextSegState = nextSeg(seg, c);
-      if (nextSegState === -1) continue;
+      if (nextSegState === -1 || (!allowDotNames && nextSegState === SEG_DOT)) continue;
       for (const ea of a.edges[x]!) {
         if (!charSetHas(ea.set, c)) continue;
         for (const eb of b.edges[y]!) {
