@@ -35,23 +35,23 @@ export async function connectInMemory(app: App, cwd: string, clientName = 'test-
   await server.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });
   await client.connect(clientSide);
+  return { client, connection, ...toolCaller(client), close: () => client.close() };
+}
+
+export type ToolError = { code: string; message: string; hint: string };
+
+/** `call` returns structuredContent (throwing on isError); `fail` expects isError and returns its body. */
+export function toolCaller(client: Client) {
   return {
-    client,
-    connection,
-    /** Calls a tool; returns structuredContent, or throws with the error body on isError. */
     async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> {
       const result = await client.callTool({ name, arguments: args });
-      if (result.isError) throw Object.assign(new Error(JSON.stringify(result.structuredContent)), { result });
+      if (result.isError) throw Object.assign(new Error(`${name}: ${JSON.stringify(result.structuredContent)}`), { result });
       return result.structuredContent as T;
     },
-    /** Calls a tool expected to fail; returns the `{code, message, hint}` body. */
-    async fail(name: string, args: Record<string, unknown> = {}) {
+    async fail(name: string, args: Record<string, unknown> = {}): Promise<ToolError> {
       const result = await client.callTool({ name, arguments: args });
       if (!result.isError) throw new Error(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`);
-      return (result.structuredContent as { error: { code: string; message: string; hint: string } }).error;
-    },
-    async close() {
-      await client.close();
+      return (result.structuredContent as { error: ToolError }).error;
     },
   };
 }

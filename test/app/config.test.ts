@@ -1,0 +1,51 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, loadConfig } from '../../src/app/config.js';
+import { resolveHome } from '../../src/app/home.js';
+import { CollabError } from '../../src/core/errors.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('config.json', () => {
+  it('is created with the defaults on first run', () => {
+    const file = join(tempDir(), 'nested', 'config.json');
+    expect(loadConfig(file)).toEqual(DEFAULT_CONFIG);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(DEFAULT_CONFIG);
+  });
+
+  it('fills missing keys with defaults', () => {
+    const file = join(tempDir(), 'config.json');
+    writeFileSync(file, JSON.stringify({ inactive_after_minutes: 5 }));
+    expect(loadConfig(file)).toEqual({ ...DEFAULT_CONFIG, inactive_after_minutes: 5 });
+  });
+
+  it.each([
+    [{ inactive_minutes: 5 }, 'unknown key "inactive_minutes"'],
+    [{ retention_days: -1 }, '"retention_days"'],
+    [{ log_level: 'loud' }, '"log_level"'],
+  ])('names the bad key in %j', (content, expected) => {
+    const file = join(tempDir(), 'config.json');
+    writeFileSync(file, JSON.stringify(content));
+    expect(() => loadConfig(file)).toThrow(expected);
+    try {
+      loadConfig(file);
+    } catch (error) {
+      expect((error as CollabError).code).toBe('CONFIG_ERROR');
+      expect((error as CollabError).hint).toContain('inactive_after_minutes');
+    }
+  });
+
+  it('reports invalid JSON', () => {
+    const file = join(tempDir(), 'config.json');
+    writeFileSync(file, '{ nope');
+    expect(() => loadConfig(file)).toThrow(/not valid JSON/);
+  });
+});
+
+describe('home folder', () => {
+  it('honours SESSION_COLLAB_HOME, then XDG_CONFIG_HOME', () => {
+    expect(resolveHome({ SESSION_COLLAB_HOME: '/x/h' }).database).toBe('/x/h/registry.db');
+    expect(resolveHome({ XDG_CONFIG_HOME: '/x/c' }).home).toBe('/x/c/session-collab-mcp');
+    expect(resolveHome({}).log).toMatch(/\.config\/session-collab-mcp\/logs\/collab\.log$/);
+  });
+});

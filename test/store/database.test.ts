@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { testApp } from '../helpers/app.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+describe('database', () => {
+  it('migrates a new file to the current schema, in WAL mode with foreign keys', () => {
+    const file = join(tempDir(), 'registry.db');
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.close();
+    // Opening again is a no-op.
+    openDatabase(file).close();
+  });
+
+  it('refuses a database from a newer version, with a clear message', () => {
+    const file = join(tempDir(), 'registry.db');
+    openDatabase(file).close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(/newer than this session-collab understands/);
+  });
+});
+
+describe('purge', () => {
+  it('removes ended sessions, released claims and old messages after the retention period', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const app = testApp({ now: () => clock, config: { retention_days: 7 } });
+    const repo = gitRepo();
+    const { session } = app.sessions.start({ projectRoot: repo, name: 'old' });
+    const keep = app.sessions.start({ projectRoot: repo, name: 'keep' }).session;
+    app.claims.claim({ session, files: ['a.ts'], intent: 'x', scope: 'small', exclusive: false, ttlSeconds: undefined });
+    app.messages.send(session, { content: 'hello' });
+    app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
+    app.sessions.end(session.id, 'complete', 'test');
+    clock += 8 * 86_400_000;
+    app.store.sessions.heartbeat(keep.id, clock);
+    const result = app.maintenance.purgeNow();
+    expect(result).toMatchObject({ sessions: 1, claims: 1, messages: 1 });
+    expect(app.store.sessions.get(session.id)).toBeUndefined();
+    expect(app.store.sessions.get(keep.id)?.status).toBe('active');
+    // Decisions are the project's memory: kept.
+    expect(app.store.decisions.list(session.project_id, null, 10)).toHaveLength(1);
+    // A second purge within the interval does nothing.
+    expect(app.maintenance.purgeIfDue()).toBeNull();
+  });
+
+  it('ends sessions that stayed silent for the whole retention period', () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const app = testApp({ now: () => clock });
+    const { session } = app.sessions.start({ projectRoot: gitRepo() });
+    clock += 8 * 86_400_000;
+    app.maintenance.purgeNow();
+    expect(app.store.sessions.get(session.id)?.end_reason).toBe('silent');
+  });
+});
