@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { sessionState, type SessionState } from '../core/liveness.js';
+import { type SessionState, sessionState } from '../core/liveness.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
 import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
@@ -27,7 +27,13 @@ export interface AppContext {
   readonly host: string;
   now(): number;
   /** Liveness of a session row, by the rules of core/liveness. */
-  stateOf(session: { status: 'active' | 'ended'; last_heartbeat: number; host: string; pid: number | null; pid_start: string | null }): SessionState;
+  stateOf(session: {
+    status: 'active' | 'ended';
+    last_heartbeat: number;
+    host: string;
+    pid: number | null;
+    pid_start: string | null;
+  }): SessionState;
 }
 
 /** The wired application: one per process (or per test), over one database file. */

@@ -34,7 +34,8 @@ export function loadConfig(file: string): Config {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
       return `"${issue.path.join('.')}": ${issue.message}`;
     });
     throw new CollabError(

@@ -15,8 +15,7 @@ export interface HomePaths {
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomePaths {
   const home =
-    env.SESSION_COLLAB_HOME ||
-    join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp');
+    env.SESSION_COLLAB_HOME || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp');
   return {
     home,
     database: join(home, 'registry.db'),

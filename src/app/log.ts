@@ -21,7 +21,10 @@ export function createLogger(file: string, level: LogLevel): Logger {
         mkdirSync(dirname(file), { recursive: true });
         ready = true;
       }
-      appendFileSync(file, `${JSON.stringify({ t: new Date().toISOString(), level: lvl, pid: process.pid, event, ...fields })}\n`);
+      appendFileSync(
+        file,
+        `${JSON.stringify({ t: new Date().toISOString(), level: lvl, pid: process.pid, event, ...fields })}\n`,
+      );
     } catch {
       // The log is best effort.
     }

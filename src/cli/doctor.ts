@@ -2,9 +2,9 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
+import { SERVER_VERSION } from '../mcp/server.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
 import { Store } from '../store/store.js';
-import { SERVER_VERSION } from '../mcp/server.js';
 import { green, printJson, red } from './format.js';
 
 interface Check {
@@ -19,11 +19,20 @@ export function doctor(options: { json?: boolean }): void {
   const paths = resolveHome();
   const checks: Check[] = [];
   const nodeMajor = Number(process.versions.node.split('.')[0]);
-  checks.push({ name: 'node', ok: nodeMajor >= 20, detail: process.versions.node, hint: 'session-collab needs Node.js 20 or newer.' });
+  checks.push({
+    name: 'node',
+    ok: nodeMajor >= 20,
+    detail: process.versions.node,
+    hint: 'session-collab needs Node.js 20 or newer.',
+  });
   checks.push({ name: 'session-collab', ok: true, detail: SERVER_VERSION });
   try {
     const config = loadConfig(paths.config);
-    checks.push({ name: 'config', ok: true, detail: `${paths.config} (toolsets: ${config.toolsets.join(', ')}; inactive after ${config.inactive_after_minutes} min)` });
+    checks.push({
+      name: 'config',
+      ok: true,
+      detail: `${paths.config} (toolsets: ${config.toolsets.join(', ')}; inactive after ${config.inactive_after_minutes} min)`,
+    });
   } catch (error) {
     const e = error as Error & { hint?: string };
     checks.push({ name: 'config', ok: false, detail: e.message, ...(e.hint ? { hint: e.hint } : {}) });
@@ -32,7 +41,12 @@ export function doctor(options: { json?: boolean }): void {
     accessSync(paths.home, constants.W_OK);
     checks.push({ name: 'home', ok: true, detail: `${paths.home} (writable)` });
   } catch {
-    checks.push({ name: 'home', ok: false, detail: `${paths.home} is not writable`, hint: 'Fix its permissions or set SESSION_COLLAB_HOME.' });
+    checks.push({
+      name: 'home',
+      ok: false,
+      detail: `${paths.home} is not writable`,
+      hint: 'Fix its permissions or set SESSION_COLLAB_HOME.',
+    });
   }
   try {
     const existed = existsSync(paths.database);
@@ -52,7 +66,12 @@ export function doctor(options: { json?: boolean }): void {
     }
   } catch (error) {
     const e = error as Error & { hint?: string };
-    checks.push({ name: 'database', ok: false, detail: e.message, hint: e.hint ?? 'Check permissions of the home folder.' });
+    checks.push({
+      name: 'database',
+      ok: false,
+      detail: e.message,
+      hint: e.hint ?? 'Check permissions of the home folder.',
+    });
   }
   try {
     const require = createRequire(import.meta.url);
@@ -66,7 +85,9 @@ export function doctor(options: { json?: boolean }): void {
     printJson({ ok, checks });
   } else {
     for (const c of checks) {
-      console.log(`${c.ok ? green('✓') : red('✗')} ${c.name.padEnd(15)} ${c.detail}${!c.ok && c.hint ? `\n  ${' '.repeat(15)} → ${c.hint}` : ''}`);
+      console.log(
+        `${c.ok ? green('✓') : red('✗')} ${c.name.padEnd(15)} ${c.detail}${!c.ok && c.hint ? `\n  ${' '.repeat(15)} → ${c.hint}` : ''}`,
+      );
     }
     console.log(ok ? green('\nAll good.') : red('\nProblems found; see above.'));
   }

@@ -1,5 +1,5 @@
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { Connection } from '../features/sessions/connection.js';
 import { selectTools } from '../mcp/registry.js';
@@ -30,7 +30,9 @@ export function serve(options: ServeOptions): void {
     return;
   }
   const app = new App();
-  const tools = selectTools(options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets);
+  const tools = selectTools(
+    options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
+  );
   let server: Server | undefined;
   const connection = new Connection(app, app.sessions, {
     cwd: process.cwd(),

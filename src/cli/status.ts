@@ -49,7 +49,10 @@ export function status(options: StatusOptions): void {
     const now = app.now();
     const stateOf = new Map<string, string>();
     for (const p of projects) {
-      console.log(bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) + dim(`  (project ${p.project_id})`));
+      console.log(
+        bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) +
+          dim(`  (project ${p.project_id})`),
+      );
       console.log('  Sessions');
       for (const s of p.sessions) {
         stateOf.set(s.id, s.status);
@@ -62,13 +65,17 @@ export function status(options: StatusOptions): void {
       console.log('  Claims');
       for (const c of p.claims) {
         const stale = stateOf.get(c.session_id) === 'active' ? '' : yellow(' (stale)');
-        console.log(`    ${c.files.join(', ')}  ${dim('by')} ${c.session}${stale}: ${c.intent} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`);
+        console.log(
+          `    ${c.files.join(', ')}  ${dim('by')} ${c.session}${stale}: ${c.intent} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`,
+        );
       }
       if (p.claims.length === 0) console.log(dim('    none'));
       if (p.conflicts.length > 0) {
         console.log(`  ${red('Conflicts')}`);
         for (const c of p.conflicts) {
-          console.log(`    ${red('⚠')} ${c.path}: "${c.a.session}" (${c.a.intent}) and "${c.b.session}" (${c.b.intent})`);
+          console.log(
+            `    ${red('⚠')} ${c.path}: "${c.a.session}" (${c.a.intent}) and "${c.b.session}" (${c.b.intent})`,
+          );
         }
       }
       console.log('');

@@ -1,10 +1,12 @@
 /** Error codes every tool may answer with; each carries a default hint for what to do next. */
 export const ERROR_CODES = {
-  SESSION_NOT_FOUND: 'Start a session with collab_session_start, or omit session_id to use this connection’s session.',
+  SESSION_NOT_FOUND:
+    'Start a session with collab_session_start, or omit session_id to use this connection’s session.',
   SESSION_INACTIVE: 'That session has ended or timed out. Start a new one with collab_session_start.',
   CLAIM_NOT_FOUND: 'Check the id with collab_claims_list (status "all").',
   CLAIM_NOT_ACTIVE: 'The claim was already released or expired; nothing to do.',
-  CLAIM_CONFLICT: 'Another live session holds these files. Message it with collab_message_send, wait, or ask the user.',
+  CLAIM_CONFLICT:
+    'Another live session holds these files. Message it with collab_message_send, wait, or ask the user.',
   NOT_OWNER: 'Only the session that made the claim can release it. Message its owner instead.',
   MESSAGE_NOT_FOUND: 'Check the id with collab_message_list (unread_only false).',
   INVALID_INPUT: 'Fix the named field and call again.',

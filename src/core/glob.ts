@@ -76,7 +76,10 @@ export function expandBraces(pattern: string): string[] {
     const tail = current.slice(group.close + 1);
     for (let i = group.parts.length - 1; i >= 0; i--) stack.push(head + group.parts[i] + tail);
     if (stack.length > MAX_ALTERNATIVES * 4) {
-      throw invalidInput(`Pattern "${pattern}" has too many alternatives.`, 'Split it into several simpler patterns.');
+      throw invalidInput(
+        `Pattern "${pattern}" has too many alternatives.`,
+        'Split it into several simpler patterns.',
+      );
     }
   }
   return results;

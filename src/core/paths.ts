@@ -22,7 +22,11 @@ function isAbsolute(p: string): boolean {
  */
 export function normalizePattern(input: string, root: string): string {
   const raw = input.trim().replace(/\\/g, '/');
-  if (raw.length === 0) throw invalidInput('A file path or pattern is empty.', 'Give paths relative to the project root, e.g. "src/app.ts" or "src/api/*".');
+  if (raw.length === 0)
+    throw invalidInput(
+      'A file path or pattern is empty.',
+      'Give paths relative to the project root, e.g. "src/app.ts" or "src/api/*".',
+    );
   if (raw.includes('\0')) throw invalidInput(`Path "${input}" contains a NUL character.`);
   let rel = raw;
   if (isAbsolute(raw)) {

@@ -1,12 +1,17 @@
+import { CollabError } from '../core/errors.js';
 import { claimTools } from '../features/claims/claim-tools.js';
 import { decisionTools } from '../features/decisions/decision-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
-import { CollabError } from '../core/errors.js';
 import { TOOLSETS, type ToolDescriptor, type Toolset } from './tool.js';
 
 /** Every tool the product has, in the order clients list them. */
-export const ALL_TOOLS: ToolDescriptor[] = [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as ToolDescriptor[];
+export const ALL_TOOLS: ToolDescriptor[] = [
+  ...sessionTools,
+  ...claimTools,
+  ...messageTools,
+  ...decisionTools,
+] as ToolDescriptor[];
 
 /** The tools of the named toolsets; an unknown name is an error that lists the valid ones. */
 export function selectTools(toolsets: readonly string[]): ToolDescriptor[] {

@@ -1,9 +1,15 @@
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { App } from '../app/app.js';
 import type { Connection } from '../features/sessions/connection.js';
-import { describeZodError, toErrorBody } from './tool-result.js';
 import type { ToolDescriptor } from './tool.js';
+import { describeZodError, toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
 declare const __VERSION__: string | undefined;
@@ -35,7 +41,8 @@ function compactInput(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === 'minLength' || key === 'maxLength' || key === 'maxItems' || key === 'additionalProperties') continue;
+    if (key === 'minLength' || key === 'maxLength' || key === 'maxItems' || key === 'additionalProperties')
+      continue;
     out[key] = key === 'properties' ? mapValues(value, compactInput) : compactInput(value);
   }
   return out;
@@ -91,12 +98,15 @@ export function createMcpServer(app: App, connection: Connection, tools: ToolDes
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
   const definitions = toolDefinitions(tools);
-  const byName = new Map<string, ListedTool>(tools.map((d, i) => [d.name, { descriptor: d, definition: definitions[i]! }]));
+  const byName = new Map<string, ListedTool>(
+    tools.map((d, i) => [d.name, { descriptor: d, definition: definitions[i]! }]),
+  );
 
   server.setRequestHandler('tools/list', () => ({ tools: definitions }));
   server.setRequestHandler('tools/call', async (request) => {
     const listed = byName.get(request.params.name);
-    if (!listed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (!listed)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const result = callTool(app, connection, listed.descriptor, request.params.arguments ?? {});
     return server.projectCallToolResult(result, listed.definition.outputSchema);
   });
@@ -107,12 +117,19 @@ export function createMcpServer(app: App, connection: Connection, tools: ToolDes
 export function callTool(app: App, connection: Connection, d: ToolDescriptor, args: unknown): CallToolResult {
   const parsed = d.input.safeParse(args);
   if (!parsed.success) {
-    return errorResult({ code: 'INVALID_INPUT', message: describeZodError(parsed.error), hint: 'Fix the named field and call again.' });
+    return errorResult({
+      code: 'INVALID_INPUT',
+      message: describeZodError(parsed.error),
+      hint: 'Fix the named field and call again.',
+    });
   }
   try {
     connection.heartbeat();
     const output = d.output.parse(d.handler({ app, connection }, parsed.data));
-    return { content: [{ type: 'text', text: d.text(output) }], structuredContent: output as Record<string, unknown> };
+    return {
+      content: [{ type: 'text', text: d.text(output) }],
+      structuredContent: output as Record<string, unknown>,
+    };
   } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {

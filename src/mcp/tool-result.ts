@@ -5,20 +5,33 @@ import { CollabError, type ErrorBody } from '../core/errors.js';
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof CollabError) return error.toBody();
   if (error instanceof z.ZodError) {
-    return { code: 'INVALID_INPUT', message: describeZodError(error), hint: 'Fix the named field and call again.' };
+    return {
+      code: 'INVALID_INPUT',
+      message: describeZodError(error),
+      hint: 'Fix the named field and call again.',
+    };
   }
   const e = error as { code?: unknown; message?: string; name?: string };
-  if (e?.name === 'SqliteError' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) || /database/i.test(e?.message ?? '')) {
+  if (
+    e?.name === 'SqliteError' ||
+    (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) ||
+    /database/i.test(e?.message ?? '')
+  ) {
     return new CollabError('DB_ERROR', `Database error: ${e.message ?? String(error)}`).toBody();
   }
-  return { code: 'INTERNAL_ERROR', message: e?.message ?? String(error), hint: 'This is a bug in session-collab; see logs/collab.log in its home folder.' };
+  return {
+    code: 'INTERNAL_ERROR',
+    message: e?.message ?? String(error),
+    hint: 'This is a bug in session-collab; see logs/collab.log in its home folder.',
+  };
 }
 
 export function describeZodError(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const where = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
-      if (issue.code === 'unrecognized_keys') return `${where}: unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `${where}: unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
       return `${where}: ${issue.message}`;
     })
     .join('; ');

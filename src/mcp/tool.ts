@@ -34,6 +34,8 @@ export interface ToolDescriptor<I extends z.ZodObject = z.ZodObject, O extends z
 }
 
 /** Identity, for type inference of a descriptor's handler from its schemas. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(d: ToolDescriptor<I, O>): ToolDescriptor<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  d: ToolDescriptor<I, O>,
+): ToolDescriptor<I, O> {
   return d;
 }

@@ -100,7 +100,10 @@ export class ClaimsStore {
       "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = @now WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= @now RETURNING id",
     );
     this.expireFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
-    this.listStmt = db.prepare<[{ project: string | null; session: string | null; status: string }], ClaimWithFiles & { files_json: string }>(
+    this.listStmt = db.prepare<
+      [{ project: string | null; session: string | null; status: string }],
+      ClaimWithFiles & { files_json: string }
+    >(
       `SELECT c.*, s.name AS session_name,
          (SELECT json_group_array(pattern) FROM (SELECT pattern FROM claim_files WHERE claim_id = c.id ORDER BY rowid)) AS files_json
        FROM claims c JOIN sessions s ON s.id = c.session_id
@@ -112,7 +115,10 @@ export class ClaimsStore {
     this.purgeStmt = db.prepare("DELETE FROM claims WHERE status <> 'active' AND released_at < ?");
   }
 
-  insert(claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary'>, patterns: Array<{ pattern: string; base: string }>): void {
+  insert(
+    claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary'>,
+    patterns: Array<{ pattern: string; base: string }>,
+  ): void {
     this.insertClaim.run(claim);
     for (const p of patterns) this.insertFile.run(claim.id, claim.project_id, p.pattern, p.base);
   }
@@ -143,7 +149,12 @@ export class ClaimsStore {
     return changed;
   }
 
-  releaseAllOf(sessionId: string, status: 'completed' | 'abandoned', summary: string | null, now: number): number {
+  releaseAllOf(
+    sessionId: string,
+    status: 'completed' | 'abandoned',
+    summary: string | null,
+    now: number,
+  ): number {
     let n = 0;
     for (const { id } of this.bySessionActive.all(sessionId)) if (this.release(id, status, summary, now)) n++;
     return n;

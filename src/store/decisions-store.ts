@@ -26,7 +26,10 @@ export class DecisionsStore {
        WHERE project_id = @project AND (@category IS NULL OR category = @category)
        ORDER BY created_at DESC, seq DESC LIMIT @limit`,
     );
-    this.searchStmt = db.prepare<[{ project: string; category: string | null; limit: number; query: string }], DecisionRow>(
+    this.searchStmt = db.prepare<
+      [{ project: string; category: string | null; limit: number; query: string }],
+      DecisionRow
+    >(
       `SELECT d.id, d.project_id, d.session_id, d.session_name, d.category, d.title, d.description, d.created_at
        FROM decisions_fts JOIN decisions d ON d.seq = decisions_fts.rowid
        WHERE decisions_fts MATCH @query AND d.project_id = @project AND (@category IS NULL OR d.category = @category)

@@ -29,7 +29,10 @@ export class MessagesStore {
     );
     this.getStmt = db.prepare<[string], MessageRow>('SELECT * FROM messages WHERE id = ?');
     // Direct messages to the session, and broadcasts in its project sent by others during its life.
-    this.inbox = db.prepare<[{ session: string; project: string; since: number; unread: number; limit: number }], InboxRow>(
+    this.inbox = db.prepare<
+      [{ session: string; project: string; since: number; unread: number; limit: number }],
+      InboxRow
+    >(
       `SELECT m.*, r.read_at FROM messages m
        LEFT JOIN message_reads r ON r.message_id = m.id AND r.session_id = @session
        WHERE ((m.to_session_id = @session)
@@ -38,7 +41,9 @@ export class MessagesStore {
        ORDER BY m.created_at, m.rowid
        LIMIT @limit`,
     );
-    this.markStmt = db.prepare('INSERT OR IGNORE INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?)');
+    this.markStmt = db.prepare(
+      'INSERT OR IGNORE INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?)',
+    );
     this.purgeStmt = db.prepare('DELETE FROM messages WHERE created_at < ?');
   }
 
@@ -50,7 +55,11 @@ export class MessagesStore {
     return this.getStmt.get(id);
   }
 
-  inboxOf(session: { id: string; project_id: string; created_at: number }, unreadOnly: boolean, limit: number): InboxRow[] {
+  inboxOf(
+    session: { id: string; project_id: string; created_at: number },
+    unreadOnly: boolean,
+    limit: number,
+  ): InboxRow[] {
     return this.inbox.all({
       session: session.id,
       project: session.project_id,

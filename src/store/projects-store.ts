@@ -17,7 +17,9 @@ export class ProjectsStore {
   constructor(db: Db) {
     this.byRoot = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE root = ?');
     this.byId = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE id = ?');
-    this.insertStmt = db.prepare('INSERT OR IGNORE INTO projects (id, root, kind, created_at) VALUES (?, ?, ?, ?)');
+    this.insertStmt = db.prepare(
+      'INSERT OR IGNORE INTO projects (id, root, kind, created_at) VALUES (?, ?, ?, ?)',
+    );
     this.all = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY root');
   }
 

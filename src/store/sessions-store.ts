@@ -37,7 +37,9 @@ export class SessionsStore {
        VALUES (@id, @name, @project_id, @worktree, @branch, @client, @host, @pid, @pid_start, 'active', @created_at, @last_heartbeat)`,
     );
     this.getStmt = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
-    this.heartbeatStmt = db.prepare("UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'");
+    this.heartbeatStmt = db.prepare(
+      "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'",
+    );
     this.endStmt = db.prepare(
       "UPDATE sessions SET status = 'ended', ended_at = ?, end_reason = ? WHERE id = ? AND status = 'active'",
     );

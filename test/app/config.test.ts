@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, loadConfig } from '../../src/app/config.js';
 import { resolveHome } from '../../src/app/home.js';
-import { CollabError } from '../../src/core/errors.js';
+import type { CollabError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('config.json', () => {

@@ -59,7 +59,9 @@ const patternArb = fc
   .filter((p) => !p.split('/').some((s) => s !== '**' && s.includes('**')));
 
 // Every valid path over {a, b, .} with up to 3 segments of up to 2 characters.
-const names = ['a', 'b', '.'].flatMap((x) => ['', 'a', 'b', '.'].map((y) => x + y)).filter((s) => s !== '.' && s !== '..');
+const names = ['a', 'b', '.']
+  .flatMap((x) => ['', 'a', 'b', '.'].map((y) => x + y))
+  .filter((s) => s !== '.' && s !== '..');
 const allPaths: string[] = [];
 for (const x of names) {
   allPaths.push(x);
@@ -95,14 +97,22 @@ describe('overlap properties', () => {
 
   it('matches concrete paths exactly as picomatch does', () => {
     fc.assert(
-      fc.property(patternArb, fc.constantFrom(...allPaths), (p, path) => matchPath(glob(p), path) === pm(p)(path)),
+      fc.property(
+        patternArb,
+        fc.constantFrom(...allPaths),
+        (p, path) => matchPath(glob(p), path) === pm(p)(path),
+      ),
       { numRuns: 5000 },
     );
   });
 
   it('is symmetric', () => {
     fc.assert(
-      fc.property(patternArb, patternArb, (a, b) => (patternsOverlap(a, b) === null) === (patternsOverlap(b, a) === null)),
+      fc.property(
+        patternArb,
+        patternArb,
+        (a, b) => (patternsOverlap(a, b) === null) === (patternsOverlap(b, a) === null),
+      ),
       { numRuns: 1000 },
     );
   });

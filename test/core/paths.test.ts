@@ -21,14 +21,17 @@ describe('normalizePattern', () => {
     expect(normalizePattern(input, root)).toBe(expected);
   });
 
-  it.each([['../x'], ['src/../../x'], ['/home/u/other/x'], ['/home/u/repository/x'], [''], ['  ']])('rejects %j', (input) => {
-    expect(() => normalizePattern(input, root)).toThrow(CollabError);
-    try {
-      normalizePattern(input, root);
-    } catch (error) {
-      expect((error as CollabError).code).toBe('INVALID_INPUT');
-    }
-  });
+  it.each([['../x'], ['src/../../x'], ['/home/u/other/x'], ['/home/u/repository/x'], [''], ['  ']])(
+    'rejects %j',
+    (input) => {
+      expect(() => normalizePattern(input, root)).toThrow(CollabError);
+      try {
+        normalizePattern(input, root);
+      } catch (error) {
+        expect((error as CollabError).code).toBe('INVALID_INPUT');
+      }
+    },
+  );
 });
 
 describe('literal bases', () => {

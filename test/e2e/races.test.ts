@@ -9,8 +9,12 @@ const PROCESSES = 8;
 async function startServers(count: number) {
   const home = tempDir('collab-home-');
   const repo = gitRepo();
-  const servers = await Promise.all(Array.from({ length: count }, (_, i) => connectStdio({ cwd: repo, home, name: `racer-${i}` })));
-  await Promise.all(servers.map((s, i) => s.call('collab_session_start', { name: `racer-${i}`, project_root: repo })));
+  const servers = await Promise.all(
+    Array.from({ length: count }, (_, i) => connectStdio({ cwd: repo, home, name: `racer-${i}` })),
+  );
+  await Promise.all(
+    servers.map((s, i) => s.call('collab_session_start', { name: `racer-${i}`, project_root: repo })),
+  );
   return { home, repo, servers };
 }
 
@@ -30,12 +34,20 @@ describe('races between real server processes on one database', () => {
         );
         const won = results.filter((r) => !r.isError);
         const lost = results.filter((r) => r.isError);
-        expect(lost.every((r) => (r.structuredContent as { error: { code: string } }).error.code === 'CLAIM_CONFLICT')).toBe(true);
+        expect(
+          lost.every(
+            (r) => (r.structuredContent as { error: { code: string } }).error.code === 'CLAIM_CONFLICT',
+          ),
+        ).toBe(true);
         winners.push(won.length);
       }
       expect(winners.every((n) => n === 1)).toBe(true);
       const db = new Database(join(home, 'registry.db'), { readonly: true });
-      const rows = db.prepare("SELECT f.pattern, COUNT(*) AS n FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE c.status = 'active' GROUP BY f.pattern").all() as Array<{ n: number }>;
+      const rows = db
+        .prepare(
+          "SELECT f.pattern, COUNT(*) AS n FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE c.status = 'active' GROUP BY f.pattern",
+        )
+        .all() as Array<{ n: number }>;
       db.close();
       expect(rows).toHaveLength(200);
       expect(rows.every((r) => r.n === 1)).toBe(true);
@@ -63,9 +75,15 @@ describe('races between real server processes on one database', () => {
             }
             const id = (claim.structuredContent as { claim_id: string }).claim_id;
             ids.push(id);
-            const check = await s.client.callTool({ name: 'collab_check', arguments: { files: [`shared/${(k + 1) % 5}.ts`] } });
+            const check = await s.client.callTool({
+              name: 'collab_check',
+              arguments: { files: [`shared/${(k + 1) % 5}.ts`] },
+            });
             if (check.isError) errors.push(check.structuredContent);
-            const release = await s.client.callTool({ name: 'collab_release', arguments: { claim_id: id, status: 'completed' } });
+            const release = await s.client.callTool({
+              name: 'collab_release',
+              arguments: { claim_id: id, status: 'completed' },
+            });
             if (release.isError) errors.push(release.structuredContent);
           }
           return { ids, errors };

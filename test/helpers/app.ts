@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { App } from '../../src/app/app.js';
 import { type Config, DEFAULT_CONFIG } from '../../src/app/config.js';
 import { Connection } from '../../src/features/sessions/connection.js';
@@ -45,7 +44,8 @@ export function toolCaller(client: Client) {
   return {
     async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> {
       const result = await client.callTool({ name, arguments: args });
-      if (result.isError) throw Object.assign(new Error(`${name}: ${JSON.stringify(result.structuredContent)}`), { result });
+      if (result.isError)
+        throw Object.assign(new Error(`${name}: ${JSON.stringify(result.structuredContent)}`), { result });
       return result.structuredContent as T;
     },
     async fail(name: string, args: Record<string, unknown> = {}): Promise<ToolError> {

@@ -7,7 +7,8 @@ import { toolCaller } from './app.js';
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 export function requireBuild(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (\`npm test\` does).`);
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing: run \`npm run build\` first (\`npm test\` does).`);
 }
 
 /** The built `session-collab serve`, started by the real SDK client over stdio, as a client would. */

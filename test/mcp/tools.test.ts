@@ -1,13 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toolDefinitions } from '../../src/mcp/server.js';
 import { selectTools } from '../../src/mcp/registry.js';
+import { toolDefinitions } from '../../src/mcp/server.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
-type Claim = { claim_id: string; status: string; files: string[]; conflicts: Array<Record<string, unknown>>; warning?: string };
-type Check = { safe: boolean; message?: string; conflicts: Array<Record<string, string>>; stale: Array<Record<string, string>>; warning?: string };
+type Claim = {
+  claim_id: string;
+  status: string;
+  files: string[];
+  conflicts: Array<Record<string, unknown>>;
+  warning?: string;
+};
+type Check = {
+  safe: boolean;
+  message?: string;
+  conflicts: Array<Record<string, string>>;
+  stale: Array<Record<string, string>>;
+  warning?: string;
+};
 
 /** Two sessions (A and B) of one project, each on its own MCP connection to one database. */
 async function twoSessions(options: { now?: () => number } = {}) {
@@ -16,7 +28,10 @@ async function twoSessions(options: { now?: () => number } = {}) {
   const a = await connectInMemory(app, repo, 'client-a');
   const b = await connectInMemory(app, repo, 'client-b');
   const sa = await a.call<{ session_id: string }>('collab_session_start', { name: 'A', project_root: repo });
-  const sb = await b.call<{ session_id: string; message: string }>('collab_session_start', { name: 'B', project_root: repo });
+  const sb = await b.call<{ session_id: string; message: string }>('collab_session_start', {
+    name: 'B',
+    project_root: repo,
+  });
   return { app, repo, a, b, idA: sa.session_id, idB: sb.session_id, startB: sb };
 }
 
@@ -55,12 +70,14 @@ describe('sessions', () => {
     expect(startB.message).toContain('1 other active session');
     expect(startB.message).toContain('"A"');
     await a.call('collab_claim', { files: ['src/api/*'], intent: 'refactor login to JWT' });
-    const { sessions } = await b.call<{ sessions: Array<{ id: string; active_claims: number; status: string; last_heartbeat: string }> }>(
-      'collab_session_list',
-    );
+    const { sessions } = await b.call<{
+      sessions: Array<{ id: string; active_claims: number; status: string; last_heartbeat: string }>;
+    }>('collab_session_list');
     expect(sessions.map((s) => s.id).sort()).toEqual([idA, idB].sort());
     expect(sessions.find((s) => s.id === idA)?.active_claims).toBe(1);
-    expect(sessions.every((s) => s.status === 'active' && !Number.isNaN(Date.parse(s.last_heartbeat)))).toBe(true);
+    expect(sessions.every((s) => s.status === 'active' && !Number.isNaN(Date.parse(s.last_heartbeat)))).toBe(
+      true,
+    );
   });
 
   it('a tool called before collab_session_start starts a session in the working folder', async () => {
@@ -69,7 +86,9 @@ describe('sessions', () => {
     const c = await connectInMemory(app, repo, 'claude-code');
     const claim = await c.call<Claim>('collab_claim', { files: ['README.md'], intent: 'docs' });
     expect(claim.status).toBe('created');
-    const { sessions } = await c.call<{ sessions: Array<{ name: string; client: string }> }>('collab_session_list');
+    const { sessions } = await c.call<{ sessions: Array<{ name: string; client: string }> }>(
+      'collab_session_list',
+    );
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.client).toBe('claude-code');
     expect(sessions[0]!.name).toMatch(/^claude-code-/);
@@ -82,11 +101,19 @@ describe('sessions', () => {
     const hb = await a.call<{ last_heartbeat: string }>('collab_session_heartbeat', { session_id: idA });
     expect(hb.last_heartbeat).toBe('2026-01-01T10:01:00.000Z');
     const claim = await a.call<Claim>('collab_claim', { files: ['src/api/auth.py'], intent: 'x' });
-    const end = await a.call<{ released_claims: number }>('collab_session_end', { session_id: idA, release_claims: 'abandon' });
+    const end = await a.call<{ released_claims: number }>('collab_session_end', {
+      session_id: idA,
+      release_claims: 'abandon',
+    });
     expect(end.released_claims).toBe(1);
-    const { claims } = await b.call<{ claims: Array<{ claim_id: string; status: string }> }>('collab_claims_list', { status: 'all' });
+    const { claims } = await b.call<{ claims: Array<{ claim_id: string; status: string }> }>(
+      'collab_claims_list',
+      { status: 'all' },
+    );
     expect(claims.find((c) => c.claim_id === claim.claim_id)?.status).toBe('abandoned');
-    const list = await b.call<{ sessions: Array<{ id: string; status: string }> }>('collab_session_list', { include_inactive: true });
+    const list = await b.call<{ sessions: Array<{ id: string; status: string }> }>('collab_session_list', {
+      include_inactive: true,
+    });
     expect(list.sessions.find((s) => s.id === idA)?.status).toBe('ended');
     const active = await b.call<{ sessions: Array<{ id: string }> }>('collab_session_list');
     expect(active.sessions.map((s) => s.id)).not.toContain(idA);
@@ -120,7 +147,11 @@ describe('sessions', () => {
 describe('claims and check', () => {
   it('reports overlap with a witness path, the holder and the intent', async () => {
     const { a, b, idA } = await twoSessions();
-    const mine = await a.call<Claim>('collab_claim', { files: ['src/api/*'], intent: 'refactor login to JWT', scope: 'large' });
+    const mine = await a.call<Claim>('collab_claim', {
+      files: ['src/api/*'],
+      intent: 'refactor login to JWT',
+      scope: 'large',
+    });
     const theirs = await b.call<Claim>('collab_claim', { files: ['src/**/*.py'], intent: 'type hints' });
     expect(theirs.status).toBe('created_with_conflicts');
     expect(theirs.conflicts).toEqual([
@@ -138,17 +169,28 @@ describe('claims and check', () => {
     const check = await b.call<Check>('collab_check', { files: ['src/api/auth.py', 'src/ui/app.tsx'] });
     expect(check.safe).toBe(false);
     expect(check.conflicts).toHaveLength(1);
-    expect(check.conflicts[0]).toMatchObject({ file: 'src/api/auth.py', session: 'A', session_id: idA, intent: 'refactor login to JWT', scope: 'large' });
+    expect(check.conflicts[0]).toMatchObject({
+      file: 'src/api/auth.py',
+      session: 'A',
+      session_id: idA,
+      intent: 'refactor login to JWT',
+      scope: 'large',
+    });
     expect(check.warning).toContain('"A"');
     // One's own claims never make a check unsafe (B's `src/**/*.py` does not cover a .ts file).
     expect((await a.call<Check>('collab_check', { files: ['src/api/routes.ts'] })).safe).toBe(true);
-    expect((await a.call<Check>('collab_check', { files: ['src/api/auth.py'] })).conflicts[0]!.session).toBe('B');
+    expect((await a.call<Check>('collab_check', { files: ['src/api/auth.py'] })).conflicts[0]!.session).toBe(
+      'B',
+    );
   });
 
   it('normalises paths: absolute, ./, backslashes, trailing slash, existing directory', async () => {
     const { a, b, repo } = await twoSessions();
     mkdirSync(join(repo, 'lib/deep'), { recursive: true });
-    const c1 = await a.call<Claim>('collab_claim', { files: [join(repo, 'src', 'api', 'auth.py'), '.\\src\\ui//app.tsx', 'docs/', 'lib'], intent: 'x' });
+    const c1 = await a.call<Claim>('collab_claim', {
+      files: [join(repo, 'src', 'api', 'auth.py'), '.\\src\\ui//app.tsx', 'docs/', 'lib'],
+      intent: 'x',
+    });
     expect(c1.files).toEqual(['src/api/auth.py', 'src/ui/app.tsx', 'docs/**', 'lib/**']);
     expect((await b.call<Check>('collab_check', { files: ['lib/deep/file.ts'] })).safe).toBe(false);
     expect((await b.call<Check>('collab_check', { files: ['docs'] })).safe).toBe(false);
@@ -157,7 +199,11 @@ describe('claims and check', () => {
   it('exclusive claims refuse overlaps and write nothing', async () => {
     const { a, b } = await twoSessions();
     await a.call('collab_claim', { files: ['src/api/auth.py'], intent: 'a' });
-    const err = await b.fail('collab_claim', { files: ['src/api/*', 'src/other.ts'], intent: 'b', exclusive: true });
+    const err = await b.fail('collab_claim', {
+      files: ['src/api/*', 'src/other.ts'],
+      intent: 'b',
+      exclusive: true,
+    });
     expect(err.code).toBe('CLAIM_CONFLICT');
     expect(err.message).toContain('src/api/auth.py');
     expect(err.hint).toMatch(/message/i);
@@ -168,21 +214,34 @@ describe('claims and check', () => {
   it('an exclusive claim also refuses later overlapping claims', async () => {
     const { a, b } = await twoSessions();
     await a.call('collab_claim', { files: ['src/api/*'], intent: 'a', exclusive: true });
-    expect((await b.fail('collab_claim', { files: ['src/api/auth.py'], intent: 'b' })).code).toBe('CLAIM_CONFLICT');
-    expect((await b.call<Claim>('collab_claim', { files: ['src/ui/*'], intent: 'b', exclusive: true })).status).toBe('created');
+    expect((await b.fail('collab_claim', { files: ['src/api/auth.py'], intent: 'b' })).code).toBe(
+      'CLAIM_CONFLICT',
+    );
+    expect(
+      (await b.call<Claim>('collab_claim', { files: ['src/ui/*'], intent: 'b', exclusive: true })).status,
+    ).toBe('created');
   });
 
   it('an expired claim stops blocking and is marked expired', async () => {
     let clock = Date.parse('2026-01-01T10:00:00Z');
     const { a, b } = await twoSessions({ now: () => clock });
-    const c = await a.call<Claim & { expires_at: string }>('collab_claim', { files: ['src/api/auth.py'], intent: 'quick fix', ttl_seconds: 60 });
+    const c = await a.call<Claim & { expires_at: string }>('collab_claim', {
+      files: ['src/api/auth.py'],
+      intent: 'quick fix',
+      ttl_seconds: 60,
+    });
     expect(c.expires_at).toBe('2026-01-01T10:01:00.000Z');
     expect((await b.call<Check>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(false);
     clock += 61_000;
     expect((await b.call<Check>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(true);
-    const { claims } = await b.call<{ claims: Array<{ status: string }> }>('collab_claims_list', { status: 'expired' });
+    const { claims } = await b.call<{ claims: Array<{ status: string }> }>('collab_claims_list', {
+      status: 'expired',
+    });
     expect(claims).toHaveLength(1);
-    expect((await b.call<Claim>('collab_claim', { files: ['src/api/auth.py'], intent: 'b', exclusive: true })).status).toBe('created');
+    expect(
+      (await b.call<Claim>('collab_claim', { files: ['src/api/auth.py'], intent: 'b', exclusive: true }))
+        .status,
+    ).toBe('created');
   });
 
   it('claims of an inactive session are listed as stale and do not block', async () => {
@@ -204,12 +263,23 @@ describe('claims and check', () => {
     const notOwner = await b.fail('collab_release', { claim_id: c.claim_id, status: 'completed' });
     expect(notOwner.code).toBe('NOT_OWNER');
     expect(notOwner.message).toContain('"A"');
-    const done = await a.call<{ status: string; files: string[] }>('collab_release', { claim_id: c.claim_id, status: 'completed', summary: 'JWT in place' });
+    const done = await a.call<{ status: string; files: string[] }>('collab_release', {
+      claim_id: c.claim_id,
+      status: 'completed',
+      summary: 'JWT in place',
+    });
     expect(done).toMatchObject({ status: 'completed', files: ['src/api/*'] });
     expect((await b.call<Check>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(true);
-    expect((await a.fail('collab_release', { claim_id: c.claim_id, status: 'completed' })).code).toBe('CLAIM_NOT_ACTIVE');
-    expect((await a.fail('collab_release', { claim_id: 'nope', status: 'completed' })).code).toBe('CLAIM_NOT_FOUND');
-    const { claims } = await b.call<{ claims: Array<{ summary: string; status: string }> }>('collab_claims_list', { status: 'completed' });
+    expect((await a.fail('collab_release', { claim_id: c.claim_id, status: 'completed' })).code).toBe(
+      'CLAIM_NOT_ACTIVE',
+    );
+    expect((await a.fail('collab_release', { claim_id: 'nope', status: 'completed' })).code).toBe(
+      'CLAIM_NOT_FOUND',
+    );
+    const { claims } = await b.call<{ claims: Array<{ summary: string; status: string }> }>(
+      'collab_claims_list',
+      { status: 'completed' },
+    );
     expect(claims[0]).toMatchObject({ summary: 'JWT in place', status: 'completed' });
   });
 
@@ -219,9 +289,13 @@ describe('claims and check', () => {
     await b.call('collab_claim', { files: ['src/ui/**'], intent: 'ui' });
     const all = await a.call<{ claims: Array<{ intent: string }> }>('collab_claims_list');
     expect(all.claims.map((c) => c.intent).sort()).toEqual(['api', 'ui']);
-    const mine = await b.call<{ claims: Array<{ intent: string }> }>('collab_claims_list', { session_id: idA });
+    const mine = await b.call<{ claims: Array<{ intent: string }> }>('collab_claims_list', {
+      session_id: idA,
+    });
     expect(mine.claims.map((c) => c.intent)).toEqual(['api']);
-    const filtered = await b.call<{ claims: Array<{ intent: string }> }>('collab_claims_list', { path_filter: 'src/ui/components/*.tsx' });
+    const filtered = await b.call<{ claims: Array<{ intent: string }> }>('collab_claims_list', {
+      path_filter: 'src/ui/components/*.tsx',
+    });
     expect(filtered.claims.map((c) => c.intent)).toEqual(['ui']);
     const none = await b.call<{ claims: unknown[] }>('collab_claims_list', { path_filter: 'docs/**' });
     expect(none.claims).toEqual([]);
@@ -234,14 +308,35 @@ describe('messages and decisions', () => {
     const repo = gitRepo();
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => connectInMemory(app, repo, n)));
     const ids: string[] = [];
-    for (const [conn, name] of [[a!, 'A'], [b!, 'B'], [c!, 'C']] as const) {
-      ids.push((await conn.call<{ session_id: string }>('collab_session_start', { name, project_root: repo })).session_id);
+    for (const [conn, name] of [
+      [a!, 'A'],
+      [b!, 'B'],
+      [c!, 'C'],
+    ] as const) {
+      ids.push(
+        (await conn.call<{ session_id: string }>('collab_session_start', { name, project_root: repo }))
+          .session_id,
+      );
     }
-    const direct = await b!.call<{ message_id: string; recipients: number }>('collab_message_send', { to_session_id: ids[0], content: 'auth.py line 50 has a bug' });
-    const broadcast = await b!.call<{ recipients: number; to_session_id: null }>('collab_message_send', { content: 'running migrations now' });
+    const direct = await b!.call<{ message_id: string; recipients: number }>('collab_message_send', {
+      to_session_id: ids[0],
+      content: 'auth.py line 50 has a bug',
+    });
+    const broadcast = await b!.call<{ recipients: number; to_session_id: null }>('collab_message_send', {
+      content: 'running migrations now',
+    });
     expect(broadcast).toMatchObject({ recipients: 2, to_session_id: null });
 
-    type Msgs = { messages: Array<{ id: string; from: string; content: string; broadcast: boolean; read: boolean; reply_to: string | null }> };
+    type Msgs = {
+      messages: Array<{
+        id: string;
+        from: string;
+        content: string;
+        broadcast: boolean;
+        read: boolean;
+        reply_to: string | null;
+      }>;
+    };
     const inboxA = await a!.call<Msgs>('collab_message_list');
     expect(inboxA.messages.map((m) => [m.from, m.content, m.broadcast])).toEqual([
       ['B', 'auth.py line 50 has a bug', false],
@@ -255,25 +350,46 @@ describe('messages and decisions', () => {
     // The sender does not receive its own broadcast.
     expect((await b!.call<Msgs>('collab_message_list')).messages).toEqual([]);
     // A reply without a recipient goes back to the sender, threaded.
-    const reply = await a!.call<{ to_session_id: string }>('collab_message_send', { content: 'will fix', reply_to: direct.message_id });
+    const reply = await a!.call<{ to_session_id: string }>('collab_message_send', {
+      content: 'will fix',
+      reply_to: direct.message_id,
+    });
     expect(reply.to_session_id).toBe(ids[1]);
     const inboxB = await b!.call<Msgs>('collab_message_list');
     expect(inboxB.messages[0]).toMatchObject({ content: 'will fix', reply_to: direct.message_id });
     const history = await a!.call<Msgs>('collab_message_list', { unread_only: false });
     expect(history.messages.every((m) => m.read)).toBe(true);
-    expect((await a!.fail('collab_message_send', { content: 'x', reply_to: 'nope' })).code).toBe('MESSAGE_NOT_FOUND');
-    expect((await a!.fail('collab_message_send', { content: 'x', to_session_id: 'nope' })).code).toBe('SESSION_NOT_FOUND');
+    expect((await a!.fail('collab_message_send', { content: 'x', reply_to: 'nope' })).code).toBe(
+      'MESSAGE_NOT_FOUND',
+    );
+    expect((await a!.fail('collab_message_send', { content: 'x', to_session_id: 'nope' })).code).toBe(
+      'SESSION_NOT_FOUND',
+    );
   });
 
   it('decisions: add, list by category, full-text search ranked', async () => {
     const { a, b } = await twoSessions();
-    await a.call('collab_decision_add', { category: 'api', title: 'JWT for auth', description: 'Sessions move to JWT tokens signed with RS256.' });
-    await a.call('collab_decision_add', { category: 'naming', title: 'snake_case columns', description: 'Database columns use snake_case.' });
-    await b.call('collab_decision_add', { category: 'database', title: 'Token table', description: 'Refresh tokens live in their own table; JWT ids are stored.' });
+    await a.call('collab_decision_add', {
+      category: 'api',
+      title: 'JWT for auth',
+      description: 'Sessions move to JWT tokens signed with RS256.',
+    });
+    await a.call('collab_decision_add', {
+      category: 'naming',
+      title: 'snake_case columns',
+      description: 'Database columns use snake_case.',
+    });
+    await b.call('collab_decision_add', {
+      category: 'database',
+      title: 'Token table',
+      description: 'Refresh tokens live in their own table; JWT ids are stored.',
+    });
     type Ds = { decisions: Array<{ title: string; category: string; session: string }> };
     const all = await b.call<Ds>('collab_decision_list');
     expect(all.decisions.map((d) => d.title)).toEqual(['Token table', 'snake_case columns', 'JWT for auth']);
-    expect((await b.call<Ds>('collab_decision_list', { category: 'naming' })).decisions.map((d) => d.title)).toEqual(['snake_case columns']);
+    expect(
+      (await b.call<Ds>('collab_decision_list', { category: 'naming' })).decisions.map((d) => d.title),
+    ).toEqual(['snake_case columns']);
     const found = await b.call<Ds>('collab_decision_list', { query: 'jwt' });
     expect(found.decisions.map((d) => d.title)).toEqual(['JWT for auth', 'Token table']);
     expect((await b.call<Ds>('collab_decision_list', { query: 'tok' })).decisions).toHaveLength(2);
@@ -290,17 +406,25 @@ describe('errors', () => {
     expect(missing).toMatchObject({ code: 'INVALID_INPUT' });
     expect(missing.message).toContain('files');
     expect(missing.hint.length).toBeGreaterThan(0);
-    expect((await a.fail('collab_claim', { files: ['a'], intent: 'x', scope: 'huge' })).message).toContain('scope');
+    expect((await a.fail('collab_claim', { files: ['a'], intent: 'x', scope: 'huge' })).message).toContain(
+      'scope',
+    );
     expect((await a.fail('collab_check', { files: ['a'], fils: [] })).message).toContain('"fils"');
     expect((await a.fail('collab_check', { files: ['../outside.ts'] })).message).toContain('escapes');
-    expect((await a.fail('collab_check', { files: ['/etc/passwd'] })).message).toContain('outside the project');
+    expect((await a.fail('collab_check', { files: ['/etc/passwd'] })).message).toContain(
+      'outside the project',
+    );
     expect((await a.fail('collab_claim', { files: ['x'], intent: '   ' })).code).toBe('INVALID_INPUT');
-    expect((await a.fail('collab_session_start', { project_root: join(repo, 'missing') })).code).toBe('INVALID_INPUT');
+    expect((await a.fail('collab_session_start', { project_root: join(repo, 'missing') })).code).toBe(
+      'INVALID_INPUT',
+    );
   });
 
   it('unknown or ended sessions', async () => {
     const { a, b, idB } = await twoSessions();
-    expect((await a.fail('collab_claim', { session_id: 'nope', files: ['x'], intent: 'x' })).code).toBe('SESSION_NOT_FOUND');
+    expect((await a.fail('collab_claim', { session_id: 'nope', files: ['x'], intent: 'x' })).code).toBe(
+      'SESSION_NOT_FOUND',
+    );
     await b.call('collab_session_end', {});
     const inactive = await a.fail('collab_claim', { session_id: idB, files: ['x'], intent: 'x' });
     expect(inactive.code).toBe('SESSION_INACTIVE');
@@ -320,7 +444,10 @@ describe('errors', () => {
 
   it('error results carry text for the model as well', async () => {
     const { a } = await twoSessions();
-    const result = await a.client.callTool({ name: 'collab_release', arguments: { claim_id: 'nope', status: 'completed' } });
+    const result = await a.client.callTool({
+      name: 'collab_release',
+      arguments: { claim_id: 'nope', status: 'completed' },
+    });
     expect(result.isError).toBe(true);
     expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^CLAIM_NOT_FOUND: .*\nHint: /);
   });

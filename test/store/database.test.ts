@@ -35,7 +35,14 @@ describe('purge', () => {
     const repo = gitRepo();
     const { session } = app.sessions.start({ projectRoot: repo, name: 'old' });
     const keep = app.sessions.start({ projectRoot: repo, name: 'keep' }).session;
-    app.claims.claim({ session, files: ['a.ts'], intent: 'x', scope: 'small', exclusive: false, ttlSeconds: undefined });
+    app.claims.claim({
+      session,
+      files: ['a.ts'],
+      intent: 'x',
+      scope: 'small',
+      exclusive: false,
+      ttlSeconds: undefined,
+    });
     app.messages.send(session, { content: 'hello' });
     app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
     app.sessions.end(session.id, 'complete', 'test');

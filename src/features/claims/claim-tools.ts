@@ -52,7 +52,13 @@ export const claim = defineTool({
     intent: z.string().min(1).max(2000),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
     exclusive: z.boolean().default(false).describe('Refuse if another session holds any'),
-    ttl_seconds: z.number().int().positive().max(7 * 86_400).optional().describe('Expire after this long'),
+    ttl_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(7 * 86_400)
+      .optional()
+      .describe('Expire after this long'),
   }),
   output: z.object({
     claim_id: z.string(),
@@ -100,7 +106,9 @@ export const check = defineTool({
   handler({ app, connection }, input) {
     const result = app.claims.check(connection.resolve(input.session_id), input.files);
     const staleNote =
-      result.stale.length > 0 ? ` ${result.stale.length} stale claim(s) of inactive sessions do not block.` : '';
+      result.stale.length > 0
+        ? ` ${result.stale.length} stale claim(s) of inactive sessions do not block.`
+        : '';
     if (result.safe) {
       return { ...result, message: `No other session is working on these files.${staleNote}` };
     }
@@ -131,7 +139,12 @@ export const release = defineTool({
     released_at: z.string(),
   }),
   handler({ app, connection }, input) {
-    const c = app.claims.release(connection.resolve(input.session_id), input.claim_id, input.status, input.summary);
+    const c = app.claims.release(
+      connection.resolve(input.session_id),
+      input.claim_id,
+      input.status,
+      input.summary,
+    );
     return { claim_id: c.claim_id, status: input.status, files: c.files, released_at: c.released_at! };
   },
   text: (o) => `Claim ${o.claim_id} ${o.status}: ${o.files.join(', ')}.`,
@@ -161,7 +174,9 @@ export const claimsList = defineTool({
   text: (o) =>
     o.claims.length === 0
       ? 'No claims.'
-      : o.claims.map((c) => `${c.claim_id} [${c.status}] "${c.session}": ${c.files.join(', ')} (${c.intent})`).join('\n'),
+      : o.claims
+          .map((c) => `${c.claim_id} [${c.status}] "${c.session}": ${c.files.join(', ')} (${c.intent})`)
+          .join('\n'),
 });
 
 export const claimTools = [claim, check, release, claimsList];

@@ -85,7 +85,13 @@ export class ClaimsService {
     scope: Scope;
     exclusive: boolean;
     ttlSeconds: number | undefined;
-  }): { claim_id: string; status: 'created' | 'created_with_conflicts'; files: string[]; conflicts: ClaimConflict[]; expires_at: string | null } {
+  }): {
+    claim_id: string;
+    status: 'created' | 'created_with_conflicts';
+    files: string[];
+    conflicts: ClaimConflict[];
+    expires_at: string | null;
+  } {
     const { store } = this.app;
     const patterns = this.normalize(input.files, input.session);
     const intent = input.intent.trim();
@@ -120,7 +126,12 @@ export class ClaimsService {
       );
       return { id, conflicts, expiresAt };
     });
-    this.app.log.info('claim.create', { claim: result.id, session: input.session.id, files: patterns, conflicts: result.conflicts.length });
+    this.app.log.info('claim.create', {
+      claim: result.id,
+      session: input.session.id,
+      files: patterns,
+      conflicts: result.conflicts.length,
+    });
     return {
       claim_id: result.id,
       status: result.conflicts.length > 0 ? 'created_with_conflicts' : 'created',
@@ -195,7 +206,10 @@ export class ClaimsService {
   }
 
   /** Who else works on these files: live holders block (`safe: false`), stale ones are listed apart. */
-  check(session: SessionRow, files: string[]): { safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] } {
+  check(
+    session: SessionRow,
+    files: string[],
+  ): { safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] } {
     const patterns = this.normalize(files, session);
     const now = this.app.now();
     const states = new Map<string, SessionState>();
@@ -228,7 +242,11 @@ export class ClaimsService {
   projectConflicts(projectId: string): Array<{ a: ClaimView; b: ClaimView; path: string }> {
     const live = this.app.store.claims
       .list({ projectId, sessionId: null, status: 'active' })
-      .filter((c) => (c.expires_at === null || c.expires_at > this.app.now()) && this.app.stateOf(this.app.store.sessions.get(c.session_id)!) === 'active');
+      .filter(
+        (c) =>
+          (c.expires_at === null || c.expires_at > this.app.now()) &&
+          this.app.stateOf(this.app.store.sessions.get(c.session_id)!) === 'active',
+      );
     const out: Array<{ a: ClaimView; b: ClaimView; path: string }> = [];
     for (let i = 0; i < live.length; i++) {
       for (let j = i + 1; j < live.length; j++) {
@@ -246,7 +264,12 @@ export class ClaimsService {
     return `${c.file} is being worked on by "${c.session}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${c.intent}; scope: ${c.scope})`;
   }
 
-  release(session: SessionRow, claimId: string, status: 'completed' | 'abandoned', summary: string | undefined): ClaimView {
+  release(
+    session: SessionRow,
+    claimId: string,
+    status: 'completed' | 'abandoned',
+    summary: string | undefined,
+  ): ClaimView {
     const { store } = this.app;
     const view = store.write(() => {
       const claim = store.claims.get(claimId);
@@ -267,10 +290,17 @@ export class ClaimsService {
     return view;
   }
 
-  list(session: SessionRow, filter: { sessionId?: string | undefined; status: ClaimStatus | 'all'; pathFilter?: string | undefined }): ClaimView[] {
+  list(
+    session: SessionRow,
+    filter: { sessionId?: string | undefined; status: ClaimStatus | 'all'; pathFilter?: string | undefined },
+  ): ClaimView[] {
     const { store } = this.app;
     store.write(() => store.claims.expireDue(this.app.now()));
-    let rows = store.claims.list({ projectId: session.project_id, sessionId: filter.sessionId ?? null, status: filter.status });
+    let rows = store.claims.list({
+      projectId: session.project_id,
+      sessionId: filter.sessionId ?? null,
+      status: filter.status,
+    });
     if (filter.pathFilter !== undefined) {
       const [pf] = this.normalize([filter.pathFilter], session, 'path_filter');
       const g = glob(pf!);

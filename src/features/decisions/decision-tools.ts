@@ -26,7 +26,12 @@ export const decisionAdd = defineTool({
     title: z.string().min(1).max(300),
     description: z.string().min(1).max(20_000),
   }),
-  output: z.object({ decision_id: z.string(), category: z.string(), title: z.string(), created_at: z.string() }),
+  output: z.object({
+    decision_id: z.string(),
+    category: z.string(),
+    title: z.string(),
+    created_at: z.string(),
+  }),
   handler({ app, connection }, input) {
     const d = app.decisions.add(connection.resolve(input.session_id), input);
     return { decision_id: d.decision_id, category: d.category, title: d.title, created_at: d.created_at };
@@ -52,7 +57,9 @@ export const decisionList = defineTool({
   text: (o) =>
     o.decisions.length === 0
       ? 'No decisions.'
-      : o.decisions.map((d) => `[${d.category}] ${d.title} — ${d.description} ("${d.session}", ${d.created_at})`).join('\n'),
+      : o.decisions
+          .map((d) => `[${d.category}] ${d.title} — ${d.description} ("${d.session}", ${d.created_at})`)
+          .join('\n'),
 });
 
 export const decisionTools = [decisionAdd, decisionList];

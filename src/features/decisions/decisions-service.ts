@@ -26,7 +26,10 @@ export function ftsQuery(text: string): string {
 export class DecisionsService {
   constructor(private readonly app: AppContext) {}
 
-  add(session: SessionRow, input: { category: DecisionCategory; title: string; description: string }): DecisionView {
+  add(
+    session: SessionRow,
+    input: { category: DecisionCategory; title: string; description: string },
+  ): DecisionView {
     const title = input.title.trim();
     const description = input.description.trim();
     if (!title) throw invalidInput('title: give the decision a title.');
@@ -46,7 +49,10 @@ export class DecisionsService {
     return this.view(row);
   }
 
-  list(session: SessionRow, input: { category?: DecisionCategory | undefined; limit: number; query?: string | undefined }): DecisionView[] {
+  list(
+    session: SessionRow,
+    input: { category?: DecisionCategory | undefined; limit: number; query?: string | undefined },
+  ): DecisionView[] {
     const { decisions } = this.app.store;
     const category = input.category ?? null;
     const rows =
@@ -56,7 +62,15 @@ export class DecisionsService {
     return rows.map((r) => this.view(r));
   }
 
-  private view(r: { id: string; category: string; title: string; description: string; session_name: string; session_id: string; created_at: number }): DecisionView {
+  private view(r: {
+    id: string;
+    category: string;
+    title: string;
+    description: string;
+    session_name: string;
+    session_id: string;
+    created_at: number;
+  }): DecisionView {
     return {
       decision_id: r.id,
       category: r.category,

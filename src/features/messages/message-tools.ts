@@ -73,7 +73,9 @@ export const messageList = defineTool({
   text: (o) =>
     o.messages.length === 0
       ? 'No messages.'
-      : o.messages.map((m) => `[${m.id}] from "${m.from}"${m.broadcast ? ' (broadcast)' : ''}: ${m.content}`).join('\n'),
+      : o.messages
+          .map((m) => `[${m.id}] from "${m.from}"${m.broadcast ? ' (broadcast)' : ''}: ${m.content}`)
+          .join('\n'),
 });
 
 export const messageTools = [messageSend, messageList];

@@ -26,14 +26,20 @@ export class MessagesService {
   send(
     from: SessionRow,
     input: { to?: string | undefined; content: string; replyTo?: string | undefined },
-  ): { message_id: string; to_session_id: string | null; recipients: number; recipient_status?: SessionState } {
+  ): {
+    message_id: string;
+    to_session_id: string | null;
+    recipients: number;
+    recipient_status?: SessionState;
+  } {
     const content = input.content.trim();
     if (!content) throw invalidInput('content: the message is empty.');
     const { store } = this.app;
     let to = input.to ?? null;
     if (input.replyTo !== undefined) {
       const original = store.messages.get(input.replyTo);
-      if (!original) throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
+      if (!original)
+        throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
       // A reply without a recipient goes back to the original sender.
       if (to === null && original.from_session_id !== from.id) to = original.from_session_id;
     }
@@ -53,7 +59,8 @@ export class MessagesService {
       content,
       created_at: this.app.now(),
     });
-    const recipients = to !== null ? 1 : this.sessions.liveInProject(from.project_id).filter((s) => s.id !== from.id).length;
+    const recipients =
+      to !== null ? 1 : this.sessions.liveInProject(from.project_id).filter((s) => s.id !== from.id).length;
     this.app.log.info('message.send', { message: id, from: from.id, to });
     return {
       message_id: id,
@@ -63,7 +70,10 @@ export class MessagesService {
     };
   }
 
-  list(session: SessionRow, input: { unreadOnly: boolean; markAsRead: boolean; limit: number }): MessageView[] {
+  list(
+    session: SessionRow,
+    input: { unreadOnly: boolean; markAsRead: boolean; limit: number },
+  ): MessageView[] {
     const { store } = this.app;
     const rows = store.messages.inboxOf(session, input.unreadOnly, input.limit);
     if (input.markAsRead) {

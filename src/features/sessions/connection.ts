@@ -33,7 +33,11 @@ export class Connection {
       const row = this.app.store.sessions.get(this.sessionId);
       if (row && row.status === 'active') return row;
     }
-    const { session } = this.sessions.start({ projectRoot: this.origin.cwd, client: this.origin.client(), pid: this.origin.pid });
+    const { session } = this.sessions.start({
+      projectRoot: this.origin.cwd,
+      client: this.origin.client(),
+      pid: this.origin.pid,
+    });
     this.sessionId = session.id;
     return session;
   }

@@ -32,7 +32,8 @@ export const sessionStart = defineTool({
       client: current?.client ?? null,
     });
     // The new session becomes this connection's; one started implicitly before is closed.
-    if (current && current.status === 'active') connection.close('replaced by collab_session_start', 'complete');
+    if (current && current.status === 'active')
+      connection.close('replaced by collab_session_start', 'complete');
     connection.adopt(session);
     const names = others.map((s) => `"${s.name}"`).join(', ');
     return {
@@ -55,7 +56,10 @@ export const sessionEnd = defineTool({
   kind: 'destructive',
   input: z.strictObject({
     session_id: sessionIdField,
-    release_claims: z.enum(['complete', 'abandon']).default('complete').describe('How to release open claims'),
+    release_claims: z
+      .enum(['complete', 'abandon'])
+      .default('complete')
+      .describe('How to release open claims'),
   }),
   output: z.object({ session_id: z.string(), ended: z.boolean(), released_claims: z.number() }),
   handler({ app, connection }, input) {
@@ -81,7 +85,12 @@ export const sessionList = defineTool({
   text: (o) =>
     o.sessions.length === 0
       ? 'No sessions.'
-      : o.sessions.map((s) => `${s.name} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`).join('\n'),
+      : o.sessions
+          .map(
+            (s) =>
+              `${s.name} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`,
+          )
+          .join('\n'),
 });
 
 export const sessionHeartbeat = defineTool({

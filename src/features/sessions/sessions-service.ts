@@ -35,7 +35,10 @@ export class SessionsService {
     try {
       location = locateProject(input.projectRoot);
     } catch (error) {
-      throw invalidInput(`project_root: ${(error as Error).message}`, 'Give the absolute path of the project folder.');
+      throw invalidInput(
+        `project_root: ${(error as Error).message}`,
+        'Give the absolute path of the project folder.',
+      );
     }
     const now = this.app.now();
     const pid = input.pid ?? process.pid;
@@ -59,7 +62,12 @@ export class SessionsService {
       });
       return store.sessions.get(id)!;
     });
-    this.app.log.info('session.start', { session: id, name, project: session.project_id, worktree: location.worktree });
+    this.app.log.info('session.start', {
+      session: id,
+      name,
+      project: session.project_id,
+      worktree: location.worktree,
+    });
     return { session, others: this.liveInProject(session.project_id).filter((s) => s.id !== id) };
   }
 
@@ -76,9 +84,15 @@ export class SessionsService {
     if (state === 'ended') {
       throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has ended.`);
     }
-    if (state === 'inactive' && this.app.stateOf({ ...session, last_heartbeat: this.app.now() }) === 'inactive') {
+    if (
+      state === 'inactive' &&
+      this.app.stateOf({ ...session, last_heartbeat: this.app.now() }) === 'inactive'
+    ) {
       // Its process is gone: a heartbeat cannot revive it.
-      throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) is inactive: its process has exited.`);
+      throw new CollabError(
+        'SESSION_INACTIVE',
+        `Session "${session.name}" (${id}) is inactive: its process has exited.`,
+      );
     }
     return session;
   }

@@ -1,0 +1,61 @@
+// Checks the layer rules of DESIGN.md §2: which src/ folders each folder may import, and that
+// only mcp/, http/ and cli/ import the MCP SDK. Exits 1 and names every violation.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+const SRC = resolve('src');
+
+/** Folder → folders it may import from (besides itself). */
+const ALLOWED = {
+  core: [],
+  store: ['core'],
+  integrations: ['core'],
+  app: ['core', 'store', 'integrations', 'features'],
+  features: ['core', 'store', 'integrations', 'app', 'mcp/tool.ts'],
+  mcp: ['core', 'store', 'integrations', 'app', 'features'],
+  http: ['core', 'app', 'features', 'mcp'],
+  cli: ['core', 'store', 'integrations', 'app', 'features', 'mcp'],
+  'lib.ts': ['app', 'features', 'mcp'],
+};
+const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);
+/** core/ is pure: no I/O, no database, no SDK. */
+const CORE_FORBIDDEN =
+  /^(node:)?(fs|child_process|net|http|https|os|worker_threads)(\/|$)|^better-sqlite3$|^@modelcontextprotocol\//;
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const topOf = (path) => relative(SRC, path).split(sep)[0];
+const problems = [];
+for (const file of files(SRC)) {
+  const from = topOf(file);
+  const source = readFileSync(file, 'utf8');
+  for (const match of source.matchAll(
+    /\b(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  )) {
+    const spec = match[1] ?? match[2];
+    const where = relative(process.cwd(), file);
+    if (spec.startsWith('@modelcontextprotocol/') && !SDK_ALLOWED.has(from)) {
+      problems.push(`${where}: imports the MCP SDK (${spec}); only mcp/, http/ and cli/ may`);
+    }
+    if (from === 'core' && CORE_FORBIDDEN.test(spec))
+      problems.push(`${where}: core/ must stay pure but imports ${spec}`);
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    const to = topOf(target);
+    if (to === from) continue;
+    const rel = relative(SRC, target).split(sep).join('/');
+    const allowed = ALLOWED[from] ?? [];
+    if (!allowed.some((a) => a === to || a === rel))
+      problems.push(`${where}: ${from}/ may not import ${rel}`);
+  }
+}
+if (problems.length > 0) {
+  console.error(`Layer rules (DESIGN.md §2) broken:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  process.exit(1);
+}
+console.log('Layer rules hold.');
