@@ -242,6 +242,7 @@ export class ClaimsService {
   projectConflicts(projectId: string): Array<{ a: ClaimView; b: ClaimView; path: string }> {
     const live = this.app.store.claims
       .list({ projectId, sessionId: null, status: 'active' })
+      .reverse() // oldest first: the earlier claim is named first
       .filter(
         (c) =>
           (c.expires_at === null || c.expires_at > this.app.now()) &&

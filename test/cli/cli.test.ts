@@ -1,0 +1,118 @@
+import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI, connectStdio, requireBuild } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+
+async function cli(home: string, args: string[], cwd = process.cwd()) {
+  requireBuild();
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('session-collab status', () => {
+  it('shows sessions, claims and conflicts per project, as text and as JSON', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/api/auth.py': '' });
+    const a = await connectStdio({ cwd: repo, home });
+    const b = await connectStdio({ cwd: repo, home });
+    try {
+      await a.call('collab_session_start', { name: 'alpha', project_root: repo });
+      await b.call('collab_session_start', { name: 'beta', project_root: repo });
+      await a.call('collab_claim', { files: ['src/api/*'], intent: 'refactor login' });
+      await b.call('collab_claim', { files: ['src/**/*.py'], intent: 'add type hints' });
+
+      const text = await cli(home, ['status']);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain(repo);
+      expect(text.stdout).toMatch(/alpha\s+active/);
+      expect(text.stdout).toContain('src/api/*');
+      expect(text.stdout).toContain('Conflicts');
+      expect(text.stdout).toContain('"alpha" (refactor login) and "beta" (add type hints)');
+
+      const json = await cli(home, ['status', '--json']);
+      const parsed = JSON.parse(json.stdout) as { projects: Array<{ root: string; sessions: unknown[]; claims: unknown[]; conflicts: Array<{ path: string }> }> };
+      expect(parsed.projects).toHaveLength(1);
+      expect(parsed.projects[0]!.sessions).toHaveLength(2);
+      expect(parsed.projects[0]!.claims).toHaveLength(2);
+      expect(parsed.projects[0]!.conflicts[0]!.path).toMatch(/^src\/api\/[^/]+\.py$/);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('says so when nothing is going on', async () => {
+    const out = await cli(tempDir('collab-home-'), ['status']);
+    expect(out.stdout).toContain('No active sessions');
+  });
+});
+
+describe('session-collab doctor', () => {
+  it('checks home, config, database and versions', async () => {
+    const home = tempDir('collab-home-');
+    const out = await cli(home, ['doctor', '--json']);
+    expect(out.code).toBe(0);
+    const report = JSON.parse(out.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'session-collab', 'config', 'home', 'database', 'better-sqlite3']);
+  });
+
+  it('fails with the bad config key named', async () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ inactive_after: 3 }));
+    const out = await cli(home, ['doctor']);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('unknown key "inactive_after"');
+    expect(out.stdout).toContain('✗ config');
+  });
+});
+
+describe('session-collab serve', () => {
+  it('refuses to start with a bad config, naming the key, instead of serving broken', async () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ toolsets: ['collab', 'nope'] }));
+    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SESSION_COLLAB_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).toBe(1);
+    expect(stderr).toContain('Unknown toolset "nope"');
+    expect(stderr).toContain('Available toolsets: collab');
+  });
+
+  it('explains itself when started from a terminal', async () => {
+    // `script` gives the child a real TTY on stdin.
+    const home = tempDir('collab-home-');
+    const out = await run('script', ['-qec', `${process.execPath} ${CLI} serve`, '/dev/null'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+      timeout: 10_000,
+    });
+    expect(out.stdout).toContain('MCP server');
+    expect(out.stdout).toContain('claude mcp add');
+  });
+
+  it('--toolsets selects what is listed', async () => {
+    const home = tempDir('collab-home-');
+    const c = await connectStdio({ cwd: gitRepo(), home, args: ['--toolsets', 'collab'] });
+    try {
+      expect((await c.client.listTools()).tools).toHaveLength(12);
+    } finally {
+      await c.close();
+    }
+  });
+});
