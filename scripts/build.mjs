@@ -1,24 +1,63 @@
-// Bundles the CLI (and a small library entry for benchmarks) into dist/ with esbuild:
-// one bundled file starts much faster than loading the SDK's modules one by one.
-import { readFileSync, rmSync } from 'node:fs';
+// Bundles the CLI into dist/ with esbuild: one minified file starts much faster than loading the
+// SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache.
+//   dist/cli.cjs   the executable (bin): the launcher
+//   dist/main.cjs  the whole CLI; commands load their modules lazily
+//   dist/lib.js    the application as a library (benchmarks)
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: { cli: 'src/cli/main.ts', lib: 'src/lib.ts' },
-  outdir: 'dist',
+
+/**
+ * zod re-exports every message locale (`z.locales`, ~260 kB minified); we only ever use English,
+ * which zod configures itself. Loading the other fifty languages costs start-up time on every
+ * spawn of `serve`, so the bundle's locale index holds English only.
+ */
+const englishOnlyZodLocales = {
+  name: 'english-only-zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => {
+      if (!args.importer.includes(join('node_modules', 'zod'))) return undefined;
+      return { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
-  chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
+  minify: true,
   legalComments: 'none',
-});
+  logLevel: 'warning',
+  plugins: [englishOnlyZodLocales],
+};
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: ['src/cli/launch.ts'],
+    outfile: 'dist/cli.cjs',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', format: 'cjs' }),
+  build({
+    ...common,
+    entryPoints: ['src/lib.ts'],
+    outfile: 'dist/lib.js',
+    format: 'esm',
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+  }),
+]);
+chmodSync('dist/cli.cjs', 0o755);

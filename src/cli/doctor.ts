@@ -74,7 +74,8 @@ export function doctor(options: { json?: boolean }): void {
     });
   }
   try {
-    const require = createRequire(import.meta.url);
+    // The CLI runs as a CommonJS bundle: resolve from the bundle's own location.
+    const require = createRequire(__filename);
     const version = (require('better-sqlite3/package.json') as { version: string }).version;
     checks.push({ name: 'better-sqlite3', ok: true, detail: version });
   } catch {

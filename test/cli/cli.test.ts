@@ -43,7 +43,14 @@ describe('session-collab status', () => {
       expect(text.stdout).toContain('"alpha" (refactor login) and "beta" (add type hints)');
 
       const json = await cli(home, ['status', '--json']);
-      const parsed = JSON.parse(json.stdout) as { projects: Array<{ root: string; sessions: unknown[]; claims: unknown[]; conflicts: Array<{ path: string }> }> };
+      const parsed = JSON.parse(json.stdout) as {
+        projects: Array<{
+          root: string;
+          sessions: unknown[];
+          claims: unknown[];
+          conflicts: Array<{ path: string }>;
+        }>;
+      };
       expect(parsed.projects).toHaveLength(1);
       expect(parsed.projects[0]!.sessions).toHaveLength(2);
       expect(parsed.projects[0]!.claims).toHaveLength(2);
@@ -67,7 +74,14 @@ describe('session-collab doctor', () => {
     expect(out.code).toBe(0);
     const report = JSON.parse(out.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'session-collab', 'config', 'home', 'database', 'better-sqlite3']);
+    expect(report.checks.map((c) => c.name)).toEqual([
+      'node',
+      'session-collab',
+      'config',
+      'home',
+      'database',
+      'better-sqlite3',
+    ]);
   });
 
   it('fails with the bad config key named', async () => {
@@ -84,7 +98,10 @@ describe('session-collab serve', () => {
   it('refuses to start with a bad config, naming the key, instead of serving broken', async () => {
     const home = tempDir('collab-home-');
     writeFileSync(join(home, 'config.json'), JSON.stringify({ toolsets: ['collab', 'nope'] }));
-    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, SESSION_COLLAB_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;
@@ -113,6 +130,30 @@ describe('session-collab serve', () => {
       expect((await c.client.listTools()).tools).toHaveLength(12);
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('the executable', () => {
+  it('saves a code cache when serve exits, and starts fine from a corrupt one', async () => {
+    const { readdirSync } = await import('node:fs');
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const first = await connectStdio({ cwd: repo, home });
+    await first.call('collab_check', { files: ['README.md'] });
+    await first.close();
+    const { waitForExit } = await import('../helpers/stdio.js');
+    await waitForExit(first.pid);
+    const cached = readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'));
+    expect(cached).toHaveLength(1);
+    writeFileSync(join(home, 'cache', cached[0]!), 'not a code cache');
+    const second = await connectStdio({ cwd: repo, home });
+    try {
+      expect((await second.call<{ safe: boolean }>('collab_check', { files: ['README.md'] })).safe).toBe(
+        true,
+      );
+    } finally {
+      await second.close();
     }
   });
 });
