@@ -135,7 +135,14 @@ async function throughput(processes = 8, seconds = 5) {
       { length: processes },
       (_, i) =>
         new Promise((resolve, reject) => {
-          const child = spawn(process.execPath, [WORKER, home, repo, String(i), String(start), String(deadline)]);
+          const child = spawn(process.execPath, [
+            WORKER,
+            home,
+            repo,
+            String(i),
+            String(start),
+            String(deadline),
+          ]);
           let out = '';
           let err = '';
           child.stdout.on('data', (d) => {

@@ -5,3 +5,4 @@ export { resolveHome } from './app/home.js';
 export { Connection } from './features/sessions/connection.js';
 export { ALL_TOOLS, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
+export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';
