@@ -13,15 +13,7 @@ export function cleanup(...dirs) {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
-export function homePaths(home) {
-  return {
-    home,
-    database: join(home, 'registry.db'),
-    config: join(home, 'config.json'),
-    logs: join(home, 'logs'),
-    log: join(home, 'logs', 'collab.log'),
-  };
-}
+export const homePaths = lib.homeAt;
 
 export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

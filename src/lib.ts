@@ -1,7 +1,7 @@
 /** Programmatic entry for benchmarks and embedding: the application without the CLI. */
 export { App } from './app/app.js';
 export { DEFAULT_CONFIG } from './app/config.js';
-export { resolveHome } from './app/home.js';
+export { homeAt, resolveHome } from './app/home.js';
 export { Connection } from './features/sessions/connection.js';
 export { ALL_TOOLS, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';

@@ -14,8 +14,13 @@ export interface HomePaths {
  * `~/.config/session-collab-mcp`.
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomePaths {
-  const home =
-    env.SESSION_COLLAB_HOME || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp');
+  return homeAt(
+    env.SESSION_COLLAB_HOME || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp'),
+  );
+}
+
+/** The files of a home folder. */
+export function homeAt(home: string): HomePaths {
   return {
     home,
     database: join(home, 'registry.db'),

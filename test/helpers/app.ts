@@ -1,26 +1,16 @@
-import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { App } from '../../src/app/app.js';
 import { type Config, DEFAULT_CONFIG } from '../../src/app/config.js';
+import { homeAt } from '../../src/app/home.js';
 import { Connection } from '../../src/features/sessions/connection.js';
 import { selectTools } from '../../src/mcp/registry.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { tempDir } from './temp.js';
 
-export function homePaths(home: string) {
-  return {
-    home,
-    database: join(home, 'registry.db'),
-    config: join(home, 'config.json'),
-    logs: join(home, 'logs'),
-    log: join(home, 'logs', 'collab.log'),
-  };
-}
-
 /** An App over a fresh home folder (or a given one, to share a database). */
 export function testApp(options: { home?: string; config?: Partial<Config>; now?: () => number } = {}): App {
   return new App({
-    paths: homePaths(options.home ?? tempDir('collab-home-')),
+    paths: homeAt(options.home ?? tempDir('collab-home-')),
     config: { ...DEFAULT_CONFIG, ...options.config },
     ...(options.now ? { now: options.now } : {}),
   });
