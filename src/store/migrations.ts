@@ -107,6 +107,22 @@ CREATE TRIGGER decisions_fts_delete AFTER DELETE ON decisions BEGIN
 END;
 `,
   },
+  {
+    version: 2,
+    name: 'client identity of sessions; where a claim came from',
+    sql: `
+-- The client's own session id (Claude Code's session_id) and the client process, so that hooks,
+-- the MCP server and the git guard of one client session find the same collab session.
+ALTER TABLE sessions ADD COLUMN client_session_id TEXT;
+ALTER TABLE sessions ADD COLUMN client_pid INTEGER;
+ALTER TABLE sessions ADD COLUMN client_pid_start TEXT;
+CREATE INDEX sessions_by_client_session ON sessions(client_session_id) WHERE client_session_id IS NOT NULL;
+CREATE INDEX sessions_by_client_pid ON sessions(client_pid) WHERE status = 'active';
+
+-- 'tool': collab_claim; 'edit': recorded from an edit by a hook; 'git': collab_claim from_git.
+ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'tool' CHECK (source IN ('tool', 'edit', 'git'));
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -15,6 +15,9 @@ export interface SessionRow {
   last_heartbeat: number;
   ended_at: number | null;
   end_reason: string | null;
+  client_session_id: string | null;
+  client_pid: number | null;
+  client_pid_start: string | null;
 }
 
 export interface SessionWithCounts extends SessionRow {
@@ -30,11 +33,16 @@ export class SessionsStore {
   private readonly byProject;
   private readonly purgeStmt;
   private readonly silentStmt;
+  private readonly byClientSession;
+  private readonly byClientProcess;
+  private readonly bindStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
-      `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat)
-       VALUES (@id, @name, @project_id, @worktree, @branch, @client, @host, @pid, @pid_start, 'active', @created_at, @last_heartbeat)`,
+      `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat,
+         client_session_id, client_pid, client_pid_start)
+       VALUES (@id, @name, @project_id, @worktree, @branch, @client, @host, @pid, @pid_start, 'active', @created_at, @last_heartbeat,
+         @client_session_id, @client_pid, @client_pid_start)`,
     );
     this.getStmt = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
     this.heartbeatStmt = db.prepare(
@@ -51,9 +59,32 @@ export class SessionsStore {
        ORDER BY s.created_at`,
     );
     this.purgeStmt = db.prepare("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?");
+    this.byClientSession = db.prepare<[string], SessionRow>(
+      "SELECT * FROM sessions WHERE client_session_id = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+    );
+    this.byClientProcess = db.prepare<[{ pid: number; start: string | null; host: string }], SessionRow>(
+      `SELECT * FROM sessions WHERE client_pid = @pid AND status = 'active' AND host = @host
+         AND (client_pid_start IS @start OR client_pid_start IS NULL OR @start IS NULL)
+       ORDER BY created_at DESC LIMIT 1`,
+    );
+    this.bindStmt = db.prepare('UPDATE sessions SET client_session_id = ? WHERE id = ?');
     this.silentStmt = db.prepare<[number], { id: string }>(
       "SELECT id FROM sessions WHERE status = 'active' AND last_heartbeat < ?",
     );
+  }
+
+  /** The active session a client session id is bound to. */
+  findByClientSession(clientSessionId: string): SessionRow | undefined {
+    return this.byClientSession.get(clientSessionId);
+  }
+
+  /** The newest active session of a client process on this host. */
+  findByClientProcess(pid: number, start: string | null, host: string): SessionRow | undefined {
+    return this.byClientProcess.get({ pid, start, host });
+  }
+
+  bindClientSession(id: string, clientSessionId: string): void {
+    this.bindStmt.run(clientSessionId, id);
   }
 
   insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason'>): void {

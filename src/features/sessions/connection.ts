@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app/app.js';
-import type { SessionRow } from '../../store/sessions-store.js';
-import type { ReleaseMode, SessionsService } from './sessions-service.js';
+import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
+import type { ClientIdentity, ReleaseMode, SessionsService } from './sessions-service.js';
 
 export interface ConnectionOrigin {
   /** Folder the client runs in: the project of a session started on first use. */
@@ -8,6 +8,11 @@ export interface ConnectionOrigin {
   /** Client name as it introduced itself (e.g. "claude-code"), once known. */
   client: () => string | null;
   pid: number;
+  /**
+   * Who the client is (its session id and process), so that this connection, the client's hooks
+   * and the git guard share one session. Without it every connection has a session of its own.
+   */
+  identity?: () => ClientIdentity;
 }
 
 /**
@@ -16,6 +21,7 @@ export interface ConnectionOrigin {
  */
 export class Connection {
   private sessionId: string | null = null;
+  private cachedIdentity: ClientIdentity | undefined;
 
   constructor(
     private readonly app: AppContext,
@@ -27,29 +33,61 @@ export class Connection {
     return this.sessionId;
   }
 
-  /** The connection's session, started in the working folder if there is none (or it ended). */
+  /**
+   * The connection's session: the client's (see `SessionsService.attach`), else one started in the
+   * working folder on first use (or when the previous one ended).
+   */
   current(): SessionRow {
     if (this.sessionId) {
       const row = this.app.store.sessions.get(this.sessionId);
       if (row && row.status === 'active') return row;
     }
-    const { session } = this.sessions.start({
-      projectRoot: this.origin.cwd,
-      client: this.origin.client(),
-      pid: this.origin.pid,
-    });
+    const create = { projectRoot: this.origin.cwd, client: this.origin.client(), pid: this.origin.pid };
+    const identity = this.identity();
+    const session = identity ? this.sessions.attach(identity, create)! : this.sessions.start(create).session;
     this.sessionId = session.id;
     return session;
+  }
+
+  /**
+   * `collab_session_start`: names the client's session if it already has one in that folder's
+   * worktree, otherwise starts one there (ending the one the connection had elsewhere).
+   */
+  start(
+    name: string | undefined,
+    projectRoot: string,
+  ): { session: SessionRow; others: SessionWithCounts[]; resumed: boolean } {
+    const location = this.sessions.locate(projectRoot);
+    const identity = this.identity();
+    const existing = identity
+      ? this.sessions.attach(identity, null)
+      : this.sessionId
+        ? (this.app.store.sessions.get(this.sessionId) ?? null)
+        : null;
+    if (existing && existing.status === 'active' && existing.worktree === location.worktree) {
+      const session = name?.trim() ? this.sessions.rename(existing, name.trim()) : existing;
+      this.sessionId = session.id;
+      const others = this.sessions.liveInProject(session.project_id).filter((s) => s.id !== session.id);
+      return { session, others, resumed: true };
+    }
+    if (existing && existing.status === 'active') {
+      this.sessions.end(existing.id, 'complete', 'replaced by collab_session_start');
+    }
+    const started = this.sessions.start({
+      name,
+      projectRoot,
+      client: existing?.client ?? this.origin.client(),
+      pid: this.origin.pid,
+      ...(identity ? { identity } : {}),
+    });
+    this.sessionId = started.session.id;
+    return { ...started, resumed: false };
   }
 
   /** A session given by id, or the connection's own; either must be able to act. */
   resolve(sessionId: string | undefined): SessionRow {
     if (sessionId === undefined || sessionId === this.sessionId) return this.current();
     return this.sessions.requireLive(sessionId);
-  }
-
-  adopt(session: SessionRow): void {
-    this.sessionId = session.id;
   }
 
   forget(sessionId: string): void {
@@ -71,5 +109,11 @@ export class Connection {
     } catch (error) {
       this.app.log.warn('session.end_failed', { session: id, error: (error as Error).message });
     }
+  }
+
+  private identity(): ClientIdentity | null {
+    if (!this.origin.identity) return null;
+    this.cachedIdentity ??= this.origin.identity();
+    return this.cachedIdentity;
   }
 }

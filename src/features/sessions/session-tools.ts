@@ -24,25 +24,17 @@ export const sessionStart = defineTool({
     project_root: z.string().min(1).describe('Absolute path of the project'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
-  handler({ app, connection }, input) {
-    const current = connection.currentId ? app.store.sessions.get(connection.currentId) : undefined;
-    const { session, others } = app.sessions.start({
-      name: input.name,
-      projectRoot: input.project_root,
-      client: current?.client ?? null,
-    });
-    // The new session becomes this connection's; one started implicitly before is closed.
-    if (current && current.status === 'active')
-      connection.close('replaced by collab_session_start', 'complete');
-    connection.adopt(session);
+  handler({ connection }, input) {
+    const { session, others, resumed } = connection.start(input.name, input.project_root);
     const names = others.map((s) => `"${s.name}"`).join(', ');
+    const what = resumed ? 'Session resumed' : 'Session registered';
     return {
       session_id: session.id,
       name: session.name,
       message:
         others.length === 0
-          ? 'Session registered. No other active sessions in this project.'
-          : `Session registered. ${others.length} other active session${others.length === 1 ? '' : 's'} in this project: ${names}. Check collab_claims_list before editing.`,
+          ? `${what}. No other active sessions in this project.`
+          : `${what}. ${others.length} other active session${others.length === 1 ? '' : 's'} in this project: ${names}. Check collab_claims_list before editing.`,
     };
   },
   text: (o) => `${o.message} (session_id ${o.session_id})`,

@@ -4,6 +4,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import type { SessionState } from '../../core/liveness.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
+import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 
 export interface StartSessionInput {
@@ -12,6 +13,16 @@ export interface StartSessionInput {
   client?: string | null;
   /** The process whose life is the session's life (the stdio server itself by default). */
   pid?: number;
+  /** Who the session belongs to: the client's session id and process (see `attach`). */
+  identity?: ClientIdentity;
+}
+
+/** How a client session is recognised by every process that acts for it. */
+export interface ClientIdentity {
+  /** The client's own session id (Claude Code's `session_id`), when it has one. */
+  sessionId: string | null;
+  /** The client process (Claude Code, Codex…), found by walking up the process tree. */
+  process: ProcessInfo | null;
 }
 
 export interface SessionView {
@@ -31,21 +42,74 @@ export class SessionsService {
   constructor(private readonly app: AppContext) {}
 
   start(input: StartSessionInput): { session: SessionRow; others: SessionWithCounts[] } {
-    let location: ReturnType<typeof locateProject>;
+    const insert = this.prepare(input);
+    const session = this.app.store.write(insert);
+    return { session, others: this.liveInProject(session.project_id).filter((s) => s.id !== session.id) };
+  }
+
+  /**
+   * The session of a client session: the one bound to its session id, else the newest one of its
+   * client process (after Claude Code's /clear the id changes, the process does not: the new id is
+   * bound to it), else a new one when `create` is given. Every process acting for one client
+   * session (its MCP server, its hooks, the git guard under it) finds the same session this way,
+   * never by "the last one started". Find-or-create is one transaction, so a hook and a server
+   * starting together agree.
+   */
+  attach(identity: ClientIdentity, create: Omit<StartSessionInput, 'identity'> | null): SessionRow | null {
+    const { store } = this.app;
+    const insert = create ? this.prepare({ ...create, identity }) : null;
+    return store.write(() => {
+      const byId = identity.sessionId ? store.sessions.findByClientSession(identity.sessionId) : undefined;
+      if (byId && !this.processGone(byId)) return byId;
+      if (byId) {
+        // The client was resumed in a new process: the old session died with its process.
+        store.claims.releaseAllOf(byId.id, 'abandoned', 'released: the session’s process exited', this.app.now());
+        store.sessions.end(byId.id, this.app.now(), 'process exited');
+      }
+      const byProcess = identity.process
+        ? store.sessions.findByClientProcess(identity.process.pid, identity.process.start, this.app.host)
+        : undefined;
+      if (byProcess) {
+        if (identity.sessionId && byProcess.client_session_id !== identity.sessionId) {
+          store.sessions.bindClientSession(byProcess.id, identity.sessionId);
+          return { ...byProcess, client_session_id: identity.sessionId };
+        }
+        return byProcess;
+      }
+      return insert ? insert() : null;
+    });
+  }
+
+  /** Whether a session's process has exited (so that no heartbeat can revive it). */
+  processGone(session: SessionRow): boolean {
+    return this.app.stateOf({ ...session, last_heartbeat: this.app.now() }) === 'inactive';
+  }
+
+  /** Where a folder belongs: its project key and worktree root (`INVALID_INPUT` if it is no folder). */
+  locate(projectRoot: string): ReturnType<typeof locateProject> {
     try {
-      location = locateProject(input.projectRoot);
+      return locateProject(projectRoot);
     } catch (error) {
-      throw invalidInput(
-        `project_root: ${(error as Error).message}`,
-        'Give the absolute path of the project folder.',
-      );
+      throw invalidInput(`project_root: ${(error as Error).message}`, 'Give the absolute path of the project folder.');
     }
-    const now = this.app.now();
+  }
+
+  rename(session: SessionRow, name: string): SessionRow {
+    this.app.store.sessions.rename(session.id, name);
+    return { ...session, name };
+  }
+
+  /** Validates a start outside any transaction; the returned function inserts (inside one). */
+  private prepare(input: StartSessionInput): () => SessionRow {
+    const location = this.locate(input.projectRoot);
     const pid = input.pid ?? process.pid;
+    const pidStart = processStartTime(pid);
     const id = randomUUID();
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
-    const session = store.write(() => {
+    const identity = input.identity;
+    return () => {
+      const now = this.app.now();
       const project = store.projects.ensure(location.key, location.kind, now);
       store.sessions.insert({
         id,
@@ -56,19 +120,16 @@ export class SessionsService {
         client: input.client ?? null,
         host: this.app.host,
         pid,
-        pid_start: processStartTime(pid),
+        pid_start: pidStart,
         created_at: now,
         last_heartbeat: now,
+        client_session_id: identity?.sessionId ?? null,
+        client_pid: identity?.process?.pid ?? null,
+        client_pid_start: identity?.process?.start ?? null,
       });
+      this.app.log.info('session.start', { session: id, name, project: project.id, worktree: location.worktree });
       return store.sessions.get(id)!;
-    });
-    this.app.log.info('session.start', {
-      session: id,
-      name,
-      project: session.project_id,
-      worktree: location.worktree,
-    });
-    return { session, others: this.liveInProject(session.project_id).filter((s) => s.id !== id) };
+    };
   }
 
   get(id: string): SessionRow {
