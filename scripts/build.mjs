@@ -2,6 +2,7 @@
 // SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache.
 //   dist/cli.cjs   the executable (bin): the launcher
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
+//   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
 //   dist/lib.js    the application as a library (benchmarks)
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -50,6 +51,7 @@ await Promise.all([
     banner: { js: '#!/usr/bin/env node' },
   }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', format: 'cjs' }),
+  build({ ...common, entryPoints: ['src/cli/hot-main.ts'], outfile: 'dist/hot.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['src/lib.ts'],

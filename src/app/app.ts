@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { type SessionState, sessionState } from '../core/liveness.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
+import { EnforcementService } from '../features/enforcement/enforcement-service.js';
 import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
 import { MessagesService } from '../features/messages/messages-service.js';
 import { SessionsService } from '../features/sessions/sessions-service.js';
@@ -49,6 +50,7 @@ export class App implements AppContext {
   readonly messages: MessagesService;
   readonly decisions: DecisionsService;
   readonly maintenance: MaintenanceService;
+  readonly enforcement: EnforcementService;
 
   constructor(options: AppOptions = {}) {
     this.paths = options.paths ?? resolveHome();
@@ -61,6 +63,7 @@ export class App implements AppContext {
     this.messages = new MessagesService(this, this.sessions);
     this.decisions = new DecisionsService(this);
     this.maintenance = new MaintenanceService(this);
+    this.enforcement = new EnforcementService(this, this.sessions, this.claims);
   }
 
   stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {

@@ -1,28 +1,101 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
 import { CollabError } from '../core/errors.js';
 
-export const configSchema = z
-  .object({
-    inactive_after_minutes: z.number().positive().default(30),
-    heartbeat_interval_seconds: z.number().positive().default(60),
-    retention_days: z.number().positive().default(7),
-    purge_interval_minutes: z.number().positive().default(60),
-    toolsets: z.array(z.string()).min(1).default(['collab']),
-    log_level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  })
-  .strict();
+/**
+ * The settings in config.json. Validated by hand rather than with zod: config is read by every
+ * process, including the hook that runs on every edit, where loading zod would cost more than
+ * the whole check.
+ */
+export interface Config {
+  inactive_after_minutes: number;
+  heartbeat_interval_seconds: number;
+  retention_days: number;
+  purge_interval_minutes: number;
+  toolsets: string[];
+  log_level: 'debug' | 'info' | 'warn' | 'error';
+  enforcement: 'deny' | 'ask' | 'warn';
+}
 
-export type Config = z.infer<typeof configSchema>;
+type Rule = { kind: 'positive' } | { kind: 'enum'; values: readonly string[] } | { kind: 'strings' };
 
-export const DEFAULT_CONFIG: Config = configSchema.parse({});
+const RULES: { [K in keyof Config]: Rule } = {
+  inactive_after_minutes: { kind: 'positive' },
+  heartbeat_interval_seconds: { kind: 'positive' },
+  retention_days: { kind: 'positive' },
+  purge_interval_minutes: { kind: 'positive' },
+  toolsets: { kind: 'strings' },
+  log_level: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] },
+  enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
+};
 
-/** Reads config.json, creating it with the defaults on first run. Errors name the bad key. */
+export const DEFAULT_CONFIG: Config = {
+  inactive_after_minutes: 30,
+  heartbeat_interval_seconds: 60,
+  retention_days: 7,
+  purge_interval_minutes: 60,
+  toolsets: ['collab'],
+  log_level: 'info',
+  enforcement: 'deny',
+};
+
+export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
+
+function problem(key: string, rule: Rule, value: unknown): string | null {
+  switch (rule.kind) {
+    case 'positive':
+      return typeof value === 'number' && Number.isFinite(value) && value > 0
+        ? null
+        : `"${key}" must be a positive number`;
+    case 'enum':
+      return typeof value === 'string' && rule.values.includes(value)
+        ? null
+        : `"${key}" must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
+    case 'strings':
+      return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
+        ? null
+        : `"${key}" must be a non-empty list of strings`;
+  }
+}
+
+/** Checks a parsed config.json; missing keys take their defaults. Errors name every bad key. */
+export function parseConfig(raw: unknown, file: string): Config {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new CollabError('CONFIG_ERROR', `${file} must hold a JSON object.`);
+  }
+  const problems: string[] = [];
+  const config: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  for (const [key, value] of Object.entries(raw)) {
+    const rule = RULES[key as keyof Config];
+    if (!rule) {
+      problems.push(`unknown key "${key}"`);
+      continue;
+    }
+    const bad = problem(key, rule, value);
+    if (bad) problems.push(bad);
+    else config[key] = value;
+  }
+  if (problems.length > 0) {
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `${file}: ${problems.join('; ')}`,
+      `Valid keys: ${CONFIG_KEYS.join(', ')}. Delete the file to get the defaults back.`,
+    );
+  }
+  return config as unknown as Config;
+}
+
+/** Reads config.json, creating it with the defaults on first run. */
 export function loadConfig(file: string): Config {
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`, { flag: 'wx' });
+    try {
+      writeFileSync(file, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`, { flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: read theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return loadConfig(file);
+    }
     return DEFAULT_CONFIG;
   }
   let raw: unknown;
@@ -31,18 +104,5 @@ export function loadConfig(file: string): Config {
   } catch (error) {
     throw new CollabError('CONFIG_ERROR', `${file} is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      if (issue.code === 'unrecognized_keys')
-        return `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-      return `"${issue.path.join('.')}": ${issue.message}`;
-    });
-    throw new CollabError(
-      'CONFIG_ERROR',
-      `${file}: ${problems.join('; ')}`,
-      `Valid keys: ${Object.keys(configSchema.shape).join(', ')}. Delete the file to get the defaults back.`,
-    );
-  }
-  return parsed.data;
+  return parseConfig(raw, file);
 }

@@ -21,9 +21,10 @@ export function createLogger(file: string, level: LogLevel): Logger {
         mkdirSync(dirname(file), { recursive: true });
         ready = true;
       }
+      // The line's own keys win over fields of the same name.
       appendFileSync(
         file,
-        `${JSON.stringify({ t: new Date().toISOString(), level: lvl, pid: process.pid, event, ...fields })}\n`,
+        `${JSON.stringify({ ...fields, t: new Date().toISOString(), level: lvl, pid: process.pid, event })}\n`,
       );
     } catch {
       // The log is best effort.

@@ -1,8 +1,10 @@
 /**
- * The `session-collab` executable. It runs the bundled CLI (dist/main.cjs) through V8's code cache:
- * `serve` is spawned once per client session, and compiling the bundle (MCP SDK and zod included)
- * is half of its start-up time. The first `serve` to exit saves the compiled code in the home
- * folder; later starts reuse it. A missing, stale or rejected cache only costs that time back.
+ * The `session-collab` executable. It picks the bundle for the command (dist/hot.cjs for the
+ * commands that run on every edit or commit, dist/main.cjs for the rest) and runs it through V8's
+ * code cache: compiling a bundle is a large part of a short process's life, and `serve` is spawned
+ * once per client session, a hook once per edit. The code cache is saved in the home folder when a
+ * process of the kind that matters exits (so that the code it ran is compiled in it too) and
+ * reused by later ones; a missing, stale or rejected cache only costs that time back.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
@@ -10,14 +12,15 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { resolveHome } from '../app/home.js';
 
-const bundle = join(__dirname, 'main.cjs');
+const command = process.argv[2];
+const hot = command === 'hook' || (command === 'guard' && process.argv[3] === 'check');
+const name = hot ? 'hot' : 'main';
+const bundle = join(__dirname, `${name}.cjs`);
 const source = readFileSync(bundle, 'utf8');
 const { size, mtimeMs } = statSync(bundle);
 const cacheDir = join(resolveHome().home, 'cache');
-const cacheFile = join(
-  cacheDir,
-  `main-${process.version}-${process.arch}-${size}-${Math.round(mtimeMs)}.v8cache`,
-);
+const tag = `${process.version}-${process.arch}-${size}-${Math.round(mtimeMs)}`;
+const cacheFile = join(cacheDir, `${name}-${tag}.v8cache`);
 
 let cached: Buffer | undefined;
 try {
@@ -30,18 +33,18 @@ const script = new Script(Module.wrap(source), {
   ...(cached ? { cachedData: cached } : {}),
 });
 
-if (process.argv[2] === 'serve' && (!cached || script.cachedDataRejected)) {
-  // Saved at exit, so that the code `serve` ran is compiled in it too. Atomic: many may race.
+if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
   process.once('exit', () => {
     try {
       mkdirSync(cacheDir, { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
       writeFileSync(tmp, script.createCachedData());
-      renameSync(tmp, cacheFile);
-      // Caches of other builds or Node versions are dead weight.
-      for (const name of readdirSync(cacheDir)) {
-        if (name.endsWith('.v8cache') && join(cacheDir, name) !== cacheFile)
-          rmSync(join(cacheDir, name), { force: true });
+      renameSync(tmp, cacheFile); // atomic: many processes may race
+      // Caches of other builds or Node versions of this bundle are dead weight.
+      for (const file of readdirSync(cacheDir)) {
+        if (file.startsWith(`${name}-`) && file.endsWith('.v8cache') && file !== `${name}-${tag}.v8cache`) {
+          rmSync(join(cacheDir, file), { force: true });
+        }
       }
     } catch {
       // Best effort: without a cache the next start is only slower.

@@ -22,6 +22,36 @@ program
   .action(async (options) => (await import('./status.js')).status(options));
 
 program
+  .command('hook <event>')
+  .description(
+    'Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use',
+  )
+  .action(async (event: string) => (await import('./hook.js')).hook(event));
+
+const guard = program
+  .command('guard')
+  .description('The git pre-commit guard: refuse commits touching files another live session holds');
+guard
+  .command('install')
+  .description('Install the guard in this repository (keeps and chains an existing pre-commit hook)')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./guard.js')).guardInstall(options));
+guard
+  .command('uninstall')
+  .description('Remove the guard and restore the hook it chained')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./guard.js')).guardUninstall(options));
+guard
+  .command('status')
+  .description('Whether the guard is installed here')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./guard.js')).guardStatus(options));
+guard
+  .command('check')
+  .description('Check the staged files (run by the pre-commit hook)')
+  .action(async () => (await import('./guard-check.js')).guardCheck());
+
+program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')

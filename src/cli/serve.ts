@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { Connection } from '../features/sessions/connection.js';
+import { clientProcess } from '../integrations/process-tree.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
 
@@ -38,6 +39,11 @@ export function serve(options: ServeOptions): void {
     cwd: process.cwd(),
     client: () => server?.getClientVersion()?.name ?? null,
     pid: process.pid,
+    // Claude Code gives its MCP servers the session id its hooks receive; any client is a process.
+    identity: () => ({
+      sessionId: process.env.CLAUDE_CODE_SESSION_ID || process.env.GEMINI_SESSION_ID || null,
+      process: clientProcess(),
+    }),
   });
   const handle = serveStdio(
     () => {

@@ -121,10 +121,14 @@ function gitEffect(args: string[], command: string): FileEffect | null {
       return paths.length > 0 ? { kind: 'paths', command, paths } : null;
     }
     case 'restore': {
-      const worktree = rest.includes('--worktree') || rest.includes('-W') || !(rest.includes('--staged') || rest.includes('-S'));
+      const worktree =
+        rest.includes('--worktree') ||
+        rest.includes('-W') ||
+        !(rest.includes('--staged') || rest.includes('-S'));
       if (!worktree) return null;
       const ops = operands(rest, new Set(['-s', '--source']));
-      if (ops.length === 0 || ops.includes('.')) return { kind: 'changes', command, which: 'tracked', paths: [] };
+      if (ops.length === 0 || ops.includes('.'))
+        return { kind: 'changes', command, which: 'tracked', paths: [] };
       return { kind: 'paths', command, paths: ops };
     }
     case 'reset':
@@ -132,7 +136,8 @@ function gitEffect(args: string[], command: string): FileEffect | null {
         ? { kind: 'changes', command, which: 'tracked', paths: [] }
         : null;
     case 'clean': {
-      if (rest.some((a) => a === '-n' || a === '--dry-run' || (/^-[a-zA-Z]+$/.test(a) && a.includes('n')))) return null;
+      if (rest.some((a) => a === '-n' || a === '--dry-run' || (/^-[a-zA-Z]+$/.test(a) && a.includes('n'))))
+        return null;
       const ops = operands(rest, new Set(['-e', '--exclude']));
       return { kind: 'changes', command, which: 'untracked', paths: ops.filter((o) => o !== '.') };
     }
@@ -166,7 +171,11 @@ export function fileEffects(line: string): FileEffect[] {
     if (base === 'rm' || base === 'unlink' || base === 'rmdir' || base === 'shred') {
       effect = { kind: 'paths', command, paths: operands(args) };
     } else if (base === 'mv') {
-      effect = { kind: 'paths', command, paths: operands(args, new Set(['-t', '--target-directory', '-S', '--suffix'])) };
+      effect = {
+        kind: 'paths',
+        command,
+        paths: operands(args, new Set(['-t', '--target-directory', '-S', '--suffix'])),
+      };
     } else if (base === 'git') {
       effect = gitEffect(args, command);
     }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { processStartTime } from './process-probe.js';
 
 export interface ProcessInfo {
@@ -9,6 +9,8 @@ export interface ProcessInfo {
   comm: string;
   /** Command line, space-joined (empty when unreadable). */
   cmdline: string;
+  /** Name of the executable file (for a script, its interpreter: `sh` runs a git hook). */
+  exe: string;
   start: string | null;
 }
 
@@ -23,7 +25,13 @@ function readProc(pid: number): ProcessInfo | null {
     } catch {
       cmdline = '';
     }
-    return { pid, ppid: Number(fields[1]), comm, cmdline, start: fields[19] ?? null };
+    let exe = comm;
+    try {
+      exe = readlinkSync(`/proc/${pid}/exe`).split('/').pop() ?? comm;
+    } catch {
+      exe = comm;
+    }
+    return { pid, ppid: Number(fields[1]), comm, cmdline, exe, start: fields[19] ?? null };
   } catch {
     return null;
   }
@@ -31,11 +39,14 @@ function readProc(pid: number): ProcessInfo | null {
 
 function readPs(pid: number): ProcessInfo | null {
   try {
-    const out = execFileSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8', timeout: 1000 }).trim();
+    const out = execFileSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], {
+      encoding: 'utf8',
+      timeout: 1000,
+    }).trim();
     const match = /^(\d+)\s+(.*)$/.exec(out);
     if (!match) return null;
     const comm = match[2]!.split('/').pop() ?? match[2]!;
-    return { pid, ppid: Number(match[1]), comm, cmdline: match[2]!, start: processStartTime(pid) };
+    return { pid, ppid: Number(match[1]), comm, cmdline: match[2]!, exe: comm, start: processStartTime(pid) };
   } catch {
     return null;
   }
@@ -56,11 +67,32 @@ export function ancestors(pid: number, depth = 12): ProcessInfo[] {
   return out;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'env', 'timeout', 'nice', 'nohup', 'npm', 'npx', 'pnpm', 'yarn', 'bunx', 'cmd.exe', 'powershell', 'pwsh']);
+const SHELLS = new Set([
+  'git',
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'fish',
+  'ksh',
+  'mksh',
+  'env',
+  'timeout',
+  'nice',
+  'nohup',
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'bunx',
+  'cmd.exe',
+  'powershell',
+  'pwsh',
+]);
 
-/** Shells and launchers between a client and the commands it runs (`sh -c`, `npx`, `npm exec`…). */
+/** Shells and launchers between a client and the commands it runs (`sh -c`, `npx`, git's hooks…). */
 export function isLauncher(p: ProcessInfo): boolean {
-  if (SHELLS.has(p.comm)) return true;
+  if (SHELLS.has(p.comm) || SHELLS.has(p.exe)) return true;
   // npm and npx run as `node …/npm-cli.js` / `npm exec …`.
   return /(^|[\s/])(npm-cli\.js|npx-cli\.js|npm exec|npx)(\s|$)/.test(p.cmdline) || p.comm.startsWith('npm ');
 }

@@ -3,6 +3,8 @@ import type { Db } from './database.js';
 export type ClaimStatus = 'active' | 'completed' | 'abandoned' | 'expired';
 export type Scope = 'small' | 'medium' | 'large';
 
+export type ClaimSource = 'tool' | 'edit' | 'git';
+
 export interface ClaimRow {
   id: string;
   session_id: string;
@@ -16,6 +18,7 @@ export interface ClaimRow {
   expires_at: number | null;
   released_at: number | null;
   summary: string | null;
+  source: ClaimSource;
 }
 
 export interface ClaimWithFiles extends ClaimRow {
@@ -65,11 +68,14 @@ export class ClaimsStore {
   private readonly expireFiles;
   private readonly listStmt;
   private readonly purgeStmt;
+  private readonly bySource;
+  private readonly latestTool;
+  private readonly touchStmt;
 
   constructor(db: Db) {
     this.insertClaim = db.prepare(
-      `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at)
-       VALUES (@id, @session_id, @project_id, @intent, @scope, @exclusive, 'active', @created_at, @created_at, @expires_at)`,
+      `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at, source)
+       VALUES (@id, @session_id, @project_id, @intent, @scope, @exclusive, 'active', @created_at, @created_at, @expires_at, @source)`,
     );
     this.insertFile = db.prepare(
       'INSERT OR IGNORE INTO claim_files (claim_id, project_id, pattern, base, active) VALUES (?, ?, ?, ?, 1)',
@@ -113,14 +119,42 @@ export class ClaimsStore {
        ORDER BY c.created_at DESC`,
     );
     this.purgeStmt = db.prepare("DELETE FROM claims WHERE status <> 'active' AND released_at < ?");
+    this.bySource = db.prepare<[string, string], { id: string }>(
+      "SELECT id FROM claims WHERE session_id = ? AND source = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+    );
+    this.latestTool = db.prepare<[string], { intent: string; scope: Scope }>(
+      "SELECT intent, scope FROM claims WHERE session_id = ? AND source = 'tool' AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+    );
+    this.touchStmt = db.prepare('UPDATE claims SET updated_at = ? WHERE id = ?');
   }
 
   insert(
-    claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary'>,
+    claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary' | 'source'> & {
+      source?: ClaimSource;
+    },
     patterns: Array<{ pattern: string; base: string }>,
   ): void {
-    this.insertClaim.run(claim);
-    for (const p of patterns) this.insertFile.run(claim.id, claim.project_id, p.pattern, p.base);
+    this.insertClaim.run({ ...claim, source: claim.source ?? 'tool' });
+    this.addPatterns(claim.id, claim.project_id, patterns);
+  }
+
+  /** Adds patterns to an active claim (ignoring ones it has). */
+  addPatterns(claimId: string, projectId: string, patterns: Array<{ pattern: string; base: string }>): void {
+    for (const p of patterns) this.insertFile.run(claimId, projectId, p.pattern, p.base);
+  }
+
+  touch(claimId: string, now: number): void {
+    this.touchStmt.run(now, claimId);
+  }
+
+  /** The session's newest active claim of a source (e.g. the one its edits are recorded in). */
+  activeOfSource(sessionId: string, source: ClaimSource): string | undefined {
+    return this.bySource.get(sessionId, source)?.id;
+  }
+
+  /** What the session said it is doing, in its newest active collab_claim. */
+  currentIntent(sessionId: string): { intent: string; scope: Scope } | undefined {
+    return this.latestTool.get(sessionId);
   }
 
   get(id: string): ClaimWithFiles | undefined {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { newId } from '../core/ids.js';
 import type { Db } from './database.js';
 
 export interface ProjectRow {
@@ -23,13 +23,17 @@ export class ProjectsStore {
     this.all = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY root');
   }
 
-  /** The project for a root key, created on first sight. Ids are derived from the key. */
+  /** The project for a root key, created on first sight. */
   ensure(root: string, kind: 'git' | 'dir', now: number): ProjectRow {
     const existing = this.byRoot.get(root);
     if (existing) return existing;
-    const id = createHash('sha256').update(root).digest('hex').slice(0, 16);
+    const id = newId().replace(/-/g, '').slice(0, 16);
     this.insertStmt.run(id, root, kind, now);
     return this.byRoot.get(root)!;
+  }
+
+  findByRoot(root: string): ProjectRow | undefined {
+    return this.byRoot.get(root);
   }
 
   get(id: string): ProjectRow | undefined {

@@ -62,8 +62,11 @@ export class SessionsStore {
     this.byClientSession = db.prepare<[string], SessionRow>(
       "SELECT * FROM sessions WHERE client_session_id = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
     );
-    this.byClientProcess = db.prepare<[{ pid: number; start: string | null; host: string }], SessionRow>(
-      `SELECT * FROM sessions WHERE client_pid = @pid AND status = 'active' AND host = @host
+    this.byClientProcess = db.prepare<
+      [{ pid: number; start: string | null; host: string; worktree: string }],
+      SessionRow
+    >(
+      `SELECT * FROM sessions WHERE client_pid = @pid AND status = 'active' AND host = @host AND worktree = @worktree
          AND (client_pid_start IS @start OR client_pid_start IS NULL OR @start IS NULL)
        ORDER BY created_at DESC LIMIT 1`,
     );
@@ -78,9 +81,14 @@ export class SessionsStore {
     return this.byClientSession.get(clientSessionId);
   }
 
-  /** The newest active session of a client process on this host. */
-  findByClientProcess(pid: number, start: string | null, host: string): SessionRow | undefined {
-    return this.byClientProcess.get({ pid, start, host });
+  /** The newest active session of a client process on this host, in one worktree. */
+  findByClientProcess(
+    pid: number,
+    start: string | null,
+    host: string,
+    worktree: string,
+  ): SessionRow | undefined {
+    return this.byClientProcess.get({ pid, start, host, worktree });
   }
 
   bindClientSession(id: string, clientSessionId: string): void {

@@ -21,7 +21,9 @@ describe('config.json', () => {
 
   it.each([
     [{ inactive_minutes: 5 }, 'unknown key "inactive_minutes"'],
-    [{ retention_days: -1 }, '"retention_days"'],
+    [{ retention_days: -1 }, '"retention_days" must be a positive number'],
+    [{ toolsets: [] }, '"toolsets" must be a non-empty list'],
+    [{ enforcement: 'block' }, '"enforcement" must be one of "deny", "ask", "warn"'],
     [{ log_level: 'loud' }, '"log_level"'],
   ])('names the bad key in %j', (content, expected) => {
     const file = join(tempDir(), 'config.json');

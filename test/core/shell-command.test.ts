@@ -14,7 +14,10 @@ describe('splitCommands', () => {
 });
 
 describe('fileEffects', () => {
-  const paths = (line: string) => fileEffects(line).map((e) => (e.kind === 'paths' ? e.paths : `${e.kind}:${e.which}:${e.paths.join(',')}`));
+  const paths = (line: string) =>
+    fileEffects(line).map((e) =>
+      e.kind === 'paths' ? e.paths : `${e.kind}:${e.which}:${e.paths.join(',')}`,
+    );
 
   it.each([
     ['rm src/a.ts', [['src/a.ts']]],

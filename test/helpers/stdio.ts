@@ -1,31 +1,143 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { toolCaller } from './app.js';
+import { tempDir } from './temp.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
+export const FAKE_CLIENT = fileURLToPath(new URL('../fixtures/fake-client.mjs', import.meta.url));
 
 export function requireBuild(): void {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run \`npm run build\` first (\`npm test\` does).`);
 }
 
-/** The built `session-collab serve`, started by the real SDK client over stdio, as a client would. */
-export async function connectStdio(options: { cwd: string; home: string; name?: string; args?: string[] }) {
+export interface HookRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a shell command as a child of a fake client, through its control socket. */
+function controlChannel(socketPath: string) {
+  return (command: string, input: unknown, env: Record<string, string> = {}): Promise<HookRun> =>
+    new Promise((resolve, reject) => {
+      const socket = createConnection(socketPath);
+      let buffer = '';
+      socket.on('data', (d) => {
+        buffer += d;
+        if (buffer.includes('\n')) {
+          socket.end();
+          resolve(JSON.parse(buffer) as HookRun);
+        }
+      });
+      socket.on('error', reject);
+      socket.write(`${JSON.stringify({ command, input, env })}\n`);
+    });
+}
+
+/** `session-collab hook <event>` as the hook command a client runs. */
+export const hookCommand = (event: string, extra = '') =>
+  `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} hook ${event}${extra}`;
+
+/**
+ * The built `session-collab serve`, started by a client process of its own (test/fixtures/
+ * fake-client.mjs), talked to by the real SDK client over stdio. `clientSessionId` is what Claude
+ * Code passes its MCP servers as CLAUDE_CODE_SESSION_ID.
+ */
+export async function connectStdio(options: {
+  cwd: string;
+  home: string;
+  name?: string;
+  args?: string[];
+  clientSessionId?: string;
+  hooks?: boolean;
+}) {
   requireBuild();
+  const socketPath = options.hooks ? join(tempDir('collab-sock-'), 'control.sock') : '-';
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    SESSION_COLLAB_HOME: options.home,
+  };
+  delete env.CLAUDE_CODE_SESSION_ID;
+  if (options.clientSessionId) env.CLAUDE_CODE_SESSION_ID = options.clientSessionId;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', ...(options.args ?? [])],
+    args: [FAKE_CLIENT, socketPath, process.execPath, CLI, 'serve', ...(options.args ?? [])],
     cwd: options.cwd,
-    env: { ...(process.env as Record<string, string>), SESSION_COLLAB_HOME: options.home },
+    env,
     stderr: 'pipe',
+  });
+  let stderr = '';
+  const serverPid = new Promise<number>((resolve) => {
+    transport.stderr?.on('data', (d) => {
+      stderr += d;
+      const m = /server pid (\d+)/.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
   });
   const client = new Client({ name: options.name ?? 'stdio-test', version: '1.0.0' });
   await client.connect(transport);
-  const pid = transport.pid;
-  if (pid === null) throw new Error('server process did not start');
-  return { client, pid, ...toolCaller(client), close: () => client.close() };
+  const clientPid = transport.pid;
+  if (clientPid === null) throw new Error('client process did not start');
+  const pid = await serverPid;
+  if (options.hooks) await waitFor(() => stderr.includes('fake-client: ready'));
+  const run = controlChannel(socketPath);
+  return {
+    client,
+    /** The server process. */
+    pid,
+    /** The (fake) client process. */
+    clientPid,
+    ...toolCaller(client),
+    /** Runs a hook command as the client would: `sh -c`, JSON on stdin. */
+    hook: (event: string, input: unknown) => run(hookCommand(event), input),
+    close: () => client.close(),
+  };
+}
+
+/** A fake client with hooks only (no MCP server configured). */
+export async function hookClient(options: { cwd: string; home: string }) {
+  requireBuild();
+  const socketPath = join(tempDir('collab-sock-'), 'control.sock');
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    SESSION_COLLAB_HOME: options.home,
+  };
+  delete env.CLAUDE_CODE_SESSION_ID;
+  const child = spawn(process.execPath, [FAKE_CLIENT, socketPath], {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  await waitFor(() => stderr.includes('fake-client: ready'));
+  const run = controlChannel(socketPath);
+  return {
+    pid: child.pid!,
+    hook: (event: string, input: unknown, extra = '') => run(hookCommand(event, extra), input),
+    run,
+    close: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the fake client');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Resolves once the process is gone (polling: it is not our child in every case). */

@@ -1,12 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { glob, matchPath, overlap } from '../../core/glob.js';
+import { newId } from '../../core/ids.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
-import type { ClaimStatus, ClaimWithFiles, LivePattern, Scope } from '../../store/claims-store.js';
+import type {
+  ClaimSource,
+  ClaimStatus,
+  ClaimWithFiles,
+  LivePattern,
+  Scope,
+} from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
 export interface ClaimConflict {
@@ -54,13 +60,23 @@ interface Hit {
   witness: string;
 }
 
+/**
+ * Whose eyes a check looks through: a project and worktree, and the session whose own claims do
+ * not count (none for a person committing outside any session).
+ */
+export interface Viewpoint {
+  id: string | null;
+  project_id: string;
+  worktree: string;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export class ClaimsService {
   constructor(private readonly app: AppContext) {}
 
   /** Normalises client paths against the session's worktree; a literal directory claims all below. */
-  normalize(files: string[], session: SessionRow, field = 'files'): string[] {
+  normalize(files: string[], session: { worktree: string }, field = 'files'): string[] {
     if (files.length === 0) throw invalidInput(`${field}: give at least one path or pattern.`);
     const out: string[] = [];
     for (const file of files) {
@@ -78,6 +94,60 @@ export class ClaimsService {
     return out;
   }
 
+  /**
+   * Normalises paths a client acted on (absolute, or relative to `cwd`), leaving out those outside
+   * the session's worktree: hooks see every file an agent touches, not only project files.
+   */
+  normalizeInside(paths: string[], cwd: string, session: { worktree: string }): string[] {
+    const out: string[] = [];
+    for (const p of paths) {
+      const absolute = resolve(cwd, p.replace(/\\/g, '/'));
+      const rel = relative(session.worktree, absolute);
+      if (rel.startsWith('..') || isAbsolute(rel)) continue;
+      const [pattern] = this.normalize([rel === '' ? '.' : rel], session);
+      if (pattern && !out.includes(pattern)) out.push(pattern);
+    }
+    return out;
+  }
+
+  /**
+   * Records files a session edited as its claim (source `edit`), so that others are warned even
+   * when nobody called collab_claim. One such claim per session, grown as it edits; its intent is
+   * the session's current collab_claim intent, or "editing".
+   */
+  recordEdits(session: SessionRow, patterns: string[]): { claim_id: string; added: string[] } {
+    const { store } = this.app;
+    return store.write(() => {
+      const now = this.app.now();
+      const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
+      const existing = store.claims.activeOfSource(session.id, 'edit');
+      if (existing) {
+        const had = new Set(store.claims.get(existing)!.files);
+        const added = patterns.filter((p) => !had.has(p));
+        store.claims.addPatterns(existing, session.project_id, patternsWithBase);
+        store.claims.touch(existing, now);
+        return { claim_id: existing, added };
+      }
+      const current = store.claims.currentIntent(session.id);
+      const id = newId();
+      store.claims.insert(
+        {
+          id,
+          session_id: session.id,
+          project_id: session.project_id,
+          intent: current?.intent ?? 'editing',
+          scope: current?.scope ?? 'small',
+          exclusive: 0,
+          created_at: now,
+          expires_at: null,
+          source: 'edit',
+        },
+        patternsWithBase,
+      );
+      return { claim_id: id, added: patterns };
+    });
+  }
+
   claim(input: {
     session: SessionRow;
     files: string[];
@@ -85,6 +155,7 @@ export class ClaimsService {
     scope: Scope;
     exclusive: boolean;
     ttlSeconds: number | undefined;
+    source?: ClaimSource;
   }): {
     claim_id: string;
     status: 'created' | 'created_with_conflicts';
@@ -109,7 +180,7 @@ export class ClaimsService {
             .join('; ')}. Nothing was claimed.`,
         );
       }
-      const id = randomUUID();
+      const id = newId();
       const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
       store.claims.insert(
         {
@@ -121,6 +192,7 @@ export class ClaimsService {
           exclusive: input.exclusive ? 1 : 0,
           created_at: now,
           expires_at: expiresAt,
+          source: input.source ?? 'tool',
         },
         patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
       );
@@ -207,7 +279,7 @@ export class ClaimsService {
 
   /** Who else works on these files: live holders block (`safe: false`), stale ones are listed apart. */
   check(
-    session: SessionRow,
+    session: Viewpoint,
     files: string[],
   ): { safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] } {
     const patterns = this.normalize(files, session);

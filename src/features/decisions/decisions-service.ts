@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../app/app.js';
 import { invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
 export const DECISION_CATEGORIES = ['architecture', 'naming', 'api', 'database', 'ui', 'other'] as const;
@@ -35,7 +35,7 @@ export class DecisionsService {
     if (!title) throw invalidInput('title: give the decision a title.');
     if (!description) throw invalidInput('description: say what was decided and why.');
     const row = {
-      id: randomUUID(),
+      id: newId(),
       project_id: session.project_id,
       session_id: session.id,
       session_name: session.name,

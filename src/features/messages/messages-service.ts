@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -48,7 +48,7 @@ export class MessagesService {
       const recipient = this.sessions.get(to);
       recipientStatus = this.app.stateOf(recipient);
     }
-    const id = randomUUID();
+    const id = newId();
     store.messages.insert({
       id,
       project_id: from.project_id,

@@ -44,7 +44,9 @@ export class Connection {
     }
     const create = { projectRoot: this.origin.cwd, client: this.origin.client(), pid: this.origin.pid };
     const identity = this.identity();
-    const session = identity ? this.sessions.attach(identity, create)! : this.sessions.start(create).session;
+    const session = identity
+      ? this.sessions.attach(identity, this.sessions.locate(this.origin.cwd).worktree, create)!
+      : this.sessions.start(create).session;
     this.sessionId = session.id;
     return session;
   }
@@ -60,7 +62,7 @@ export class Connection {
     const location = this.sessions.locate(projectRoot);
     const identity = this.identity();
     const existing = identity
-      ? this.sessions.attach(identity, null)
+      ? this.sessions.attach(identity, location.worktree, null)
       : this.sessionId
         ? (this.app.store.sessions.get(this.sessionId) ?? null)
         : null;

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
@@ -49,13 +49,17 @@ export class SessionsService {
 
   /**
    * The session of a client session: the one bound to its session id, else the newest one of its
-   * client process (after Claude Code's /clear the id changes, the process does not: the new id is
-   * bound to it), else a new one when `create` is given. Every process acting for one client
+   * client process in that worktree (after Claude Code's /clear the id changes, the process does
+   * not: the new id is bound to it), else a new one when `create` is given. Every process acting for one client
    * session (its MCP server, its hooks, the git guard under it) finds the same session this way,
    * never by "the last one started". Find-or-create is one transaction, so a hook and a server
    * starting together agree.
    */
-  attach(identity: ClientIdentity, create: Omit<StartSessionInput, 'identity'> | null): SessionRow | null {
+  attach(
+    identity: ClientIdentity,
+    worktree: string,
+    create: Omit<StartSessionInput, 'identity'> | null,
+  ): SessionRow | null {
     const { store } = this.app;
     const insert = create ? this.prepare({ ...create, identity }) : null;
     return store.write(() => {
@@ -63,11 +67,21 @@ export class SessionsService {
       if (byId && !this.processGone(byId)) return byId;
       if (byId) {
         // The client was resumed in a new process: the old session died with its process.
-        store.claims.releaseAllOf(byId.id, 'abandoned', 'released: the session’s process exited', this.app.now());
+        store.claims.releaseAllOf(
+          byId.id,
+          'abandoned',
+          'released: the session’s process exited',
+          this.app.now(),
+        );
         store.sessions.end(byId.id, this.app.now(), 'process exited');
       }
       const byProcess = identity.process
-        ? store.sessions.findByClientProcess(identity.process.pid, identity.process.start, this.app.host)
+        ? store.sessions.findByClientProcess(
+            identity.process.pid,
+            identity.process.start,
+            this.app.host,
+            worktree,
+          )
         : undefined;
       if (byProcess) {
         if (identity.sessionId && byProcess.client_session_id !== identity.sessionId) {
@@ -90,7 +104,10 @@ export class SessionsService {
     try {
       return locateProject(projectRoot);
     } catch (error) {
-      throw invalidInput(`project_root: ${(error as Error).message}`, 'Give the absolute path of the project folder.');
+      throw invalidInput(
+        `project_root: ${(error as Error).message}`,
+        'Give the absolute path of the project folder.',
+      );
     }
   }
 
@@ -104,7 +121,7 @@ export class SessionsService {
     const location = this.locate(input.projectRoot);
     const pid = input.pid ?? process.pid;
     const pidStart = processStartTime(pid);
-    const id = randomUUID();
+    const id = newId();
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
     const identity = input.identity;
@@ -127,7 +144,12 @@ export class SessionsService {
         client_pid: identity?.process?.pid ?? null,
         client_pid_start: identity?.process?.start ?? null,
       });
-      this.app.log.info('session.start', { session: id, name, project: project.id, worktree: location.worktree });
+      this.app.log.info('session.start', {
+        session: id,
+        name,
+        project: project.id,
+        worktree: location.worktree,
+      });
       return store.sessions.get(id)!;
     };
   }

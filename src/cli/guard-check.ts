@@ -1,0 +1,40 @@
+import { App } from '../app/app.js';
+import { stagedFiles } from '../integrations/git-status.js';
+import { clientProcess } from '../integrations/process-tree.js';
+
+export const BYPASS = 'Commit anyway with `git commit --no-verify` (or SESSION_COLLAB_GUARD=off git commit).';
+
+/**
+ * `session-collab guard check`, run by the pre-commit hook: refuses (exit 1) a commit whose staged
+ * files another live session holds. The committing session's own claims do not count; a person
+ * committing outside any session sees every session's. If the check itself fails, the commit
+ * goes ahead with a warning: a broken guard must not stop all work.
+ */
+export function guardCheck(): void {
+  if (process.env.SESSION_COLLAB_GUARD === 'off') return;
+  let app: App | undefined;
+  try {
+    const cwd = process.cwd();
+    const staged = stagedFiles(cwd);
+    if (staged.length === 0) return;
+    app = new App();
+    const identity = { sessionId: process.env.CLAUDE_CODE_SESSION_ID || null, process: clientProcess() };
+    const viewer = app.enforcement.viewpointFor(identity, cwd);
+    if (!viewer) return;
+    const verdict = app.enforcement.checkPaths(viewer, staged, viewer.worktree, 'This commit');
+    if (!verdict.reason) return;
+    app.log.info('guard.refused', {
+      session: viewer.id,
+      files: [...new Set(verdict.conflicts.map((c) => c.file))],
+    });
+    process.stderr.write(`${verdict.reason}\nThe commit was refused. ${BYPASS}\n`);
+    process.exitCode = 1;
+  } catch (error) {
+    process.stderr.write(
+      `session-collab guard: could not check this commit (${(error as Error).message}); letting it through.\n`,
+    );
+    app?.log.error('guard.failed', { message: (error as Error).message });
+  } finally {
+    app?.close();
+  }
+}

@@ -1,0 +1,143 @@
+import { App } from '../app/app.js';
+import {
+  type HookInput,
+  parseHookEvent,
+  parseHookInput,
+  sessionContext,
+  toolDecision,
+  toolTarget,
+} from '../integrations/agent-hooks.js';
+import { clientProcess } from '../integrations/process-tree.js';
+
+/** A hook answers within this time whatever happens; the edit then goes ahead. */
+const BUDGET_MS = 4000;
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
+
+/**
+ * `session-collab hook <event>`: run by an agent client around its tool calls, with the client's
+ * hook JSON on stdin. Fail-safe: any internal error, or running out of time, allows the call and
+ * logs why; the hook never blocks an edit because session-collab itself failed.
+ */
+export async function hook(eventName: string): Promise<void> {
+  let app: App | undefined;
+  const done = (output: Record<string, unknown> | null) => {
+    if (output) process.stdout.write(`${JSON.stringify(output)}\n`);
+    app?.close();
+    process.exit(0);
+  };
+  const timer = setTimeout(() => {
+    app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
+    done(null);
+  }, BUDGET_MS);
+  timer.unref();
+  try {
+    const event = parseHookEvent(eventName);
+    if (!event) {
+      process.stderr.write(
+        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use or post-tool-use)\n`,
+      );
+      return done(null);
+    }
+    const raw = await readStdin();
+    app = new App();
+    const input = parseHookInput(raw, process.cwd());
+    done(handle(app, event, input));
+  } catch (error) {
+    try {
+      (app ?? new App()).log.error('hook.failed', {
+        hook: eventName,
+        message: (error as Error).message,
+        stack: (error as Error).stack,
+      });
+    } catch {
+      // Not even the log: allow all the same.
+    }
+    done(null);
+  }
+}
+
+function handle(
+  app: App,
+  event: NonNullable<ReturnType<typeof parseHookEvent>>,
+  input: HookInput,
+): Record<string, unknown> | null {
+  const identity = { sessionId: input.sessionId, process: clientProcess() };
+  const client = CLIENT_NAMES[input.format];
+  if (event === 'session-end') {
+    const session = app.sessions.attach(identity, app.sessions.locate(input.cwd).worktree, null);
+    if (session) app.sessions.end(session.id, 'complete', 'the client session ended');
+    return null;
+  }
+  if (event === 'session-start') {
+    const session = app.enforcement.sessionFor(identity, input.cwd, client);
+    return sessionContext(input.format, describeStart(app, session.id));
+  }
+  const target = toolTarget(input);
+  if (!target) return null;
+  const session = app.enforcement.sessionFor(identity, input.cwd, client);
+  if (event === 'post-tool-use') {
+    if ('files' in target) app.enforcement.recordEdits(session, target.files, input.cwd);
+    return null;
+  }
+  const verdict =
+    'files' in target
+      ? app.enforcement.checkPaths(session, target.files, input.cwd, `Editing ${target.files.join(', ')}`)
+      : app.enforcement.checkCommand(session, target.command, input.cwd);
+  if (!verdict.reason) return null;
+  const decision = app.config.enforcement;
+  app.log.info('hook.conflict', {
+    session: session.id,
+    decision,
+    tool: input.toolName,
+    holders: [...new Set(verdict.conflicts.map((c) => c.session_id))],
+    files: [...new Set(verdict.conflicts.map((c) => c.file))],
+  });
+  return toolDecision(input.format, decision, verdict.reason);
+}
+
+/** What a newly started agent should know: who it is here, and who else is working. */
+function describeStart(app: App, sessionId: string): string {
+  const session = app.sessions.get(sessionId);
+  const others = app.sessions.liveInProject(session.project_id).filter((s) => s.id !== session.id);
+  const lines = [`session-collab: you are session "${session.name}" (session_id ${session.id}).`];
+  if (others.length === 0) lines.push('No other session is working in this project.');
+  else {
+    lines.push(`Other sessions working in this project:`);
+    for (const s of others) {
+      const claims = app.store.claims.list({
+        projectId: session.project_id,
+        sessionId: s.id,
+        status: 'active',
+      });
+      const files = claims.flatMap((c) => c.files);
+      lines.push(
+        `- "${s.name}" (${s.id})${files.length > 0 ? `: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''} (${claims[0]!.intent})` : ''}`,
+      );
+    }
+  }
+  lines.push(
+    'Edits to files another session holds are stopped with its name and intent. Declare what you change with collab_claim, call collab_check before deleting or rewriting, and read collab_message_list for messages.',
+  );
+  return lines.join('\n');
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (process.stdin.isTTY) return reject(new Error('no hook input on stdin (it is a terminal)'));
+    let size = 0;
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_INPUT_BYTES) {
+        reject(new Error('hook input too large'));
+        process.stdin.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}

@@ -1,0 +1,123 @@
+import type { AppContext } from '../../app/app.js';
+import { glob, matchPath } from '../../core/glob.js';
+import { describeAge } from '../../core/liveness.js';
+import { type FileEffect, fileEffects } from '../../core/shell-command.js';
+import { workingTreeChanges } from '../../integrations/git-status.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { CheckConflict, ClaimsService, StaleClaim, Viewpoint } from '../claims/claims-service.js';
+import type { ClientIdentity, SessionsService } from '../sessions/sessions-service.js';
+
+export type Enforcement = 'deny' | 'ask' | 'warn';
+
+/** What an edit or command would touch that another live session holds. */
+export interface Verdict {
+  conflicts: CheckConflict[];
+  stale: StaleClaim[];
+  /** For the agent (and the person asked): who holds what, and how to coordinate. Null when clear. */
+  reason: string | null;
+}
+
+const CLEAR: Verdict = { conflicts: [], stale: [], reason: null };
+
+/**
+ * Turns claims into protection at the moment a session is about to change files: used by the
+ * client hooks and the git pre-commit guard.
+ */
+export class EnforcementService {
+  constructor(
+    private readonly app: AppContext,
+    private readonly sessions: SessionsService,
+    private readonly claims: ClaimsService,
+  ) {}
+
+  /** The collab session of a client session, started in `cwd` if it has none yet. */
+  sessionFor(identity: ClientIdentity, cwd: string, client: string | null): SessionRow {
+    const worktree = this.sessions.locate(cwd).worktree;
+    const session = this.sessions.attach(identity, worktree, {
+      projectRoot: cwd,
+      client,
+      pid: identity.process?.pid ?? process.pid,
+    })!;
+    this.app.store.sessions.heartbeat(session.id, this.app.now());
+    return session;
+  }
+
+  /**
+   * How a process in `cwd` sees claims: through its client's session if it has one (its own claims
+   * do not count), else as a person outside any session. Null when the project has no claims at all.
+   * Never creates a session (the git guard runs under people as well as agents).
+   */
+  viewpointFor(identity: ClientIdentity, cwd: string): Viewpoint | null {
+    const location = this.sessions.locate(cwd);
+    const session = this.sessions.attach(identity, location.worktree, null);
+    if (session) return session;
+    const project = this.app.store.projects.findByRoot(location.key);
+    return project ? { id: null, project_id: project.id, worktree: location.worktree } : null;
+  }
+
+  /** Files about to be written (absolute, or relative to `cwd`). */
+  checkPaths(viewer: Viewpoint, paths: string[], cwd: string, action: string): Verdict {
+    const patterns = this.claims.normalizeInside(paths, cwd, viewer);
+    if (patterns.length === 0) return CLEAR;
+    const { conflicts, stale } = this.claims.check(viewer, patterns);
+    return { conflicts, stale, reason: conflicts.length > 0 ? this.describe(conflicts, action) : null };
+  }
+
+  /** A shell command: the files it would delete, move or discard. */
+  checkCommand(session: SessionRow, command: string, cwd: string): Verdict {
+    const effects = fileEffects(command);
+    if (effects.length === 0) return CLEAR;
+    const paths = effects.flatMap((e) => this.pathsOf(e, session, cwd));
+    if (paths.length === 0) return CLEAR;
+    return this.checkPaths(
+      session,
+      paths,
+      session.worktree,
+      `\`${effects.map((e) => e.command).join('; ')}\``,
+    );
+  }
+
+  /** Records edited files as the session's claim. */
+  recordEdits(session: SessionRow, paths: string[], cwd: string): string[] {
+    const patterns = this.claims.normalizeInside(paths, cwd, session);
+    if (patterns.length === 0) return [];
+    return this.claims.recordEdits(session, patterns).added;
+  }
+
+  /** Paths relative to the worktree root that an effect touches. */
+  private pathsOf(effect: FileEffect, session: SessionRow, cwd: string): string[] {
+    const inWorktree = (p: string) => this.claims.normalizeInside([p], cwd, session);
+    if (effect.kind === 'paths') return effect.paths.flatMap(inWorktree);
+    let changes: { tracked: string[]; untracked: string[] };
+    try {
+      changes = workingTreeChanges(session.worktree);
+    } catch {
+      return [];
+    }
+    const files = effect.which === 'tracked' ? changes.tracked : changes.untracked;
+    if (effect.paths.length === 0) return files;
+    const scopes = effect.paths
+      .flatMap(inWorktree)
+      .map((p) => glob(p.endsWith('/**') || p.includes('*') ? p : `${p}/**`));
+    const exact = new Set(effect.paths.flatMap(inWorktree));
+    return files.filter((f) => exact.has(f) || scopes.some((g) => matchPath(g, f)));
+  }
+
+  /** The reason an agent (or its user) reads: who holds the files, why, since when, what to do. */
+  describe(conflicts: CheckConflict[], action: string): string {
+    const now = this.app.now();
+    const bySession = new Map<string, CheckConflict[]>();
+    for (const c of conflicts) bySession.set(c.session_id, [...(bySession.get(c.session_id) ?? []), c]);
+    const lines = [...bySession.values()].map((cs) => {
+      const first = cs[0]!;
+      const files = [...new Set(cs.map((c) => c.file))].join(', ');
+      return `- ${files}: session "${first.session}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent "${first.intent}" (scope ${first.scope})`;
+    });
+    const holders = [...bySession.keys()];
+    return [
+      `session-collab: ${action} would change files another session is working on:`,
+      ...lines,
+      `Coordinate first: message ${holders.length === 1 ? 'that session' : 'those sessions'} with collab_message_send (to_session_id ${holders.map((h) => `"${h}"`).join(' or ')}), wait until the claim is released (collab_check tells you), or ask the user whether to go ahead.`,
+    ].join('\n');
+  }
+}

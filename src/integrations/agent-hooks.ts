@@ -1,0 +1,119 @@
+/**
+ * The hook wire formats of the agent clients: what arrives on a hook's stdin and what it answers
+ * on stdout. Claude Code (`PreToolUse`, `PostToolUse`, `SessionStart`, `SessionEnd`; its
+ * `hookSpecificOutput` with `permissionDecision`) and Gemini CLI (`BeforeTool`, `AfterTool`,
+ * `SessionStart`, `SessionEnd`; a top-level `decision`) send the same input fields.
+ */
+
+export type HookFormat = 'claude' | 'gemini';
+export type HookEvent = 'session-start' | 'session-end' | 'pre-tool-use' | 'post-tool-use';
+
+export interface HookInput {
+  format: HookFormat;
+  sessionId: string | null;
+  cwd: string;
+  toolName: string | null;
+  toolInput: Record<string, unknown>;
+}
+
+const EVENT_NAMES: Record<string, HookEvent> = {
+  'session-start': 'session-start',
+  SessionStart: 'session-start',
+  'session-end': 'session-end',
+  SessionEnd: 'session-end',
+  'pre-tool-use': 'pre-tool-use',
+  PreToolUse: 'pre-tool-use',
+  BeforeTool: 'pre-tool-use',
+  'post-tool-use': 'post-tool-use',
+  PostToolUse: 'post-tool-use',
+  AfterTool: 'post-tool-use',
+};
+
+export function parseHookEvent(name: string): HookEvent | null {
+  return EVENT_NAMES[name] ?? null;
+}
+
+/** Parses a hook's stdin; throws on anything that is not a JSON object. */
+export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
+  const data = JSON.parse(raw) as Record<string, unknown>;
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new Error('hook input is not a JSON object');
+  const event = typeof data.hook_event_name === 'string' ? data.hook_event_name : '';
+  const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
+  const toolInput = data.tool_input;
+  return {
+    format: event === 'BeforeTool' || event === 'AfterTool' || 'timestamp' in data ? 'gemini' : 'claude',
+    sessionId: str(data.session_id),
+    cwd: str(data.cwd) ?? fallbackCwd,
+    toolName: str(data.tool_name),
+    toolInput:
+      toolInput && typeof toolInput === 'object' && !Array.isArray(toolInput)
+        ? (toolInput as Record<string, unknown>)
+        : {},
+  };
+}
+
+/** Tools that write files, by client, and where their target path is. */
+const FILE_TOOLS: Record<string, string[]> = {
+  // Claude Code
+  Edit: ['file_path'],
+  Write: ['file_path'],
+  MultiEdit: ['file_path'],
+  NotebookEdit: ['notebook_path'],
+  // Gemini CLI
+  write_file: ['file_path'],
+  replace: ['file_path'],
+};
+const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
+
+/** What a tool call is about to do to files: write these paths, or run this shell command. */
+export function toolTarget(input: HookInput): { files: string[] } | { command: string } | null {
+  if (!input.toolName) return null;
+  const keys = FILE_TOOLS[input.toolName];
+  if (keys) {
+    const files = keys
+      .map((k) => input.toolInput[k])
+      .filter((v): v is string => typeof v === 'string' && v.length > 0);
+    return files.length > 0 ? { files } : null;
+  }
+  if (SHELL_TOOLS.has(input.toolName) && typeof input.toolInput.command === 'string')
+    return { command: input.toolInput.command };
+  return null;
+}
+
+/** The matcher that selects the file-writing tools in a client's hook settings. */
+export const EDIT_TOOL_MATCHER: Record<HookFormat, string> = {
+  claude: 'Edit|Write|MultiEdit|NotebookEdit',
+  gemini: 'write_file|replace',
+};
+export const SHELL_TOOL_MATCHER: Record<HookFormat, string> = { claude: 'Bash', gemini: 'run_shell_command' };
+
+/** The answer to a pre-tool-use hook. `warn` lets the call go on and tells the agent. */
+export function toolDecision(
+  format: HookFormat,
+  decision: 'deny' | 'ask' | 'warn',
+  reason: string,
+): Record<string, unknown> {
+  if (format === 'gemini') {
+    return decision === 'warn'
+      ? {
+          systemMessage: reason,
+          hookSpecificOutput: { hookEventName: 'BeforeTool', additionalContext: reason },
+        }
+      : { decision, reason };
+  }
+  return decision === 'warn'
+    ? { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: reason } }
+    : {
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: decision,
+          permissionDecisionReason: reason,
+        },
+      };
+}
+
+/** Context for the agent at the start of its session. */
+export function sessionContext(_format: HookFormat, text: string): Record<string, unknown> {
+  return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } };
+}

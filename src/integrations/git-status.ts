@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+
+export interface WorkingTreeChanges {
+  /** Tracked files with changes, staged or not (both sides of a rename). */
+  tracked: string[];
+  /** Untracked files (not ignored). */
+  untracked: string[];
+}
+
+/**
+ * The uncommitted changes of a worktree, relative to its root, from `git status --porcelain -z`.
+ * Throws when `git` is missing or the folder is no git worktree.
+ */
+export function workingTreeChanges(worktree: string, timeoutMs = 5000): WorkingTreeChanges {
+  const out = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
+    cwd: worktree,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const tracked: string[] = [];
+  const untracked: string[] = [];
+  const entries = out.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.length < 4) continue;
+    const status = entry.slice(0, 2);
+    const path = entry.slice(3);
+    if (status === '??') untracked.push(path);
+    else if (status !== '!!') {
+      tracked.push(path);
+      // A rename or copy is followed by its source path.
+      if (status[0] === 'R' || status[0] === 'C') {
+        const from = entries[++i];
+        if (from) tracked.push(from);
+      }
+    }
+  }
+  return { tracked, untracked };
+}
+
+/** The files staged for the next commit (added, copied, modified, renamed, deleted). */
+export function stagedFiles(worktree: string, timeoutMs = 5000): string[] {
+  const out = execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], {
+    cwd: worktree,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return out.split('\0').filter((p) => p.length > 0);
+}

@@ -1,0 +1,145 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { CLI, hookClient } from '../helpers/stdio.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
+
+type Client = Awaited<ReturnType<typeof hookClient>>;
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+
+function cli(home: string, cwd: string, ...args: string[]) {
+  return spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+    encoding: 'utf8',
+  });
+}
+
+function commit(home: string, cwd: string, extraEnv: Record<string, string> = {}, ...args: string[]) {
+  return spawnSync('git', ['commit', '-qm', 'change', ...args], {
+    cwd,
+    env: { ...process.env, ...GIT_ENV, SESSION_COLLAB_HOME: home, ...extraEnv },
+    encoding: 'utf8',
+  });
+}
+
+/** A repository where a session (a fake Claude Code client) has edited src/a.ts. */
+async function heldRepo() {
+  const home = tempDir('collab-home-');
+  const repo = gitRepo({ 'src/a.ts': '1\n', 'src/b.ts': '2\n' });
+  const holder = await hookClient({ cwd: repo, home });
+  open.push(holder);
+  await holder.hook(
+    'post-tool-use',
+    hookFixture('claude-code/post-tool-use-write', repo, 'H-1', {
+      file_path: join(repo, 'src/a.ts'),
+      content: '',
+    }),
+  );
+  return { home, repo, holder };
+}
+
+describe('pre-commit guard', () => {
+  it('refuses a commit touching files another live session holds, and chains the existing hook', async () => {
+    const { home, repo } = await heldRepo();
+    const hooks = join(repo, '.git', 'hooks');
+    const original = '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/.chained-ran"\n';
+    writeFileSync(join(hooks, 'pre-commit'), original);
+    chmodSync(join(hooks, 'pre-commit'), 0o755);
+
+    const install = cli(home, repo, 'guard', 'install');
+    expect(install.status).toBe(0);
+    expect(install.stdout).toContain('Your existing pre-commit hook was kept');
+
+    writeFileSync(join(repo, 'src/a.ts'), 'mine\n');
+    git(repo, 'add', 'src/a.ts');
+    const refused = commit(home, repo);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('This commit would change files another session is working on');
+    expect(refused.stderr).toContain('src/a.ts');
+    expect(refused.stderr).toContain('--no-verify');
+    expect(existsSync(join(repo, '.chained-ran'))).toBe(false);
+
+    // Other files commit fine, and the chained hook runs.
+    git(repo, 'reset', '-q');
+    writeFileSync(join(repo, 'src/b.ts'), 'other\n');
+    git(repo, 'add', 'src/b.ts');
+    expect(commit(home, repo).status).toBe(0);
+    expect(readFileSync(join(repo, '.chained-ran'), 'utf8')).toBe('ran\n');
+
+    // The documented bypasses.
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo, { SESSION_COLLAB_GUARD: 'off' }).status).toBe(0);
+    writeFileSync(join(repo, 'src/a.ts'), 'again\n');
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo, {}, '--no-verify').status).toBe(0);
+
+    // Installing twice leaves one guard and one chained hook; uninstall restores the original.
+    expect(cli(home, repo, 'guard', 'install').stdout).toContain('Updated');
+    const hook = readFileSync(join(hooks, 'pre-commit'), 'utf8');
+    expect(hook.match(/guard check/g)).toHaveLength(1);
+    expect(readFileSync(join(hooks, 'pre-commit.session-collab-chained'), 'utf8')).toBe(original);
+    expect(cli(home, repo, 'guard', 'uninstall').stdout).toContain('your previous hook is back');
+    expect(readFileSync(join(hooks, 'pre-commit'), 'utf8')).toBe(original);
+    expect(existsSync(join(hooks, 'pre-commit.session-collab-chained'))).toBe(false);
+  });
+
+  it("lets the holding session commit its own files, and stops another session's commit", async () => {
+    const { home, repo, holder } = await heldRepo();
+    cli(home, repo, 'guard', 'install');
+    const other = await hookClient({ cwd: repo, home });
+    open.push(other);
+    await other.hook('session-start', hookFixture('claude-code/session-start', repo, 'O-1'));
+    writeFileSync(join(repo, 'src/a.ts'), 'edited\n');
+    const env = { ...GIT_ENV, SESSION_COLLAB_HOME: home };
+    const gitCommit = `git add src/a.ts && git commit -qm "from a session"`;
+    const byOther = await other.run(gitCommit, '', env);
+    expect(byOther.code).not.toBe(0);
+    expect(byOther.stderr).toContain('src/a.ts');
+    const byHolder = await holder.run(gitCommit, '', env);
+    expect(byHolder.stderr).toBe('');
+    expect(byHolder.code).toBe(0);
+  });
+
+  it('works with husky: the guard goes into .husky/pre-commit, and comes out again', async () => {
+    const { home, repo } = await heldRepo();
+    mkdirSync(join(repo, '.husky', '_'), { recursive: true });
+    const userScript = 'npm test\n';
+    writeFileSync(join(repo, '.husky', 'pre-commit'), userScript);
+    writeFileSync(join(repo, '.husky', '_', 'pre-commit'), '#!/bin/sh\n. "$(dirname "$0")/../pre-commit"\n');
+    chmodSync(join(repo, '.husky', '_', 'pre-commit'), 0o755);
+    git(repo, 'config', 'core.hooksPath', '.husky/_');
+    expect(cli(home, repo, 'guard', 'install').stdout).toContain('husky');
+    cli(home, repo, 'guard', 'install');
+    const script = readFileSync(join(repo, '.husky', 'pre-commit'), 'utf8');
+    expect(script.match(/guard check/g)).toHaveLength(1);
+    expect(script.endsWith(userScript)).toBe(true);
+    writeFileSync(join(repo, 'src/a.ts'), 'x\n');
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo).status).not.toBe(0);
+    cli(home, repo, 'guard', 'uninstall');
+    expect(readFileSync(join(repo, '.husky', 'pre-commit'), 'utf8')).toBe(userScript);
+  });
+
+  it('reports when there is nothing to uninstall, and status tells', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    expect(cli(home, repo, 'guard', 'status').stdout).toContain('No pre-commit guard');
+    expect(cli(home, repo, 'guard', 'uninstall').stdout).toContain('nothing to do');
+    cli(home, repo, 'guard', 'install');
+    expect(JSON.parse(cli(home, repo, 'guard', 'status', '--json').stdout)).toEqual({ installed: true });
+    execFileSync('git', ['worktree', 'add', '-q', join(tempDir(), 'wt')], { cwd: repo });
+  });
+});

@@ -1,0 +1,257 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { connectStdio, hookClient } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+type Client = Awaited<ReturnType<typeof hookClient>>;
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+async function setup(config: Record<string, unknown> = {}) {
+  const home = tempDir('collab-home-');
+  if (Object.keys(config).length > 0) writeFileSync(join(home, 'config.json'), JSON.stringify(config));
+  const repo = gitRepo({
+    'src/api/auth.py': 'def login(user):\n    pass\n',
+    'src/ui/app.tsx': 'export {}\n',
+  });
+  const a = await hookClient({ cwd: repo, home });
+  const b = await hookClient({ cwd: repo, home });
+  open.push(a, b);
+  return { home, repo, a, b };
+}
+
+const parse = (stdout: string) => (stdout.trim() === '' ? null : JSON.parse(stdout));
+
+function sessionsIn(home: string) {
+  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT id, client_session_id, status, client_pid FROM sessions ORDER BY created_at')
+      .all() as Array<{
+      id: string;
+      client_session_id: string;
+      status: string;
+      client_pid: number;
+    }>;
+  } finally {
+    db.close();
+  }
+}
+
+describe('Claude Code hooks: a second session is stopped before it edits claimed files', () => {
+  it('edits become claims; the other session is denied with holder, intent and how to coordinate', async () => {
+    const { home, repo, a, b } = await setup();
+    expect((await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'))).code).toBe(
+      0,
+    );
+    const startB = await b.hook('session-start', hookFixture('claude-code/session-start', repo, 'B-1'));
+    expect(parse(startB.stdout).hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(parse(startB.stdout).hookSpecificOutput.additionalContext).toContain(
+      'Other sessions working in this project',
+    );
+
+    // A edits auth.py: allowed (nobody holds it), then recorded as A's claim.
+    expect(
+      (await a.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'))).stdout,
+    ).toBe('');
+    expect(
+      (await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'))).code,
+    ).toBe(0);
+
+    // B tries to edit the same file: denied, with the exact decision JSON.
+    const denied = await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'));
+    expect(denied.code).toBe(0);
+    const decision = parse(denied.stdout);
+    expect(Object.keys(decision)).toEqual(['hookSpecificOutput']);
+    expect(decision.hookSpecificOutput).toMatchObject({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+    });
+    const reason: string = decision.hookSpecificOutput.permissionDecisionReason;
+    const [sessionA] = sessionsIn(home);
+    expect(reason).toContain('src/api/auth.py');
+    expect(reason).toContain(sessionA!.id);
+    expect(reason).toContain('intent "editing"');
+    expect(reason).toMatch(/since \d+s ago/);
+    expect(reason).toContain('collab_message_send');
+    expect(reason).toContain('ask the user');
+
+    // A may go on editing its own file; B may edit another one.
+    expect(
+      (await a.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'))).stdout,
+    ).toBe('');
+    const other = { file_path: join(repo, 'src/ui/app.tsx'), old_string: 'x', new_string: 'y' };
+    expect(
+      (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1', other))).stdout,
+    ).toBe('');
+
+    // A's session ends: its claims go, and B may edit.
+    await a.hook('session-end', hookFixture('claude-code/session-end', repo, 'A-1'));
+    expect(
+      (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
+    ).toBe('');
+    expect(sessionsIn(home).map((s) => [s.client_session_id, s.status])).toEqual([
+      ['A-1', 'ended'],
+      ['B-1', 'active'],
+    ]);
+  });
+
+  it('two concurrent sessions in one folder are told apart by client (not by "last started")', async () => {
+    const { home, repo, a, b } = await setup();
+    // Interleaved, concurrent hook calls from both clients.
+    await Promise.all([
+      a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1')),
+      b.hook('session-start', hookFixture('claude-code/session-start', repo, 'B-1')),
+    ]);
+    const edit = (file: string) =>
+      hookFixture('claude-code/post-tool-use-write', repo, '', { file_path: join(repo, file), content: '' });
+    await Promise.all([
+      a.hook('post-tool-use', { ...edit('src/a1.ts'), session_id: 'A-1' }),
+      b.hook('post-tool-use', { ...edit('src/b1.ts'), session_id: 'B-1' }),
+      a.hook('post-tool-use', { ...edit('src/a2.ts'), session_id: 'A-1' }),
+      b.hook('post-tool-use', { ...edit('src/b2.ts'), session_id: 'B-1' }),
+    ]);
+    const sessions = sessionsIn(home);
+    expect(sessions.map((s) => s.client_session_id).sort()).toEqual(['A-1', 'B-1']);
+    expect(new Set(sessions.map((s) => s.client_pid))).toEqual(new Set([a.pid, b.pid]));
+    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const files = db
+      .prepare(
+        'SELECT s.client_session_id AS who, f.pattern FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id ORDER BY f.pattern',
+      )
+      .all();
+    db.close();
+    expect(files).toEqual([
+      { who: 'A-1', pattern: 'src/a1.ts' },
+      { who: 'A-1', pattern: 'src/a2.ts' },
+      { who: 'B-1', pattern: 'src/b1.ts' },
+      { who: 'B-1', pattern: 'src/b2.ts' },
+    ]);
+  });
+
+  it('after /clear (a new session id in the same client process) the session carries on', async () => {
+    const { home, repo, a, b } = await setup();
+    await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
+    await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+    await a.hook('session-start', {
+      ...hookFixture('claude-code/session-start', repo, 'A-2'),
+      source: 'clear',
+    });
+    expect(sessionsIn(home).map((s) => s.client_session_id)).toEqual(['A-2']);
+    const denied = parse(
+      (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
+    );
+    expect(denied.hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+
+  it('Bash commands that delete, move or discard claimed files are stopped too', async () => {
+    const { repo, a, b } = await setup();
+    await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+    writeFileSync(join(repo, 'src/api/auth.py'), 'changed by A\n');
+    const bash = (command: string) =>
+      b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-bash', repo, 'B-1', { command }));
+    for (const command of [
+      'rm src/api/auth.py',
+      'mv src/api/auth.py old.py',
+      'git checkout -- src/api/auth.py',
+      'git restore src/api',
+      'git reset --hard',
+      'git stash',
+      'cd . && rm -f src/api/*.py',
+    ]) {
+      const out = parse((await bash(command)).stdout);
+      expect(out?.hookSpecificOutput?.permissionDecision, command).toBe('deny');
+      expect(out.hookSpecificOutput.permissionDecisionReason).toContain('src/api/auth.py');
+    }
+    for (const command of [
+      'ls -la',
+      'rm src/ui/app.tsx',
+      'git status',
+      'git clean -fd',
+      'git checkout main',
+    ]) {
+      expect((await bash(command)).stdout, command).toBe('');
+    }
+  });
+
+  it('config chooses ask or warn instead of deny', async () => {
+    for (const [mode, expected] of [
+      ['ask', { permissionDecision: 'ask' }],
+      ['warn', {}],
+    ] as const) {
+      const { repo, a, b } = await setup({ enforcement: mode });
+      await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+      const out = parse(
+        (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
+      );
+      expect(out.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', ...expected });
+      if (mode === 'ask')
+        expect(out.hookSpecificOutput.permissionDecisionReason).toContain('src/api/auth.py');
+      else {
+        expect(out.hookSpecificOutput.permissionDecision).toBeUndefined();
+        expect(out.hookSpecificOutput.additionalContext).toContain('src/api/auth.py');
+      }
+    }
+  });
+
+  it('Gemini CLI hooks get its decision format', async () => {
+    const { repo, a, b } = await setup();
+    await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+    const out = parse(
+      (await b.hook('pre-tool-use', hookFixture('gemini-cli/before-tool-write-file', repo, 'G-1'))).stdout,
+    );
+    expect(out).toEqual({ decision: 'deny', reason: expect.stringContaining('src/api/auth.py') });
+  });
+
+  it('fails safe: bad input or an unknown event allows, exits 0 and logs why', async () => {
+    const { home, repo, a } = await setup();
+    const bad = await a.hook('pre-tool-use', '{ not json');
+    expect(bad).toMatchObject({ code: 0, stdout: '' });
+    const unknown = await a.hook('before-lunch', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'));
+    expect(unknown).toMatchObject({ code: 0, stdout: '' });
+    expect(unknown.stderr).toContain('unknown hook event');
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).toContain('"event":"hook.failed"');
+  });
+});
+
+describe('hooks and the MCP server of one client share its session', () => {
+  it('Claude Code passes CLAUDE_CODE_SESSION_ID to the server; hooks send session_id', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/api/auth.py': 'x\n' });
+    const a = await connectStdio({ cwd: repo, home, clientSessionId: 'A-1', hooks: true });
+    const b = await hookClient({ cwd: repo, home });
+    open.push(b);
+    try {
+      await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
+      const claim = await a.call<{ claim_id: string }>('collab_claim', {
+        files: ['src/api/*'],
+        intent: 'refactor login to JWT',
+      });
+      await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+      const { sessions } = await a.call<{ sessions: Array<{ active_claims: number }> }>(
+        'collab_session_list',
+      );
+      expect(sessions).toHaveLength(1);
+      expect(sessions[0]!.active_claims).toBe(2);
+      const denied = parse(
+        (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
+      );
+      expect(denied.hookSpecificOutput.permissionDecisionReason).toContain('refactor login to JWT');
+      await a.call('collab_release', { claim_id: claim.claim_id, status: 'completed' });
+      // The edit claim remains until A's session ends.
+      expect(
+        parse(
+          (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
+        ),
+      ).not.toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
+});
