@@ -9,11 +9,16 @@ export interface StatusOptions {
   all?: boolean;
 }
 
+interface SessionStatus extends SessionView {
+  /** Uncommitted changes in its worktree to files other live sessions hold. */
+  changed_files_held_by_others: Array<{ file: string; session: string; session_id: string; intent: string }>;
+}
+
 interface ProjectStatus {
   project_id: string;
   root: string;
   kind: string;
-  sessions: SessionView[];
+  sessions: SessionStatus[];
   claims: ClaimView[];
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
 }
@@ -24,7 +29,19 @@ export function status(options: StatusOptions): void {
   try {
     const projects: ProjectStatus[] = [];
     for (const project of app.store.projects.list()) {
-      const sessions = app.sessions.list(project.id, options.all === true);
+      const sessions = app.sessions.list(project.id, options.all === true).map((s): SessionStatus => {
+        const row = app.store.sessions.get(s.id)!;
+        const held = s.status === 'active' ? app.claims.changedFilesHeldByOthers(row) : [];
+        return {
+          ...s,
+          changed_files_held_by_others: held.map((c) => ({
+            file: c.file,
+            session: c.session,
+            session_id: c.session_id,
+            intent: c.intent,
+          })),
+        };
+      });
       const claims = app.store.claims
         .list({ projectId: project.id, sessionId: null, status: 'active' })
         .map((c) => app.claims.view(c));
@@ -62,6 +79,13 @@ export function status(options: StatusOptions): void {
         );
       }
       if (p.sessions.length === 0) console.log(dim('    none active'));
+      for (const s of p.sessions) {
+        for (const h of s.changed_files_held_by_others) {
+          console.log(
+            `    ${red('⚠')} "${s.name}" has changed ${h.file}, which "${h.session}" holds (${h.intent})`,
+          );
+        }
+      }
       console.log('  Claims');
       for (const c of p.claims) {
         const stale = stateOf.get(c.session_id) === 'active' ? '' : yellow(' (stale)');

@@ -302,6 +302,36 @@ describe('claims and check', () => {
   });
 });
 
+describe('claims from git', () => {
+  it('from_git claims the worktree\'s staged, unstaged and untracked changes', async () => {
+    const { a, b, repo } = await twoSessions();
+    const { writeFileSync } = await import('node:fs');
+    const { git } = await import('../helpers/temp.js');
+    writeFileSync(join(repo, 'src/api/auth.py'), 'changed\n');
+    writeFileSync(join(repo, 'src/ui/app.tsx'), 'staged\n');
+    git(repo, 'add', 'src/ui/app.tsx');
+    writeFileSync(join(repo, 'NEW.md'), 'untracked\n');
+    const claim = await a.call<Claim>('collab_claim', { from_git: true, intent: 'finish the login work' });
+    expect([...claim.files].sort()).toEqual(['NEW.md', 'src/api/auth.py', 'src/ui/app.tsx']);
+    const both = await a.call<Claim>('collab_claim', { from_git: true, files: ['docs/**'], intent: 'and docs' });
+    expect(both.files).toContain('docs/**');
+    const { claims } = await b.call<{ claims: Array<{ source: string; files: string[] }> }>('collab_claims_list');
+    expect(claims.map((c) => c.source)).toEqual(['git', 'git']);
+    expect((await b.call<Check>('collab_check', { files: ['NEW.md'] })).safe).toBe(false);
+  });
+
+  it('from_git with nothing changed, or outside git, is a clear error', async () => {
+    const { a } = await twoSessions();
+    const err = await a.fail('collab_claim', { from_git: true, intent: 'x' });
+    expect(err).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(err.message).toContain('no uncommitted changes');
+    const app = testApp();
+    const plain = await connectInMemory(app, tempDir());
+    expect((await plain.fail('collab_claim', { from_git: true, intent: 'x' })).message).toContain('cannot read the changes');
+    expect((await plain.fail('collab_claim', { intent: 'x' })).message).toContain('files');
+  });
+});
+
 describe('messages and decisions', () => {
   it('direct and broadcast messages with per-recipient read state and replies', async () => {
     const app = testApp();

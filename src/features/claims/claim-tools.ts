@@ -38,6 +38,7 @@ const claimView = z.object({
   expires_at: z.string().nullable(),
   released_at: z.string().nullable(),
   summary: z.string().nullable(),
+  source: z.enum(['tool', 'edit', 'git']).describe('collab_claim, an edit seen by a hook, or from_git'),
 });
 
 export const claim = defineTool({
@@ -48,7 +49,8 @@ export const claim = defineTool({
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,
-    files: files.describe("Paths or globs, e.g. 'src/api/*'"),
+    files: files.optional().describe("Paths or globs, e.g. 'src/api/*'"),
+    from_git: z.boolean().default(false).describe('Claim uncommitted changes too'),
     intent: z.string().min(1).max(2000),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
     exclusive: z.boolean().default(false).describe('Refuse if another session holds any'),
@@ -69,9 +71,13 @@ export const claim = defineTool({
     warning: z.string().optional(),
   }),
   handler({ app, connection }, input) {
+    const session = connection.resolve(input.session_id);
     const result = app.claims.claim({
-      session: connection.resolve(input.session_id),
-      files: input.files,
+      session,
+      files: input.from_git
+        ? [...(input.files ?? []), ...app.claims.changedFiles(session)]
+        : (input.files ?? []),
+      source: input.from_git ? 'git' : 'tool',
       intent: input.intent,
       scope: input.scope,
       exclusive: input.exclusive,

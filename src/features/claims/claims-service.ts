@@ -6,6 +6,7 @@ import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
+import { workingTreeChanges } from '../../integrations/git-status.js';
 import type {
   ClaimSource,
   ClaimStatus,
@@ -52,6 +53,7 @@ export interface ClaimView {
   expires_at: string | null;
   released_at: string | null;
   summary: string | null;
+  source: ClaimSource;
 }
 
 /** A live pattern found near a path, with how it meets it. */
@@ -92,6 +94,43 @@ export class ClaimsService {
       if (!out.includes(pattern)) out.push(pattern);
     }
     return out;
+  }
+
+  /** The uncommitted changes (staged, unstaged, untracked) of the session's worktree. */
+  changedFiles(session: { worktree: string }): string[] {
+    let changes: { tracked: string[]; untracked: string[] };
+    try {
+      changes = workingTreeChanges(session.worktree);
+    } catch (error) {
+      throw invalidInput(
+        `from_git: cannot read the changes of ${session.worktree} (${(error as Error).message.split('\n')[0]}).`,
+        'from_git needs a git worktree and the git command; list the files instead.',
+      );
+    }
+    const files = [...new Set([...changes.tracked, ...changes.untracked])];
+    if (files.length === 0) {
+      throw invalidInput(
+        `from_git: ${session.worktree} has no uncommitted changes to claim.`,
+        'List the files you are about to change instead.',
+      );
+    }
+    return files;
+  }
+
+  /**
+   * Files the session has changed in its worktree (uncommitted) that other live sessions hold:
+   * the work most likely to collide. Empty when its worktree cannot be read from here.
+   */
+  changedFilesHeldByOthers(session: SessionRow): CheckConflict[] {
+    if (session.host !== this.app.host) return [];
+    let files: string[];
+    try {
+      const changes = workingTreeChanges(session.worktree);
+      files = [...new Set([...changes.tracked, ...changes.untracked])];
+    } catch {
+      return [];
+    }
+    return files.length === 0 ? [] : this.check(session, files).conflicts;
   }
 
   /**
@@ -396,6 +435,7 @@ export class ClaimsService {
       expires_at: iso(row.expires_at),
       released_at: iso(row.released_at),
       summary: row.summary,
+      source: row.source,
     };
   }
 }

@@ -17,7 +17,7 @@ export const sessionStart = defineTool({
   name: 'collab_session_start',
   toolset: 'collab',
   title: 'Start a collaboration session',
-  description: 'Register this session before working, so others see your claims and can message you.',
+  description: 'Register before working, so others see your claims and can message you.',
   kind: 'write',
   input: z.strictObject({
     name: z.string().max(100).optional().describe("e.g. 'frontend-refactor'"),
@@ -67,7 +67,7 @@ export const sessionList = defineTool({
   name: 'collab_session_list',
   toolset: 'collab',
   title: 'List sessions',
-  description: 'Sessions in this project, with their active claim counts and last heartbeat.',
+  description: 'Sessions in this project, with claim counts and last heartbeat.',
   kind: 'read',
   input: z.strictObject({ include_inactive: z.boolean().default(false) }),
   output: z.object({ sessions: z.array(sessionView) }),
