@@ -45,7 +45,7 @@ export const claim = defineTool({
   name: 'collab_claim',
   toolset: 'collab',
   title: 'Claim files',
-  description: 'Declare files you are about to change, and why; others are warned before touching them.',
+  description: 'Declare files you will change, and why; others are warned before touching them.',
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,

@@ -89,7 +89,7 @@ export const sessionHeartbeat = defineTool({
   name: 'collab_session_heartbeat',
   toolset: 'collab',
   title: 'Heartbeat',
-  description: 'Mark the session alive. Every tool call already does this.',
+  description: 'Mark the session alive (every call already does).',
   kind: 'write',
   idempotent: true,
   input: z.strictObject({ session_id: sessionIdField }),
