@@ -15,7 +15,7 @@ const ALLOWED = {
   mcp: ['core', 'store', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
   cli: ['core', 'store', 'integrations', 'app', 'features', 'mcp'],
-  'lib.ts': ['app', 'features', 'mcp'],
+  'lib.ts': ['app', 'features', 'mcp', 'integrations'],
 };
 const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);
 /** core/ is pure: no I/O, no database, no SDK. */

@@ -3,6 +3,7 @@ export { App } from './app/app.js';
 export { DEFAULT_CONFIG } from './app/config.js';
 export { homeAt, resolveHome } from './app/home.js';
 export { Connection } from './features/sessions/connection.js';
+export { COLLABORATION_RULES, claudeHooks } from './integrations/client-setup.js';
 export { ALL_TOOLS, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
 export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';

@@ -22,6 +22,18 @@ program
   .action(async (options) => (await import('./status.js')).status(options));
 
 program
+  .command('init')
+  .description('Set up this project for your agent clients: MCP server, hooks, collaboration rules')
+  .option(
+    '--client <names>',
+    'claude, codex, gemini, cursor (comma-separated) or all; default: the ones found here, else claude',
+  )
+  .option('--dry-run', 'print what would change, as a diff, and write nothing')
+  .option('--command <cmd>', 'how clients should start session-collab (default: this install)')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./init.js')).init(options));
+
+program
   .command('hook <event>')
   .description(
     'Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use',

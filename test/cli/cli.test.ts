@@ -45,7 +45,9 @@ describe('session-collab status', () => {
       // alpha's uncommitted change to a file beta holds is called out.
       writeFileSync(join(repo, 'src/api/auth.py'), 'changed by alpha\n');
       const warned = await cli(home, ['status']);
-      expect(warned.stdout).toMatch(/"(alpha|beta)" has changed src\/api\/auth\.py, which "(alpha|beta)" holds/);
+      expect(warned.stdout).toMatch(
+        /"(alpha|beta)" has changed src\/api\/auth\.py, which "(alpha|beta)" holds/,
+      );
 
       const json = await cli(home, ['status', '--json']);
       const parsed = JSON.parse(json.stdout) as {
@@ -60,9 +62,9 @@ describe('session-collab status', () => {
       expect(parsed.projects[0]!.sessions).toHaveLength(2);
       expect(parsed.projects[0]!.claims).toHaveLength(2);
       expect(parsed.projects[0]!.conflicts[0]!.path).toMatch(/^src\/api\/[^/]+\.py$/);
-      const held = (parsed.projects[0]!.sessions as Array<{ changed_files_held_by_others: Array<{ file: string }> }>).flatMap(
-        (s) => s.changed_files_held_by_others,
-      );
+      const held = (
+        parsed.projects[0]!.sessions as Array<{ changed_files_held_by_others: Array<{ file: string }> }>
+      ).flatMap((s) => s.changed_files_held_by_others);
       expect(held.map((h) => h.file)).toEqual(['src/api/auth.py', 'src/api/auth.py']);
     } finally {
       await a.close();

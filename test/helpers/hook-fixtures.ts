@@ -9,7 +9,10 @@ export function hookFixture(
   toolInput?: Record<string, unknown>,
 ): Record<string, unknown> {
   const path = fileURLToPath(new URL(`../fixtures/${file}.json`, import.meta.url));
-  const data = JSON.parse(readFileSync(path, 'utf8').replaceAll('${ROOT}', root)) as Record<string, unknown>;
+  const data = JSON.parse(readFileSync(path, 'utf8').replaceAll('$' + '{ROOT}', root)) as Record<
+    string,
+    unknown
+  >;
   data.session_id = sessionId;
   if (toolInput) data.tool_input = toolInput;
   return data;

@@ -303,7 +303,7 @@ describe('claims and check', () => {
 });
 
 describe('claims from git', () => {
-  it('from_git claims the worktree\'s staged, unstaged and untracked changes', async () => {
+  it("from_git claims the worktree's staged, unstaged and untracked changes", async () => {
     const { a, b, repo } = await twoSessions();
     const { writeFileSync } = await import('node:fs');
     const { git } = await import('../helpers/temp.js');
@@ -313,9 +313,15 @@ describe('claims from git', () => {
     writeFileSync(join(repo, 'NEW.md'), 'untracked\n');
     const claim = await a.call<Claim>('collab_claim', { from_git: true, intent: 'finish the login work' });
     expect([...claim.files].sort()).toEqual(['NEW.md', 'src/api/auth.py', 'src/ui/app.tsx']);
-    const both = await a.call<Claim>('collab_claim', { from_git: true, files: ['docs/**'], intent: 'and docs' });
+    const both = await a.call<Claim>('collab_claim', {
+      from_git: true,
+      files: ['docs/**'],
+      intent: 'and docs',
+    });
     expect(both.files).toContain('docs/**');
-    const { claims } = await b.call<{ claims: Array<{ source: string; files: string[] }> }>('collab_claims_list');
+    const { claims } = await b.call<{ claims: Array<{ source: string; files: string[] }> }>(
+      'collab_claims_list',
+    );
     expect(claims.map((c) => c.source)).toEqual(['git', 'git']);
     expect((await b.call<Check>('collab_check', { files: ['NEW.md'] })).safe).toBe(false);
   });
@@ -327,7 +333,9 @@ describe('claims from git', () => {
     expect(err.message).toContain('no uncommitted changes');
     const app = testApp();
     const plain = await connectInMemory(app, tempDir());
-    expect((await plain.fail('collab_claim', { from_git: true, intent: 'x' })).message).toContain('cannot read the changes');
+    expect((await plain.fail('collab_claim', { from_git: true, intent: 'x' })).message).toContain(
+      'cannot read the changes',
+    );
     expect((await plain.fail('collab_claim', { intent: 'x' })).message).toContain('files');
   });
 });

@@ -1,0 +1,135 @@
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { CollabError } from '../core/errors.js';
+import { unifiedDiff } from '../core/line-diff.js';
+import {
+  CLIENTS,
+  type ClientName,
+  detectClients,
+  type Launch,
+  planClient,
+} from '../integrations/client-setup.js';
+import { locateProject } from '../integrations/git-repo.js';
+import { bold, dim, green, printJson } from './format.js';
+import { cliInvocation } from './invocation.js';
+
+export interface InitOptions {
+  client?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  command?: string;
+}
+
+const CLIENT_LABELS: Record<ClientName, string> = {
+  claude: 'Claude Code',
+  codex: 'Codex CLI',
+  gemini: 'Gemini CLI',
+  cursor: 'Cursor',
+};
+
+/**
+ * How clients should start session-collab: `session-collab` when that command on PATH is this
+ * install (portable: the files can be committed), else this Node and this install by absolute path.
+ */
+function defaultLaunch(): Launch {
+  const own = cliInvocation();
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'session-collab');
+    try {
+      if (existsSync(candidate) && realpathSync(candidate) === realpathSync(own.args[0]!))
+        return { command: 'session-collab', args: [] };
+    } catch {
+      // Unreadable PATH entries are skipped.
+    }
+  }
+  return { command: own.command, args: own.args };
+}
+
+function parseClients(value: string | undefined, root: string): ClientName[] {
+  if (!value) {
+    const found = detectClients((p) => existsSync(join(root, p)));
+    return found.length > 0 ? found : ['claude'];
+  }
+  const names = value === 'all' ? [...CLIENTS] : value.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(CLIENTS as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new CollabError(
+      'INVALID_INPUT',
+      `Unknown client ${unknown.map((u) => `"${u}"`).join(', ')}.`,
+      `Use one or more of: ${CLIENTS.join(', ')} (comma-separated), or all.`,
+    );
+  }
+  return names as ClientName[];
+}
+
+/** `session-collab init`: wires the clients of this project to session-collab. */
+export function init(options: InitOptions): void {
+  const root = locateProject(process.cwd()).worktree;
+  const clients = parseClients(options.client, root);
+  const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();
+  const read = (path: string) => {
+    try {
+      return readFileSync(join(root, path), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const changes = clients.flatMap((client) =>
+    planClient(client, launch, read).map((file) => {
+      const before = read(file.path);
+      return { client, ...file, before, changed: before !== file.after };
+    }),
+  );
+
+  if (!options.dryRun) {
+    for (const c of changes.filter((x) => x.changed)) {
+      const target = join(root, c.path);
+      mkdirSync(dirname(target), { recursive: true });
+      const tmp = `${target}.session-collab-${process.pid}.tmp`;
+      writeFileSync(tmp, c.after);
+      renameSync(tmp, target);
+    }
+  }
+
+  if (options.json) {
+    printJson({
+      root,
+      dry_run: options.dryRun === true,
+      command: [launch.command, ...launch.args],
+      files: changes.map((c) => ({ client: c.client, path: c.path, purpose: c.purpose, changed: c.changed })),
+    });
+    return;
+  }
+  if (options.dryRun) {
+    for (const c of changes.filter((x) => x.changed)) {
+      process.stdout.write(
+        unifiedDiff(c.before ?? '', c.after, c.before === null ? '/dev/null' : `a/${c.path}`, `b/${c.path}`),
+      );
+    }
+    console.log(dim(`\n(dry run: nothing written in ${root})`));
+    return;
+  }
+  console.log(`${bold('session-collab init')} in ${root}`);
+  console.log(dim(`Clients start it as: ${[launch.command, ...launch.args].join(' ')}`));
+  for (const client of clients) {
+    console.log(`\n${CLIENT_LABELS[client]}`);
+    for (const c of changes.filter((x) => x.client === client)) {
+      const verb = !c.changed
+        ? dim('unchanged')
+        : c.before === null
+          ? green('created  ')
+          : green('updated  ');
+      console.log(`  ${verb} ${c.path.padEnd(34)} ${dim(c.purpose)}`);
+    }
+  }
+  console.log(
+    `\nNext: restart the client in this folder. To refuse commits that touch files another live session holds, also run ${bold('session-collab guard install')}.`,
+  );
+  if (launch.command !== 'session-collab') {
+    console.log(
+      dim(
+        `Files name this install by absolute path (${resolve(launch.args[0] ?? launch.command)}); with \`npm link\` they would say just "session-collab".`,
+      ),
+    );
+  }
+}

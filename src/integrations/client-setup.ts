@@ -1,0 +1,268 @@
+/**
+ * What `session-collab init` writes for each client: its MCP server entry, its hooks, and the
+ * collaboration rules in its instructions file, each merged into what is already there. Pure text
+ * transforms (existing content in, new content out), so that running twice changes nothing and
+ * a user's own servers, hooks and notes stay as they are.
+ */
+import { CollabError } from '../core/errors.js';
+import { EDIT_TOOL_MATCHER, SHELL_TOOL_MATCHER } from './agent-hooks.js';
+
+export const CLIENTS = ['claude', 'codex', 'gemini', 'cursor'] as const;
+export type ClientName = (typeof CLIENTS)[number];
+
+/** How a client starts session-collab: a program and the arguments before the subcommand. */
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
+export interface PlannedFile {
+  /** Relative to the project root. */
+  path: string;
+  /** What it is for, for the summary. */
+  purpose: string;
+  after: string;
+}
+
+export const SERVER_NAME = 'session-collab';
+const RULES_START = '<!-- session-collab:start -->';
+const RULES_END = '<!-- session-collab:end -->';
+
+export const COLLABORATION_RULES = `## Session collaboration
+
+Other AI sessions may be working in this repository at the same time. session-collab (an MCP
+server) keeps you from undoing each other's work:
+
+1. At the start of a session, call \`collab_session_start\` with the project root.
+2. Before changing files, declare them with \`collab_claim\` (paths or globs, and your intent).
+3. Before deleting or substantially rewriting anything, call \`collab_check\`.
+   If another session holds the files, ask the user before going on, or message that session.
+4. When done, \`collab_release\` your claims with a short summary.
+5. Check \`collab_message_list\` regularly for messages from other sessions.`;
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function hookCommand(launch: Launch, event: string): string {
+  return [launch.command, ...launch.args, 'hook', event].map(shellWord).join(' ');
+}
+
+/** Whether a hook command is one of ours (any install, any path). */
+export function isOurHook(command: unknown): boolean {
+  return (
+    typeof command === 'string' &&
+    /(session-collab|cli\.cjs)'?\s+hook\s+(session-start|session-end|pre-tool-use|post-tool-use)\b/.test(
+      command,
+    )
+  );
+}
+
+type HookGroup = { matcher?: string; hooks: Array<Record<string, unknown>> };
+type HooksConfig = Record<string, HookGroup[]>;
+
+/** The hooks for Claude Code (settings.json `hooks`, or a plugin's hooks/hooks.json). */
+export function claudeHooks(launch: Launch): HooksConfig {
+  const cmd = (event: string) => ({ type: 'command', command: hookCommand(launch, event), timeout: 10 });
+  return {
+    SessionStart: [{ hooks: [cmd('session-start')] }],
+    SessionEnd: [{ hooks: [cmd('session-end')] }],
+    PreToolUse: [
+      { matcher: `${EDIT_TOOL_MATCHER.claude}|${SHELL_TOOL_MATCHER.claude}`, hooks: [cmd('pre-tool-use')] },
+    ],
+    PostToolUse: [{ matcher: EDIT_TOOL_MATCHER.claude, hooks: [cmd('post-tool-use')] }],
+  };
+}
+
+/** The hooks for Gemini CLI (its settings.json `hooks`; timeouts in milliseconds). */
+export function geminiHooks(launch: Launch): HooksConfig {
+  const cmd = (event: string) => ({
+    name: `session-collab ${event}`,
+    type: 'command',
+    command: hookCommand(launch, event),
+    timeout: 10_000,
+  });
+  return {
+    SessionStart: [{ hooks: [cmd('session-start')] }],
+    SessionEnd: [{ hooks: [cmd('session-end')] }],
+    BeforeTool: [
+      {
+        matcher: `^(${EDIT_TOOL_MATCHER.gemini}|${SHELL_TOOL_MATCHER.gemini})$`,
+        hooks: [cmd('pre-tool-use')],
+      },
+    ],
+    AfterTool: [{ matcher: `^(${EDIT_TOOL_MATCHER.gemini})$`, hooks: [cmd('post-tool-use')] }],
+  };
+}
+
+function parseJsonObject(text: string | null, path: string): Record<string, unknown> {
+  if (text === null || text.trim() === '') return {};
+  const hint = 'Fix it (or move it away) and run init again; nothing was written.';
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new CollabError('CONFIG_ERROR', `${path} is not valid JSON (${(error as Error).message}).`, hint);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new CollabError('CONFIG_ERROR', `${path} does not hold a JSON object.`, hint);
+  }
+  return data as Record<string, unknown>;
+}
+
+const json = (data: unknown) => `${JSON.stringify(data, null, 2)}\n`;
+
+/** Adds (or replaces) our MCP server in an `mcpServers` JSON file, keeping every other server. */
+export function mergeMcpServers(text: string | null, path: string, entry: Record<string, unknown>): string {
+  const data = parseJsonObject(text, path);
+  const servers = (data.mcpServers && typeof data.mcpServers === 'object' ? data.mcpServers : {}) as Record<
+    string,
+    unknown
+  >;
+  return json({ ...data, mcpServers: { ...servers, [SERVER_NAME]: entry } });
+}
+
+/** Puts our hooks into a settings file: ours from an earlier run are replaced, others kept. */
+export function mergeHooks(text: string | null, path: string, ours: HooksConfig): string {
+  const data = parseJsonObject(text, path);
+  const existing = (data.hooks && typeof data.hooks === 'object' ? data.hooks : {}) as HooksConfig;
+  const hooks: HooksConfig = {};
+  for (const [event, groups] of Object.entries(existing)) {
+    if (!Array.isArray(groups)) {
+      hooks[event] = groups;
+      continue;
+    }
+    const kept = groups
+      .map((g) => ({
+        ...g,
+        hooks: (Array.isArray(g.hooks) ? g.hooks : []).filter((h) => !isOurHook(h.command)),
+      }))
+      .filter((g) => g.hooks.length > 0);
+    if (kept.length > 0) hooks[event] = kept;
+  }
+  for (const [event, groups] of Object.entries(ours)) hooks[event] = [...(hooks[event] ?? []), ...groups];
+  return json({ ...data, hooks });
+}
+
+/** Adds a value to a JSON array setting (e.g. Claude Code's `enabledMcpjsonServers`). */
+export function mergeArraySetting(text: string | null, path: string, key: string, value: string): string {
+  const data = parseJsonObject(text, path);
+  const list = Array.isArray(data[key]) ? (data[key] as unknown[]) : [];
+  return json({ ...data, [key]: list.includes(value) ? list : [...list, value] });
+}
+
+/** Adds (or refreshes) the collaboration rules block of a Markdown instructions file. */
+export function mergeRules(text: string | null, rules = COLLABORATION_RULES): string {
+  const block = `${RULES_START}\n${rules}\n${RULES_END}\n`;
+  const current = text ?? '';
+  const start = current.indexOf(RULES_START);
+  const end = current.indexOf(RULES_END);
+  if (start !== -1 && end > start) {
+    return current.slice(0, start) + block + current.slice(end + RULES_END.length).replace(/^\n/, '');
+  }
+  if (current.trim() === '') return block;
+  return `${current.replace(/\n*$/, '\n')}\n${block}`;
+}
+
+function tomlString(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** Adds (or replaces) our `[mcp_servers.session-collab]` table in a Codex config.toml. */
+export function mergeCodexToml(text: string | null, launch: Launch): string {
+  const table = `[mcp_servers.${SERVER_NAME}]\ncommand = ${tomlString(launch.command)}\nargs = [${[...launch.args, 'serve'].map(tomlString).join(', ')}]\n`;
+  const lines = (text ?? '').split('\n');
+  const header = (l: string) => /^\s*\[/.test(l);
+  const ours = (l: string) =>
+    new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1(\\.|\\s*\\])`).test(l);
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (ours(lines[i]!)) {
+      i++;
+      while (i < lines.length && !header(lines[i]!)) i++;
+      i--;
+      continue;
+    }
+    kept.push(lines[i]!);
+  }
+  const rest = kept.join('\n').replace(/\n*$/, '');
+  return rest === '' ? table : `${rest}\n\n${table}`;
+}
+
+/** Everything init writes for one client, given what the files hold now (null: missing). */
+export function planClient(
+  client: ClientName,
+  launch: Launch,
+  read: (path: string) => string | null,
+): PlannedFile[] {
+  const server = { command: launch.command, args: [...launch.args, 'serve'] };
+  switch (client) {
+    case 'claude':
+      return [
+        {
+          path: '.mcp.json',
+          purpose: 'MCP server',
+          after: mergeMcpServers(read('.mcp.json'), '.mcp.json', { type: 'stdio', ...server, env: {} }),
+        },
+        {
+          path: '.claude/settings.json',
+          purpose: 'hooks: SessionStart, SessionEnd, PreToolUse, PostToolUse',
+          after: mergeHooks(read('.claude/settings.json'), '.claude/settings.json', claudeHooks(launch)),
+        },
+        {
+          path: '.claude/settings.local.json',
+          purpose: 'approves the project MCP server on this machine',
+          after: mergeArraySetting(
+            read('.claude/settings.local.json'),
+            '.claude/settings.local.json',
+            'enabledMcpjsonServers',
+            SERVER_NAME,
+          ),
+        },
+        { path: 'CLAUDE.md', purpose: 'collaboration rules', after: mergeRules(read('CLAUDE.md')) },
+      ];
+    case 'codex':
+      return [
+        {
+          path: '.codex/config.toml',
+          purpose: 'MCP server (Codex loads it in trusted projects)',
+          after: mergeCodexToml(read('.codex/config.toml'), launch),
+        },
+        { path: 'AGENTS.md', purpose: 'collaboration rules', after: mergeRules(read('AGENTS.md')) },
+      ];
+    case 'gemini': {
+      const settings = mergeMcpServers(read('.gemini/settings.json'), '.gemini/settings.json', server);
+      return [
+        {
+          path: '.gemini/settings.json',
+          purpose: 'MCP server; hooks: SessionStart, SessionEnd, BeforeTool, AfterTool',
+          after: mergeHooks(settings, '.gemini/settings.json', geminiHooks(launch)),
+        },
+        { path: 'GEMINI.md', purpose: 'collaboration rules', after: mergeRules(read('GEMINI.md')) },
+      ];
+    }
+    case 'cursor':
+      return [
+        {
+          path: '.cursor/mcp.json',
+          purpose: 'MCP server',
+          after: mergeMcpServers(read('.cursor/mcp.json'), '.cursor/mcp.json', server),
+        },
+        {
+          path: '.cursor/rules/session-collab.mdc',
+          purpose: 'collaboration rules (always applied)',
+          after: `---\ndescription: How to work alongside other AI sessions in this repository (session-collab)\nalwaysApply: true\n---\n\n${COLLABORATION_RULES}\n`,
+        },
+      ];
+  }
+}
+
+/** Clients whose traces are in a project (for init without --client). */
+export function detectClients(exists: (path: string) => boolean): ClientName[] {
+  const found: ClientName[] = [];
+  if (exists('.claude') || exists('CLAUDE.md') || exists('.mcp.json')) found.push('claude');
+  if (exists('.codex') || exists('AGENTS.md')) found.push('codex');
+  if (exists('.gemini') || exists('GEMINI.md')) found.push('gemini');
+  if (exists('.cursor') || exists('.cursorrules')) found.push('cursor');
+  return found;
+}

@@ -1,0 +1,195 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, requireBuild } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+function init(cwd: string, ...args: string[]) {
+  requireBuild();
+  return spawnSync(process.execPath, [CLI, 'init', ...args], {
+    cwd,
+    env: {
+      ...process.env,
+      SESSION_COLLAB_HOME: tempDir('collab-home-'),
+      NO_COLOR: '1',
+      PATH: '/usr/bin:/bin',
+    },
+    encoding: 'utf8',
+  });
+}
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** A repository where the user already configured Claude Code. */
+function configuredRepo() {
+  const repo = gitRepo();
+  mkdirSync(join(repo, '.claude'));
+  writeFileSync(
+    join(repo, '.claude/settings.json'),
+    JSON.stringify({
+      model: 'opus',
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/check-bash.sh' }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }],
+      },
+    }),
+  );
+  writeFileSync(
+    join(repo, '.mcp.json'),
+    JSON.stringify({ mcpServers: { github: { command: 'gh-mcp', args: [] } } }),
+  );
+  writeFileSync(join(repo, 'CLAUDE.md'), '# My project\n\nUse pnpm.\n');
+  return repo;
+}
+
+describe('session-collab init', () => {
+  it('merges into existing Claude Code settings, and a second run changes nothing', () => {
+    const repo = configuredRepo();
+    const first = init(repo, '--client', 'claude');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/updated\s+\.claude\/settings\.json/);
+    expect(first.stdout).toMatch(/created\s+\.claude\/settings\.local\.json/);
+    const snapshot = ['.mcp.json', '.claude/settings.json', '.claude/settings.local.json', 'CLAUDE.md'].map(
+      (f) => readFileSync(join(repo, f), 'utf8'),
+    );
+
+    const second = init(repo, '--client', 'claude');
+    expect(second.stdout.match(/unchanged/g)).toHaveLength(4);
+    expect(
+      ['.mcp.json', '.claude/settings.json', '.claude/settings.local.json', 'CLAUDE.md'].map((f) =>
+        readFileSync(join(repo, f), 'utf8'),
+      ),
+    ).toEqual(snapshot);
+
+    const settings = readJson(join(repo, '.claude/settings.json'));
+    expect(settings.model).toBe('opus');
+    expect(settings.permissions).toEqual({ allow: ['Bash(npm test)'] });
+    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    expect(settings.hooks.PreToolUse).toHaveLength(2);
+    expect(settings.hooks.PreToolUse[0]).toEqual({
+      matcher: 'Bash',
+      hooks: [{ type: 'command', command: './scripts/check-bash.sh' }],
+    });
+    expect(settings.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash');
+    expect(settings.hooks.PreToolUse[1].hooks[0].command).toMatch(/cli\.cjs hook pre-tool-use$/);
+    for (const event of ['SessionStart', 'SessionEnd', 'PostToolUse'])
+      expect(settings.hooks[event]).toHaveLength(1);
+
+    const mcp = readJson(join(repo, '.mcp.json'));
+    expect(Object.keys(mcp.mcpServers)).toEqual(['github', 'session-collab']);
+    expect(mcp.mcpServers['session-collab']).toMatchObject({
+      type: 'stdio',
+      command: process.execPath,
+      args: [CLI, 'serve'],
+    });
+    expect(readJson(join(repo, '.claude/settings.local.json'))).toEqual({
+      enabledMcpjsonServers: ['session-collab'],
+    });
+
+    const claudeMd = readFileSync(join(repo, 'CLAUDE.md'), 'utf8');
+    expect(claudeMd.startsWith('# My project\n\nUse pnpm.\n')).toBe(true);
+    expect(claudeMd.match(/session-collab:start/g)).toHaveLength(1);
+    expect(claudeMd).toContain('collab_check');
+  });
+
+  it('--dry-run prints the diff and writes nothing', () => {
+    const repo = configuredRepo();
+    const before = readFileSync(join(repo, '.claude/settings.json'), 'utf8');
+    const out = init(repo, '--dry-run');
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('--- a/.claude/settings.json');
+    expect(out.stdout).toContain('+++ b/.claude/settings.json');
+    expect(out.stdout).toContain('--- /dev/null\n+++ b/.claude/settings.local.json');
+    expect(out.stdout).toMatch(/^\+.*hook pre-tool-use/m);
+    expect(out.stdout).toContain('dry run: nothing written');
+    expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(before);
+    expect(existsSync(join(repo, '.claude/settings.local.json'))).toBe(false);
+  });
+
+  it('writes Codex, Gemini CLI and Cursor configuration, keeping what is there', () => {
+    const repo = gitRepo();
+    mkdirSync(join(repo, '.codex'));
+    writeFileSync(
+      join(repo, '.codex/config.toml'),
+      'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n',
+    );
+    mkdirSync(join(repo, '.gemini'));
+    writeFileSync(
+      join(repo, '.gemini/settings.json'),
+      JSON.stringify({ theme: 'dark', mcpServers: { other: { command: 'x' } } }),
+    );
+    for (let i = 0; i < 2; i++) expect(init(repo, '--client', 'codex,gemini,cursor').status).toBe(0);
+
+    const toml = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
+    expect(toml).toBe(
+      `model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n\n[mcp_servers.session-collab]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}, "serve"]\n`,
+    );
+    expect(readFileSync(join(repo, 'AGENTS.md'), 'utf8')).toContain('collab_claim');
+
+    const gemini = readJson(join(repo, '.gemini/settings.json'));
+    expect(gemini.theme).toBe('dark');
+    expect(Object.keys(gemini.mcpServers)).toEqual(['other', 'session-collab']);
+    expect(gemini.hooks.BeforeTool).toEqual([
+      {
+        matcher: '^(write_file|replace|run_shell_command)$',
+        hooks: [
+          {
+            name: 'session-collab pre-tool-use',
+            type: 'command',
+            command: expect.stringMatching(/hook pre-tool-use$/),
+            timeout: 10000,
+          },
+        ],
+      },
+    ]);
+    expect(Object.keys(gemini.hooks).sort()).toEqual([
+      'AfterTool',
+      'BeforeTool',
+      'SessionEnd',
+      'SessionStart',
+    ]);
+    expect(readFileSync(join(repo, 'GEMINI.md'), 'utf8')).toContain('collab_check');
+
+    expect(readJson(join(repo, '.cursor/mcp.json')).mcpServers['session-collab'].args).toEqual([
+      CLI,
+      'serve',
+    ]);
+    expect(readFileSync(join(repo, '.cursor/rules/session-collab.mdc'), 'utf8')).toMatch(
+      /^---\ndescription: .*\nalwaysApply: true\n---\n/,
+    );
+  });
+
+  it('finds the clients a project uses, and refuses bad input without writing', () => {
+    const repo = gitRepo();
+    mkdirSync(join(repo, '.gemini'));
+    const json = JSON.parse(init(repo, '--json').stdout);
+    expect(json.files.map((f: { client: string }) => f.client)).toEqual(['gemini', 'gemini']);
+
+    const broken = gitRepo();
+    mkdirSync(join(broken, '.claude'));
+    writeFileSync(join(broken, '.claude/settings.json'), '{ "hooks": ');
+    const bad = init(broken, '--client', 'claude');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('.claude/settings.json is not valid JSON');
+    expect(existsSync(join(broken, '.mcp.json'))).toBe(false);
+    expect(init(broken, '--client', 'vim').stderr).toContain('Unknown client "vim"');
+  });
+
+  it('names the bare command when `session-collab` on PATH is this install', () => {
+    const repo = gitRepo();
+    const bin = tempDir('collab-bin-');
+    symlinkSync(CLI, join(bin, 'session-collab'));
+    const out = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude', '--json'], {
+      cwd: repo,
+      env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out.stdout).command).toEqual(['session-collab']);
+    expect(readJson(join(repo, '.mcp.json')).mcpServers['session-collab']).toMatchObject({
+      command: 'session-collab',
+      args: ['serve'],
+    });
+  });
+});

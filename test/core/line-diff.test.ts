@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { unifiedDiff } from '../../src/core/line-diff.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('unifiedDiff', () => {
+  it('is empty for equal texts and shows additions to a new file', () => {
+    expect(unifiedDiff('a\nb\n', 'a\nb\n', 'x', 'y')).toBe('');
+    expect(unifiedDiff('', 'one\ntwo\n', '/dev/null', 'f')).toBe(
+      '--- /dev/null\n+++ f\n@@ -0,0 +1,2 @@\n+one\n+two\n',
+    );
+  });
+
+  it('applies with `git apply` (so it is a real unified diff)', () => {
+    const line = fc.constantFrom('a', 'b', 'c', 'd', '{', '}');
+    const text = fc.array(line, { maxLength: 25 }).map((l) => (l.length ? `${l.join('\n')}\n` : ''));
+    const dir = tempDir();
+    fc.assert(
+      fc.property(text, text, (before, after) => {
+        writeFileSync(join(dir, 'f'), before);
+        const patch = unifiedDiff(before, after, 'a/f', 'b/f');
+        if (patch === '') return before === after;
+        writeFileSync(join(dir, 'p.diff'), patch);
+        execFileSync('git', ['apply', '--unidiff-zero', 'p.diff'], { cwd: dir });
+        return readFileSync(join(dir, 'f'), 'utf8') === after;
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
