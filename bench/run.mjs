@@ -173,6 +173,47 @@ async function throughput(processes = 8, seconds = 5) {
   };
 }
 
+/** A PreToolUse decision (deny) by the hook process, with 1,000 live claims of 20 other sessions. */
+function hookLatency() {
+  const home = tempDir('bench-home-');
+  const repo = gitRepo();
+  const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+  for (let s = 0; s < 20; s++) {
+    const c = new lib.Connection(app, app.sessions, { cwd: repo, client: () => 'bench', pid: process.pid });
+    tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
+    for (let k = 0; k < 50; k++) tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
+  }
+  app.close();
+  const input = JSON.stringify({
+    session_id: 'bench-hook',
+    transcript_path: '/dev/null',
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Edit',
+    tool_input: { file_path: `${repo}/pkg7/src/file7.ts`, old_string: 'a', new_string: 'b' },
+    tool_use_id: 'toolu_bench',
+  });
+  const env = { ...process.env, SESSION_COLLAB_HOME: home };
+  const run = () => {
+    const t = performance.now();
+    const out = execFileSync(process.execPath, [CLI, 'hook', 'pre-tool-use'], { input, env, encoding: 'utf8' });
+    const ms = performance.now() - t;
+    if (!out.includes('"permissionDecision":"deny"')) throw new Error(`hook did not deny: ${out}`);
+    return ms;
+  };
+  run(); // saves the code cache; not counted
+  const times = [];
+  const bare = [];
+  for (let i = 0; i < 40; i++) {
+    times.push(run());
+    const t = performance.now();
+    execFileSync(process.execPath, ['-e', '0']);
+    bare.push(performance.now() - t);
+  }
+  cleanup(home, repo);
+  return { median: median(times), bare: median(bare) };
+}
+
 function listSize() {
   const json = JSON.stringify({ tools: lib.toolDefinitions(lib.selectTools(['collab'])) });
   return { bytes: json.length, tokens: Math.round(json.length / 4) };
@@ -184,6 +225,8 @@ progress('collab_check with 10,000 live claims…');
 const check = checkLatency();
 progress('8 processes: claim + check + release for 5 s…');
 const tp = await throughput();
+progress('hook process: PreToolUse with 1,000 live claims (40 runs)…');
+const hook = hookLatency();
 const size = listSize();
 
 const fmt = (n, d = 1) => n.toFixed(d);
@@ -205,6 +248,12 @@ const rows = [
     `${Math.round(tp.opsPerSecond).toLocaleString('en')} ops/s (${tp.cycles} cycles), ${tp.busy} busy errors, ${tp.lost} lost, ${tp.duplicates} duplicated`,
     '≥ 3,000 ops/s, 0 busy, nothing lost',
     tp.opsPerSecond >= 3000 && tp.busy === 0 && tp.lost === 0 && tp.duplicates === 0,
+  ],
+  [
+    'PreToolUse hook process, 1,000 live claims (median of 40)',
+    `${fmt(hook.median)} ms (bare \`node -e 0\` in the same runs: ${fmt(hook.bare)} ms)`,
+    '≤ 80 ms',
+    hook.median <= 80,
   ],
   [
     'default toolset `tools/list` (JSON bytes / 4)',
@@ -235,6 +284,9 @@ The benchmarks build first and use the bundled \`dist/\`; they are never asserti
 - **throughput**: 8 processes, each its own connection to one database file, loop
   claim → check → release for 5 s; every call counts as one op. Afterwards every claim id must be
   unique and every claim completed.
+- **hook**: \`session-collab hook pre-tool-use\` spawned 40 times with a Claude Code PreToolUse
+  input for a file another session holds (each run answers \`deny\`), 20 other sessions holding
+  1,000 claims; a bare \`node -e 0\` is timed between runs, for the machine's own spawn cost.
 - **tools/list**: the default toolset's \`tools/list\` result as JSON, bytes / 4.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.

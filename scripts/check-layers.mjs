@@ -54,6 +54,27 @@ for (const file of files(SRC)) {
       problems.push(`${where}: ${from}/ may not import ${rel}`);
   }
 }
+// The commands that run on every edit or commit (dist/hot.cjs) must stay light: nothing they
+// import, directly or not, may load the MCP SDK, zod, commander or the mcp/ layer.
+const HOT_ENTRY = resolve(SRC, 'cli', 'hot-main.ts');
+const HEAVY = /^(@modelcontextprotocol\/|zod$|zod\/|commander$)/;
+const seen = new Set();
+const stack = [[HOT_ENTRY, [relative(SRC, HOT_ENTRY)]]];
+while (stack.length > 0) {
+  const [file, chain] = stack.pop();
+  if (seen.has(file)) continue;
+  seen.add(file);
+  const source = readFileSync(file, 'utf8');
+  for (const match of source.matchAll(/\bimport\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bexport\s+(?!type\b)[^'";]*?\sfrom\s+['"]([^'"]+)['"]/g)) {
+    const spec = match[1] ?? match[2];
+    if (HEAVY.test(spec)) problems.push(`hot path ${chain.join(' → ')} imports ${spec}`);
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    if (topOf(target) === 'mcp') problems.push(`hot path ${chain.join(' → ')} imports ${relative(SRC, target)}`);
+    stack.push([target, [...chain, relative(SRC, target)]]);
+  }
+}
+
 if (problems.length > 0) {
   console.error(`Layer rules (DESIGN.md §2) broken:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   process.exit(1);

@@ -5,29 +5,36 @@ import { Connection } from '../features/sessions/connection.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
+import { cliInvocation } from './invocation.js';
 
 export interface ServeOptions {
   toolsets?: string;
 }
 
-const CONNECT_HELP = `session-collab ${SERVER_VERSION}: coordination for AI coding sessions that share a codebase.
+function connectHelp(): string {
+  const me = cliInvocation().line;
+  return `session-collab ${SERVER_VERSION}: coordination for AI coding sessions that share a codebase.
 
 This command is an MCP server that speaks over stdin/stdout; a client starts it, not you.
-Connect a client from your project folder:
+Set up a project for your clients (MCP server, hooks, collaboration rules), from its folder:
 
-  Claude Code   claude mcp add session-collab -- npx session-collab serve
-  Codex CLI     codex mcp add session-collab -- npx session-collab serve
-  Gemini CLI    gemini mcp add session-collab npx session-collab serve
-  Cursor        add to .cursor/mcp.json: {"mcpServers":{"session-collab":{"command":"npx","args":["session-collab","serve"]}}}
+  ${me} init              (add --dry-run to see the changes first)
 
-See what sessions are doing:   session-collab status
-Check the installation:        session-collab doctor
+Or connect a client by hand:
+
+  Claude Code   claude mcp add --scope project session-collab -- ${me} serve
+  Codex CLI     codex mcp add session-collab -- ${me} serve
+  Gemini CLI    gemini mcp add session-collab ${me} serve
+
+See what sessions are doing:   ${me} status
+Check the installation:        ${me} doctor
 `;
+}
 
 /** Serves the MCP tools over stdio until the client goes away; then ends this session. */
 export function serve(options: ServeOptions): void {
   if (process.stdin.isTTY) {
-    process.stderr.write(CONNECT_HELP);
+    process.stderr.write(connectHelp());
     return;
   }
   const app = new App();
