@@ -181,7 +181,8 @@ function hookLatency() {
   for (let s = 0; s < 20; s++) {
     const c = new lib.Connection(app, app.sessions, { cwd: repo, client: () => 'bench', pid: process.pid });
     tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
-    for (let k = 0; k < 50; k++) tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
+    for (let k = 0; k < 50; k++)
+      tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
   }
   app.close();
   const input = JSON.stringify({
@@ -196,7 +197,11 @@ function hookLatency() {
   const env = { ...process.env, SESSION_COLLAB_HOME: home };
   const run = () => {
     const t = performance.now();
-    const out = execFileSync(process.execPath, [CLI, 'hook', 'pre-tool-use'], { input, env, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [CLI, 'hook', 'pre-tool-use'], {
+      input,
+      env,
+      encoding: 'utf8',
+    });
     const ms = performance.now() - t;
     if (!out.includes('"permissionDecision":"deny"')) throw new Error(`hook did not deny: ${out}`);
     return ms;

@@ -65,12 +65,15 @@ while (stack.length > 0) {
   if (seen.has(file)) continue;
   seen.add(file);
   const source = readFileSync(file, 'utf8');
-  for (const match of source.matchAll(/\bimport\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bexport\s+(?!type\b)[^'";]*?\sfrom\s+['"]([^'"]+)['"]/g)) {
+  for (const match of source.matchAll(
+    /\bimport\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bexport\s+(?!type\b)[^'";]*?\sfrom\s+['"]([^'"]+)['"]/g,
+  )) {
     const spec = match[1] ?? match[2];
     if (HEAVY.test(spec)) problems.push(`hot path ${chain.join(' → ')} imports ${spec}`);
     if (!spec.startsWith('.')) continue;
     const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
-    if (topOf(target) === 'mcp') problems.push(`hot path ${chain.join(' → ')} imports ${relative(SRC, target)}`);
+    if (topOf(target) === 'mcp')
+      problems.push(`hot path ${chain.join(' → ')} imports ${relative(SRC, target)}`);
     stack.push([target, [...chain, relative(SRC, target)]]);
   }
 }
