@@ -1,0 +1,131 @@
+/**
+ * The real Claude Code CLI, set up by `session-collab init`, with a scripted model (a fake Messages
+ * API on loopback): its Edit of a file another session holds is stopped by our PreToolUse hook,
+ * and the model is told why. Needs the `claude` executable: .ci/run installs it into a temporary
+ * folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test is skipped, saying so.
+ */
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { CLI, hookClient } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+function findClaude(): string | null {
+  const configured = process.env.SESSION_COLLAB_CLAUDE_BIN;
+  if (configured) return existsSync(configured) ? configured : null;
+  try {
+    return execFileSync('sh', ['-c', 'command -v claude'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function runAsync(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { ...options, encoding: 'utf8', timeout: 120_000 }, (_error, stdout, stderr) =>
+      resolve({ stdout, stderr }),
+    );
+  });
+}
+
+const claude = findClaude();
+if (!claude) {
+  console.warn(
+    'SKIPPED test/e2e/real-claude.test.ts: no `claude` executable (set SESSION_COLLAB_CLAUDE_BIN; .ci/run installs one).',
+  );
+}
+
+describe.skipIf(!claude)('the real Claude Code CLI', () => {
+  it('is stopped before it edits a file another session holds, and told why', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('claude-home-');
+    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const target = join(repo, 'app.txt');
+    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+      encoding: 'utf8',
+    });
+    expect(init.status).toBe(0);
+
+    // Another session (a client process of its own) has edited app.txt.
+    const holder = await hookClient({ cwd: repo, home });
+    const api = await startFakeApi([
+      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
+      [
+        {
+          type: 'tool_use',
+          id: 'toolu_edit',
+          name: 'Edit',
+          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
+        },
+      ],
+      [{ type: 'text', text: 'Done.' }],
+    ]);
+    try {
+      await holder.hook(
+        'post-tool-use',
+        hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
+      );
+      // Asynchronous: the fake API answers from this process's event loop.
+      const run = await runAsync(
+        claude!,
+        ['-p', 'Change app.txt', '--permission-mode', 'acceptEdits', '--output-format', 'json'],
+        {
+          cwd: repo,
+          env: {
+            ...process.env,
+            HOME: userHome,
+            SESSION_COLLAB_HOME: home,
+            ANTHROPIC_API_KEY: 'sk-ant-api03-test',
+            ANTHROPIC_BASE_URL: api.url,
+            DISABLE_TELEMETRY: '1',
+            DISABLE_AUTOUPDATER: '1',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        },
+      );
+      const lastLine = run.stdout.trim().split('\n').pop() ?? '';
+      if (!lastLine.startsWith('{'))
+        throw new Error(`claude printed no result:\n${run.stdout}\n${run.stderr}`);
+      const result = JSON.parse(lastLine);
+      expect(result.permission_denials).toEqual([
+        expect.objectContaining({ tool_name: 'Edit', tool_use_id: 'toolu_edit' }),
+      ]);
+      expect(readFileSync(target, 'utf8')).toBe('original line\n');
+      const toolResults = api.requests.flatMap(
+        (r) =>
+          JSON.stringify(r.body.messages ?? []).match(/"tool_result"[^}]*"tool_use_id":"toolu_edit"/g) ?? [],
+      );
+      expect(toolResults.length).toBeGreaterThan(0);
+      const last = api.requests
+        .map((r) => JSON.stringify(r.body))
+        .filter((b) => b.includes('toolu_edit'))
+        .pop()!;
+      expect(last).toContain('would change files another session is working on');
+      expect(last).toContain('collab_message_send');
+      // Claude Code's own session was registered by the SessionStart hook, and ended with it.
+      const status = JSON.parse(
+        spawnSync(process.execPath, [CLI, 'status', '--json', '--all'], {
+          cwd: repo,
+          env: { ...process.env, SESSION_COLLAB_HOME: home },
+          encoding: 'utf8',
+        }).stdout,
+      );
+      const names = status.projects[0].sessions.map(
+        (s: { client: string; status: string }) => `${s.client}:${s.status}`,
+      );
+      expect(names).toContain('claude-code:ended');
+    } finally {
+      await api.close();
+      await holder.close();
+    }
+  }, 150_000);
+});
