@@ -17,6 +17,12 @@ export interface AppOptions {
   /** Overrides config.json (tests, benchmarks). */
   config?: Config;
   now?: () => number;
+  /**
+   * How long to wait for another process's write lock. Commands with a deadline (hooks, the
+   * commit guard) wait less than the default, so that they answer in time: SQLite waits inside a
+   * synchronous call, where no timer can interrupt it.
+   */
+  busyTimeoutMs?: number;
 }
 
 /** What every feature service may use: the store, configuration, log, clock and liveness. */
@@ -57,7 +63,7 @@ export class App implements AppContext {
     this.config = options.config ?? loadConfig(this.paths.config);
     this.log = createLogger(this.paths.log, this.config.log_level);
     this.now = options.now ?? Date.now;
-    this.store = Store.open(this.paths.database);
+    this.store = Store.open(this.paths.database, options.busyTimeoutMs);
     this.sessions = new SessionsService(this);
     this.claims = new ClaimsService(this);
     this.messages = new MessagesService(this, this.sessions);

@@ -17,7 +17,7 @@ export function guardCheck(): void {
     const cwd = process.cwd();
     const staged = stagedFiles(cwd);
     if (staged.length === 0) return;
-    app = new App();
+    app = new App({ busyTimeoutMs: 3000 });
     const identity = { sessionId: process.env.CLAUDE_CODE_SESSION_ID || null, process: clientProcess() };
     const viewer = app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;

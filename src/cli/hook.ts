@@ -1,4 +1,6 @@
 import { App } from '../app/app.js';
+import { resolveHome } from '../app/home.js';
+import { createLogger } from '../app/log.js';
 import {
   type HookInput,
   parseHookEvent,
@@ -11,6 +13,8 @@ import { clientProcess } from '../integrations/process-tree.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
 const BUDGET_MS = 4000;
+/** Database waits stay well inside the budget (they block the timer while they wait). */
+const BUSY_TIMEOUT_MS = 1500;
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
 const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
@@ -41,12 +45,13 @@ export async function hook(eventName: string): Promise<void> {
       return done(null);
     }
     const raw = await readStdin();
-    app = new App();
+    app = new App({ busyTimeoutMs: BUSY_TIMEOUT_MS });
     const input = parseHookInput(raw, process.cwd());
     done(handle(app, event, input));
   } catch (error) {
     try {
-      (app ?? new App()).log.error('hook.failed', {
+      // Without the app (it may be what failed), log straight to the file.
+      (app?.log ?? createLogger(resolveHome().log, 'info')).error('hook.failed', {
         hook: eventName,
         message: (error as Error).message,
         stack: (error as Error).stack,

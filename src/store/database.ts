@@ -6,10 +6,11 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
 
-const BUSY_TIMEOUT_MS = 10_000;
+/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /** Opens (creating if needed) the shared database file and brings its schema up to date. */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   let db: Db;
   try {
@@ -18,7 +19,7 @@ export function openDatabase(file: string): Db {
     throw new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`);
   }
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -58,20 +59,9 @@ function migrate(db: Db, file: string): void {
 
 /**
  * Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken before anything is read,
- * so a decision made on what was read cannot be invalidated by another process. Retries when the
- * lock stays busy beyond the busy timeout.
+ * so a decision made on what was read cannot be invalidated by another process. Waiting for the
+ * lock is the busy timeout's job; past it, SQLITE_BUSY reaches the caller (a DB_ERROR).
  */
 export function immediate<T>(db: Db, fn: () => T): T {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return db.transaction(fn).immediate();
-    } catch (error) {
-      if (!isBusy(error) || attempt >= 3) throw error;
-    }
-  }
-}
-
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+  return db.transaction(fn).immediate();
 }

@@ -24,8 +24,8 @@ export class Store {
     this.meta = new MetaStore(db);
   }
 
-  static open(file: string): Store {
-    return new Store(openDatabase(file));
+  static open(file: string, busyTimeoutMs?: number): Store {
+    return new Store(openDatabase(file, busyTimeoutMs));
   }
 
   /** A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. */

@@ -133,6 +133,33 @@ describe('pre-commit guard', () => {
     expect(readFileSync(join(repo, '.husky', 'pre-commit'), 'utf8')).toBe(userScript);
   });
 
+  it('chains a lefthook-installed hook (which calls `lefthook run pre-commit`)', async () => {
+    const { home, repo } = await heldRepo();
+    const bin = tempDir('collab-bin-');
+    writeFileSync(
+      join(bin, 'lefthook'),
+      `#!/bin/sh\necho "lefthook $*" >> "${join(repo, '.lefthook-ran')}"\n`,
+    );
+    chmodSync(join(bin, 'lefthook'), 0o755);
+    const hookFile = join(repo, '.git', 'hooks', 'pre-commit');
+    writeFileSync(
+      hookFile,
+      '#!/bin/sh\n\nif [ "$LEFTHOOK" = "0" ]; then\n  exit 0\nfi\n\nlefthook run "pre-commit" "$@"\n',
+    );
+    chmodSync(hookFile, 0o755);
+    cli(home, repo, 'guard', 'install');
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    writeFileSync(join(repo, 'src/a.ts'), 'x\n');
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo, env).status).not.toBe(0);
+    expect(existsSync(join(repo, '.lefthook-ran'))).toBe(false);
+    git(repo, 'reset', '-q');
+    writeFileSync(join(repo, 'src/b.ts'), 'y\n');
+    git(repo, 'add', 'src/b.ts');
+    expect(commit(home, repo, env).status).toBe(0);
+    expect(readFileSync(join(repo, '.lefthook-ran'), 'utf8')).toBe('lefthook run pre-commit\n');
+  });
+
   it('reports when there is nothing to uninstall, and status tells', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();

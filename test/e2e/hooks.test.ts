@@ -220,6 +220,28 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
   });
 });
 
+describe('hooks answer in bounded time', () => {
+  it('while another process holds the database write lock: allows within seconds, logs why', async () => {
+    const { home, repo, a } = await setup();
+    await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
+    const blocker = new Database(join(home, 'registry.db'));
+    blocker.prepare('BEGIN IMMEDIATE').run();
+    try {
+      const started = Date.now();
+      const out = await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(out).toMatchObject({ code: 0, stdout: '' });
+    } finally {
+      blocker.prepare('ROLLBACK').run();
+      blocker.close();
+    }
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).toMatch(
+      /"event":"hook.failed".*database is locked|database is locked.*"event":"hook.failed"/,
+    );
+  });
+});
+
 describe('hooks and the MCP server of one client share its session', () => {
   it('Claude Code passes CLAUDE_CODE_SESSION_ID to the server; hooks send session_id', async () => {
     const home = tempDir('collab-home-');
