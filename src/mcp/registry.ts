@@ -2,6 +2,7 @@ import { CollabError } from '../core/errors.js';
 import { claimTools } from '../features/claims/claim-tools.js';
 import { decisionTools } from '../features/decisions/decision-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
+import { notificationTools } from '../features/notifications/notification-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
 import { TOOLSETS, type ToolDescriptor, type Toolset } from './tool.js';
 
@@ -11,6 +12,7 @@ export const ALL_TOOLS: ToolDescriptor[] = [
   ...claimTools,
   ...messageTools,
   ...decisionTools,
+  ...notificationTools,
 ] as ToolDescriptor[];
 
 /** The tools of the named toolsets; an unknown name is an error that lists the valid ones. */

@@ -7,6 +7,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { App } from '../app/app.js';
+import type { ErrorBody } from '../core/errors.js';
+import { nextSteps } from '../core/next-steps.js';
+import { describeNotification } from '../core/notifications.js';
+import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
 import type { ToolDescriptor } from './tool.js';
 import { describeZodError, toErrorBody } from './tool-result.js';
@@ -117,19 +121,20 @@ export function createMcpServer(app: App, connection: Connection, tools: ToolDes
 export function callTool(app: App, connection: Connection, d: ToolDescriptor, args: unknown): CallToolResult {
   const parsed = d.input.safeParse(args);
   if (!parsed.success) {
-    return errorResult({
-      code: 'INVALID_INPUT',
-      message: describeZodError(parsed.error),
-      hint: 'Fix the named field and call again.',
+    return envelope(app, connection, d.name, {
+      output: null,
+      text: '',
+      error: {
+        code: 'INVALID_INPUT',
+        message: describeZodError(parsed.error),
+        hint: 'Fix the named field and call again.',
+      },
     });
   }
   try {
     connection.heartbeat();
-    const output = d.output.parse(d.handler({ app, connection }, parsed.data));
-    return {
-      content: [{ type: 'text', text: d.text(output) }],
-      structuredContent: output as Record<string, unknown>,
-    };
+    const output = d.output.parse(d.handler({ app, connection }, parsed.data)) as Record<string, unknown>;
+    return envelope(app, connection, d.name, { output, text: d.text(output), error: null });
   } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {
@@ -138,14 +143,57 @@ export function callTool(app: App, connection: Connection, d: ToolDescriptor, ar
       message: body.message,
       ...(body.code === 'INTERNAL_ERROR' ? { stack: (error as Error).stack } : {}),
     });
-    return errorResult(body);
+    return envelope(app, connection, d.name, { output: null, text: '', error: body });
   }
 }
 
-function errorResult(body: ReturnType<typeof toErrorBody>): CallToolResult {
+interface Outcome {
+  output: Record<string, unknown> | null;
+  text: string;
+  error: ErrorBody | null;
+}
+
+/**
+ * What every response carries besides the tool's own result: the caller's pending notifications
+ * (then marked seen) and `next_steps`, in the structured result and in the text. Never fails the
+ * call: if the envelope cannot be filled, the result goes out without it.
+ */
+function envelope(app: App, connection: Connection, tool: string, outcome: Outcome): CallToolResult {
+  let notifications: NotificationView[] = [];
+  let unreadMessages = 0;
+  const sessionId = connection.currentId;
+  if (sessionId) {
+    try {
+      notifications = app.notifications.deliver(sessionId);
+      const session = app.store.sessions.get(sessionId);
+      if (session) unreadMessages = app.store.messages.unreadCount(session);
+    } catch (error) {
+      app.log.warn('envelope.failed', { tool, message: (error as Error).message });
+    }
+  }
+  const steps = nextSteps({
+    tool,
+    output: outcome.output,
+    error: outcome.error?.code ?? null,
+    unreadMessages,
+    notifications,
+  });
+  const extra = {
+    ...(notifications.length > 0 ? { notifications } : {}),
+    ...(steps.length > 0 ? { next_steps: steps } : {}),
+  };
+  const lines = [
+    outcome.error
+      ? `${outcome.error.code}: ${outcome.error.message}\nHint: ${outcome.error.hint}`
+      : outcome.text,
+    ...(notifications.length > 0
+      ? ['Notifications:', ...notifications.map((n) => `- ${describeNotification(n)}`)]
+      : []),
+    ...(steps.length > 0 ? ['Next steps:', ...steps.map((step) => `- ${step}`)] : []),
+  ];
   return {
-    isError: true,
-    content: [{ type: 'text', text: `${body.code}: ${body.message}\nHint: ${body.hint}` }],
-    structuredContent: { error: body },
+    ...(outcome.error ? { isError: true } : {}),
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: outcome.error ? { error: outcome.error, ...extra } : { ...outcome.output, ...extra },
   };
 }

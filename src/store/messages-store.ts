@@ -21,6 +21,7 @@ export class MessagesStore {
   private readonly inbox;
   private readonly markStmt;
   private readonly purgeStmt;
+  private readonly unreadStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -45,6 +46,12 @@ export class MessagesStore {
       'INSERT OR IGNORE INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?)',
     );
     this.purgeStmt = db.prepare('DELETE FROM messages WHERE created_at < ?');
+    this.unreadStmt = db.prepare<[{ session: string; project: string; since: number }], { n: number }>(
+      `SELECT COUNT(*) AS n FROM messages m
+       WHERE ((m.to_session_id = @session)
+           OR (m.to_session_id IS NULL AND m.project_id = @project AND m.from_session_id <> @session AND m.created_at >= @since))
+         AND NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = @session)`,
+    );
   }
 
   insert(row: MessageRow): void {
@@ -67,6 +74,14 @@ export class MessagesStore {
       unread: unreadOnly ? 1 : 0,
       limit,
     });
+  }
+
+  unreadCount(session: { id: string; project_id: string; created_at: number }): number {
+    return this.unreadStmt.get({
+      session: session.id,
+      project: session.project_id,
+      since: session.created_at,
+    })!.n;
   }
 
   markRead(ids: string[], sessionId: string, now: number): void {

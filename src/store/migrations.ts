@@ -123,6 +123,28 @@ CREATE INDEX sessions_by_client_pid ON sessions(client_pid) WHERE status = 'acti
 ALTER TABLE claims ADD COLUMN source TEXT NOT NULL DEFAULT 'tool' CHECK (source IN ('tool', 'edit', 'git'));
 `,
   },
+  {
+    version: 3,
+    name: 'notifications',
+    sql: `
+-- One row per recipient session; repeats of a subject coalesce while pending.
+CREATE TABLE notifications (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  project_id TEXT,
+  type TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'seen', 'expired')),
+  count INTEGER NOT NULL DEFAULT 1,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  seen_at INTEGER
+);
+CREATE INDEX notifications_by_session ON notifications(session_id, state, created_at);
+CREATE UNIQUE INDEX notifications_coalesce ON notifications(session_id, type, subject) WHERE state = 'pending';
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -3,6 +3,7 @@ import { type Db, immediate, openDatabase, schemaVersion } from './database.js';
 import { DecisionsStore } from './decisions-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
+import { NotificationsStore } from './notifications-store.js';
 import { ProjectsStore } from './projects-store.js';
 import { SessionsStore } from './sessions-store.js';
 
@@ -14,6 +15,7 @@ export class Store {
   readonly messages: MessagesStore;
   readonly decisions: DecisionsStore;
   readonly meta: MetaStore;
+  readonly notifications: NotificationsStore;
 
   constructor(readonly db: Db) {
     this.projects = new ProjectsStore(db);
@@ -22,6 +24,7 @@ export class Store {
     this.messages = new MessagesStore(db);
     this.decisions = new DecisionsStore(db);
     this.meta = new MetaStore(db);
+    this.notifications = new NotificationsStore(db);
   }
 
   static open(file: string, busyTimeoutMs?: number): Store {

@@ -17,9 +17,14 @@ export function testApp(options: { home?: string; config?: Partial<Config>; now?
 }
 
 /** The real SDK client connected to our server over the in-memory transport. */
-export async function connectInMemory(app: App, cwd: string, clientName = 'test-client') {
+export async function connectInMemory(
+  app: App,
+  cwd: string,
+  clientName = 'test-client',
+  toolsets = ['collab', 'realm'],
+) {
   const connection = new Connection(app, app.sessions, { cwd, client: () => clientName, pid: process.pid });
-  const server = createMcpServer(app, connection, selectTools(['collab']));
+  const server = createMcpServer(app, connection, selectTools(toolsets));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });

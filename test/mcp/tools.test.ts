@@ -43,7 +43,7 @@ describe('tools/list', () => {
 
   it('is what a real client lists', async () => {
     const app = testApp();
-    const c = await connectInMemory(app, gitRepo());
+    const c = await connectInMemory(app, gitRepo(), 'test-client', ['collab']);
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'collab_session_start',
@@ -477,7 +477,7 @@ describe('errors', () => {
     expect(err.code).toBe('DB_ERROR');
     expect(err.hint).toContain('doctor');
     // The connection still answers.
-    expect((await a.client.listTools()).tools).toHaveLength(12);
+    expect((await a.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('error results carry text for the model as well', async () => {

@@ -15,6 +15,7 @@ import type {
   Scope,
 } from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
 
 export interface ClaimConflict {
   claim_id: string;
@@ -75,7 +76,10 @@ export interface Viewpoint {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export class ClaimsService {
-  constructor(private readonly app: AppContext) {}
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   /** Normalises client paths against the session's worktree; a literal directory claims all below. */
   normalize(files: string[], session: { worktree: string }, field = 'files'): string[] {
@@ -235,6 +239,16 @@ export class ClaimsService {
         },
         patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
       );
+      // Each holder learns that someone claimed next to it.
+      for (const c of conflicts) {
+        this.notifications.notify(
+          [c.session_id],
+          'claim_conflict',
+          `claim_conflict:${input.session.id}`,
+          { session: input.session.name, session_id: input.session.id, files: c.overlap, intent },
+          input.session.project_id,
+        );
+      }
       return { id, conflicts, expiresAt };
     });
     this.app.log.info('claim.create', {
@@ -250,6 +264,31 @@ export class ClaimsService {
       conflicts: result.conflicts,
       expires_at: iso(result.expiresAt),
     };
+  }
+
+  /**
+   * Live sessions whose claims overlap the active claims of `session`, with the paths where they
+   * meet: who to tell when that session ends.
+   */
+  neighbours(session: SessionRow): Map<string, string[]> {
+    const now = this.app.now();
+    const out = new Map<string, string[]>();
+    const states = new Map<string, SessionState>();
+    for (const claim of this.app.store.claims.list({
+      projectId: session.project_id,
+      sessionId: session.id,
+      status: 'active',
+    })) {
+      for (const pattern of claim.files) {
+        for (const hit of this.hits(session.project_id, pattern, session.id, now)) {
+          if (this.stateCached(hit.row, states) !== 'active') continue;
+          const files = out.get(hit.row.session_id) ?? [];
+          if (!files.includes(hit.witness)) files.push(hit.witness);
+          out.set(hit.row.session_id, files);
+        }
+      }
+    }
+    return out;
   }
 
   /** Live claims of other sessions overlapping any of `patterns`, grouped by claim. */

@@ -3,6 +3,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 
 export interface MessageView {
@@ -21,6 +22,7 @@ export class MessagesService {
   constructor(
     private readonly app: AppContext,
     private readonly sessions: SessionsService,
+    private readonly notifications: NotificationsService,
   ) {}
 
   send(
@@ -59,8 +61,27 @@ export class MessagesService {
       content,
       created_at: this.app.now(),
     });
-    const recipients =
-      to !== null ? 1 : this.sessions.liveInProject(from.project_id).filter((s) => s.id !== from.id).length;
+    const recipientIds =
+      to !== null
+        ? [to]
+        : this.sessions
+            .liveInProject(from.project_id)
+            .filter((s) => s.id !== from.id)
+            .map((s) => s.id);
+    const recipients = recipientIds.length;
+    this.notifications.notify(
+      recipientIds,
+      'message',
+      `message:${from.id}`,
+      {
+        from: from.name,
+        from_session_id: from.id,
+        message_id: id,
+        broadcast: to === null,
+        preview: content.slice(0, 160),
+      },
+      from.project_id,
+    );
     this.app.log.info('message.send', { message: id, from: from.id, to });
     return {
       message_id: id,

@@ -6,6 +6,8 @@ import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
 import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
+import type { ClaimsService } from '../claims/claims-service.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
 
 export interface StartSessionInput {
   name?: string | undefined;
@@ -39,7 +41,11 @@ export interface SessionView {
 export type ReleaseMode = 'complete' | 'abandon';
 
 export class SessionsService {
-  constructor(private readonly app: AppContext) {}
+  constructor(
+    private readonly app: AppContext,
+    private readonly claims: ClaimsService,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   start(input: StartSessionInput): { session: SessionRow; others: SessionWithCounts[] } {
     const insert = this.prepare(input);
@@ -195,6 +201,16 @@ export class SessionsService {
       if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);
       if (session.status === 'ended') {
         throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has already ended.`);
+      }
+      // Sessions whose claims sat next to this one's learn that those files are free now.
+      for (const [holder, files] of this.claims.neighbours(session)) {
+        this.notifications.notify(
+          [holder],
+          'session_ended',
+          `session_ended:${id}`,
+          { session: session.name, session_id: id, files },
+          session.project_id,
+        );
       }
       const released = store.claims.releaseAllOf(
         id,

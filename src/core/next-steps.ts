@@ -1,0 +1,73 @@
+/**
+ * `next_steps`: short suggestions derived from state, added to every tool response. One place
+ * for all the rules, so that they read alike and are tested together.
+ */
+
+export interface StepInput {
+  tool: string;
+  /** The tool's structured result (null when it failed). */
+  output: Record<string, unknown> | null;
+  /** The error code when it failed. */
+  error: string | null;
+  /** Unread messages for the caller's session (after this call). */
+  unreadMessages: number;
+  /** Notifications delivered with this response. */
+  notifications: Array<{ type: string } & Record<string, unknown>>;
+}
+
+const MAX_STEPS = 4;
+
+type Conflict = { session?: string; session_id?: string; file?: string; overlap?: string[] };
+
+function holders(conflicts: Conflict[]): string {
+  return [...new Set(conflicts.map((c) => `"${c.session}" (${c.session_id})`))].join(', ');
+}
+
+export function nextSteps(input: StepInput): string[] {
+  const steps: string[] = [];
+  const out = input.output ?? {};
+  const conflicts = Array.isArray(out.conflicts) ? (out.conflicts as Conflict[]) : [];
+
+  if (input.tool === 'collab_check' && out.safe === false && conflicts.length > 0) {
+    steps.push(
+      `Message ${holders(conflicts)} with collab_message_send, or wait; ask the user before overriding their work.`,
+    );
+  }
+  if (input.tool === 'collab_claim' && out.status === 'created_with_conflicts') {
+    steps.push(
+      `Coordinate with ${holders(conflicts)} before editing the overlapping files (collab_message_send).`,
+    );
+  }
+  if (input.error === 'CLAIM_CONFLICT') {
+    steps.push('See who holds the files with collab_claims_list, then message them or pick other work.');
+  }
+  if (input.error === 'SESSION_INACTIVE' || input.error === 'SESSION_NOT_FOUND') {
+    steps.push('Start a session with collab_session_start (or omit session_id).');
+  }
+  if (input.unreadMessages > 0 && input.tool !== 'collab_message_list') {
+    steps.push(
+      `Read ${input.unreadMessages} unread message${input.unreadMessages === 1 ? '' : 's'} with collab_message_list.`,
+    );
+  }
+  for (const n of input.notifications) {
+    if (n.type === 'claim_conflict') {
+      steps.push(
+        `"${n.session}" claimed files overlapping yours (${(n.files as string[] | undefined)?.join(', ') ?? ''}): coordinate with collab_message_send.`,
+      );
+    } else if (n.type === 'session_ended') {
+      steps.push(
+        `"${n.session}" ended; files it held next to yours are free: collab_check before building on them.`,
+      );
+    } else if (n.type === 'contract_updated') {
+      steps.push(
+        `Contract ${n.contract} changed (${n.old_version} → ${n.new_version}): review it with contract_get.`,
+      );
+    } else if (n.type === 'binding_changed') {
+      steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
+    }
+  }
+  if (input.tool === 'realm_check' && Array.isArray(out.errors) && out.errors.length > 0) {
+    steps.push('Fix the errors realm_check lists, then run it again.');
+  }
+  return [...new Set(steps)].slice(0, MAX_STEPS);
+}

@@ -1,0 +1,62 @@
+/**
+ * Notification rules: the lifecycle `pending → seen → expired`, and how rapid repeats of one
+ * subject coalesce into one notification.
+ */
+
+export type NotificationState = 'pending' | 'seen' | 'expired';
+
+/** Notifications expire this long after they were created. */
+export const NOTIFICATION_TTL_MS = 7 * 86_400_000;
+
+const NEXT: Record<NotificationState, NotificationState[]> = {
+  pending: ['seen', 'expired'],
+  seen: ['expired'],
+  expired: [],
+};
+
+export function canMove(from: NotificationState, to: NotificationState): boolean {
+  return NEXT[from].includes(to);
+}
+
+/** The state a notification is in at `now`, by age alone. */
+export function stateAt(state: NotificationState, createdAt: number, now: number): NotificationState {
+  return state !== 'expired' && now - createdAt >= NOTIFICATION_TTL_MS ? 'expired' : state;
+}
+
+/**
+ * Merges a repeat into a still-pending notification of the same subject: the newest values win,
+ * except the "before" side of a change (`old_*`, `from_*` keys), which keeps the first one, so that
+ * 1.0.0 → 1.1.0 → 1.3.0 reads as one change from 1.0.0 to 1.3.0. Lists (`files`) are unioned.
+ */
+export function coalescePayload(
+  earlier: Record<string, unknown>,
+  later: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...earlier };
+  for (const [key, value] of Object.entries(later)) {
+    if ((key.startsWith('old_') || key.startsWith('from_')) && key in earlier) continue;
+    const before = earlier[key];
+    if (Array.isArray(before) && Array.isArray(value)) out[key] = [...new Set([...before, ...value])];
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** One line for people and models. */
+export function describeNotification(n: { type: string; count?: number } & Record<string, unknown>): string {
+  const times = n.count && n.count > 1 ? ` (${n.count}×)` : '';
+  switch (n.type) {
+    case 'message':
+      return `${n.broadcast ? 'Broadcast' : 'Message'} from "${n.from}"${times}: ${n.preview}`;
+    case 'claim_conflict':
+      return `"${n.session}" claimed files overlapping yours: ${(n.files as string[]).join(', ')} (${n.intent})`;
+    case 'session_ended':
+      return `"${n.session}" ended; it held ${(n.files as string[]).join(', ')} next to your claims`;
+    case 'contract_updated':
+      return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
+    case 'binding_changed':
+      return `Domain ${n.domain}: ${n.repo} ${n.change}`;
+    default:
+      return `${n.type}${times}`;
+  }
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+
+export const notificationsList = defineTool({
+  name: 'notifications_list',
+  toolset: 'realm',
+  title: 'List notifications',
+  description:
+    'Notifications for this session (messages, overlapping claims, ended neighbours, contract and binding changes), newest first. Pending ones also arrive with every tool response.',
+  kind: 'read',
+  input: z.strictObject({
+    state: z.enum(['pending', 'seen', 'expired', 'all']).default('all'),
+    type: z.string().min(1).optional().describe('e.g. message, claim_conflict, contract_updated'),
+    limit: z.number().int().min(1).max(500).default(50),
+  }),
+  output: z.object({
+    notifications: z.array(
+      z
+        .object({
+          id: z.string(),
+          type: z.string(),
+          state: z.enum(['pending', 'seen', 'expired']),
+          count: z.number(),
+          created_at: z.string(),
+          updated_at: z.string(),
+        })
+        .passthrough(),
+    ),
+  }),
+  handler({ app, connection }, input) {
+    return {
+      notifications: app.notifications.list(connection.current().id, input.state, input.type, input.limit),
+    };
+  },
+  text: (o) =>
+    o.notifications.length === 0
+      ? 'No notifications.'
+      : o.notifications
+          .map((n) => `[${n.state}] ${n.type} ${n.created_at}${n.count > 1 ? ` (${n.count}×)` : ''}`)
+          .join('\n'),
+});
+
+export const notificationTools = [notificationsList];

@@ -1,0 +1,105 @@
+import type { AppContext } from '../../app/app.js';
+import { newId } from '../../core/ids.js';
+import { coalescePayload, NOTIFICATION_TTL_MS, type NotificationState } from '../../core/notifications.js';
+import type { NotificationRow } from '../../store/notifications-store.js';
+
+/** Kinds of notification the product emits. */
+export type NotificationType =
+  | 'message'
+  | 'claim_conflict'
+  | 'session_ended'
+  | 'contract_updated'
+  | 'binding_changed';
+
+export interface NotificationView {
+  id: string;
+  type: string;
+  state: NotificationState;
+  /** How many events this one stands for (repeats of a subject coalesce while pending). */
+  count: number;
+  created_at: string;
+  updated_at: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Notifications per recipient session: emitted by features, delivered by piggyback on every tool
+ * response (then seen), listed by `notifications_list`, expired after 7 days.
+ */
+export class NotificationsService {
+  constructor(private readonly app: AppContext) {}
+
+  /**
+   * Notifies sessions. A pending notification of the same type and subject absorbs the new one
+   * (see core/notifications `coalescePayload`).
+   */
+  notify(
+    recipients: Iterable<string>,
+    type: NotificationType,
+    subject: string,
+    payload: Record<string, unknown>,
+    projectId: string | null,
+  ): void {
+    const { store } = this.app;
+    const now = this.app.now();
+    // Nested in an emitter's transaction, this is a savepoint of it.
+    store.write(() => {
+      for (const sessionId of new Set(recipients)) {
+        const pending = store.notifications.pending(sessionId, type, subject);
+        if (pending) {
+          const merged = coalescePayload(JSON.parse(pending.payload) as Record<string, unknown>, payload);
+          store.notifications.coalesce(pending.id, JSON.stringify(merged), now);
+        } else {
+          store.notifications.insert({
+            id: newId(),
+            session_id: sessionId,
+            project_id: projectId,
+            type,
+            subject,
+            payload: JSON.stringify(payload),
+            created_at: now,
+          });
+        }
+      }
+    });
+  }
+
+  /** The session's pending notifications, now marked seen (the piggyback). */
+  deliver(sessionId: string): NotificationView[] {
+    const { store } = this.app;
+    return store.write(() => {
+      const now = this.app.now();
+      store.notifications.expire(now - NOTIFICATION_TTL_MS);
+      const rows = store.notifications.pendingFor(sessionId);
+      if (rows.length === 0) return [];
+      store.notifications.markSeen(
+        rows.map((r) => r.id),
+        now,
+      );
+      return rows.map((r) => this.view(r));
+    });
+  }
+
+  list(
+    sessionId: string,
+    state: NotificationState | 'all',
+    type: string | undefined,
+    limit: number,
+  ): NotificationView[] {
+    const { store } = this.app;
+    store.write(() => store.notifications.expire(this.app.now() - NOTIFICATION_TTL_MS));
+    return store.notifications.list(sessionId, state, type ?? null, limit).map((r) => this.view(r));
+  }
+
+  private view(r: NotificationRow): NotificationView {
+    return {
+      ...(JSON.parse(r.payload) as Record<string, unknown>),
+      id: r.id,
+      type: r.type,
+      state: r.state,
+      count: r.count,
+      created_at: new Date(r.created_at).toISOString(),
+      updated_at: new Date(r.updated_at).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,101 @@
+import type { NotificationState } from '../core/notifications.js';
+import type { Db } from './database.js';
+
+export interface NotificationRow {
+  id: string;
+  session_id: string;
+  project_id: string | null;
+  type: string;
+  subject: string;
+  payload: string;
+  state: NotificationState;
+  count: number;
+  created_at: number;
+  updated_at: number;
+  seen_at: number | null;
+}
+
+export class NotificationsStore {
+  private readonly pendingOf;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly takePending;
+  private readonly markSeenStmt;
+  private readonly listStmt;
+  private readonly expireStmt;
+  private readonly purgeStmt;
+
+  constructor(db: Db) {
+    this.pendingOf = db.prepare<[string, string, string], NotificationRow>(
+      "SELECT * FROM notifications WHERE session_id = ? AND type = ? AND subject = ? AND state = 'pending'",
+    );
+    this.insertStmt = db.prepare(
+      `INSERT INTO notifications (id, session_id, project_id, type, subject, payload, state, count, created_at, updated_at)
+       VALUES (@id, @session_id, @project_id, @type, @subject, @payload, 'pending', 1, @created_at, @created_at)`,
+    );
+    this.updateStmt = db.prepare(
+      'UPDATE notifications SET payload = ?, count = count + 1, updated_at = ? WHERE id = ?',
+    );
+    this.takePending = db.prepare<[string], NotificationRow>(
+      "SELECT * FROM notifications WHERE session_id = ? AND state = 'pending' ORDER BY created_at, rowid",
+    );
+    this.markSeenStmt = db.prepare(
+      "UPDATE notifications SET state = 'seen', seen_at = ? WHERE id = ? AND state = 'pending'",
+    );
+    this.listStmt = db.prepare<
+      [{ session: string; state: string; type: string | null; limit: number }],
+      NotificationRow
+    >(
+      `SELECT * FROM notifications WHERE session_id = @session AND (@state = 'all' OR state = @state)
+         AND (@type IS NULL OR type = @type) ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+    );
+    this.expireStmt = db.prepare(
+      "UPDATE notifications SET state = 'expired' WHERE state <> 'expired' AND created_at <= ?",
+    );
+    this.purgeStmt = db.prepare("DELETE FROM notifications WHERE state = 'expired' AND created_at < ?");
+  }
+
+  pending(sessionId: string, type: string, subject: string): NotificationRow | undefined {
+    return this.pendingOf.get(sessionId, type, subject);
+  }
+
+  insert(
+    row: Pick<
+      NotificationRow,
+      'id' | 'session_id' | 'project_id' | 'type' | 'subject' | 'payload' | 'created_at'
+    >,
+  ): void {
+    this.insertStmt.run(row);
+  }
+
+  coalesce(id: string, payload: string, now: number): void {
+    this.updateStmt.run(payload, now, id);
+  }
+
+  /** The session's pending notifications, oldest first. */
+  pendingFor(sessionId: string): NotificationRow[] {
+    return this.takePending.all(sessionId);
+  }
+
+  markSeen(ids: string[], now: number): void {
+    for (const id of ids) this.markSeenStmt.run(now, id);
+  }
+
+  list(
+    sessionId: string,
+    state: NotificationState | 'all',
+    type: string | null,
+    limit: number,
+  ): NotificationRow[] {
+    return this.listStmt.all({ session: sessionId, state, type, limit });
+  }
+
+  /** Marks every notification created at or before `createdBefore` expired. */
+  expire(createdBefore: number): number {
+    return this.expireStmt.run(createdBefore).changes;
+  }
+
+  purgeExpired(createdBefore: number): number {
+    return this.purgeStmt.run(createdBefore).changes;
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { nextSteps, type StepInput } from '../../src/core/next-steps.js';
+
+const base: StepInput = {
+  tool: 'collab_claims_list',
+  output: {},
+  error: null,
+  unreadMessages: 0,
+  notifications: [],
+};
+
+describe('next_steps', () => {
+  it('nothing to suggest in a quiet state', () => {
+    expect(nextSteps(base)).toEqual([]);
+  });
+
+  it('a conflict: message the holder or wait', () => {
+    const steps = nextSteps({
+      ...base,
+      tool: 'collab_check',
+      output: {
+        safe: false,
+        conflicts: [
+          { session: 'A', session_id: 's1', file: 'x' },
+          { session: 'A', session_id: 's1', file: 'y' },
+        ],
+      },
+    });
+    expect(steps).toEqual([
+      'Message "A" (s1) with collab_message_send, or wait; ask the user before overriding their work.',
+    ]);
+  });
+
+  it('unread messages, except when reading them', () => {
+    expect(nextSteps({ ...base, unreadMessages: 2 })).toEqual([
+      'Read 2 unread messages with collab_message_list.',
+    ]);
+    expect(nextSteps({ ...base, tool: 'collab_message_list', unreadMessages: 2 })).toEqual([]);
+  });
+
+  it('a contract you consume changed: review it', () => {
+    const steps = nextSteps({
+      ...base,
+      notifications: [
+        { type: 'contract_updated', contract: 's3-permissions', old_version: '1.0.0', new_version: '1.3.0' },
+      ],
+    });
+    expect(steps).toEqual(['Contract s3-permissions changed (1.0.0 → 1.3.0): review it with contract_get.']);
+  });
+
+  it('errors lead somewhere, and at most four steps', () => {
+    expect(nextSteps({ ...base, output: null, error: 'CLAIM_CONFLICT' })[0]).toContain('collab_claims_list');
+    const many = nextSteps({
+      ...base,
+      unreadMessages: 1,
+      notifications: Array.from({ length: 6 }, (_, i) => ({
+        type: 'contract_updated',
+        contract: `c${i}`,
+        old_version: '1',
+        new_version: '2',
+      })),
+    });
+    expect(many).toHaveLength(4);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { gitRepo } from '../helpers/temp.js';
+
+type Envelope = { notifications?: Array<Record<string, unknown>>; next_steps?: string[] };
+
+async function pair(now?: () => number) {
+  const app = testApp(now ? { now } : {});
+  const repo = gitRepo({ 'src/a.ts': '' });
+  const a = await connectInMemory(app, repo, 'a');
+  const b = await connectInMemory(app, repo, 'b');
+  const idA = (
+    await a.call<{ session_id: string }>('collab_session_start', { name: 'A', project_root: repo })
+  ).session_id;
+  const idB = (
+    await b.call<{ session_id: string }>('collab_session_start', { name: 'B', project_root: repo })
+  ).session_id;
+  return { app, repo, a, b, idA, idB };
+}
+
+describe('notifications piggyback on every response', () => {
+  it('a message reaches the recipient on an unrelated call, once; next steps point to it', async () => {
+    const { a, b, idA } = await pair();
+    await b.call('collab_message_send', { to_session_id: idA, content: 'please leave auth.py to me' });
+    const first = await a.call<Envelope>('collab_decision_list');
+    expect(first.notifications).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        state: 'pending',
+        from: 'B',
+        preview: 'please leave auth.py to me',
+        count: 1,
+      }),
+    ]);
+    expect(first.next_steps).toEqual(['Read 1 unread message with collab_message_list.']);
+    const text = await a.client.callTool({ name: 'collab_decision_list', arguments: {} });
+    const second = text.structuredContent as Envelope;
+    expect(second.notifications).toBeUndefined();
+    expect((text.content as Array<{ text: string }>)[0]!.text).toContain('Read 1 unread message');
+    await a.call('collab_message_list');
+    expect((await a.call<Envelope>('collab_decision_list')).next_steps).toBeUndefined();
+    const { notifications } = await a.call<{ notifications: Array<{ state: string }> }>('notifications_list');
+    expect(notifications.map((n) => n.state)).toEqual(['seen']);
+  });
+
+  it('rapid repeats of a subject coalesce into one notification', async () => {
+    const { a, b, idA } = await pair();
+    for (const content of ['one', 'two', 'three'])
+      await b.call('collab_message_send', { to_session_id: idA, content });
+    const got = await a.call<Envelope>('collab_session_list');
+    expect(got.notifications).toHaveLength(1);
+    expect(got.notifications![0]).toMatchObject({ type: 'message', count: 3, preview: 'three' });
+  });
+
+  it('a claim overlapping yours, and a neighbour that ends, are notified', async () => {
+    const { a, b } = await pair();
+    await a.call('collab_claim', { files: ['src/*'], intent: 'refactor' });
+    await b.call('collab_claim', { files: ['src/a.ts'], intent: 'fix a bug' });
+    const got = await a.call<Envelope>('collab_claims_list');
+    expect(got.notifications).toEqual([
+      expect.objectContaining({
+        type: 'claim_conflict',
+        session: 'B',
+        files: ['src/a.ts'],
+        intent: 'fix a bug',
+      }),
+    ]);
+    expect(got.next_steps?.[0]).toContain('"B" claimed files overlapping yours');
+    await b.call('collab_session_end', {});
+    const ended = await a.call<Envelope>('collab_claims_list');
+    expect(ended.notifications).toEqual([
+      expect.objectContaining({ type: 'session_ended', session: 'B', files: ['src/a.ts'] }),
+    ]);
+  });
+
+  it('expire after 7 days and are no longer delivered', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const { a, b, idA } = await pair(() => clock);
+    await b.call('collab_message_send', { to_session_id: idA, content: 'hi' });
+    clock += 7 * 86_400_000;
+    expect((await a.call<Envelope>('collab_session_heartbeat')).notifications).toBeUndefined();
+    const { notifications } = await a.call<{ notifications: Array<{ state: string }> }>(
+      'notifications_list',
+      { state: 'expired' },
+    );
+    expect(notifications).toHaveLength(1);
+  });
+
+  it('errors carry them too', async () => {
+    const { a, b, idA } = await pair();
+    await b.call('collab_message_send', { to_session_id: idA, content: 'x' });
+    const result = await a.client.callTool({
+      name: 'collab_release',
+      arguments: { claim_id: 'nope', status: 'completed' },
+    });
+    expect(result.isError).toBe(true);
+    expect((result.structuredContent as Envelope & { error: { code: string } }).notifications).toHaveLength(
+      1,
+    );
+  });
+});
