@@ -6,7 +6,9 @@ declare const __VERSION__: string | undefined;
 const program = new Command()
   .name('session-collab')
   .description('Coordination hub for AI coding sessions that work on the same code.')
-  .version(typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev');
+  .version(typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev')
+  // Program options only before the command, so that `realm contract --version 1.0.0` is the contract's.
+  .enablePositionalOptions();
 
 program
   .command('serve')
@@ -62,6 +64,58 @@ guard
   .command('check')
   .description('Check the staged files (run by the pre-commit hook)')
   .action(async () => (await import('./guard-check.js')).guardCheck());
+
+const realm = program.command('realm').description('Realms: repos that share versioned contracts');
+const realmOpt = ['--realm <folder>', 'the realm folder (default: the one this folder belongs to)'] as const;
+realm
+  .command('init <folder>')
+  .description('Create a realm folder (a git repository of YAML files)')
+  .option('--name <name>', 'realm name (default: the folder name)')
+  .action(async (folder, options) => (await import('./realm.js')).realmInit(folder, options));
+realm
+  .command('add-repo <name>')
+  .description('Add a repo to the realm; writes .session-collab.yaml in the repo')
+  .requiredOption('--path <folder>', 'the repo’s folder')
+  .option('--default-branch <branch>', 'the branch PRs go to (default: detected)')
+  .option(...realmOpt)
+  .action(async (name, options) => (await import('./realm.js')).realmAddRepo(name, options));
+realm
+  .command('add-domain <name>')
+  .description('Add a domain (an area repos share contracts in)')
+  .option('--description <text>')
+  .option(...realmOpt)
+  .action(async (name, options) => (await import('./realm.js')).realmAddDomain(name, options));
+realm
+  .command('contract <domain> <name>')
+  .description('Create or update a contract; a new version is recorded with its schema hash')
+  .requiredOption('--owner <repo>', 'the repo that owns it')
+  .requiredOption('--version <semver>', 'e.g. 1.0.0')
+  .requiredOption('--schema <file>', 'JSON Schema, .json or .yaml')
+  .option('--value <file>', 'its value, .json or .yaml')
+  .option('--compatibility <mode>', 'backward, forward, full or none')
+  .option('--change <text>', 'what changed, for the evolution history')
+  .option(...realmOpt)
+  .action(async (domain, name, options) => (await import('./realm.js')).realmContract(domain, name, options));
+realm
+  .command('bind <domain> <repo>')
+  .description('Say what a repo provides or consumes in a domain')
+  .requiredOption('--role <role>', 'provider, consumer or both')
+  .option('--exports <names>', 'contracts it provides, comma-separated')
+  .option('--imports <specs>', 'contracts it consumes, as name@range, comma-separated')
+  .option(...realmOpt)
+  .action(async (domain, repo, options) => (await import('./realm.js')).realmBind(domain, repo, options));
+realm
+  .command('check')
+  .description('Validate the realm (for CI): exit 1 on errors')
+  .option('--json', 'machine-readable output')
+  .option(...realmOpt)
+  .action(async (options) => (await import('./realm.js')).realmCheckCommand(options));
+realm
+  .command('status')
+  .description('Repos, domains, contracts and live sessions of the realm')
+  .option('--json', 'machine-readable output')
+  .option(...realmOpt)
+  .action(async (options) => (await import('./realm.js')).realmStatusCommand(options));
 
 program
   .command('doctor')

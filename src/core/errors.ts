@@ -9,6 +9,9 @@ export const ERROR_CODES = {
     'Another live session holds these files. Message it with collab_message_send, wait, or ask the user.',
   NOT_OWNER: 'Only the session that made the claim can release it. Message its owner instead.',
   MESSAGE_NOT_FOUND: 'Check the id with collab_message_list (unread_only false).',
+  REALM_NOT_FOUND:
+    'Create a realm with `session-collab realm init`, add this repo with `session-collab realm add-repo`, or pass realm.',
+  CONTRACT_NOT_FOUND: 'See the realm’s contracts with realm_status.',
   INVALID_INPUT: 'Fix the named field and call again.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',
   CONFIG_ERROR: 'Fix config.json in the session-collab home folder; run `session-collab doctor`.',

@@ -3,6 +3,7 @@ import { claimTools } from '../features/claims/claim-tools.js';
 import { decisionTools } from '../features/decisions/decision-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
 import { notificationTools } from '../features/notifications/notification-tools.js';
+import { realmTools } from '../features/realm/realm-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
 import { TOOLSETS, type ToolDescriptor, type Toolset } from './tool.js';
 
@@ -12,6 +13,7 @@ export const ALL_TOOLS: ToolDescriptor[] = [
   ...claimTools,
   ...messageTools,
   ...decisionTools,
+  ...realmTools,
   ...notificationTools,
 ] as ToolDescriptor[];
 

@@ -22,6 +22,8 @@ export class MessagesStore {
   private readonly markStmt;
   private readonly purgeStmt;
   private readonly unreadStmt;
+  private readonly sentStmt;
+  private readonly receivedStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -46,6 +48,12 @@ export class MessagesStore {
       'INSERT OR IGNORE INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?)',
     );
     this.purgeStmt = db.prepare('DELETE FROM messages WHERE created_at < ?');
+    this.sentStmt = db.prepare<[string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM messages WHERE from_session_id = ?',
+    );
+    this.receivedStmt = db.prepare<[string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM message_reads WHERE session_id = ?',
+    );
     this.unreadStmt = db.prepare<[{ session: string; project: string; since: number }], { n: number }>(
       `SELECT COUNT(*) AS n FROM messages m
        WHERE ((m.to_session_id = @session)
@@ -74,6 +82,11 @@ export class MessagesStore {
       unread: unreadOnly ? 1 : 0,
       limit,
     });
+  }
+
+  /** Messages a session sent, and messages it has read. */
+  counts(sessionId: string): { sent: number; read: number } {
+    return { sent: this.sentStmt.get(sessionId)!.n, read: this.receivedStmt.get(sessionId)!.n };
   }
 
   unreadCount(session: { id: string; project_id: string; created_at: number }): number {

@@ -145,6 +145,22 @@ CREATE INDEX notifications_by_session ON notifications(session_id, state, create
 CREATE UNIQUE INDEX notifications_coalesce ON notifications(session_id, type, subject) WHERE state = 'pending';
 `,
   },
+  {
+    version: 4,
+    name: 'realm state; the RFC a session works on',
+    sql: `
+-- The last seen state of each realm (contract versions, bindings): compared on every read, so that
+-- a change made by anyone, in any way, becomes notifications once.
+CREATE TABLE realm_state (
+  realm TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (realm, key)
+) WITHOUT ROWID;
+
+ALTER TABLE sessions ADD COLUMN rfc TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -18,6 +18,7 @@ export interface SessionRow {
   client_session_id: string | null;
   client_pid: number | null;
   client_pid_start: string | null;
+  rfc: string | null;
 }
 
 export interface SessionWithCounts extends SessionRow {
@@ -36,6 +37,7 @@ export class SessionsStore {
   private readonly byClientSession;
   private readonly byClientProcess;
   private readonly bindStmt;
+  private readonly rfcStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -71,6 +73,7 @@ export class SessionsStore {
        ORDER BY created_at DESC LIMIT 1`,
     );
     this.bindStmt = db.prepare('UPDATE sessions SET client_session_id = ? WHERE id = ?');
+    this.rfcStmt = db.prepare('UPDATE sessions SET rfc = ? WHERE id = ?');
     this.silentStmt = db.prepare<[number], { id: string }>(
       "SELECT id FROM sessions WHERE status = 'active' AND last_heartbeat < ?",
     );
@@ -95,7 +98,11 @@ export class SessionsStore {
     this.bindStmt.run(clientSessionId, id);
   }
 
-  insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason'>): void {
+  setRfc(id: string, rfc: string | null): void {
+    this.rfcStmt.run(rfc, id);
+  }
+
+  insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason' | 'rfc'>): void {
     this.insertStmt.run(row);
   }
 

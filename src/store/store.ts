@@ -5,6 +5,7 @@ import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
 import { ProjectsStore } from './projects-store.js';
+import { RealmStateStore } from './realm-state-store.js';
 import { SessionsStore } from './sessions-store.js';
 
 /** The one way into the database: one module per aggregate, plus transactions. */
@@ -16,6 +17,7 @@ export class Store {
   readonly decisions: DecisionsStore;
   readonly meta: MetaStore;
   readonly notifications: NotificationsStore;
+  readonly realmState: RealmStateStore;
 
   constructor(readonly db: Db) {
     this.projects = new ProjectsStore(db);
@@ -25,6 +27,7 @@ export class Store {
     this.decisions = new DecisionsStore(db);
     this.meta = new MetaStore(db);
     this.notifications = new NotificationsStore(db);
+    this.realmState = new RealmStateStore(db);
   }
 
   static open(file: string, busyTimeoutMs?: number): Store {

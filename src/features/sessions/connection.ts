@@ -33,6 +33,11 @@ export class Connection {
     return this.sessionId;
   }
 
+  /** The folder the client runs in. */
+  get cwd(): string {
+    return this.origin.cwd;
+  }
+
   /**
    * The connection's session: the client's (see `SessionsService.attach`), else one started in the
    * working folder on first use (or when the previous one ended).

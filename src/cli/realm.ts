@@ -1,0 +1,239 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { App } from '../app/app.js';
+import { CollabError } from '../core/errors.js';
+import { locateProject } from '../integrations/git-repo.js';
+import {
+  writeBinding,
+  writeContract,
+  writeDomain,
+  writeMembership,
+  writeRealm,
+  writeRepo,
+} from '../integrations/realm-files.js';
+import { bold, dim, green, printJson, red, yellow } from './format.js';
+
+interface RealmOption {
+  realm?: string;
+  json?: boolean;
+}
+
+const NAME = /^[a-z0-9][a-z0-9._-]*$/i;
+
+function checkName(what: string, value: string): string {
+  if (!NAME.test(value))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${what} "${value}" is not a valid name.`,
+      'Use letters, digits, ".", "_" and "-".',
+    );
+  return value;
+}
+
+/** The realm folder a command works on: --realm, else the one this folder belongs to. */
+function realmRoot(app: App, option?: string): string {
+  return app.realm.context(process.cwd(), option).model.root;
+}
+
+function withApp<T>(fn: (app: App) => T): T {
+  const app = new App();
+  try {
+    return fn(app);
+  } finally {
+    app.close();
+  }
+}
+
+export function realmInit(folder: string, options: { name?: string }): void {
+  const root = resolve(folder);
+  if (existsSync(resolve(root, 'realm.yaml')))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${root} is already a realm.`,
+      'Add repos with `session-collab realm add-repo`.',
+    );
+  const name = checkName('realm name', options.name ?? root.split('/').pop() ?? 'realm');
+  writeRealm(root, name);
+  let git: string;
+  try {
+    if (locateProject(root).kind === 'dir') {
+      execFileSync('git', ['init', '-q', root]);
+      git = 'initialised as a git repository, so contract changes have a history';
+    } else git = 'inside a git repository already';
+  } catch {
+    git = 'git is not available: realm_check cannot see who changed contracts';
+  }
+  console.log(`${green('Created')} realm ${bold(name)} in ${root} (${git}).`);
+  console.log(`Next: ${bold(`session-collab realm add-repo <name> --path <repo folder> --realm ${root}`)}`);
+}
+
+export function realmAddRepo(
+  name: string,
+  options: RealmOption & { path: string; defaultBranch?: string },
+): void {
+  checkName('repo name', name);
+  const repoPath = resolve(options.path);
+  if (!existsSync(repoPath))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `--path ${repoPath} does not exist.`,
+      'Give the folder of a clone of the repo.',
+    );
+  const repoRoot = locateProject(repoPath).worktree;
+  const root = options.realm ? resolve(options.realm) : realmRootFromCwd();
+  writeRepo(root, name, relative(root, repoRoot) || '.', options.defaultBranch ?? null);
+  writeMembership(repoRoot, root, name);
+  console.log(
+    `${green('Added')} repo ${bold(name)} (${repoRoot}); it now names the realm in ${resolve(repoRoot, '.session-collab.yaml')}.`,
+  );
+}
+
+/** For add-repo: the realm folder is the working folder, unless --realm says otherwise. */
+function realmRootFromCwd(): string {
+  if (existsSync(resolve(process.cwd(), 'realm.yaml'))) return process.cwd();
+  return withApp((app) => realmRoot(app));
+}
+
+export function realmAddDomain(name: string, options: RealmOption & { description?: string }): void {
+  checkName('domain name', name);
+  const root = withApp((app) => realmRoot(app, options.realm));
+  writeDomain(root, name, options.description ?? null);
+  console.log(`${green('Added')} domain ${bold(name)}.`);
+}
+
+function readData(file: string): unknown {
+  const text = readFileSync(resolve(file), 'utf8');
+  return file.endsWith('.json') ? JSON.parse(text) : parse(text);
+}
+
+export function realmContract(
+  domain: string,
+  name: string,
+  options: RealmOption & {
+    owner: string;
+    version: string;
+    schema: string;
+    value?: string;
+    compatibility?: string;
+    change?: string;
+  },
+): void {
+  checkName('contract name', name);
+  const root = withApp((app) => realmRoot(app, options.realm));
+  if (!existsSync(resolve(root, 'domains', domain)))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `No domain "${domain}" in ${root}.`,
+      'Add it with `session-collab realm add-domain`.',
+    );
+  const schema = readData(options.schema);
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+    throw new CollabError('INVALID_INPUT', `--schema ${options.schema} does not hold a JSON Schema object.`);
+  const result = writeContract(root, domain, {
+    name,
+    owner: options.owner,
+    version: options.version,
+    schema: schema as Record<string, unknown>,
+    ...(options.value ? { value: readData(options.value) } : {}),
+    ...(options.compatibility ? { compatibility: options.compatibility } : {}),
+    ...(options.change ? { change: options.change } : {}),
+  });
+  const what = result.created
+    ? 'Created'
+    : result.previous === options.version
+      ? 'Updated (same version)'
+      : `Updated ${result.previous} →`;
+  console.log(`${green(what)} ${domain}/${name}@${options.version}.`);
+  console.log(
+    dim(
+      `Commit it with the owner named, so realm_check can tell who changed it: git commit --trailer "Realm-Repo: ${options.owner}"`,
+    ),
+  );
+}
+
+export function realmBind(
+  domain: string,
+  repo: string,
+  options: RealmOption & { role: string; exports?: string; imports?: string },
+): void {
+  const root = withApp((app) => realmRoot(app, options.realm));
+  if (!['provider', 'consumer', 'both'].includes(options.role))
+    throw new CollabError('INVALID_INPUT', `--role ${options.role}: use provider, consumer or both.`);
+  const list = (s?: string) =>
+    s
+      ? s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : [];
+  const imports = list(options.imports).map((spec) => {
+    const at = spec.indexOf('@');
+    if (at <= 0)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `--imports ${spec}: write contract@range, e.g. s3-permissions@^1.0.0.`,
+      );
+    return { contract: spec.slice(0, at), version: spec.slice(at + 1) };
+  });
+  writeBinding(root, domain, { repo, role: options.role, exports: list(options.exports), imports });
+  console.log(`${green('Bound')} ${repo} to ${domain} as ${options.role}.`);
+}
+
+export function realmCheckCommand(options: RealmOption): void {
+  withApp((app) => {
+    const ctx = app.realm.context(process.cwd(), options.realm);
+    const result = app.realm.check(ctx);
+    if (options.json) printJson(result);
+    else {
+      for (const f of [...result.errors, ...result.warnings]) {
+        console.log(
+          `${f.level === 'error' ? red('error  ') : yellow('warning')} ${f.file}${f.field ? dim(` ${f.field}`) : ''}: ${f.message}`,
+        );
+      }
+      console.log(
+        result.ok
+          ? green(
+              `Realm ${ctx.model.name}: OK${result.warnings.length ? ` (${result.warnings.length} warning(s))` : ''}.`,
+            )
+          : red(`Realm ${ctx.model.name}: ${result.errors.length} error(s).`),
+      );
+    }
+    if (!result.ok) process.exitCode = 1;
+  });
+}
+
+export function realmStatusCommand(options: RealmOption): void {
+  withApp((app) => {
+    const { model, repo } = app.realm.context(process.cwd(), options.realm);
+    const data = {
+      realm: model.name,
+      root: model.root,
+      repo,
+      repos: [...model.repos.values()].map((r) => ({
+        name: r.name,
+        path: r.path,
+        sessions: app.realm.liveSessionsOf(model, r.name).map((s) => s.name),
+      })),
+      domains: [...model.domains.values()].map((d) => ({
+        name: d.name,
+        contracts: [...d.contracts.values()].map((c) => `${c.name}@${c.version} (${c.owner})`),
+        bindings: [...d.bindings.values()].map((b) => `${b.repo}: ${b.role}`),
+      })),
+    };
+    if (options.json) {
+      printJson(data);
+      return;
+    }
+    console.log(`${bold(`Realm ${data.realm}`)} ${dim(data.root)}${repo ? ` — this repo: ${repo}` : ''}`);
+    for (const r of data.repos)
+      console.log(
+        `  repo ${r.name} ${dim(r.path)}${r.sessions.length ? ` — sessions: ${r.sessions.join(', ')}` : ''}`,
+      );
+    for (const d of data.domains)
+      console.log(
+        `  domain ${d.name}: ${d.contracts.join(', ') || 'no contracts'}; ${d.bindings.join(', ') || 'no bindings'}`,
+      );
+  });
+}

@@ -1,0 +1,262 @@
+import { existsSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import type { AppContext } from '../../app/app.js';
+import { CollabError } from '../../core/errors.js';
+import {
+  type ContractDef,
+  checkRealm,
+  diffSnapshots,
+  domainPeers,
+  type Finding,
+  type RealmModel,
+  realmSnapshot,
+} from '../../core/realm-model.js';
+import { locateProject } from '../../integrations/git-repo.js';
+import {
+  branchStatus,
+  currentBranch,
+  defaultBranch,
+  ensureWorktree,
+} from '../../integrations/git-worktrees.js';
+import { contractHistory, findMembership, loadRealm } from '../../integrations/realm-files.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+
+/** Where a call comes from: its realm, and which repo of it (null when run from the realm folder). */
+export interface RealmContext {
+  model: RealmModel;
+  repo: string | null;
+}
+
+export class RealmService {
+  constructor(
+    private readonly app: AppContext,
+    private readonly sessions: SessionsService,
+    private readonly notifications: NotificationsService,
+  ) {}
+
+  /**
+   * The realm of a folder: `realm` (a path) when given, else the one its repo's
+   * `.session-collab.yaml` names, else the folder itself when it is a realm. Reading a realm also
+   * turns what changed since it was last read into notifications.
+   */
+  context(cwd: string, realm?: string): RealmContext {
+    let membership: ReturnType<typeof findMembership>;
+    try {
+      membership = findMembership(cwd);
+    } catch (error) {
+      throw new CollabError(
+        'INVALID_INPUT',
+        (error as Error).message,
+        'Fix .session-collab.yaml (realm: <folder>, repo: <name>).',
+      );
+    }
+    const folder = realm
+      ? resolve(cwd, realm)
+      : (membership?.realm ?? (existsSync(join(cwd, 'realm.yaml')) ? cwd : null));
+    if (!folder) {
+      throw new CollabError(
+        'REALM_NOT_FOUND',
+        `${cwd} belongs to no realm (no ${'.session-collab.yaml'} here or above, and it is no realm folder).`,
+        'Create one with `session-collab realm init <folder>` and add this repo with `session-collab realm add-repo`, or pass realm.',
+      );
+    }
+    let model: RealmModel;
+    try {
+      model = loadRealm(folder);
+    } catch (error) {
+      throw new CollabError('REALM_NOT_FOUND', (error as Error).message, 'Check the realm folder path.');
+    }
+    let repo = membership && resolve(membership.realm) === model.root ? membership.repo : null;
+    if (!repo) {
+      // A folder inside one of the realm's repos counts as that repo.
+      for (const r of model.repos.values()) {
+        const rel = relative(r.path, cwd);
+        if (rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !rel.includes(`..${sep}`)))
+          repo = r.name;
+      }
+    }
+    this.refresh(model);
+    return { model, repo };
+  }
+
+  /** Compares the realm with its last recorded state and notifies the sessions a change concerns. */
+  refresh(model: RealmModel): void {
+    const { store } = this.app;
+    const now = realmSnapshot(model);
+    store.write(() => {
+      const before = store.realmState.snapshot(model.root);
+      if (before) {
+        for (const change of diffSnapshots(before, now)) {
+          const domain = model.domains.get(change.domain);
+          if (change.kind === 'contract') {
+            const contract = domain?.contracts.get(change.contract);
+            const consumers = [...(domain?.bindings.values() ?? [])]
+              .filter((b) => b.role !== 'provider' && b.repo !== contract?.owner)
+              .map((b) => b.repo);
+            this.notifications.notify(
+              consumers.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
+              'contract_updated',
+              `contract:${model.root}:${change.domain}/${change.contract}`,
+              {
+                realm: model.name,
+                domain: change.domain,
+                contract: change.contract,
+                from_repo: contract?.owner ?? null,
+                old_version: change.old_version,
+                new_version: change.new_version,
+              },
+              null,
+            );
+          } else {
+            const others = [...(domain?.bindings.keys() ?? [])].filter((r) => r !== change.repo);
+            this.notifications.notify(
+              others.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
+              'binding_changed',
+              `binding:${model.root}:${change.domain}/${change.repo}`,
+              {
+                realm: model.name,
+                domain: change.domain,
+                repo: change.repo,
+                change: change.change === 'added' ? 'joined the domain' : 'left the domain',
+              },
+              null,
+            );
+          }
+        }
+      }
+      store.realmState.record(model.root, now, before);
+    });
+  }
+
+  /** Live sessions working in a repo of the realm (any of its worktrees). */
+  liveSessionsOf(model: RealmModel, repo: string): SessionRow[] {
+    const def = model.repos.get(repo);
+    if (!def || !existsSync(def.path)) return [];
+    let key: string;
+    try {
+      key = locateProject(def.path).key;
+    } catch {
+      return [];
+    }
+    const project = this.app.store.projects.findByRoot(key);
+    if (!project) return [];
+    return this.sessions.liveInProject(project.id).map((s) => this.app.store.sessions.get(s.id)!);
+  }
+
+  check(ctx: RealmContext): { ok: boolean; errors: Finding[]; warnings: Finding[] } {
+    const findings = checkRealm(ctx.model, contractHistory(ctx.model.root));
+    const errors = findings.filter((f) => f.level === 'error');
+    return { ok: errors.length === 0, errors, warnings: findings.filter((f) => f.level === 'warning') };
+  }
+
+  contract(ctx: RealmContext, name: string, domain?: string): ContractDef {
+    const matches = [...ctx.model.domains.values()]
+      .filter((d) => !domain || d.name === domain)
+      .flatMap((d) => (d.contracts.has(name) ? [d.contracts.get(name)!] : []));
+    if (matches.length === 0) {
+      throw new CollabError(
+        'CONTRACT_NOT_FOUND',
+        `No contract "${name}"${domain ? ` in domain ${domain}` : ''} in realm ${ctx.model.name}.`,
+        'See the contracts with realm_status.',
+      );
+    }
+    if (matches.length > 1) {
+      throw new CollabError(
+        'INVALID_INPUT',
+        `Contract "${name}" exists in domains ${matches.map((m) => m.domain).join(', ')}.`,
+        'Pass domain to choose one.',
+      );
+    }
+    return matches[0]!;
+  }
+
+  /** The domains, exported and imported contracts of a repo. */
+  repoContext(ctx: RealmContext) {
+    const domains: string[] = [];
+    const exports: string[] = [];
+    const imports: string[] = [];
+    if (ctx.repo) {
+      for (const d of ctx.model.domains.values()) {
+        const b = d.bindings.get(ctx.repo);
+        if (!b) continue;
+        domains.push(d.name);
+        exports.push(...b.exports.map((c) => `${d.name}/${c}`));
+        imports.push(...b.imports.map((i) => `${d.name}/${i.contract}@${i.version}`));
+      }
+    }
+    return { realm: ctx.model.name, repo: ctx.repo, domains, exports, imports };
+  }
+
+  /** Worktrees on branch `rfc` for the chosen repos (default: this repo's domain peers). */
+  createWorktrees(ctx: RealmContext, rfc: string, repos?: string[]) {
+    if (!/^[\w./-]+$/.test(rfc) || rfc.includes('..')) {
+      throw new CollabError(
+        'INVALID_INPUT',
+        `rfc: "${rfc}" is not a usable branch name.`,
+        'Use letters, digits, "-", "_", "." and "/".',
+      );
+    }
+    let selected: string[];
+    let reason: string;
+    if (repos && repos.length > 0) {
+      const unknown = repos.filter((r) => !ctx.model.repos.has(r));
+      if (unknown.length > 0)
+        throw new CollabError(
+          'INVALID_INPUT',
+          `repos: ${unknown.join(', ')} not in realm ${ctx.model.name}.`,
+          `Repos: ${[...ctx.model.repos.keys()].join(', ')}.`,
+        );
+      selected = repos;
+      reason = 'Repos chosen explicitly';
+    } else if (ctx.repo) {
+      const peers = domainPeers(ctx.model, ctx.repo);
+      selected = peers.repos;
+      reason =
+        peers.domains.length > 0
+          ? `Domain peers of ${ctx.repo} via ${peers.domains.join(', ')}`
+          : `${ctx.repo} shares no domain: only itself`;
+    } else {
+      throw new CollabError(
+        'INVALID_INPUT',
+        'repos: not in a repo of the realm, so there are no domain peers to choose.',
+        'Pass repos.',
+      );
+    }
+    const paths: Record<string, string> = {};
+    const created: string[] = [];
+    const existing: string[] = [];
+    for (const name of selected) {
+      const repo = ctx.model.repos.get(name)!;
+      const path = join(this.app.paths.home, 'worktrees', ctx.model.name, rfc.replace(/\//g, '-'), name);
+      try {
+        (ensureWorktree(repo.path, path, rfc) === 'created' ? created : existing).push(name);
+      } catch (error) {
+        throw new CollabError(
+          'INVALID_INPUT',
+          `${name}: ${(error as Error).message.split('\n')[0]}`,
+          'Check the repo path in the realm and that the branch is free.',
+        );
+      }
+      paths[name] = path;
+    }
+    return { rfc, created, existing, reason, paths };
+  }
+
+  /** Per repo: uncommitted files, commits ahead of the default branch, pushed or not. */
+  prStatus(ctx: RealmContext, rfc: string | null) {
+    const repos = ctx.repo ? domainPeers(ctx.model, ctx.repo).repos : [...ctx.model.repos.keys()];
+    return repos.map((name) => {
+      const repo = ctx.model.repos.get(name)!;
+      if (!existsSync(repo.path)) return { repo: name, error: `${repo.path} does not exist` };
+      const branch = rfc ?? currentBranch(repo.path) ?? 'HEAD';
+      const base = defaultBranch(repo.path, repo.default_branch);
+      try {
+        return { repo: name, ...branchStatus(repo.path, branch, base) };
+      } catch (error) {
+        return { repo: name, branch, error: (error as Error).message.split('\n')[0] };
+      }
+    });
+  }
+}

@@ -1,0 +1,309 @@
+import { z } from 'zod';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { sessionIdField } from '../session-id.js';
+
+const realm = z.string().min(1).optional().describe('Realm folder; default: from .session-collab.yaml');
+const finding = z.object({
+  level: z.enum(['error', 'warning']),
+  code: z.string(),
+  file: z.string(),
+  field: z.string().optional(),
+  message: z.string(),
+});
+
+const ctxOf = ({ app, connection }: ToolContext, realmPath?: string) =>
+  app.realm.context(connection.cwd, realmPath);
+
+export const realmStatus = defineTool({
+  name: 'realm_status',
+  toolset: 'realm',
+  title: 'Realm overview',
+  description:
+    'Repos, domains, contracts (versions, owners), bindings and live sessions of this repo’s realm.',
+  kind: 'read',
+  input: z.strictObject({ realm }),
+  output: z.object({
+    realm: z.object({ name: z.string(), root: z.string(), version: z.string() }),
+    repo: z.string().nullable(),
+    repos: z.array(
+      z.object({
+        name: z.string(),
+        path: z.string(),
+        sessions: z.array(z.object({ id: z.string(), name: z.string(), rfc: z.string().nullable() })),
+      }),
+    ),
+    domains: z.array(
+      z.object({
+        name: z.string(),
+        contracts: z.array(
+          z.object({ name: z.string(), version: z.string(), owner: z.string(), drift: z.boolean() }),
+        ),
+        bindings: z.array(
+          z.object({
+            repo: z.string(),
+            role: z.string(),
+            exports: z.array(z.string()),
+            imports: z.array(z.string()),
+          }),
+        ),
+      }),
+    ),
+  }),
+  handler(ctx, input) {
+    const { model, repo } = ctxOf(ctx, input.realm);
+    return {
+      realm: { name: model.name, root: model.root, version: model.version },
+      repo,
+      repos: [...model.repos.values()].map((r) => ({
+        name: r.name,
+        path: r.path,
+        sessions: ctx.app.realm
+          .liveSessionsOf(model, r.name)
+          .map((s) => ({ id: s.id, name: s.name, rfc: s.rfc })),
+      })),
+      domains: [...model.domains.values()].map((d) => ({
+        name: d.name,
+        contracts: [...d.contracts.values()].map((c) => ({
+          name: c.name,
+          version: c.version,
+          owner: c.owner,
+          drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash,
+        })),
+        bindings: [...d.bindings.values()].map((b) => ({
+          repo: b.repo,
+          role: b.role,
+          exports: b.exports,
+          imports: b.imports.map((i) => `${i.contract}@${i.version}`),
+        })),
+      })),
+    };
+  },
+  text: (o) =>
+    [
+      `Realm ${o.realm.name} (${o.realm.root})${o.repo ? `, this repo: ${o.repo}` : ''}`,
+      ...o.domains.map(
+        (d) =>
+          `- ${d.name}: ${d.contracts.map((c) => `${c.name}@${c.version} (${c.owner})`).join(', ') || 'no contracts'}; ${d.bindings.map((b) => `${b.repo} ${b.role}`).join(', ')}`,
+      ),
+    ].join('\n'),
+});
+
+export const realmCheckTool = defineTool({
+  name: 'realm_check',
+  toolset: 'realm',
+  title: 'Validate the realm',
+  description:
+    'Errors and warnings: semver, unknown contracts, unsatisfied import ranges, changes by non-owners, schema drift.',
+  kind: 'read',
+  input: z.strictObject({ realm }),
+  output: z.object({ ok: z.boolean(), errors: z.array(finding), warnings: z.array(finding) }),
+  handler(ctx, input) {
+    return ctx.app.realm.check(ctxOf(ctx, input.realm));
+  },
+  text: (o) =>
+    [
+      o.ok
+        ? `Realm OK${o.warnings.length ? ` (${o.warnings.length} warning(s))` : ''}.`
+        : `${o.errors.length} error(s).`,
+      ...[...o.errors, ...o.warnings].map(
+        (f) => `${f.level}: ${f.file}${f.field ? ` ${f.field}` : ''}: ${f.message}`,
+      ),
+    ].join('\n'),
+});
+
+export const contractGet = defineTool({
+  name: 'contract_get',
+  toolset: 'realm',
+  title: 'Contract details',
+  description: 'A contract with its schema, value, owner, compatibility and version history.',
+  kind: 'read',
+  input: z.strictObject({ contract: z.string().min(1), domain: z.string().min(1).optional(), realm }),
+  output: z.object({
+    name: z.string(),
+    domain: z.string(),
+    version: z.string(),
+    owner: z.string(),
+    compatibility: z.string(),
+    schema: z.record(z.string(), z.unknown()),
+    value: z.unknown(),
+    schema_hash: z.string().nullable(),
+    computed_hash: z.string(),
+    drift: z.boolean(),
+    evolution: z.array(
+      z.object({ version: z.string(), change: z.string(), schema_hash: z.string().nullable() }),
+    ),
+    file: z.string(),
+  }),
+  handler(ctx, input) {
+    const c = ctx.app.realm.contract(ctxOf(ctx, input.realm), input.contract, input.domain);
+    return { ...c, drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash };
+  },
+  text: (o) =>
+    `${o.domain}/${o.name}@${o.version} owned by ${o.owner}${o.drift ? ' — schema changed without a version bump' : ''}; ${o.evolution.length} version(s).`,
+});
+
+export const sessionStartRealm = defineTool({
+  name: 'session_start',
+  toolset: 'realm',
+  title: 'Start a session with realm context',
+  description:
+    'Start (or resume) this connection’s session in its repo, with realm, domains and contracts; the same session as collab_*.',
+  kind: 'write',
+  input: z.strictObject({
+    rfc: z.string().min(1).optional().describe('The RFC/branch being worked on'),
+    realm,
+  }),
+  output: z.object({
+    session_id: z.string(),
+    name: z.string(),
+    realm: z.string(),
+    repo: z.string().nullable(),
+    rfc: z.string().nullable(),
+    domains: z.array(z.string()),
+    exports: z.array(z.string()),
+    imports: z.array(z.string()),
+    message: z.string(),
+  }),
+  handler(ctx, input) {
+    const realmCtx = ctxOf(ctx, input.realm);
+    const { session, others } = ctx.connection.start(undefined, ctx.connection.cwd);
+    if (input.rfc !== undefined) ctx.app.store.sessions.setRfc(session.id, input.rfc);
+    const info = ctx.app.realm.repoContext(realmCtx);
+    return {
+      session_id: session.id,
+      name: session.name,
+      ...info,
+      rfc: input.rfc ?? session.rfc,
+      message: `Session ${session.name} in realm ${info.realm}${info.repo ? `, repo ${info.repo}` : ''}${input.rfc ? `, RFC ${input.rfc}` : ''}. ${others.length} other active session(s) in this repo.`,
+    };
+  },
+  text: (o) =>
+    `${o.message} Domains: ${o.domains.join(', ') || 'none'}; exports: ${o.exports.join(', ') || 'none'}; imports: ${o.imports.join(', ') || 'none'}.`,
+});
+
+export const sessionStop = defineTool({
+  name: 'session_stop',
+  toolset: 'realm',
+  title: 'Stop the session',
+  description:
+    'End the session (releasing its claims) and summarise it: duration, claims, files, messages, contract changes.',
+  kind: 'destructive',
+  input: z.strictObject({ session_id: sessionIdField }),
+  output: z.object({
+    session_id: z.string(),
+    duration_seconds: z.number(),
+    rfc: z.string().nullable(),
+    claims: z.number(),
+    files: z.array(z.string()),
+    messages_sent: z.number(),
+    messages_read: z.number(),
+    contract_changes: z.number(),
+    released_claims: z.number(),
+  }),
+  handler({ app, connection }, input) {
+    const session = input.session_id ? app.sessions.get(input.session_id) : connection.current();
+    const claims = app.store.claims.list({
+      projectId: session.project_id,
+      sessionId: session.id,
+      status: 'all',
+    });
+    const messages = app.store.messages.counts(session.id);
+    const contractChanges = app.store.notifications.list(
+      session.id,
+      'all',
+      'contract_updated',
+      10_000,
+    ).length;
+    const { released } = app.sessions.end(session.id, 'complete', 'ended by session_stop');
+    connection.forget(session.id);
+    return {
+      session_id: session.id,
+      duration_seconds: Math.round((app.now() - session.created_at) / 1000),
+      rfc: session.rfc,
+      claims: claims.length,
+      files: [...new Set(claims.flatMap((c) => c.files))],
+      messages_sent: messages.sent,
+      messages_read: messages.read,
+      contract_changes: contractChanges,
+      released_claims: released,
+    };
+  },
+  text: (o) =>
+    `Session ended after ${Math.round(o.duration_seconds / 60)} min: ${o.claims} claim(s) on ${o.files.length} file pattern(s), ${o.messages_sent} message(s) sent, ${o.contract_changes} contract change(s) seen.`,
+});
+
+export const worktreeCreate = defineTool({
+  name: 'worktree_create',
+  toolset: 'realm',
+  title: 'Create RFC worktrees',
+  description:
+    'Git worktrees on branch `rfc` for the given repos, or by default this repo and its domain peers; says which and why.',
+  kind: 'write',
+  idempotent: true,
+  input: z.strictObject({ rfc: z.string().min(1), repos: z.array(z.string().min(1)).optional(), realm }),
+  output: z.object({
+    rfc: z.string(),
+    created: z.array(z.string()),
+    existing: z.array(z.string()),
+    reason: z.string(),
+    paths: z.record(z.string(), z.string()),
+  }),
+  handler(ctx, input) {
+    return ctx.app.realm.createWorktrees(ctxOf(ctx, input.realm), input.rfc, input.repos);
+  },
+  text: (o) =>
+    `${o.reason}. Created: ${o.created.join(', ') || 'none'}; already there: ${o.existing.join(', ') || 'none'}.\n${Object.entries(
+      o.paths,
+    )
+      .map(([r, p]) => `- ${r}: ${p}`)
+      .join('\n')}`,
+});
+
+export const prStatus = defineTool({
+  name: 'pr_status',
+  toolset: 'realm',
+  title: 'Readiness across repos',
+  description:
+    'Per repo (this one and its domain peers): uncommitted files, commits ahead of the default branch, whether pushed.',
+  kind: 'read',
+  input: z.strictObject({
+    rfc: z.string().min(1).optional().describe('Branch; default: each repo’s current branch'),
+    realm,
+  }),
+  output: z.object({
+    repos: z.array(
+      z.object({
+        repo: z.string(),
+        branch: z.string().optional(),
+        base: z.string().optional(),
+        worktree: z.string().nullable().optional(),
+        uncommitted: z.number().optional(),
+        ahead: z.number().optional(),
+        pushed: z.boolean().optional(),
+        upstream: z.string().nullable().optional(),
+        error: z.string().optional(),
+      }),
+    ),
+  }),
+  handler(ctx, input) {
+    return { repos: ctx.app.realm.prStatus(ctxOf(ctx, input.realm), input.rfc ?? null) };
+  },
+  text: (o) =>
+    o.repos
+      .map((r) =>
+        r.error
+          ? `- ${r.repo}: ${r.error}`
+          : `- ${r.repo} ${r.branch}: ${r.uncommitted} uncommitted, ${r.ahead} ahead of ${r.base}, ${r.pushed ? 'pushed' : 'not pushed'}`,
+      )
+      .join('\n'),
+});
+
+export const realmTools = [
+  realmStatus,
+  realmCheckTool,
+  contractGet,
+  sessionStartRealm,
+  sessionStop,
+  worktreeCreate,
+  prStatus,
+];
