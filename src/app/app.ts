@@ -6,7 +6,6 @@ import { EnforcementService } from '../features/enforcement/enforcement-service.
 import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
 import { MessagesService } from '../features/messages/messages-service.js';
 import { NotificationsService } from '../features/notifications/notifications-service.js';
-import { RealmService } from '../features/realm/realm-service.js';
 import { SessionsService } from '../features/sessions/sessions-service.js';
 import { processAlive } from '../integrations/process-probe.js';
 import { Store } from '../store/store.js';
@@ -60,7 +59,6 @@ export class App implements AppContext {
   readonly decisions: DecisionsService;
   readonly maintenance: MaintenanceService;
   readonly enforcement: EnforcementService;
-  readonly realm: RealmService;
 
   constructor(options: AppOptions = {}) {
     this.paths = options.paths ?? resolveHome();
@@ -75,7 +73,6 @@ export class App implements AppContext {
     this.decisions = new DecisionsService(this);
     this.maintenance = new MaintenanceService(this);
     this.enforcement = new EnforcementService(this, this.sessions, this.claims);
-    this.realm = new RealmService(this, this.sessions, this.notifications);
   }
 
   stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {

@@ -4,6 +4,7 @@ import { relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
+import { realmFor } from '../features/realm/realm-service.js';
 import { locateProject } from '../integrations/git-repo.js';
 import {
   writeBinding,
@@ -34,7 +35,7 @@ function checkName(what: string, value: string): string {
 
 /** The realm folder a command works on: --realm, else the one this folder belongs to. */
 function realmRoot(app: App, option?: string): string {
-  return app.realm.context(process.cwd(), option).model.root;
+  return realmFor(app).context(process.cwd(), option).model.root;
 }
 
 function withApp<T>(fn: (app: App) => T): T {
@@ -183,8 +184,8 @@ export function realmBind(
 
 export function realmCheckCommand(options: RealmOption): void {
   withApp((app) => {
-    const ctx = app.realm.context(process.cwd(), options.realm);
-    const result = app.realm.check(ctx);
+    const ctx = realmFor(app).context(process.cwd(), options.realm);
+    const result = realmFor(app).check(ctx);
     if (options.json) printJson(result);
     else {
       for (const f of [...result.errors, ...result.warnings]) {
@@ -206,7 +207,7 @@ export function realmCheckCommand(options: RealmOption): void {
 
 export function realmStatusCommand(options: RealmOption): void {
   withApp((app) => {
-    const { model, repo } = app.realm.context(process.cwd(), options.realm);
+    const { model, repo } = realmFor(app).context(process.cwd(), options.realm);
     const data = {
       realm: model.name,
       root: model.root,
@@ -214,7 +215,9 @@ export function realmStatusCommand(options: RealmOption): void {
       repos: [...model.repos.values()].map((r) => ({
         name: r.name,
         path: r.path,
-        sessions: app.realm.liveSessionsOf(model, r.name).map((s) => s.name),
+        sessions: realmFor(app)
+          .liveSessionsOf(model, r.name)
+          .map((s) => s.name),
       })),
       domains: [...model.domains.values()].map((d) => ({
         name: d.name,

@@ -1,8 +1,10 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
+import { realmFor } from '../features/realm/realm-service.js';
 import { Connection } from '../features/sessions/connection.js';
 import { clientProcess } from '../integrations/process-tree.js';
+import { findMembership } from '../integrations/realm-files.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
 import { cliInvocation } from './invocation.js';
@@ -70,6 +72,16 @@ export function serve(options: ServeOptions): void {
     }
   };
   setTimeout(purge, 2_000).unref();
+  // A realm member: notice contract and binding changes even when no realm tool is called.
+  if (findMembership(process.cwd())) {
+    setInterval(() => {
+      try {
+        realmFor(app).context(process.cwd());
+      } catch (error) {
+        app.log.warn('realm.scan_failed', { message: (error as Error).message });
+      }
+    }, 60_000).unref();
+  }
   setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
 
   let stopping = false;

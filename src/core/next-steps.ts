@@ -66,6 +66,9 @@ export function nextSteps(input: StepInput): string[] {
       steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
     }
   }
+  if (input.tool === 'realm_status' && out.session === null) {
+    steps.push('Start a session with session_start to track your work.');
+  }
   if (input.tool === 'realm_check' && Array.isArray(out.errors) && out.errors.length > 0) {
     steps.push('Fix the errors realm_check lists, then run it again.');
   }

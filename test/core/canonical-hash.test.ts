@@ -8,7 +8,9 @@ describe('canonicalHash', () => {
     const b = canonicalHash({ properties: { a: { maximum: 1 }, b: { type: 'string' } }, type: 'object' });
     expect(a).toBe(b);
     expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(canonicalHash({ type: 'object', properties: { b: { type: 'number' }, a: { maximum: 1 } } })).not.toBe(a);
+    expect(
+      canonicalHash({ type: 'object', properties: { b: { type: 'number' }, a: { maximum: 1 } } }),
+    ).not.toBe(a);
   });
 
   it('hashes the RFC 8785 canonical text', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
+import { realmFor } from './realm-service.js';
 
 const realm = z.string().min(1).optional().describe('Realm folder; default: from .session-collab.yaml');
 const finding = z.object({
@@ -12,7 +13,7 @@ const finding = z.object({
 });
 
 const ctxOf = ({ app, connection }: ToolContext, realmPath?: string) =>
-  app.realm.context(connection.cwd, realmPath);
+  realmFor(app).context(connection.cwd, realmPath);
 
 export const realmStatus = defineTool({
   name: 'realm_status',
@@ -23,15 +24,9 @@ export const realmStatus = defineTool({
   kind: 'read',
   input: z.strictObject({ realm }),
   output: z.object({
-    realm: z.object({ name: z.string(), root: z.string(), version: z.string() }),
-    repo: z.string().nullable(),
-    repos: z.array(
-      z.object({
-        name: z.string(),
-        path: z.string(),
-        sessions: z.array(z.object({ id: z.string(), name: z.string(), rfc: z.string().nullable() })),
-      }),
-    ),
+    realm: z.string(),
+    realm_root: z.string(),
+    repos: z.array(z.string()),
     domains: z.array(
       z.object({
         name: z.string(),
@@ -48,19 +43,19 @@ export const realmStatus = defineTool({
         ),
       }),
     ),
+    current_repo: z.string().nullable(),
+    session: z.object({ id: z.string(), name: z.string(), rfc: z.string().nullable() }).nullable(),
+    sessions: z.array(
+      z.object({ id: z.string(), name: z.string(), repo: z.string(), rfc: z.string().nullable() }),
+    ),
   }),
   handler(ctx, input) {
     const { model, repo } = ctxOf(ctx, input.realm);
+    const mine = ctx.connection.currentId ? ctx.app.store.sessions.get(ctx.connection.currentId) : undefined;
     return {
-      realm: { name: model.name, root: model.root, version: model.version },
-      repo,
-      repos: [...model.repos.values()].map((r) => ({
-        name: r.name,
-        path: r.path,
-        sessions: ctx.app.realm
-          .liveSessionsOf(model, r.name)
-          .map((s) => ({ id: s.id, name: s.name, rfc: s.rfc })),
-      })),
+      realm: model.name,
+      realm_root: model.root,
+      repos: [...model.repos.keys()],
       domains: [...model.domains.values()].map((d) => ({
         name: d.name,
         contracts: [...d.contracts.values()].map((c) => ({
@@ -76,15 +71,25 @@ export const realmStatus = defineTool({
           imports: b.imports.map((i) => `${i.contract}@${i.version}`),
         })),
       })),
+      current_repo: repo,
+      session: mine && mine.status === 'active' ? { id: mine.id, name: mine.name, rfc: mine.rfc } : null,
+      sessions: [...model.repos.keys()].flatMap((r) =>
+        realmFor(ctx.app)
+          .liveSessionsOf(model, r)
+          .map((s) => ({ id: s.id, name: s.name, repo: r, rfc: s.rfc })),
+      ),
     };
   },
   text: (o) =>
     [
-      `Realm ${o.realm.name} (${o.realm.root})${o.repo ? `, this repo: ${o.repo}` : ''}`,
+      `Realm ${o.realm} (${o.realm_root})${o.current_repo ? `; you are in ${o.current_repo}` : ''}; session: ${o.session ? o.session.name : 'none'}.`,
       ...o.domains.map(
         (d) =>
-          `- ${d.name}: ${d.contracts.map((c) => `${c.name}@${c.version} (${c.owner})`).join(', ') || 'no contracts'}; ${d.bindings.map((b) => `${b.repo} ${b.role}`).join(', ')}`,
+          `- ${d.name}: ${d.contracts.map((c) => `${c.name}@${c.version} (owner ${c.owner})`).join(', ') || 'no contracts'}; ${d.bindings.map((b) => `${b.repo} ${b.role}`).join(', ')}`,
       ),
+      ...(o.sessions.length > 0
+        ? [`Live sessions: ${o.sessions.map((s) => `${s.name} in ${s.repo}`).join(', ')}`]
+        : []),
     ].join('\n'),
 });
 
@@ -98,7 +103,7 @@ export const realmCheckTool = defineTool({
   input: z.strictObject({ realm }),
   output: z.object({ ok: z.boolean(), errors: z.array(finding), warnings: z.array(finding) }),
   handler(ctx, input) {
-    return ctx.app.realm.check(ctxOf(ctx, input.realm));
+    return realmFor(ctx.app).check(ctxOf(ctx, input.realm));
   },
   text: (o) =>
     [
@@ -135,7 +140,7 @@ export const contractGet = defineTool({
     file: z.string(),
   }),
   handler(ctx, input) {
-    const c = ctx.app.realm.contract(ctxOf(ctx, input.realm), input.contract, input.domain);
+    const c = realmFor(ctx.app).contract(ctxOf(ctx, input.realm), input.contract, input.domain);
     return { ...c, drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash };
   },
   text: (o) =>
@@ -168,7 +173,7 @@ export const sessionStartRealm = defineTool({
     const realmCtx = ctxOf(ctx, input.realm);
     const { session, others } = ctx.connection.start(undefined, ctx.connection.cwd);
     if (input.rfc !== undefined) ctx.app.store.sessions.setRfc(session.id, input.rfc);
-    const info = ctx.app.realm.repoContext(realmCtx);
+    const info = realmFor(ctx.app).repoContext(realmCtx);
     return {
       session_id: session.id,
       name: session.name,
@@ -249,7 +254,7 @@ export const worktreeCreate = defineTool({
     paths: z.record(z.string(), z.string()),
   }),
   handler(ctx, input) {
-    return ctx.app.realm.createWorktrees(ctxOf(ctx, input.realm), input.rfc, input.repos);
+    return realmFor(ctx.app).createWorktrees(ctxOf(ctx, input.realm), input.rfc, input.repos);
   },
   text: (o) =>
     `${o.reason}. Created: ${o.created.join(', ') || 'none'}; already there: ${o.existing.join(', ') || 'none'}.\n${Object.entries(
@@ -286,7 +291,7 @@ export const prStatus = defineTool({
     ),
   }),
   handler(ctx, input) {
-    return { repos: ctx.app.realm.prStatus(ctxOf(ctx, input.realm), input.rfc ?? null) };
+    return { repos: realmFor(ctx.app).prStatus(ctxOf(ctx, input.realm), input.rfc ?? null) };
   },
   text: (o) =>
     o.repos

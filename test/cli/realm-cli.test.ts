@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CLI, requireBuild } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+function cli(home: string, cwd: string, ...args: string[]) {
+  requireBuild();
+  return spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+}
+
+describe('session-collab realm', () => {
+  it('builds a realm without hand-written YAML, and `realm check` fails CI on errors', () => {
+    const home = tempDir('collab-home-');
+    const base = tempDir('collab-realm-');
+    const api = gitRepo();
+    const web = gitRepo();
+    const realm = join(base, 'realm');
+    expect(cli(home, base, 'realm', 'init', realm, '--name', 'shop').stdout).toContain(
+      'initialised as a git repository',
+    );
+    expect(cli(home, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', realm).status).toBe(0);
+    expect(cli(home, base, 'realm', 'add-repo', 'web', '--path', web, '--realm', realm).status).toBe(0);
+    expect(parse(readFileSync(join(web, '.session-collab.yaml'), 'utf8'))).toMatchObject({ repo: 'web' });
+    // From here on, commands run inside a member repo find the realm by themselves.
+    expect(cli(home, api, 'realm', 'add-domain', 'orders').status).toBe(0);
+    writeFileSync(
+      join(base, 'order.json'),
+      JSON.stringify({ type: 'object', properties: { id: { type: 'string' } } }),
+    );
+    const contract = cli(
+      home,
+      api,
+      'realm',
+      'contract',
+      'orders',
+      'order-event',
+      '--owner',
+      'api',
+      '--version',
+      '1.0.0',
+      '--schema',
+      join(base, 'order.json'),
+    );
+    expect(contract.stdout).toContain('Created orders/order-event@1.0.0');
+    expect(contract.stdout).toContain('Realm-Repo: api');
+    cli(home, api, 'realm', 'bind', 'orders', 'api', '--role', 'provider', '--exports', 'order-event');
+    cli(home, web, 'realm', 'bind', 'orders', 'web', '--role', 'consumer', '--imports', 'order-event@^1.0.0');
+
+    const ok = cli(home, web, 'realm', 'check');
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain('Realm shop: OK');
+    const status = JSON.parse(cli(home, web, 'realm', 'status', '--json').stdout);
+    expect(status).toMatchObject({
+      realm: 'shop',
+      repo: 'web',
+      domains: [{ name: 'orders', contracts: ['order-event@1.0.0 (api)'] }],
+    });
+
+    cli(
+      home,
+      api,
+      'realm',
+      'contract',
+      'orders',
+      'order-event',
+      '--owner',
+      'api',
+      '--version',
+      '2.0.0',
+      '--schema',
+      join(base, 'order.json'),
+      '--change',
+      'breaking',
+    );
+    const bad = cli(home, web, 'realm', 'check', '--json');
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout).errors).toEqual([
+      expect.objectContaining({
+        code: 'RANGE_UNSATISFIED',
+        file: 'domains/orders/bindings/web.yaml',
+        field: 'imports[0].version',
+      }),
+    ]);
+  });
+
+  it('says what to do outside a realm', () => {
+    const out = cli(tempDir('collab-home-'), gitRepo(), 'realm', 'check');
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('belongs to no realm');
+    expect(out.stderr).toContain('realm init');
+  });
+});
