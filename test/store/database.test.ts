@@ -44,12 +44,14 @@ describe('purge', () => {
       ttlSeconds: undefined,
     });
     app.messages.send(session, { content: 'hello' });
+    app.messages.send(keep, { to: session.id, content: 'for old' });
     app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
     app.sessions.end(session.id, 'complete', 'test');
     clock += 8 * 86_400_000;
     app.store.sessions.heartbeat(keep.id, clock);
     const result = app.maintenance.purgeNow();
-    expect(result).toMatchObject({ sessions: 1, claims: 1, messages: 1 });
+    expect(result).toMatchObject({ sessions: 1, claims: 1, messages: 2, notifications: 2 });
+    expect(app.store.notifications.list(session.id, 'all', null, 10)).toEqual([]);
     expect(app.store.sessions.get(session.id)).toBeUndefined();
     expect(app.store.sessions.get(keep.id)?.status).toBe('active');
     // Decisions are the project's memory: kept.

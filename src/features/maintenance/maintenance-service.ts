@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app/app.js';
+import { NOTIFICATION_TTL_MS } from '../../core/notifications.js';
 
 const LAST_PURGE = 'last_purge_at';
 
@@ -7,6 +8,7 @@ export interface PurgeResult {
   claims: number;
   messages: number;
   expired: number;
+  notifications: number;
 }
 
 /** Housekeeping: expires claims past their time-to-live and purges old rows after the retention period. */
@@ -37,9 +39,12 @@ export class MaintenanceService {
       }
       const claims = store.claims.purgeReleased(before);
       const messages = store.messages.purgeOlderThan(before);
+      // Notifications expire after 7 days, and go once the retention period has passed too.
+      store.notifications.expire(now - NOTIFICATION_TTL_MS);
+      const notifications = store.notifications.purgeExpired(Math.min(before, now - NOTIFICATION_TTL_MS));
       const sessions = store.sessions.purgeEnded(before);
       store.meta.set(LAST_PURGE, String(now));
-      return { sessions, claims, messages, expired };
+      return { sessions, claims, messages, expired, notifications };
     });
     this.app.log.info('purge', { ...result });
     return result;
