@@ -15,6 +15,7 @@ export interface Config {
   toolsets: string[];
   log_level: 'debug' | 'info' | 'warn' | 'error';
   enforcement: 'deny' | 'ask' | 'warn';
+  realm_scan_seconds: number;
 }
 
 type Rule = { kind: 'positive' } | { kind: 'enum'; values: readonly string[] } | { kind: 'strings' };
@@ -27,6 +28,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   toolsets: { kind: 'strings' },
   log_level: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] },
   enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
+  realm_scan_seconds: { kind: 'positive' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -37,6 +39,7 @@ export const DEFAULT_CONFIG: Config = {
   toolsets: ['collab'],
   log_level: 'info',
   enforcement: 'deny',
+  realm_scan_seconds: 60,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;

@@ -80,7 +80,7 @@ export function serve(options: ServeOptions): void {
       } catch (error) {
         app.log.warn('realm.scan_failed', { message: (error as Error).message });
       }
-    }, 60_000).unref();
+    }, app.config.realm_scan_seconds * 1000).unref();
   }
   setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
 
