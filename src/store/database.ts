@@ -49,11 +49,19 @@ function migrate(db: Db, file: string): void {
     if (migration.version <= current) continue;
     // Each migration in its own immediate transaction; a concurrent process that migrated first
     // makes the re-check skip it.
-    immediate(db, () => {
-      if (schemaVersion(db) >= migration.version) return;
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    });
+    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      immediate(db, () => {
+        if (schemaVersion(db) >= migration.version) return;
+        db.exec(migration.sql);
+        if (migration.rebuildsTables && (db.pragma('foreign_key_check') as unknown[]).length > 0) {
+          throw new CollabError('DB_ERROR', `migration ${migration.version} (${migration.name}) broke a foreign key; nothing was changed.`);
+        }
+        db.pragma(`user_version = ${migration.version}`);
+      });
+    } finally {
+      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }
 

@@ -3,6 +3,11 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Rebuilds a table others reference: foreign keys are off while it runs (SQLite's procedure for
+   * table changes ALTER cannot make), and checked before it commits.
+   */
+  rebuildsTables?: boolean;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -159,6 +164,133 @@ CREATE TABLE realm_state (
 ) WITHOUT ROWID;
 
 ALTER TABLE sessions ADD COLUMN rfc TEXT;
+`,
+  },
+  {
+    version: 5,
+    name: 'projects by id (for reviews); the review workflow',
+    rebuildsTables: true,
+    sql: `
+-- Projects gain a name, description, status and settings, and may be created by id (kind 'named').
+CREATE TABLE projects_v5 (
+  id TEXT PRIMARY KEY,
+  root TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('git', 'dir', 'named')),
+  name TEXT,
+  description TEXT,
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'completed', 'archived')),
+  settings TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+INSERT INTO projects_v5 (id, root, kind, created_at, updated_at) SELECT id, root, kind, created_at, created_at FROM projects;
+DROP TABLE projects;
+ALTER TABLE projects_v5 RENAME TO projects;
+
+CREATE TABLE work_items (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  project_id TEXT NOT NULL REFERENCES projects(id),
+  type TEXT NOT NULL CHECK (type IN ('discussion', 'requirement', 'design', 'code', 'test', 'doc')),
+  phase TEXT NOT NULL CHECK (phase IN ('planning', 'development', 'testing', 'review', 'done')),
+  title TEXT NOT NULL,
+  description TEXT,
+  content TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL CHECK (status IN ('draft', 'pending_review', 'in_review', 'changes_requested', 'approved', 'merged')),
+  version INTEGER NOT NULL DEFAULT 1,
+  submitted_by TEXT,
+  submitted_by_name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX work_items_by_project ON work_items(project_id, status);
+
+CREATE TABLE work_revisions (
+  work_item_id TEXT NOT NULL REFERENCES work_items(id),
+  version INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  content TEXT NOT NULL,
+  change_description TEXT NOT NULL,
+  created_by TEXT,
+  created_by_name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (work_item_id, version)
+) WITHOUT ROWID;
+
+CREATE TABLE reviews (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  work_item_id TEXT NOT NULL REFERENCES work_items(id),
+  work_item_version INTEGER NOT NULL,
+  reviewer_id TEXT,
+  reviewer_name TEXT NOT NULL,
+  verdict TEXT NOT NULL CHECK (verdict IN ('approve', 'request_changes', 'comment')),
+  summary TEXT NOT NULL,
+  automatic INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX reviews_by_item ON reviews(work_item_id, work_item_version);
+
+CREATE TABLE suggestions (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  review_id TEXT NOT NULL REFERENCES reviews(id),
+  work_item_id TEXT NOT NULL REFERENCES work_items(id),
+  type TEXT NOT NULL CHECK (type IN ('improvement', 'bug', 'security', 'performance', 'style', 'clarity')),
+  severity TEXT NOT NULL CHECK (severity IN ('critical', 'major', 'minor', 'info')),
+  title TEXT NOT NULL,
+  explanation TEXT NOT NULL,
+  location TEXT,
+  current_content TEXT,
+  suggested_content TEXT,
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'accepted', 'rejected', 'partially_accepted')),
+  resolution_comment TEXT,
+  resolved_by_name TEXT,
+  resolved_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX suggestions_by_item ON suggestions(work_item_id, status);
+
+CREATE TABLE review_responses (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  review_id TEXT NOT NULL REFERENCES reviews(id),
+  work_item_id TEXT NOT NULL REFERENCES work_items(id),
+  responder_id TEXT,
+  responder_name TEXT NOT NULL,
+  response TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('acknowledged', 'will_fix', 'need_discussion', 'disagree')),
+  created_at INTEGER NOT NULL
+);
+
+-- Append-only: every event of the workflow, with its actor and content.
+CREATE TABLE work_events (
+  seq INTEGER PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  work_item_id TEXT,
+  kind TEXT NOT NULL,
+  actor_id TEXT,
+  actor_name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('worker', 'reviewer', 'system')),
+  content TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX work_events_by_item ON work_events(work_item_id, seq);
+CREATE INDEX work_events_by_project ON work_events(project_id, seq);
+CREATE TRIGGER work_events_append_only_update BEFORE UPDATE ON work_events BEGIN SELECT RAISE(ABORT, 'work_events is append-only'); END;
+CREATE TRIGGER work_events_append_only_delete BEFORE DELETE ON work_events BEGIN SELECT RAISE(ABORT, 'work_events is append-only'); END;
+
+-- Sessions that act as reviewers in a project: told when work is submitted there.
+CREATE TABLE review_watchers (
+  project_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  PRIMARY KEY (project_id, session_id)
+) WITHOUT ROWID;
+
+-- Full-text search over items, reviews and suggestions; one row per searchable text.
+CREATE VIRTUAL TABLE work_fts USING fts5(work_item_id UNINDEXED, source UNINDEXED, title, body);
 `,
   },
 ];
