@@ -16,9 +16,17 @@ export interface Config {
   log_level: 'debug' | 'info' | 'warn' | 'error';
   enforcement: 'deny' | 'ask' | 'warn';
   realm_scan_seconds: number;
+  review_require_approval: boolean;
+  review_allow_self_review: boolean;
+  review_auto_approve: boolean;
+  review_auto_approve_max_lines: number;
 }
 
-type Rule = { kind: 'positive' } | { kind: 'enum'; values: readonly string[] } | { kind: 'strings' };
+type Rule =
+  | { kind: 'positive' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'strings' }
+  | { kind: 'boolean' };
 
 const RULES: { [K in keyof Config]: Rule } = {
   inactive_after_minutes: { kind: 'positive' },
@@ -29,6 +37,10 @@ const RULES: { [K in keyof Config]: Rule } = {
   log_level: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] },
   enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
   realm_scan_seconds: { kind: 'positive' },
+  review_require_approval: { kind: 'boolean' },
+  review_allow_self_review: { kind: 'boolean' },
+  review_auto_approve: { kind: 'boolean' },
+  review_auto_approve_max_lines: { kind: 'positive' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -40,6 +52,10 @@ export const DEFAULT_CONFIG: Config = {
   log_level: 'info',
   enforcement: 'deny',
   realm_scan_seconds: 60,
+  review_require_approval: true,
+  review_allow_self_review: false,
+  review_auto_approve: false,
+  review_auto_approve_max_lines: 20,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -54,6 +70,8 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
       return typeof value === 'string' && rule.values.includes(value)
         ? null
         : `"${key}" must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `"${key}" must be true or false`;
     case 'strings':
       return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
         ? null

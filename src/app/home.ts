@@ -10,12 +10,15 @@ export interface HomePaths {
 }
 
 /**
- * The home folder: `SESSION_COLLAB_HOME`, else `$XDG_CONFIG_HOME/session-collab-mcp`, else
+ * The home folder: `SESSION_COLLAB_HOME`, else `AI_COLLAB_STORAGE_DIR` (the review workflow's
+ * original setting, kept as an alias), else `$XDG_CONFIG_HOME/session-collab-mcp`, else
  * `~/.config/session-collab-mcp`.
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomePaths {
   return homeAt(
-    env.SESSION_COLLAB_HOME || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp'),
+    env.SESSION_COLLAB_HOME ||
+      env.AI_COLLAB_STORAGE_DIR ||
+      join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'session-collab-mcp'),
   );
 }
 

@@ -12,6 +12,13 @@ export const ERROR_CODES = {
   REALM_NOT_FOUND:
     'Create a realm with `session-collab realm init`, add this repo with `session-collab realm add-repo`, or pass realm.',
   CONTRACT_NOT_FOUND: 'See the realm’s contracts with realm_status.',
+  PROJECT_NOT_FOUND: 'See the projects with list_projects, or create one with create_project.',
+  WORK_NOT_FOUND: 'See the work items with get_pending_reviews or get_project_context.',
+  REVIEW_NOT_FOUND: 'See the reviews of the item with get_review_feedback.',
+  SUGGESTION_NOT_FOUND: 'See the suggestions with get_review_feedback.',
+  INVALID_STATE: 'See what the item allows in the message, or its status with get_work_detail.',
+  GATE_CLOSED: 'Get an approving review of the current version first.',
+  NOT_ALLOWED: 'Another session has to do this (a reviewer other than the submitter).',
   INVALID_INPUT: 'Fix the named field and call again.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',
   CONFIG_ERROR: 'Fix config.json in the session-collab home folder; run `session-collab doctor`.',

@@ -62,6 +62,14 @@ export function nextSteps(input: StepInput): string[] {
       steps.push(
         `Contract ${n.contract} changed (${n.old_version} → ${n.new_version}): review it with contract_get.`,
       );
+    } else if (n.type === 'work_submitted') {
+      steps.push(`Review "${n.title}": get_work_detail ${n.work_item_id}, then submit_review.`);
+    } else if (n.type === 'review_submitted') {
+      steps.push(
+        `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`,
+      );
+    } else if (n.type === 'review_response') {
+      steps.push(`"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`);
     } else if (n.type === 'binding_changed') {
       steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
     }

@@ -56,6 +56,12 @@ export function describeNotification(n: { type: string; count?: number } & Recor
       return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
     case 'binding_changed':
       return `Domain ${n.domain}: ${n.repo} ${n.change}`;
+    case 'work_submitted':
+      return `"${n.from}" submitted ${n.type} "${n.title}" (${n.work_item_id}, v${n.version}) for review`;
+    case 'review_submitted':
+      return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
+    case 'review_response':
+      return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
     default:
       return `${n.type}${times}`;
   }

@@ -4,6 +4,7 @@ import { decisionTools } from '../features/decisions/decision-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
 import { notificationTools } from '../features/notifications/notification-tools.js';
 import { realmTools } from '../features/realm/realm-tools.js';
+import { reviewTools } from '../features/reviews/review-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
 import { TOOLSETS, type ToolDescriptor, type Toolset } from './tool.js';
 
@@ -14,6 +15,7 @@ export const ALL_TOOLS: ToolDescriptor[] = [
   ...messageTools,
   ...decisionTools,
   ...realmTools,
+  ...reviewTools,
   ...notificationTools,
 ] as ToolDescriptor[];
 

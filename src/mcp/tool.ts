@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { App } from '../app/app.js';
 import type { Connection } from '../features/sessions/connection.js';
 
-export const TOOLSETS = ['collab', 'realm'] as const;
+export const TOOLSETS = ['collab', 'realm', 'review'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 export const DEFAULT_TOOLSETS: Toolset[] = ['collab'];
 

@@ -55,7 +55,10 @@ function migrate(db: Db, file: string): void {
         if (schemaVersion(db) >= migration.version) return;
         db.exec(migration.sql);
         if (migration.rebuildsTables && (db.pragma('foreign_key_check') as unknown[]).length > 0) {
-          throw new CollabError('DB_ERROR', `migration ${migration.version} (${migration.name}) broke a foreign key; nothing was changed.`);
+          throw new CollabError(
+            'DB_ERROR',
+            `migration ${migration.version} (${migration.name}) broke a foreign key; nothing was changed.`,
+          );
         }
         db.pragma(`user_version = ${migration.version}`);
       });

@@ -6,7 +6,10 @@ import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
 import { ProjectsStore } from './projects-store.js';
 import { RealmStateStore } from './realm-state-store.js';
+import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
+import { WorkEventsStore } from './work-events-store.js';
+import { WorkItemsStore } from './work-items-store.js';
 
 /** The one way into the database: one module per aggregate, plus transactions. */
 export class Store {
@@ -18,6 +21,9 @@ export class Store {
   readonly meta: MetaStore;
   readonly notifications: NotificationsStore;
   readonly realmState: RealmStateStore;
+  readonly workItems: WorkItemsStore;
+  readonly reviews: ReviewsStore;
+  readonly workEvents: WorkEventsStore;
 
   constructor(readonly db: Db) {
     this.projects = new ProjectsStore(db);
@@ -28,6 +34,9 @@ export class Store {
     this.meta = new MetaStore(db);
     this.notifications = new NotificationsStore(db);
     this.realmState = new RealmStateStore(db);
+    this.workItems = new WorkItemsStore(db);
+    this.reviews = new ReviewsStore(db);
+    this.workEvents = new WorkEventsStore(db);
   }
 
   static open(file: string, busyTimeoutMs?: number): Store {

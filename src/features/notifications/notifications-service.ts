@@ -9,7 +9,10 @@ export type NotificationType =
   | 'claim_conflict'
   | 'session_ended'
   | 'contract_updated'
-  | 'binding_changed';
+  | 'binding_changed'
+  | 'work_submitted'
+  | 'review_submitted'
+  | 'review_response';
 
 export interface NotificationView {
   id: string;

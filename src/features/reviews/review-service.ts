@@ -1,0 +1,801 @@
+import type { AppContext } from '../../app/app.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { unifiedDiff } from '../../core/line-diff.js';
+import {
+  assertCan,
+  assertGate,
+  changedLines,
+  nextStatus,
+  type Phase,
+  phaseIndex,
+  type Verdict,
+  type WorkStatus,
+  type WorkType,
+} from '../../core/work-status.js';
+import type { ProjectRow } from '../../store/projects-store.js';
+import type { ResponseRow, ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/reviews-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { EventRole } from '../../store/work-events-store.js';
+import type { WorkItemRow } from '../../store/work-items-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+
+/** Who acts: a collab session (its id and name). */
+export type Actor = Pick<SessionRow, 'id' | 'name' | 'project_id'>;
+
+export interface SuggestionInput {
+  type: 'improvement' | 'bug' | 'security' | 'performance' | 'style' | 'clarity';
+  severity: 'critical' | 'major' | 'minor' | 'info';
+  title: string;
+  explanation: string;
+  location?:
+    | { startLine?: number | undefined; endLine?: number | undefined; section?: string | undefined }
+    | undefined;
+  currentContent?: string | undefined;
+  suggestedContent?: string | undefined;
+}
+
+export interface ProjectSettings {
+  require_approval: boolean;
+  allow_self_review: boolean;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The AI worker / AI reviewer workflow, over the same database and sessions as everything else. */
+export class ReviewService {
+  constructor(
+    private readonly app: AppContext,
+    private readonly sessions: SessionsService,
+    private readonly notifications: NotificationsService,
+  ) {}
+
+  // ---- projects ----------------------------------------------------------------------------
+
+  project(id: string): ProjectRow {
+    const p = this.app.store.projects.get(id);
+    if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id "${id}".`);
+    return p;
+  }
+
+  /** The project a call is about: the given id, else the caller's own (its repository). */
+  projectOf(actor: Actor, projectId: string | undefined): ProjectRow {
+    return this.project(projectId ?? actor.project_id);
+  }
+
+  settings(p: ProjectRow): ProjectSettings {
+    const own = JSON.parse(p.settings) as Partial<ProjectSettings>;
+    return {
+      require_approval: own.require_approval ?? this.app.config.review_require_approval,
+      allow_self_review: own.allow_self_review ?? this.app.config.review_allow_self_review,
+    };
+  }
+
+  projectView(p: ProjectRow) {
+    return {
+      id: p.id,
+      name:
+        p.name ??
+        p.root
+          .replace(/\/\.git$/, '')
+          .split('/')
+          .pop() ??
+        p.id,
+      description: p.description,
+      kind: p.kind,
+      root: p.kind === 'named' ? null : p.root.replace(/\/\.git$/, ''),
+      status: p.status,
+      settings: this.settings(p),
+      work_items: this.app.store.workItems.statusCounts(p.id),
+      created_at: new Date(p.created_at).toISOString(),
+      updated_at: new Date(p.updated_at).toISOString(),
+    };
+  }
+
+  createProject(actor: Actor, input: { id: string; name: string; description?: string | undefined }) {
+    const { store } = this.app;
+    return store.write(() => {
+      if (store.projects.get(input.id))
+        throw invalidInput(
+          `id: a project "${input.id}" exists already.`,
+          'Choose another id, or use get_project.',
+        );
+      const p = store.projects.createNamed(
+        { id: input.id, name: input.name, description: input.description ?? null },
+        this.app.now(),
+      );
+      this.event(p.id, null, 'project_created', actor, 'system', {
+        name: input.name,
+        description: input.description ?? null,
+      });
+      return this.projectView(p);
+    });
+  }
+
+  updateProject(
+    actor: Actor,
+    id: string,
+    input: {
+      name?: string | undefined;
+      description?: string | undefined;
+      status?: ProjectRow['status'] | undefined;
+      settings?: Partial<ProjectSettings> | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    return store.write(() => {
+      const p = this.project(id);
+      const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
+      const next = {
+        id,
+        name: input.name ?? p.name,
+        description: input.description ?? p.description,
+        status: input.status ?? p.status,
+        settings: JSON.stringify(settings),
+      };
+      store.projects.update(next, this.app.now());
+      this.event(id, null, 'project_updated', actor, 'system', input);
+      return this.projectView(store.projects.get(id)!);
+    });
+  }
+
+  listProjects(status: ProjectRow['status'] | undefined) {
+    return this.app.store.projects.listByStatus(status ?? null).map((p) => this.projectView(p));
+  }
+
+  // ---- work items ----------------------------------------------------------------------------
+
+  item(id: string): WorkItemRow {
+    const item = this.app.store.workItems.get(id);
+    if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id "${id}".`);
+    return item;
+  }
+
+  submitWork(
+    actor: Actor,
+    input: {
+      projectId?: string | undefined;
+      type: WorkType;
+      phase: Phase;
+      title: string;
+      description?: string | undefined;
+      content: string;
+      metadata?: Record<string, unknown> | undefined;
+      draft?: boolean | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    const project = this.projectOf(actor, input.projectId);
+    if (project.status === 'archived')
+      throw new CollabError(
+        'INVALID_STATE',
+        `Project ${project.id} is archived.`,
+        'Reopen it with update_project {status: "active"}.',
+      );
+    const now = this.app.now();
+    const item: WorkItemRow = {
+      id: `work_${newId().slice(0, 8)}`,
+      project_id: project.id,
+      type: input.type,
+      phase: input.phase,
+      title: input.title,
+      description: input.description ?? null,
+      content: input.content,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      status: input.draft ? 'draft' : 'pending_review',
+      version: 1,
+      submitted_by: actor.id,
+      submitted_by_name: actor.name,
+      created_at: now,
+      updated_at: now,
+    };
+    store.write(() => {
+      store.workItems.insert(item);
+      store.workItems.addRevision({
+        work_item_id: item.id,
+        version: 1,
+        title: item.title,
+        content: item.content,
+        change_description: 'submitted',
+        created_by: actor.id,
+        created_by_name: actor.name,
+        created_at: now,
+      });
+      this.event(project.id, item.id, 'submitted', actor, 'worker', {
+        title: item.title,
+        type: item.type,
+        phase: item.phase,
+        version: 1,
+        content: item.content,
+        draft: input.draft === true,
+      });
+      if (!input.draft) this.notifyReviewers(project, item, actor);
+    });
+    return this.itemView(item);
+  }
+
+  /** Opens (if it awaits review) and describes an item; with history, its revisions and a diff. */
+  workDetail(
+    actor: Actor,
+    id: string,
+    includeHistory: boolean,
+    diff?: { from?: number | undefined; to?: number | undefined },
+  ) {
+    const { store } = this.app;
+    const item = store.write(() => {
+      const current = this.item(id);
+      if (current.status === 'pending_review' && current.submitted_by !== actor.id) {
+        const opened = { ...current, status: nextStatus(current.status, 'open'), updated_at: this.app.now() };
+        store.workItems.update(opened);
+        store.workEvents.watch(current.project_id, actor.id);
+        this.event(current.project_id, id, 'opened', actor, 'reviewer', { version: current.version });
+        return opened;
+      }
+      return current;
+    });
+    const revisions = includeHistory ? store.workItems.revisions(id) : [];
+    let diffText: string | null = null;
+    if (includeHistory && revisions.length > 1) {
+      const from = diff?.from ?? item.version - 1;
+      const to = diff?.to ?? item.version;
+      const a = store.workItems.revision(id, from);
+      const b = store.workItems.revision(id, to);
+      if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
+      diffText = unifiedDiff(a.content, b.content, `v${from}`, `v${to}`);
+    }
+    return {
+      ...this.itemView(item),
+      ...this.feedback(id),
+      ...(includeHistory
+        ? {
+            revisions: revisions.map((r) => ({
+              version: r.version,
+              title: r.title,
+              content: r.content,
+              change_description: r.change_description,
+              by: r.created_by_name,
+              at: new Date(r.created_at).toISOString(),
+            })),
+            diff: diffText,
+          }
+        : {}),
+    };
+  }
+
+  updateWork(
+    actor: Actor,
+    input: {
+      workItemId: string;
+      content?: string | undefined;
+      changeDescription: string;
+      title?: string | undefined;
+      phase?: Phase | undefined;
+      status?: 'merged' | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    if (
+      input.content === undefined &&
+      input.phase === undefined &&
+      input.status === undefined &&
+      input.title === undefined
+    ) {
+      throw invalidInput('give content (a new version), phase, or status "merged".');
+    }
+    let autoApproved = false;
+    const updated = store.write(() => {
+      let item = this.item(input.workItemId);
+      const project = this.project(item.project_id);
+      const settings = this.settings(project);
+      const now = this.app.now();
+      const approvedVersions = () =>
+        store.reviews
+          .ofItem(item.id)
+          .filter((r) => r.verdict === 'approve')
+          .map((r) => r.work_item_version);
+      if (input.content !== undefined || input.title !== undefined) {
+        assertCan(item.status, 'update', item.id);
+        const previous = item;
+        item = {
+          ...item,
+          title: input.title ?? item.title,
+          content: input.content ?? item.content,
+          version: item.version + 1,
+          status: nextStatus(item.status, 'update'),
+          updated_at: now,
+        };
+        store.workItems.update(item);
+        store.workItems.addRevision({
+          work_item_id: item.id,
+          version: item.version,
+          title: item.title,
+          content: item.content,
+          change_description: input.changeDescription,
+          created_by: actor.id,
+          created_by_name: actor.name,
+          created_at: now,
+        });
+        this.event(item.project_id, item.id, 'updated', actor, 'worker', {
+          version: item.version,
+          change_description: input.changeDescription,
+          content: item.content,
+        });
+        autoApproved = this.maybeAutoApprove(previous, item);
+        if (autoApproved) item = this.item(item.id);
+        else this.notifyReviewers(project, item, actor);
+      }
+      if (input.phase !== undefined && input.phase !== item.phase) {
+        if (phaseIndex(input.phase) > phaseIndex(item.phase)) {
+          assertGate(item, approvedVersions(), settings.require_approval, `move to phase ${input.phase}`);
+        }
+        const from = item.phase;
+        item = { ...item, phase: input.phase, updated_at: now };
+        store.workItems.update(item);
+        this.event(item.project_id, item.id, 'phase_changed', actor, 'worker', { from, to: input.phase });
+      }
+      if (input.status === 'merged') {
+        assertCan(item.status, 'merge', item.id);
+        assertGate(item, approvedVersions(), settings.require_approval, 'merge');
+        item = { ...item, status: 'merged', updated_at: now };
+        store.workItems.update(item);
+        this.event(item.project_id, item.id, 'merged', actor, 'worker', {
+          version: item.version,
+          change_description: input.changeDescription,
+        });
+      }
+      return item;
+    });
+    return { ...this.itemView(updated), auto_approved: autoApproved };
+  }
+
+  /**
+   * Automatic approval (AI_COLLAB_AUTO_APPROVE=true, or review_auto_approve in config): a new
+   * version of an item whose changes were requested, when its open suggestions are all minor or
+   * info and the change is small. Recorded as a review by "auto-approval", never silently.
+   */
+  private maybeAutoApprove(previous: WorkItemRow, item: WorkItemRow): boolean {
+    const enabled = process.env.AI_COLLAB_AUTO_APPROVE === 'true' || this.app.config.review_auto_approve;
+    if (!enabled || previous.status !== 'changes_requested') return false;
+    const open = this.app.store.reviews.suggestionsOf(item.id).filter((s) => s.status === 'pending');
+    if (open.some((s) => s.severity === 'critical' || s.severity === 'major')) return false;
+    const lines = changedLines(previous.content, item.content);
+    if (lines > this.app.config.review_auto_approve_max_lines) return false;
+    const now = this.app.now();
+    const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
+    this.app.store.reviews.insert({
+      id: `review_${newId().slice(0, 8)}`,
+      work_item_id: item.id,
+      work_item_version: item.version,
+      reviewer_id: null,
+      reviewer_name: 'auto-approval',
+      verdict: 'approve',
+      summary,
+      automatic: 1,
+      created_at: now,
+      updated_at: now,
+    });
+    this.app.store.workItems.update({ ...item, status: 'approved', updated_at: now });
+    this.event(item.project_id, item.id, 'auto_approved', { id: null, name: 'auto-approval' }, 'system', {
+      version: item.version,
+      summary,
+    });
+    return true;
+  }
+
+  // ---- reviews -------------------------------------------------------------------------------
+
+  submitReview(
+    actor: Actor,
+    input: {
+      workItemId: string;
+      verdict: Verdict;
+      summary: string;
+      suggestions?: SuggestionInput[] | undefined;
+      version?: number | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    const result = store.write(() => {
+      const item = this.item(input.workItemId);
+      const settings = this.settings(this.project(item.project_id));
+      if (item.submitted_by === actor.id && input.verdict === 'approve' && !settings.allow_self_review) {
+        throw new CollabError(
+          'NOT_ALLOWED',
+          `Session "${actor.name}" submitted work item ${item.id}, so it cannot approve it.`,
+          'Another session reviews it; for single-session use, allow self-review in update_project settings.',
+        );
+      }
+      assertCan(item.status, 'review', item.id);
+      const version = input.version ?? item.version;
+      if (version > item.version || version < 1)
+        throw invalidInput(`version: work item ${item.id} has versions 1 to ${item.version}.`);
+      const stale = version < item.version;
+      const now = this.app.now();
+      const review: ReviewRow = {
+        id: `review_${newId().slice(0, 8)}`,
+        work_item_id: item.id,
+        work_item_version: version,
+        reviewer_id: actor.id,
+        reviewer_name: actor.name,
+        verdict: input.verdict,
+        summary: input.summary,
+        automatic: 0,
+        created_at: now,
+        updated_at: now,
+      };
+      store.reviews.insert(review);
+      store.workItems.indexText(item.id, 'review', input.summary, input.summary);
+      const suggestions = (input.suggestions ?? []).map((s) => this.insertSuggestion(review, s, now));
+      store.workEvents.watch(item.project_id, actor.id);
+      this.event(item.project_id, item.id, 'reviewed', actor, 'reviewer', {
+        review_id: review.id,
+        verdict: input.verdict,
+        summary: input.summary,
+        version,
+        stale,
+        suggestions: suggestions.map((s) => this.suggestionView(s)),
+      });
+      let status = item.status;
+      if (!stale) {
+        const verdicts = store.reviews
+          .ofItem(item.id)
+          .filter((r) => r.work_item_version === item.version)
+          .map((r) => r.verdict);
+        status = nextStatus(item.status, 'review', verdicts);
+        if (status !== item.status) store.workItems.update({ ...item, status, updated_at: now });
+      }
+      if (item.submitted_by && item.submitted_by !== actor.id) {
+        this.notifications.notify(
+          [item.submitted_by],
+          'review_submitted',
+          `review:${item.id}`,
+          {
+            work_item_id: item.id,
+            title: item.title,
+            reviewer: actor.name,
+            verdict: input.verdict,
+            status,
+            suggestions: suggestions.length,
+          },
+          item.project_id,
+        );
+      }
+      return { review, suggestions, stale, status };
+    });
+    return {
+      review_id: result.review.id,
+      work_item_id: input.workItemId,
+      verdict: input.verdict,
+      version: result.review.work_item_version,
+      stale: result.stale,
+      status: result.status,
+      suggestions: result.suggestions.map((s) => this.suggestionView(s)),
+    };
+  }
+
+  addSuggestion(actor: Actor, reviewId: string, input: SuggestionInput) {
+    const { store } = this.app;
+    return store.write(() => {
+      const review = store.reviews.get(reviewId);
+      if (!review) throw new CollabError('REVIEW_NOT_FOUND', `No review with id "${reviewId}".`);
+      const item = this.item(review.work_item_id);
+      const s = this.insertSuggestion(review, input, this.app.now());
+      this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
+        review_id: reviewId,
+        suggestion: this.suggestionView(s),
+      });
+      return this.suggestionView(s);
+    });
+  }
+
+  private insertSuggestion(review: ReviewRow, s: SuggestionInput, now: number): SuggestionRow {
+    const row: SuggestionRow = {
+      id: `sugg_${newId().slice(0, 8)}`,
+      review_id: review.id,
+      work_item_id: review.work_item_id,
+      type: s.type,
+      severity: s.severity,
+      title: s.title,
+      explanation: s.explanation,
+      location: s.location ? JSON.stringify(s.location) : null,
+      current_content: s.currentContent ?? null,
+      suggested_content: s.suggestedContent ?? null,
+      status: 'pending',
+      resolution_comment: null,
+      resolved_by_name: null,
+      resolved_at: null,
+      created_at: now,
+    };
+    this.app.store.reviews.addSuggestion(row);
+    this.app.store.workItems.indexText(
+      review.work_item_id,
+      'suggestion',
+      s.title,
+      `${s.explanation}\n${s.suggestedContent ?? ''}`,
+    );
+    return row;
+  }
+
+  respond(
+    actor: Actor,
+    input: { workItemId: string; reviewId: string; response: string; action: ResponseRow['action'] },
+  ) {
+    const { store } = this.app;
+    return store.write(() => {
+      const item = this.item(input.workItemId);
+      const review = store.reviews.get(input.reviewId);
+      if (!review || review.work_item_id !== item.id)
+        throw new CollabError('REVIEW_NOT_FOUND', `No review "${input.reviewId}" of work item ${item.id}.`);
+      const row: ResponseRow = {
+        id: `resp_${newId().slice(0, 8)}`,
+        review_id: review.id,
+        work_item_id: item.id,
+        responder_id: actor.id,
+        responder_name: actor.name,
+        response: input.response,
+        action: input.action,
+        created_at: this.app.now(),
+      };
+      store.reviews.addResponse(row);
+      this.event(item.project_id, item.id, 'responded', actor, 'worker', {
+        review_id: review.id,
+        action: input.action,
+        response: input.response,
+      });
+      if (review.reviewer_id && review.reviewer_id !== actor.id) {
+        this.notifications.notify(
+          [review.reviewer_id],
+          'review_response',
+          `response:${review.id}`,
+          {
+            work_item_id: item.id,
+            title: item.title,
+            from: actor.name,
+            action: input.action,
+            preview: input.response.slice(0, 160),
+          },
+          item.project_id,
+        );
+      }
+      return { response_id: row.id, review_id: review.id, work_item_id: item.id, action: input.action };
+    });
+  }
+
+  resolveSuggestion(
+    actor: Actor,
+    input: {
+      suggestionId: string;
+      resolution: Exclude<SuggestionStatus, 'pending'>;
+      comment?: string | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    return store.write(() => {
+      const s = store.reviews.suggestion(input.suggestionId);
+      if (!s) throw new CollabError('SUGGESTION_NOT_FOUND', `No suggestion with id "${input.suggestionId}".`);
+      const item = this.item(s.work_item_id);
+      store.reviews.resolve(s.id, input.resolution, input.comment ?? null, actor.name, this.app.now());
+      this.event(item.project_id, item.id, 'suggestion_resolved', actor, 'worker', {
+        suggestion_id: s.id,
+        title: s.title,
+        resolution: input.resolution,
+        comment: input.comment ?? null,
+      });
+      return this.suggestionView(store.reviews.suggestion(s.id)!);
+    });
+  }
+
+  /** Reviews of an item with their suggestions and the worker's responses. */
+  feedback(workItemId: string) {
+    const { store } = this.app;
+    const item = this.item(workItemId);
+    const suggestions = store.reviews.suggestionsOf(workItemId);
+    const responses = store.reviews.responsesOf(workItemId);
+    return {
+      reviews: store.reviews.ofItem(workItemId).map((r) => ({
+        id: r.id,
+        version: r.work_item_version,
+        stale: r.work_item_version < item.version,
+        reviewer: r.reviewer_name,
+        reviewer_id: r.reviewer_id,
+        verdict: r.verdict,
+        summary: r.summary,
+        automatic: r.automatic === 1,
+        created_at: new Date(r.created_at).toISOString(),
+        suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => this.suggestionView(s)),
+        responses: responses
+          .filter((x) => x.review_id === r.id)
+          .map((x) => ({
+            id: x.id,
+            by: x.responder_name,
+            action: x.action,
+            response: x.response,
+            created_at: new Date(x.created_at).toISOString(),
+          })),
+      })),
+      open_suggestions: suggestions.filter((s) => s.status === 'pending').length,
+    };
+  }
+
+  pendingReviews(
+    actor: Actor,
+    f: { projectId?: string | undefined; type?: string | undefined; phase?: string | undefined },
+  ) {
+    const { store } = this.app;
+    if (f.projectId) {
+      this.project(f.projectId);
+      store.write(() => store.workEvents.watch(f.projectId!, actor.id));
+    }
+    return store.workItems
+      .filter({
+        projectId: f.projectId ?? null,
+        type: f.type ?? null,
+        phase: f.phase ?? null,
+        statuses: ['pending_review', 'in_review'],
+        excludeSubmitter: actor.id,
+      })
+      .map((i) => this.itemView(i));
+  }
+
+  projectContext(projectId: string, includeResolved: boolean) {
+    const p = this.project(projectId);
+    const items = this.app.store.workItems
+      .filter({ projectId, type: null, phase: null, statuses: null, excludeSubmitter: null })
+      .filter((i) => includeResolved || i.status !== 'merged');
+    return {
+      project: this.projectView(p),
+      work_items: items.map((i) => {
+        const fb = this.feedback(i.id);
+        const latest = fb.reviews[fb.reviews.length - 1];
+        return {
+          ...this.itemView(i),
+          open_suggestions: fb.open_suggestions,
+          latest_review: latest
+            ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
+            : null,
+        };
+      }),
+    };
+  }
+
+  search(
+    query: string,
+    f: {
+      projectId?: string | undefined;
+      type?: string | undefined;
+      status?: string | undefined;
+      limit: number;
+    },
+  ) {
+    const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (words.length === 0) throw invalidInput('query: give at least one word to search for.');
+    return this.app.store.workItems
+      .search(words.map((w) => `"${w}"*`).join(' '), {
+        projectId: f.projectId ?? null,
+        type: f.type ?? null,
+        status: f.status ?? null,
+        limit: f.limit,
+      })
+      .map(({ score, matched, ...row }) => ({
+        ...this.itemView(row),
+        score: -score,
+        matched_in: matched.split(','),
+      }));
+  }
+
+  // ---- history -------------------------------------------------------------------------------
+
+  history(f: {
+    projectId?: string | undefined;
+    workItemId?: string | undefined;
+    limit: number;
+    cursor?: number | undefined;
+  }) {
+    const rows = this.app.store.workEvents.page({
+      projectId: f.projectId ?? null,
+      workItemId: f.workItemId ?? null,
+      after: f.cursor ?? 0,
+      limit: f.limit + 1,
+    });
+    const page = rows.slice(0, f.limit);
+    return {
+      events: page.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        work_item_id: e.work_item_id,
+        actor: e.actor_name,
+        actor_id: e.actor_id,
+        role: e.role,
+        content: JSON.parse(e.content) as Record<string, unknown>,
+        at: new Date(e.created_at).toISOString(),
+      })),
+      next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
+    };
+  }
+
+  itemView(i: WorkItemRow) {
+    return {
+      id: i.id,
+      projectId: i.project_id,
+      type: i.type,
+      phase: i.phase,
+      title: i.title,
+      description: i.description,
+      content: i.content,
+      metadata: JSON.parse(i.metadata) as Record<string, unknown>,
+      status: i.status as WorkStatus,
+      version: i.version,
+      submittedBy: i.submitted_by_name,
+      submittedById: i.submitted_by,
+      submittedAt: new Date(i.created_at).toISOString(),
+      updatedAt: new Date(i.updated_at).toISOString(),
+    };
+  }
+
+  suggestionView(s: SuggestionRow) {
+    return {
+      id: s.id,
+      reviewId: s.review_id,
+      type: s.type,
+      severity: s.severity,
+      title: s.title,
+      explanation: s.explanation,
+      location: s.location ? (JSON.parse(s.location) as Record<string, unknown>) : null,
+      currentContent: s.current_content,
+      suggestedContent: s.suggested_content,
+      status: s.status,
+      resolution:
+        s.status === 'pending'
+          ? null
+          : {
+              action: s.status,
+              comment: s.resolution_comment,
+              by: s.resolved_by_name,
+              resolvedAt: iso(s.resolved_at),
+            },
+    };
+  }
+
+  private event(
+    projectId: string,
+    workItemId: string | null,
+    kind: string,
+    actor: { id: string | null; name: string },
+    role: EventRole,
+    content: unknown,
+  ): void {
+    this.app.store.workEvents.append({
+      project_id: projectId,
+      work_item_id: workItemId,
+      kind,
+      actor_id: actor.id,
+      actor_name: actor.name,
+      role,
+      content: JSON.stringify(content),
+      created_at: this.app.now(),
+    });
+  }
+
+  /** Reviewers of a project hear of new work: its watchers, and the other live sessions in its repo. */
+  private notifyReviewers(project: ProjectRow, item: WorkItemRow, actor: Actor): void {
+    const live = project.kind === 'named' ? [] : this.sessions.liveInProject(project.id).map((s) => s.id);
+    const recipients = [...this.app.store.workEvents.watchers(project.id), ...live].filter(
+      (id) => id !== actor.id,
+    );
+    this.notifications.notify(
+      recipients,
+      'work_submitted',
+      `work:${item.id}`,
+      {
+        work_item_id: item.id,
+        title: item.title,
+        type: item.type,
+        version: item.version,
+        from: actor.name,
+        project: project.id,
+      },
+      project.id,
+    );
+  }
+}

@@ -1,0 +1,407 @@
+import { z } from 'zod';
+import { renderConversation } from '../../core/conversation.js';
+import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { reviewsFor } from './reviews.js';
+
+const workType = z.enum(WORK_TYPES);
+const phase = z.enum(PHASES);
+const projectStatus = z.enum(['active', 'completed', 'archived']);
+const loose = z.object({}).passthrough();
+const suggestion = z.strictObject({
+  type: z.enum(['improvement', 'bug', 'security', 'performance', 'style', 'clarity']),
+  severity: z.enum(['critical', 'major', 'minor', 'info']),
+  title: z.string().min(1),
+  explanation: z.string().min(1),
+  location: z
+    .strictObject({
+      startLine: z.number().int().positive().optional(),
+      endLine: z.number().int().positive().optional(),
+      section: z.string().optional(),
+    })
+    .optional(),
+  currentContent: z.string().optional(),
+  suggestedContent: z.string().optional(),
+});
+const project = z.object({ id: z.string(), name: z.string(), status: projectStatus }).passthrough();
+const item = z
+  .object({
+    id: z.string(),
+    projectId: z.string(),
+    status: z.enum(STATUSES),
+    version: z.number(),
+    title: z.string(),
+  })
+  .passthrough();
+
+const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
+const me = (ctx: ToolContext) => ctx.connection.current();
+
+export const createProject = defineTool({
+  name: 'create_project',
+  toolset: 'review',
+  title: 'Create a review project',
+  description: 'Create a project by id, for work outside a repository (a repository is a project already).',
+  kind: 'write',
+  input: z.strictObject({
+    id: z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_", "-"'),
+    name: z.string().min(1),
+    description: z.string().optional(),
+  }),
+  output: project,
+  handler: (ctx, input) => svc(ctx).createProject(me(ctx), input),
+  text: (o) => `Project ${o.id} ("${o.name}") created.`,
+});
+
+export const getProject = defineTool({
+  name: 'get_project',
+  toolset: 'review',
+  title: 'Project details',
+  description: 'A project, its settings and its work items by status.',
+  kind: 'read',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional().describe('Default: this session’s repository'),
+  }),
+  output: project,
+  handler: (ctx, input) => svc(ctx).projectView(svc(ctx).projectOf(me(ctx), input.projectId)),
+  text: (o) => `Project ${o.id} ("${o.name}"), ${o.status}: ${JSON.stringify(o.work_items)}`,
+});
+
+export const listProjects = defineTool({
+  name: 'list_projects',
+  toolset: 'review',
+  title: 'List projects',
+  description: 'All projects (repositories and projects created by id).',
+  kind: 'read',
+  input: z.strictObject({ status: projectStatus.optional() }),
+  output: z.object({ projects: z.array(project) }),
+  handler: (ctx, input) => ({ projects: svc(ctx).listProjects(input.status) }),
+  text: (o) => o.projects.map((p) => `${p.id} "${p.name}" (${p.status})`).join('\n') || 'No projects.',
+});
+
+export const updateProject = defineTool({
+  name: 'update_project',
+  toolset: 'review',
+  title: 'Update a project',
+  description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
+  kind: 'write',
+  input: z.strictObject({
+    projectId: z.string().min(1),
+    name: z.string().min(1).optional(),
+    description: z.string().optional(),
+    status: projectStatus.optional(),
+    settings: z
+      .strictObject({ require_approval: z.boolean().optional(), allow_self_review: z.boolean().optional() })
+      .optional(),
+  }),
+  output: project,
+  handler: (ctx, input) => svc(ctx).updateProject(me(ctx), input.projectId, input),
+  text: (o) => `Project ${o.id} updated.`,
+});
+
+export const archiveProject = defineTool({
+  name: 'archive_project',
+  toolset: 'review',
+  title: 'Archive a project',
+  description: 'Archive a project: it stays readable, takes no new work.',
+  kind: 'destructive',
+  idempotent: true,
+  input: z.strictObject({ projectId: z.string().min(1) }),
+  output: project,
+  handler: (ctx, input) => svc(ctx).updateProject(me(ctx), input.projectId, { status: 'archived' }),
+  text: (o) => `Project ${o.id} archived.`,
+});
+
+export const submitWork = defineTool({
+  name: 'submit_work',
+  toolset: 'review',
+  title: 'Submit work for review',
+  description: 'Worker: submit a design, code, tests, docs… for review. Returns the work item id and status.',
+  kind: 'write',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional().describe('Default: this session’s repository'),
+    type: workType,
+    phase,
+    title: z.string().min(1),
+    description: z.string().optional(),
+    content: z.string().min(1),
+    metadata: z
+      .strictObject({
+        filename: z.string().optional(),
+        language: z.string().optional(),
+        userRequest: z.string().optional(),
+        dependencies: z.array(z.string()).optional(),
+      })
+      .optional(),
+    draft: z.boolean().optional().describe('Keep it a draft, not yet for review'),
+  }),
+  output: item,
+  handler: (ctx, input) => svc(ctx).submitWork(me(ctx), input),
+  text: (o) => `Submitted ${o.id} (v${o.version}), ${o.status}.`,
+});
+
+export const getReviewFeedback = defineTool({
+  name: 'get_review_feedback',
+  toolset: 'review',
+  title: 'Review feedback',
+  description: 'Worker: the reviews of a work item, with suggestions and responses.',
+  kind: 'read',
+  input: z.strictObject({ workItemId: z.string().min(1) }),
+  output: z.object({ work_item: item, reviews: z.array(loose), open_suggestions: z.number() }),
+  handler: (ctx, input) => ({
+    work_item: svc(ctx).itemView(svc(ctx).item(input.workItemId)),
+    ...svc(ctx).feedback(input.workItemId),
+  }),
+  text: (o) =>
+    [
+      `${o.work_item.title} (${o.work_item.id}) v${o.work_item.version}: ${o.work_item.status}; ${o.open_suggestions} open suggestion(s).`,
+      ...o.reviews.map((r) => `- ${r.reviewer} on v${r.version}: ${r.verdict} — ${r.summary}`),
+    ].join('\n'),
+});
+
+export const respondToReview = defineTool({
+  name: 'respond_to_review',
+  toolset: 'review',
+  title: 'Respond to a review',
+  description: 'Worker: answer a review (acknowledged, will_fix, need_discussion, disagree).',
+  kind: 'write',
+  input: z.strictObject({
+    workItemId: z.string().min(1),
+    reviewId: z.string().min(1),
+    response: z.string().min(1),
+    action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
+  }),
+  output: z.object({
+    response_id: z.string(),
+    review_id: z.string(),
+    work_item_id: z.string(),
+    action: z.string(),
+  }),
+  handler: (ctx, input) => svc(ctx).respond(me(ctx), input),
+  text: (o) => `Response recorded (${o.action}).`,
+});
+
+export const updateWork = defineTool({
+  name: 'update_work',
+  toolset: 'review',
+  title: 'Update work',
+  description:
+    'Worker: a new version (content), a later phase, or status "merged"; phase and merge need an approval of the current version.',
+  kind: 'write',
+  input: z.strictObject({
+    workItemId: z.string().min(1),
+    content: z.string().min(1).optional(),
+    changeDescription: z.string().min(1),
+    title: z.string().min(1).optional(),
+    phase: phase.optional(),
+    status: z.literal('merged').optional(),
+  }),
+  output: item.extend({ auto_approved: z.boolean() }),
+  handler: (ctx, input) => svc(ctx).updateWork(me(ctx), input),
+  text: (o) =>
+    `${o.id} is v${o.version}, ${o.status} (${o.phase})${o.auto_approved ? ' — approved automatically' : ''}.`,
+});
+
+export const markSuggestionResolved = defineTool({
+  name: 'mark_suggestion_resolved',
+  toolset: 'review',
+  title: 'Resolve a suggestion',
+  description: 'Worker: accept, reject or partially accept a suggestion.',
+  kind: 'write',
+  input: z.strictObject({
+    suggestionId: z.string().min(1),
+    resolution: z.enum(['accepted', 'rejected', 'partially_accepted']),
+    comment: z.string().optional(),
+  }),
+  output: z.object({ id: z.string(), status: z.string() }).passthrough(),
+  handler: (ctx, input) => svc(ctx).resolveSuggestion(me(ctx), input),
+  text: (o) => `Suggestion ${o.id}: ${o.status}.`,
+});
+
+export const getPendingReviews = defineTool({
+  name: 'get_pending_reviews',
+  toolset: 'review',
+  title: 'Work awaiting review',
+  description: 'Reviewer: items awaiting review, except your own.',
+  kind: 'read',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional(),
+    type: workType.optional(),
+    phase: phase.optional(),
+  }),
+  output: z.object({ work_items: z.array(item) }),
+  handler: (ctx, input) => ({ work_items: svc(ctx).pendingReviews(me(ctx), input) }),
+  text: (o) =>
+    o.work_items.map((w) => `${w.id} "${w.title}" v${w.version} (${w.status})`).join('\n') ||
+    'Nothing awaits review.',
+});
+
+export const getWorkDetail = defineTool({
+  name: 'get_work_detail',
+  toolset: 'review',
+  title: 'Work item detail',
+  description:
+    'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions and a diff (diffFrom/diffTo, default the last two).',
+  kind: 'write',
+  input: z.strictObject({
+    workItemId: z.string().min(1),
+    includeHistory: z.boolean().default(false),
+    diffFrom: z.number().int().positive().optional(),
+    diffTo: z.number().int().positive().optional(),
+  }),
+  output: item.extend({
+    reviews: z.array(loose),
+    open_suggestions: z.number(),
+    revisions: z.array(loose).optional(),
+    diff: z.string().nullable().optional(),
+  }),
+  handler: (ctx, input) =>
+    svc(ctx).workDetail(me(ctx), input.workItemId, input.includeHistory, {
+      from: input.diffFrom,
+      to: input.diffTo,
+    }),
+  text: (o) =>
+    `${o.title} (${o.id}) v${o.version}, ${o.status}:\n${o.content}${o.diff ? `\n\nChanges:\n${o.diff}` : ''}`,
+});
+
+export const submitReview = defineTool({
+  name: 'submit_review',
+  toolset: 'review',
+  title: 'Submit a review',
+  description:
+    'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed.',
+  kind: 'write',
+  input: z.strictObject({
+    workItemId: z.string().min(1),
+    verdict: z.enum(VERDICTS),
+    summary: z.string().min(1),
+    suggestions: z.array(suggestion).optional(),
+    version: z.number().int().positive().optional().describe('The version you reviewed (default: current)'),
+  }),
+  output: z.object({
+    review_id: z.string(),
+    work_item_id: z.string(),
+    verdict: z.string(),
+    version: z.number(),
+    stale: z.boolean(),
+    status: z.enum(STATUSES),
+    suggestions: z.array(loose),
+  }),
+  handler: (ctx, input) => svc(ctx).submitReview(me(ctx), input),
+  text: (o) =>
+    `Review ${o.review_id} (${o.verdict}) of v${o.version}${o.stale ? ' — a stale version: it does not change the status' : ''}; the item is ${o.status}.`,
+});
+
+export const addSuggestion = defineTool({
+  name: 'add_suggestion',
+  toolset: 'review',
+  title: 'Add a suggestion',
+  description: 'Reviewer: add a located suggestion to an existing review.',
+  kind: 'write',
+  input: suggestion.extend({ reviewId: z.string().min(1) }),
+  output: z.object({ id: z.string(), status: z.string() }).passthrough(),
+  handler: (ctx, { reviewId, ...s }) => svc(ctx).addSuggestion(me(ctx), reviewId, s),
+  text: (o) => `Suggestion ${o.id} added.`,
+});
+
+export const getProjectContext = defineTool({
+  name: 'get_project_context',
+  toolset: 'review',
+  title: 'Project context',
+  description: 'A project with all its work items, their latest review and open suggestions.',
+  kind: 'read',
+  input: z.strictObject({ projectId: z.string().min(1), includeResolved: z.boolean().default(false) }),
+  output: z.object({ project, work_items: z.array(item) }),
+  handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
+  text: (o) =>
+    o.work_items.map((w) => `${w.id} "${w.title}" v${w.version} ${w.status}`).join('\n') || 'No work items.',
+});
+
+export const getHistory = defineTool({
+  name: 'get_history',
+  toolset: 'review',
+  title: 'History',
+  description:
+    'Every event (submit, review, suggestion, response, update, resolution), oldest first; page with cursor.',
+  kind: 'read',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional(),
+    workItemId: z.string().min(1).optional(),
+    limit: z.number().int().min(1).max(500).default(50),
+    cursor: z.number().int().nonnegative().optional(),
+  }),
+  output: z.object({ events: z.array(loose), next_cursor: z.number().nullable() }),
+  handler: (ctx, input) => svc(ctx).history(input),
+  text: (o) => o.events.map((e) => `${e.at} ${e.actor} ${e.kind}`).join('\n') || 'No history.',
+});
+
+export const getConversation = defineTool({
+  name: 'get_conversation',
+  toolset: 'review',
+  title: 'Worker ↔ reviewer conversation',
+  description: 'The whole dialogue between worker and reviewer: detailed, summary or timeline.',
+  kind: 'read',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional(),
+    workItemId: z.string().min(1).optional(),
+    format: z.enum(['detailed', 'summary', 'timeline']).default('detailed'),
+    limit: z.number().int().min(1).max(1000).default(100),
+  }),
+  output: z.object({ format: z.string(), entries: z.array(loose), text: z.string() }),
+  handler: (ctx, input) => {
+    const s = svc(ctx);
+    const { events } = s.history({ projectId: input.projectId, workItemId: input.workItemId, limit: 10_000 });
+    const recent = events
+      .filter((e) => e.kind !== 'project_created' && e.kind !== 'project_updated')
+      .slice(-input.limit);
+    const titles = new Map<string, string>();
+    for (const e of recent)
+      if (e.work_item_id && !titles.has(e.work_item_id))
+        titles.set(e.work_item_id, s.item(e.work_item_id).title);
+    return {
+      format: input.format,
+      ...renderConversation(recent as Parameters<typeof renderConversation>[0], titles, input.format),
+    };
+  },
+  text: (o) => o.text || 'No conversation yet.',
+});
+
+export const searchWork = defineTool({
+  name: 'search_work',
+  toolset: 'review',
+  title: 'Search work',
+  description:
+    'Full-text search over titles, descriptions, content, review summaries and suggestions; best match first.',
+  kind: 'read',
+  input: z.strictObject({
+    projectId: z.string().min(1).optional(),
+    query: z.string().min(1),
+    type: workType.optional(),
+    status: z.enum(STATUSES).optional(),
+    limit: z.number().int().min(1).max(200).default(20),
+  }),
+  output: z.object({ work_items: z.array(item) }),
+  handler: (ctx, input) => ({ work_items: svc(ctx).search(input.query, input) }),
+  text: (o) => o.work_items.map((w) => `${w.id} "${w.title}" (${w.status})`).join('\n') || 'Nothing found.',
+});
+
+export const reviewTools = [
+  createProject,
+  getProject,
+  listProjects,
+  updateProject,
+  archiveProject,
+  submitWork,
+  getReviewFeedback,
+  respondToReview,
+  updateWork,
+  markSuggestionResolved,
+  getPendingReviews,
+  getWorkDetail,
+  submitReview,
+  addSuggestion,
+  getProjectContext,
+  getHistory,
+  getConversation,
+  searchWork,
+];
