@@ -118,6 +118,14 @@ realm
   .action(async (options) => (await import('./realm.js')).realmStatusCommand(options));
 
 program
+  .command('import-ai-collab <data.json>')
+  .description('Import the data file of AI Collaboration MCP (projects, work items, reviews); idempotent')
+  .option('--json', 'machine-readable output')
+  .action(async (file, options) =>
+    (await import('./import-ai-collab.js')).importAiCollabCommand(file, options),
+  );
+
+program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')

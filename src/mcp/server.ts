@@ -10,10 +10,11 @@ import type { App } from '../app/app.js';
 import type { ErrorBody } from '../core/errors.js';
 import { nextSteps } from '../core/next-steps.js';
 import { describeNotification } from '../core/notifications.js';
+import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
 import type { ToolDescriptor } from './tool.js';
-import { describeZodError, toErrorBody } from './tool-result.js';
+import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
 declare const __VERSION__: string | undefined;

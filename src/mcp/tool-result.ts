@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CollabError, type ErrorBody } from '../core/errors.js';
+import { describeZodError } from '../core/zod-issues.js';
 
 /** Maps anything a handler throws to the `{code, message, hint}` the client sees. */
 export function toErrorBody(error: unknown): ErrorBody {
@@ -24,15 +25,4 @@ export function toErrorBody(error: unknown): ErrorBody {
     message: e?.message ?? String(error),
     hint: 'This is a bug in session-collab; see logs/collab.log in its home folder.',
   };
-}
-
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
-      if (issue.code === 'unrecognized_keys')
-        return `${where}: unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-      return `${where}: ${issue.message}`;
-    })
-    .join('; ');
 }

@@ -97,10 +97,12 @@ export class WorkItemsStore {
       [{ query: string; project: string | null; type: string | null; status: string | null; limit: number }],
       WorkItemRow & { score: number; matched: string }
     >(
-      `SELECT w.*, MIN(bm25(work_fts, 0, 0, 3.0, 1.0)) AS score, group_concat(DISTINCT work_fts.source) AS matched
-       FROM work_fts JOIN work_items w ON w.id = work_fts.work_item_id
-       WHERE work_fts MATCH @query AND (@project IS NULL OR w.project_id = @project) AND (@type IS NULL OR w.type = @type)
-         AND (@status IS NULL OR w.status = @status)
+      `WITH hits AS MATERIALIZED (
+         SELECT work_item_id, source, bm25(work_fts, 0, 0, 3.0, 1.0) AS score FROM work_fts WHERE work_fts MATCH @query
+       )
+       SELECT w.*, MIN(hits.score) AS score, group_concat(DISTINCT hits.source) AS matched
+       FROM hits JOIN work_items w ON w.id = hits.work_item_id
+       WHERE (@project IS NULL OR w.project_id = @project) AND (@type IS NULL OR w.type = @type) AND (@status IS NULL OR w.status = @status)
        GROUP BY w.id ORDER BY score LIMIT @limit`,
     );
     this.countsStmt = db.prepare<[string], { status: string; n: number }>(

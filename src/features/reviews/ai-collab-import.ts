@@ -1,0 +1,353 @@
+/**
+ * Import of a data file of the original AI Collaboration MCP (`~/.mcp-ai-collab/data.json`), whose
+ * shape follows its data models: `projects[]` and `workItems[]`, each work item carrying its
+ * `reviews[]` (with `suggestions[]` and `responses[]`) and `history[]` (revisions); reviews may
+ * also come as a top-level `reviews[]`. Dates are ISO strings. Idempotent: what is already there
+ * (by id) is left alone, so importing twice imports once.
+ */
+import { z } from 'zod';
+import type { App } from '../../app/app.js';
+import { CollabError } from '../../core/errors.js';
+import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
+import { describeZodError } from '../../core/zod-issues.js';
+
+const date = z.union([z.string(), z.number()]).optional();
+const suggestion = z.object({
+  id: z.string(),
+  type: z.enum(['improvement', 'bug', 'security', 'performance', 'style', 'clarity']),
+  severity: z.enum(['critical', 'major', 'minor', 'info']),
+  title: z.string(),
+  explanation: z.string(),
+  location: z
+    .object({
+      startLine: z.number().optional(),
+      endLine: z.number().optional(),
+      section: z.string().optional(),
+    })
+    .optional(),
+  currentContent: z.string().optional(),
+  suggestedContent: z.string().optional(),
+  status: z.enum(['pending', 'accepted', 'rejected', 'partially_accepted']).default('pending'),
+  resolution: z
+    .object({ action: z.string().optional(), comment: z.string().optional(), resolvedAt: date })
+    .optional(),
+});
+const response = z.object({
+  id: z.string(),
+  responderId: z.string().default('worker'),
+  response: z.string(),
+  action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
+  createdAt: date,
+});
+const review = z.object({
+  id: z.string(),
+  workItemId: z.string().optional(),
+  workItemVersion: z.number().int().positive().default(1),
+  reviewerId: z.string().default('reviewer'),
+  verdict: z.enum(VERDICTS),
+  summary: z.string(),
+  suggestions: z.array(suggestion).default([]),
+  responses: z.array(response).default([]),
+  createdAt: date,
+  updatedAt: date,
+});
+const revision = z.object({
+  version: z.number().int().positive(),
+  content: z.string(),
+  title: z.string().optional(),
+  changeDescription: z.string().optional(),
+  createdAt: date,
+  createdBy: z.string().optional(),
+});
+const workItem = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  type: z.enum(WORK_TYPES),
+  phase: z.enum(PHASES),
+  title: z.string(),
+  description: z.string().optional(),
+  content: z.string(),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  status: z.enum(STATUSES),
+  version: z.number().int().positive().default(1),
+  submittedBy: z.string().default('worker'),
+  submittedAt: date,
+  updatedAt: date,
+  reviews: z.array(review).default([]),
+  history: z.array(revision).default([]),
+});
+const dataFile = z.object({
+  projects: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string().optional(),
+        status: z.enum(['active', 'completed', 'archived']).default('active'),
+        createdAt: date,
+      }),
+    )
+    .default([]),
+  workItems: z.array(workItem).default([]),
+  reviews: z.array(review).default([]),
+});
+
+const ms = (d: string | number | undefined, fallback: number) =>
+  d === undefined
+    ? fallback
+    : typeof d === 'number'
+      ? d
+      : Number.isNaN(Date.parse(d))
+        ? fallback
+        : Date.parse(d);
+
+export interface ImportResult {
+  projects: { imported: number; existing: number };
+  work_items: { imported: number; existing: number };
+  reviews: { imported: number; existing: number };
+  suggestions: number;
+  responses: number;
+}
+
+export function importAiCollab(app: App, raw: unknown, source: string): ImportResult {
+  const parsed = dataFile.safeParse(raw);
+  if (!parsed.success)
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${source}: ${describeZodError(parsed.error)}`,
+      'Is this a data.json of AI Collaboration MCP? Nothing was imported.',
+    );
+  const data = parsed.data;
+  const { store } = app;
+  const now = app.now();
+  const result: ImportResult = {
+    projects: { imported: 0, existing: 0 },
+    work_items: { imported: 0, existing: 0 },
+    reviews: { imported: 0, existing: 0 },
+    suggestions: 0,
+    responses: 0,
+  };
+  // The events of each item are written in the order they happened, so that the dialogue reads right.
+  type Pending = {
+    project_id: string;
+    work_item_id: string;
+    kind: string;
+    actor_name: string;
+    role: 'worker' | 'reviewer';
+    content: string;
+    created_at: number;
+  };
+  let pending: Pending[] = [];
+  const event = (
+    projectId: string,
+    itemId: string,
+    kind: string,
+    actor: string,
+    role: 'worker' | 'reviewer',
+    content: unknown,
+    at: number,
+  ) => {
+    pending.push({
+      project_id: projectId,
+      work_item_id: itemId,
+      kind,
+      actor_name: actor,
+      role,
+      content: JSON.stringify(content),
+      created_at: at,
+    });
+  };
+  const flush = () => {
+    for (const e of pending.sort((a, b) => a.created_at - b.created_at))
+      store.workEvents.append({ ...e, actor_id: null });
+    pending = [];
+  };
+  store.write(() => {
+    for (const p of data.projects) {
+      if (store.projects.get(p.id)) {
+        result.projects.existing++;
+        continue;
+      }
+      store.projects.createNamed(
+        { id: p.id, name: p.name, description: p.description ?? null },
+        ms(p.createdAt, now),
+      );
+      if (p.status !== 'active')
+        store.projects.update(
+          { id: p.id, name: p.name, description: p.description ?? null, status: p.status, settings: '{}' },
+          now,
+        );
+      result.projects.imported++;
+    }
+    const topReviews = new Map<string, z.output<typeof review>[]>();
+    for (const r of data.reviews)
+      if (r.workItemId) topReviews.set(r.workItemId, [...(topReviews.get(r.workItemId) ?? []), r]);
+    for (const w of data.workItems) {
+      if (!store.projects.get(w.projectId)) {
+        store.projects.createNamed(
+          { id: w.projectId, name: w.projectId, description: 'created by import-ai-collab' },
+          now,
+        );
+        result.projects.imported++;
+      }
+      const submittedAt = ms(w.submittedAt, now);
+      const fresh = !store.workItems.get(w.id);
+      if (fresh) {
+        store.workItems.insert({
+          id: w.id,
+          project_id: w.projectId,
+          type: w.type,
+          phase: w.phase,
+          title: w.title,
+          description: w.description ?? null,
+          content: w.content,
+          metadata: JSON.stringify(w.metadata),
+          status: w.status,
+          version: w.version,
+          submitted_by: null,
+          submitted_by_name: w.submittedBy,
+          created_at: submittedAt,
+          updated_at: ms(w.updatedAt, submittedAt),
+        });
+        const revisions =
+          w.history.length > 0
+            ? w.history
+            : [{ version: w.version, content: w.content, changeDescription: 'imported' }];
+        for (const h of revisions) {
+          store.workItems.addRevision({
+            work_item_id: w.id,
+            version: h.version,
+            title: h.title ?? w.title,
+            content: h.content,
+            change_description: h.changeDescription ?? (h.version === 1 ? 'submitted' : 'updated'),
+            created_by: null,
+            created_by_name: h.createdBy ?? w.submittedBy,
+            created_at: ms(h.createdAt, submittedAt),
+          });
+        }
+        event(
+          w.projectId,
+          w.id,
+          'submitted',
+          w.submittedBy,
+          'worker',
+          {
+            title: w.title,
+            type: w.type,
+            phase: w.phase,
+            version: 1,
+            content: revisions[0]!.content,
+            imported: true,
+          },
+          submittedAt,
+        );
+        for (const h of revisions.filter((r) => r.version > 1)) {
+          event(
+            w.projectId,
+            w.id,
+            'updated',
+            h.createdBy ?? w.submittedBy,
+            'worker',
+            {
+              version: h.version,
+              change_description: h.changeDescription ?? 'updated',
+              content: h.content,
+              imported: true,
+            },
+            ms(h.createdAt, submittedAt),
+          );
+        }
+        result.work_items.imported++;
+      } else result.work_items.existing++;
+      for (const r of [...w.reviews, ...(topReviews.get(w.id) ?? [])]) {
+        const at = ms(r.createdAt, submittedAt);
+        const inserted = store.reviews.insert({
+          id: r.id,
+          work_item_id: w.id,
+          work_item_version: r.workItemVersion,
+          reviewer_id: null,
+          reviewer_name: r.reviewerId,
+          verdict: r.verdict,
+          summary: r.summary,
+          automatic: 0,
+          created_at: at,
+          updated_at: ms(r.updatedAt, at),
+        });
+        if (!inserted) {
+          result.reviews.existing++;
+          continue;
+        }
+        result.reviews.imported++;
+        store.workItems.indexText(w.id, 'review', r.summary, r.summary);
+        for (const s of r.suggestions) {
+          store.reviews.addSuggestion({
+            id: s.id,
+            review_id: r.id,
+            work_item_id: w.id,
+            type: s.type,
+            severity: s.severity,
+            title: s.title,
+            explanation: s.explanation,
+            location: s.location ? JSON.stringify(s.location) : null,
+            current_content: s.currentContent ?? null,
+            suggested_content: s.suggestedContent ?? null,
+            status: s.status,
+            resolution_comment: s.resolution?.comment ?? null,
+            resolved_by_name: s.status === 'pending' ? null : w.submittedBy,
+            resolved_at: s.status === 'pending' ? null : ms(s.resolution?.resolvedAt, at),
+            created_at: at,
+          });
+          store.workItems.indexText(
+            w.id,
+            'suggestion',
+            s.title,
+            `${s.explanation}\n${s.suggestedContent ?? ''}`,
+          );
+          result.suggestions++;
+        }
+        event(
+          w.projectId,
+          w.id,
+          'reviewed',
+          r.reviewerId,
+          'reviewer',
+          {
+            review_id: r.id,
+            verdict: r.verdict,
+            summary: r.summary,
+            version: r.workItemVersion,
+            stale: r.workItemVersion < w.version,
+            suggestions: r.suggestions,
+            imported: true,
+          },
+          at,
+        );
+        for (const x of r.responses) {
+          const rat = ms(x.createdAt, at);
+          store.reviews.addResponse({
+            id: x.id,
+            review_id: r.id,
+            work_item_id: w.id,
+            responder_id: null,
+            responder_name: x.responderId,
+            response: x.response,
+            action: x.action,
+            created_at: rat,
+          });
+          event(
+            w.projectId,
+            w.id,
+            'responded',
+            x.responderId,
+            'worker',
+            { review_id: r.id, action: x.action, response: x.response, imported: true },
+            rat,
+          );
+          result.responses++;
+        }
+      }
+      flush();
+    }
+  });
+  return result;
+}

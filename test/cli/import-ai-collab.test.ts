@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { CLI, requireBuild } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const DATA = fileURLToPath(new URL('../fixtures/ai-collab/data.json', import.meta.url));
+
+function cli(home: string, ...args: string[]) {
+  requireBuild();
+  return spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+}
+
+describe('session-collab import-ai-collab', () => {
+  it('imports the original data file once, however often it runs; the dialogue reads as before', async () => {
+    const home = tempDir('collab-home-');
+    const first = JSON.parse(cli(home, 'import-ai-collab', DATA, '--json').stdout);
+    expect(first).toEqual({
+      projects: { imported: 1, existing: 0 },
+      work_items: { imported: 1, existing: 0 },
+      reviews: { imported: 2, existing: 0 },
+      suggestions: 1,
+      responses: 1,
+    });
+    const second = cli(home, 'import-ai-collab', DATA);
+    expect(second.stdout).toContain('0 project(s), 0 work item(s), 0 review(s)');
+    expect(second.stdout).toContain('4 record(s) were there already');
+
+    const app = testApp({ home });
+    const c = await connectInMemory(app, gitRepo(), 'reader', ['collab', 'review']);
+    const detail = await c.call<{
+      status: string;
+      version: number;
+      revisions: unknown[];
+      diff: string;
+      reviews: Array<{ verdict: string; stale: boolean; suggestions: Array<{ status: string }> }>;
+    }>('get_work_detail', { workItemId: 'work_123', includeHistory: true });
+    expect(detail).toMatchObject({ status: 'approved', version: 2 });
+    expect(detail.revisions).toHaveLength(2);
+    expect(detail.diff).toContain('+class AuthService { /* updated with bcrypt */ }');
+    expect(detail.reviews.map((r) => [r.verdict, r.stale])).toEqual([
+      ['request_changes', true],
+      ['approve', false],
+    ]);
+    expect(detail.reviews[0]!.suggestions[0]!.status).toBe('accepted');
+    const timeline = await c.call<{ text: string }>('get_conversation', {
+      projectId: 'auth-api',
+      format: 'timeline',
+    });
+    expect(timeline.text.split('\n').map((l) => l.slice(21))).toEqual([
+      'worker   claude-worker: submitted code "JWT Authentication Service" (v1, development)  [work_123]',
+      'reviewer claude-reviewer: requested changes on v1 (a stale version): Good implementation but security concerns — [critical] Password hashing required  [work_123]',
+      'worker   claude-worker: responded (will_fix): Good catch! Will implement bcrypt hashing  [work_123]',
+      'worker   claude-worker: updated to v2: Added bcrypt password hashing per security review  [work_123]',
+      'reviewer claude-reviewer: approved v2: Secure now  [work_123]',
+    ]);
+    expect(
+      (
+        await c.call<{ work_items: Array<{ id: string }> }>('search_work', { query: 'bcrypt' })
+      ).work_items.map((w) => w.id),
+    ).toEqual(['work_123']);
+  });
+
+  it('refuses a file of another shape, naming the field, and imports nothing', () => {
+    const home = tempDir('collab-home-');
+    const bad = join(tempDir(), 'data.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        workItems: [
+          {
+            id: 'w',
+            projectId: 'p',
+            type: 'poem',
+            phase: 'planning',
+            title: 't',
+            content: 'c',
+            status: 'draft',
+          },
+        ],
+      }),
+    );
+    const out = cli(home, 'import-ai-collab', bad);
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('workItems.0.type');
+    expect(out.stderr).toContain('Nothing was imported');
+  });
+});

@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { gitRepo } from '../helpers/temp.js';
+
+type Item = { id: string; status: string; version: number; phase: string; auto_approved?: boolean };
+
+async function setup(config: Record<string, unknown> = {}) {
+  const app = testApp({ config });
+  const repo = gitRepo();
+  const worker = await connectInMemory(app, repo, 'worker', ['collab', 'review']);
+  const reviewer = await connectInMemory(app, repo, 'reviewer', ['collab', 'review']);
+  await worker.call('collab_session_start', { name: 'W', project_root: repo });
+  await reviewer.call('collab_session_start', { name: 'R', project_root: repo });
+  const submit = (extra: Record<string, unknown> = {}) =>
+    worker.call<Item>('submit_work', {
+      type: 'design',
+      phase: 'planning',
+      title: 'Cache design',
+      content: 'Use an LRU cache\nwith 1,000 entries\n',
+      ...extra,
+    });
+  return { app, worker, reviewer, submit };
+}
+
+describe('review workflow rules', () => {
+  it('a repository is a project; projects can also be created by id, listed, updated and archived', async () => {
+    const { worker } = await setup();
+    const own = await worker.call<{ id: string; kind: string; name: string }>('get_project');
+    expect(own.kind).toBe('git');
+    await worker.call('create_project', { id: 'docs-site', name: 'Docs site', description: 'no repo yet' });
+    expect((await worker.fail('create_project', { id: 'docs-site', name: 'again' })).message).toContain(
+      'exists already',
+    );
+    const { projects } = await worker.call<{ projects: Array<{ id: string }> }>('list_projects');
+    expect(projects.map((p) => p.id)).toEqual([own.id, 'docs-site']);
+    expect(
+      await worker.call('update_project', { projectId: 'docs-site', settings: { require_approval: false } }),
+    ).toMatchObject({ settings: { require_approval: false, allow_self_review: false } });
+    expect(await worker.call('archive_project', { projectId: 'docs-site' })).toMatchObject({
+      status: 'archived',
+    });
+    expect(
+      (
+        await worker.fail('submit_work', {
+          projectId: 'docs-site',
+          type: 'doc',
+          phase: 'planning',
+          title: 't',
+          content: 'c',
+        })
+      ).code,
+    ).toBe('INVALID_STATE');
+    expect((await worker.fail('get_project', { projectId: 'nope' })).code).toBe('PROJECT_NOT_FOUND');
+  });
+
+  it('the submitter cannot approve its own work, and does not see it as pending', async () => {
+    const { worker, reviewer, submit } = await setup();
+    const item = await submit();
+    const err = await worker.fail('submit_review', {
+      workItemId: item.id,
+      verdict: 'approve',
+      summary: 'looks good to me',
+    });
+    expect(err.code).toBe('NOT_ALLOWED');
+    expect(err.message).toContain('"W" submitted');
+    expect((await worker.call<{ work_items: unknown[] }>('get_pending_reviews')).work_items).toEqual([]);
+    expect(
+      (
+        await reviewer.call<{ work_items: Array<{ id: string }> }>('get_pending_reviews', {
+          type: 'design',
+          phase: 'planning',
+        })
+      ).work_items.map((w) => w.id),
+    ).toEqual([item.id]);
+    expect(
+      (await reviewer.call<{ work_items: unknown[] }>('get_pending_reviews', { type: 'code' })).work_items,
+    ).toEqual([]);
+  });
+
+  it('self-review when the project allows it (single-session use)', async () => {
+    const { worker, submit } = await setup({ review_allow_self_review: true });
+    const item = await submit();
+    expect(
+      (
+        await worker.call<{ status: string }>('submit_review', {
+          workItemId: item.id,
+          verdict: 'approve',
+          summary: 'ok',
+        })
+      ).status,
+    ).toBe('approved');
+  });
+
+  it('phase and merge gates; a stale review does not change the status', async () => {
+    const { worker, reviewer, submit } = await setup();
+    const item = await submit();
+    const gate = await worker.fail('update_work', {
+      workItemId: item.id,
+      phase: 'development',
+      changeDescription: 'move on',
+    });
+    expect(gate.code).toBe('GATE_CLOSED');
+    expect(gate.message).toContain('version 1');
+    await reviewer.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'ok' });
+    expect(
+      (
+        await worker.call<Item>('update_work', {
+          workItemId: item.id,
+          phase: 'development',
+          changeDescription: 'move on',
+        })
+      ).phase,
+    ).toBe('development');
+    // A new version: the approval was of v1, so it is pending again and cannot merge.
+    await worker.call('update_work', {
+      workItemId: item.id,
+      content: 'Use an LRU cache\nwith 2,000 entries\n',
+      changeDescription: 'bigger',
+    });
+    expect(
+      (await worker.fail('update_work', { workItemId: item.id, status: 'merged', changeDescription: 'x' }))
+        .code,
+    ).toBe('INVALID_STATE');
+    const stale = await reviewer.call<{ stale: boolean; status: string; version: number }>('submit_review', {
+      workItemId: item.id,
+      verdict: 'approve',
+      summary: 'still ok',
+      version: 1,
+    });
+    expect(stale).toMatchObject({ stale: true, version: 1, status: 'pending_review' });
+    const feedback = await worker.call<{ reviews: Array<{ stale: boolean }> }>('get_review_feedback', {
+      workItemId: item.id,
+    });
+    expect(feedback.reviews.map((r) => r.stale)).toEqual([true, true]);
+    await reviewer.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'v2 ok' });
+    expect(
+      (
+        await worker.call<Item>('update_work', {
+          workItemId: item.id,
+          status: 'merged',
+          changeDescription: 'done',
+        })
+      ).status,
+    ).toBe('merged');
+    expect(
+      (await worker.fail('update_work', { workItemId: item.id, content: 'more', changeDescription: 'x' }))
+        .hint,
+    ).toContain('final');
+  });
+
+  it('a relaxed project needs no approval to move on', async () => {
+    const { worker, submit } = await setup();
+    const { id: projectId } = await worker.call<{ id: string }>('get_project');
+    await worker.call('update_project', { projectId, settings: { require_approval: false } });
+    const item = await submit();
+    expect(
+      (
+        await worker.call<Item>('update_work', {
+          workItemId: item.id,
+          phase: 'testing',
+          changeDescription: 'skip ahead',
+        })
+      ).phase,
+    ).toBe('testing');
+  });
+
+  it('auto-approval of a small fix with only minor suggestions open is recorded as such', async () => {
+    const { worker, reviewer, submit } = await setup({
+      review_auto_approve: true,
+      review_auto_approve_max_lines: 4,
+    });
+    const item = await submit();
+    await reviewer.call('submit_review', {
+      workItemId: item.id,
+      verdict: 'request_changes',
+      summary: 'typo',
+      suggestions: [
+        {
+          type: 'style',
+          severity: 'minor',
+          title: 'Number format',
+          explanation: 'write 1000',
+          location: { startLine: 2 },
+        },
+      ],
+    });
+    const fixed = await worker.call<Item>('update_work', {
+      workItemId: item.id,
+      content: 'Use an LRU cache\nwith 1000 entries\n',
+      changeDescription: 'format',
+    });
+    expect(fixed).toMatchObject({ status: 'approved', version: 2, auto_approved: true });
+    const feedback = await worker.call<{
+      reviews: Array<{ reviewer: string; automatic: boolean; version: number; summary: string }>;
+    }>('get_review_feedback', { workItemId: item.id });
+    expect(feedback.reviews[1]).toMatchObject({ reviewer: 'auto-approval', automatic: true, version: 2 });
+    expect(feedback.reviews[1]!.summary).toContain('all minor or info');
+    // A big rewrite, or a major suggestion open, is not auto-approved.
+    const other = await submit({ title: 'Other' });
+    await reviewer.call('submit_review', {
+      workItemId: other.id,
+      verdict: 'request_changes',
+      summary: 'no',
+      suggestions: [{ type: 'bug', severity: 'major', title: 'Wrong', explanation: 'x' }],
+    });
+    expect(
+      (await worker.call<Item>('update_work', { workItemId: other.id, content: 'x', changeDescription: 'y' }))
+        .auto_approved,
+    ).toBe(false);
+  });
+
+  it('errors name what is missing', async () => {
+    const { worker, reviewer, submit } = await setup();
+    expect((await reviewer.fail('get_work_detail', { workItemId: 'nope' })).code).toBe('WORK_NOT_FOUND');
+    const item = await submit();
+    expect(
+      (
+        await worker.fail('respond_to_review', {
+          workItemId: item.id,
+          reviewId: 'nope',
+          response: 'x',
+          action: 'acknowledged',
+        })
+      ).code,
+    ).toBe('REVIEW_NOT_FOUND');
+    expect(
+      (
+        await reviewer.fail('add_suggestion', {
+          reviewId: 'nope',
+          type: 'bug',
+          severity: 'info',
+          title: 't',
+          explanation: 'e',
+        })
+      ).code,
+    ).toBe('REVIEW_NOT_FOUND');
+    expect(
+      (await worker.fail('mark_suggestion_resolved', { suggestionId: 'nope', resolution: 'accepted' })).code,
+    ).toBe('SUGGESTION_NOT_FOUND');
+    expect(
+      (await worker.fail('update_work', { workItemId: item.id, changeDescription: 'nothing' })).code,
+    ).toBe('INVALID_INPUT');
+    expect(
+      (
+        await reviewer.fail('submit_review', {
+          workItemId: item.id,
+          verdict: 'approve',
+          summary: 's',
+          version: 9,
+        })
+      ).message,
+    ).toContain('versions 1 to 1');
+    expect(
+      (await reviewer.fail('submit_review', { workItemId: item.id, verdict: 'maybe', summary: 's' })).code,
+    ).toBe('INVALID_INPUT');
+  });
+
+  it('history pages through an append-only log; the conversation has all three formats', async () => {
+    const { app, worker, reviewer, submit } = await setup();
+    const item = await submit();
+    const r = await reviewer.call<{ review_id: string }>('submit_review', {
+      workItemId: item.id,
+      verdict: 'comment',
+      summary: 'why LRU?',
+    });
+    await reviewer.call('add_suggestion', {
+      reviewId: r.review_id,
+      type: 'clarity',
+      severity: 'info',
+      title: 'Explain the size',
+      explanation: 'why 1,000?',
+      location: { section: 'Sizing' },
+    });
+    await worker.call('respond_to_review', {
+      workItemId: item.id,
+      reviewId: r.review_id,
+      response: 'Measured hit rate',
+      action: 'acknowledged',
+    });
+    const first = await worker.call<{ events: Array<{ kind: string }>; next_cursor: number }>('get_history', {
+      workItemId: item.id,
+      limit: 2,
+    });
+    expect(first.events.map((e) => e.kind)).toEqual(['submitted', 'reviewed']);
+    const second = await worker.call<{ events: Array<{ kind: string }>; next_cursor: number | null }>(
+      'get_history',
+      { workItemId: item.id, limit: 2, cursor: first.next_cursor },
+    );
+    expect(second.events.map((e) => e.kind)).toEqual(['suggestion_added', 'responded']);
+    expect(second.next_cursor).toBeNull();
+    expect(() => app.store.db.prepare('DELETE FROM work_events').run()).toThrow(/append-only/);
+    const summary = await worker.call<{ entries: Array<{ outcome: string; rounds: number }> }>(
+      'get_conversation',
+      { workItemId: item.id, format: 'summary' },
+    );
+    expect(summary.entries[0]).toMatchObject({ outcome: 'commented', rounds: 1 });
+    const limited = await worker.call<{ entries: unknown[] }>('get_conversation', {
+      workItemId: item.id,
+      format: 'timeline',
+      limit: 2,
+    });
+    expect(limited.entries).toHaveLength(2);
+  });
+
+  it('search ranks title matches first and finds words in reviews and suggestions', async () => {
+    const { worker, reviewer, submit } = await setup();
+    const a = await submit({ title: 'Rate limiter', content: 'token bucket per user' });
+    const b = await submit({ title: 'Login page', content: 'form; see the rate limiter for throttling' });
+    const c = await submit({ title: 'Search index', content: 'inverted index' });
+    await reviewer.call('submit_review', {
+      workItemId: c.id,
+      verdict: 'comment',
+      summary: 'consider tokenizer choices',
+      suggestions: [
+        {
+          type: 'performance',
+          severity: 'minor',
+          title: 'Throttling the indexer',
+          explanation: 'batch writes',
+        },
+      ],
+    });
+    const found = await worker.call<{ work_items: Array<{ id: string; matched_in: string[] }> }>(
+      'search_work',
+      { query: 'rate limiter' },
+    );
+    expect(found.work_items.map((w) => w.id)).toEqual([a.id, b.id]);
+    const viaReview = await worker.call<{ work_items: Array<{ id: string; matched_in: string[] }> }>(
+      'search_work',
+      { query: 'throttling' },
+    );
+    expect(viaReview.work_items.map((w) => w.id).sort()).toEqual([b.id, c.id].sort());
+    expect(viaReview.work_items.find((w) => w.id === c.id)!.matched_in).toEqual(['suggestion']);
+    expect(
+      (await worker.call<{ work_items: unknown[] }>('search_work', { query: 'throttling', status: 'merged' }))
+        .work_items,
+    ).toEqual([]);
+  });
+});
