@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
-import { realmFor } from '../features/realm/realm-service.js';
+import { realmFor } from '../features/realm/realm.js';
 import { locateProject } from '../integrations/git-repo.js';
 import {
   writeBinding,

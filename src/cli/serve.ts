@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
-import { realmFor } from '../features/realm/realm-service.js';
+import { realmFor } from '../features/realm/realm.js';
 import { Connection } from '../features/sessions/connection.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { findMembership } from '../integrations/realm-files.js';

@@ -20,6 +20,7 @@ export class WorkEventsStore {
   private readonly pageStmt;
   private readonly watchStmt;
   private readonly watchersStmt;
+  private readonly byActorStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -35,6 +36,9 @@ export class WorkEventsStore {
     );
     this.watchStmt = db.prepare(
       'INSERT OR IGNORE INTO review_watchers (project_id, session_id) VALUES (?, ?)',
+    );
+    this.byActorStmt = db.prepare<[string], { kind: string; n: number }>(
+      'SELECT kind, COUNT(*) AS n FROM work_events WHERE actor_id = ? GROUP BY kind',
     );
     this.watchersStmt = db.prepare<[string], { session_id: string }>(
       'SELECT session_id FROM review_watchers WHERE project_id = ?',
@@ -53,6 +57,11 @@ export class WorkEventsStore {
     limit: number;
   }): WorkEventRow[] {
     return this.pageStmt.all({ project: f.projectId, item: f.workItemId, after: f.after, limit: f.limit });
+  }
+
+  /** How many events of each kind a session caused. */
+  countsByActor(sessionId: string): Record<string, number> {
+    return Object.fromEntries(this.byActorStmt.all(sessionId).map((r) => [r.kind, r.n]));
   }
 
   watch(projectId: string, sessionId: string): void {

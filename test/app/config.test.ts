@@ -45,9 +45,11 @@ describe('config.json', () => {
 });
 
 describe('home folder', () => {
-  it('honours SESSION_COLLAB_HOME, then XDG_CONFIG_HOME', () => {
+  it('honours SESSION_COLLAB_HOME, then AI_COLLAB_STORAGE_DIR, then XDG_CONFIG_HOME', () => {
     expect(resolveHome({ SESSION_COLLAB_HOME: '/x/h' }).database).toBe('/x/h/registry.db');
     expect(resolveHome({ XDG_CONFIG_HOME: '/x/c' }).home).toBe('/x/c/session-collab-mcp');
+    expect(resolveHome({ AI_COLLAB_STORAGE_DIR: '/x/ai', XDG_CONFIG_HOME: '/x/c' }).home).toBe('/x/ai');
+    expect(resolveHome({ SESSION_COLLAB_HOME: '/x/h', AI_COLLAB_STORAGE_DIR: '/x/ai' }).home).toBe('/x/h');
     expect(resolveHome({}).log).toMatch(/\.config\/session-collab-mcp\/logs\/collab\.log$/);
   });
 });

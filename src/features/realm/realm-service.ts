@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import type { App, AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
 import {
   type ContractDef,
@@ -259,19 +259,4 @@ export class RealmService {
       }
     });
   }
-}
-
-const services = new WeakMap<App, RealmService>();
-
-/**
- * The realm service of an app. Not a field of App: realms load YAML and zod, which the commands
- * that run on every edit (hooks, the commit guard) must not pay for.
- */
-export function realmFor(app: App): RealmService {
-  let service = services.get(app);
-  if (!service) {
-    service = new RealmService(app, app.sessions, app.notifications);
-    services.set(app, service);
-  }
-  return service;
 }

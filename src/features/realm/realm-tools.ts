@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
-import { realmFor } from './realm-service.js';
+import { realmFor } from './realm.js';
 
 const realm = z.string().min(1).optional().describe('Realm folder; default: from .session-collab.yaml');
 const finding = z.object({
@@ -203,6 +203,8 @@ export const sessionStop = defineTool({
     messages_sent: z.number(),
     messages_read: z.number(),
     contract_changes: z.number(),
+    work_submitted: z.number(),
+    reviews: z.number(),
     released_claims: z.number(),
   }),
   handler({ app, connection }, input) {
@@ -220,6 +222,7 @@ export const sessionStop = defineTool({
       10_000,
     ).length;
     const { released } = app.sessions.end(session.id, 'complete', 'ended by session_stop');
+    const events = app.store.workEvents.countsByActor(session.id);
     connection.forget(session.id);
     return {
       session_id: session.id,
@@ -230,11 +233,13 @@ export const sessionStop = defineTool({
       messages_sent: messages.sent,
       messages_read: messages.read,
       contract_changes: contractChanges,
+      work_submitted: events.submitted ?? 0,
+      reviews: events.reviewed ?? 0,
       released_claims: released,
     };
   },
   text: (o) =>
-    `Session ended after ${Math.round(o.duration_seconds / 60)} min: ${o.claims} claim(s) on ${o.files.length} file pattern(s), ${o.messages_sent} message(s) sent, ${o.contract_changes} contract change(s) seen.`,
+    `Session ended after ${Math.round(o.duration_seconds / 60)} min: ${o.claims} claim(s) on ${o.files.length} file pattern(s), ${o.messages_sent} message(s) sent, ${o.reviews} review(s), ${o.contract_changes} contract change(s) seen.`,
 });
 
 export const worktreeCreate = defineTool({
