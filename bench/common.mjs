@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const lib = await import(new URL('../dist/lib.js', import.meta.url).href);
+const TOOLS = await lib.allTools();
 
 export function tempDir(prefix) {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -26,7 +27,7 @@ export function median(values) {
 
 /** A tool call through the same path as a served request (validation, service, output schema). */
 export function tool(app, connection, name, args) {
-  const d = lib.ALL_TOOLS.find((t) => t.name === name);
+  const d = TOOLS.find((t) => t.name === name);
   const result = lib.callTool(app, connection, d, args);
   if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
   return result.structuredContent;

@@ -219,8 +219,8 @@ function hookLatency() {
   return { median: median(times), bare: median(bare) };
 }
 
-function listSize() {
-  const json = JSON.stringify({ tools: lib.toolDefinitions(lib.selectTools(['collab'])) });
+async function listSize() {
+  const json = JSON.stringify({ tools: lib.toolDefinitions(await lib.selectTools(['collab'])) });
   return { bytes: json.length, tokens: Math.round(json.length / 4) };
 }
 
@@ -232,7 +232,7 @@ progress('8 processes: claim + check + release for 5 s…');
 const tp = await throughput();
 progress('hook process: PreToolUse with 1,000 live claims (40 runs)…');
 const hook = hookLatency();
-const size = listSize();
+const size = await listSize();
 
 const fmt = (n, d = 1) => n.toFixed(d);
 const rows = [

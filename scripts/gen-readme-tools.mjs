@@ -1,9 +1,9 @@
 // `npm run docs`: regenerates the tool reference in README.md from the tool descriptors.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const { ALL_TOOLS, renderToolDocs, replaceToolDocs } = await import(
+const { allTools, renderToolDocs, replaceToolDocs } = await import(
   new URL('../dist/lib.js', import.meta.url).href
 );
 const file = new URL('../README.md', import.meta.url);
-writeFileSync(file, replaceToolDocs(readFileSync(file, 'utf8'), renderToolDocs(ALL_TOOLS)));
+writeFileSync(file, replaceToolDocs(readFileSync(file, 'utf8'), renderToolDocs(await allTools())));
 console.log('README.md tool reference updated.');

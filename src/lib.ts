@@ -4,6 +4,6 @@ export { DEFAULT_CONFIG } from './app/config.js';
 export { homeAt, resolveHome } from './app/home.js';
 export { Connection } from './features/sessions/connection.js';
 export { COLLABORATION_RULES, claudeHooks } from './integrations/client-setup.js';
-export { ALL_TOOLS, selectTools } from './mcp/registry.js';
+export { allTools, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
 export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';

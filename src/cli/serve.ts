@@ -1,10 +1,8 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
-import { realmFor } from '../features/realm/realm.js';
 import { Connection } from '../features/sessions/connection.js';
 import { clientProcess } from '../integrations/process-tree.js';
-import { findMembership } from '../integrations/realm-files.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
 import { cliInvocation } from './invocation.js';
@@ -34,13 +32,13 @@ Check the installation:        ${me} doctor
 }
 
 /** Serves the MCP tools over stdio until the client goes away; then ends this session. */
-export function serve(options: ServeOptions): void {
+export async function serve(options: ServeOptions): Promise<void> {
   if (process.stdin.isTTY) {
     process.stderr.write(connectHelp());
     return;
   }
   const app = new App();
-  const tools = selectTools(
+  const tools = await selectTools(
     options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
   );
   let server: Server | undefined;
@@ -72,16 +70,26 @@ export function serve(options: ServeOptions): void {
     }
   };
   setTimeout(purge, 2_000).unref();
-  // A realm member: notice contract and binding changes even when no realm tool is called.
-  if (findMembership(process.cwd())) {
-    setInterval(() => {
-      try {
-        realmFor(app).context(process.cwd());
-      } catch (error) {
-        app.log.warn('realm.scan_failed', { message: (error as Error).message });
-      }
-    }, app.config.realm_scan_seconds * 1000).unref();
-  }
+  // A realm member: notice contract and binding changes even when no realm tool is called. Loaded
+  // after start-up, and only in a realm member.
+  setTimeout(async () => {
+    try {
+      const { findMembership } = await import('../integrations/realm-files.js');
+      if (!findMembership(process.cwd())) return;
+      const { realmFor } = await import('../features/realm/realm.js');
+      const scan = () => {
+        try {
+          realmFor(app).context(process.cwd());
+        } catch (error) {
+          app.log.warn('realm.scan_failed', { message: (error as Error).message });
+        }
+      };
+      scan();
+      setInterval(scan, app.config.realm_scan_seconds * 1000).unref();
+    } catch (error) {
+      app.log.warn('realm.scan_failed', { message: (error as Error).message });
+    }
+  }, 200).unref();
   setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
 
   let stopping = false;

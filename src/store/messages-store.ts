@@ -54,11 +54,14 @@ export class MessagesStore {
     this.receivedStmt = db.prepare<[string], { n: number }>(
       'SELECT COUNT(*) AS n FROM message_reads WHERE session_id = ?',
     );
+    // Two indexed halves (direct, broadcast) rather than one OR that would scan the table.
     this.unreadStmt = db.prepare<[{ session: string; project: string; since: number }], { n: number }>(
-      `SELECT COUNT(*) AS n FROM messages m
-       WHERE ((m.to_session_id = @session)
-           OR (m.to_session_id IS NULL AND m.project_id = @project AND m.from_session_id <> @session AND m.created_at >= @since))
-         AND NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = @session)`,
+      `SELECT COUNT(*) AS n FROM (
+         SELECT id FROM messages WHERE to_session_id = @session
+         UNION ALL
+         SELECT id FROM messages WHERE to_session_id IS NULL AND project_id = @project AND from_session_id <> @session AND created_at >= @since
+       ) m
+       WHERE NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = @session)`,
     );
   }
 

@@ -24,6 +24,9 @@ export class NotificationsStore {
   private readonly listStmt;
   private readonly expireStmt;
   private readonly purgeStmt;
+  private readonly hasPendingStmt;
+  private readonly markExpiredStmt;
+  private readonly expireForStmt;
 
   constructor(db: Db) {
     this.pendingOf = db.prepare<[string, string, string], NotificationRow>(
@@ -53,6 +56,13 @@ export class NotificationsStore {
       "UPDATE notifications SET state = 'expired' WHERE state <> 'expired' AND created_at <= ?",
     );
     this.purgeStmt = db.prepare("DELETE FROM notifications WHERE state = 'expired' AND created_at < ?");
+    this.hasPendingStmt = db.prepare<[string], { one: number }>(
+      "SELECT 1 AS one FROM notifications WHERE session_id = ? AND state = 'pending' LIMIT 1",
+    );
+    this.markExpiredStmt = db.prepare("UPDATE notifications SET state = 'expired' WHERE id = ?");
+    this.expireForStmt = db.prepare(
+      "UPDATE notifications SET state = 'expired' WHERE session_id = ? AND state <> 'expired' AND created_at <= ?",
+    );
   }
 
   pending(sessionId: string, type: string, subject: string): NotificationRow | undefined {
@@ -75,6 +85,19 @@ export class NotificationsStore {
   /** The session's pending notifications, oldest first. */
   pendingFor(sessionId: string): NotificationRow[] {
     return this.takePending.all(sessionId);
+  }
+
+  hasPending(sessionId: string): boolean {
+    return this.hasPendingStmt.get(sessionId) !== undefined;
+  }
+
+  markExpired(ids: string[]): void {
+    for (const id of ids) this.markExpiredStmt.run(id);
+  }
+
+  /** Expires one session's notifications created at or before `createdBefore`. */
+  expireFor(sessionId: string, createdBefore: number): number {
+    return this.expireForStmt.run(sessionId, createdBefore).changes;
   }
 
   markSeen(ids: string[], now: number): void {

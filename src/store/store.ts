@@ -11,32 +11,56 @@ import { SessionsStore } from './sessions-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
 
-/** The one way into the database: one module per aggregate, plus transactions. */
+/**
+ * The one way into the database: one module per aggregate, plus transactions. Each module prepares
+ * its statements when first used, so that a short process (a hook) prepares only what it runs.
+ */
 export class Store {
-  readonly projects: ProjectsStore;
-  readonly sessions: SessionsStore;
-  readonly claims: ClaimsStore;
-  readonly messages: MessagesStore;
-  readonly decisions: DecisionsStore;
-  readonly meta: MetaStore;
-  readonly notifications: NotificationsStore;
-  readonly realmState: RealmStateStore;
-  readonly workItems: WorkItemsStore;
-  readonly reviews: ReviewsStore;
-  readonly workEvents: WorkEventsStore;
+  private readonly modules = new Map<string, unknown>();
 
-  constructor(readonly db: Db) {
-    this.projects = new ProjectsStore(db);
-    this.sessions = new SessionsStore(db);
-    this.claims = new ClaimsStore(db);
-    this.messages = new MessagesStore(db);
-    this.decisions = new DecisionsStore(db);
-    this.meta = new MetaStore(db);
-    this.notifications = new NotificationsStore(db);
-    this.realmState = new RealmStateStore(db);
-    this.workItems = new WorkItemsStore(db);
-    this.reviews = new ReviewsStore(db);
-    this.workEvents = new WorkEventsStore(db);
+  constructor(readonly db: Db) {}
+
+  private module<T>(name: string, make: (db: Db) => T): T {
+    let m = this.modules.get(name) as T | undefined;
+    if (m === undefined) {
+      m = make(this.db);
+      this.modules.set(name, m);
+    }
+    return m;
+  }
+
+  get projects(): ProjectsStore {
+    return this.module('projects', (db) => new ProjectsStore(db));
+  }
+  get sessions(): SessionsStore {
+    return this.module('sessions', (db) => new SessionsStore(db));
+  }
+  get claims(): ClaimsStore {
+    return this.module('claims', (db) => new ClaimsStore(db));
+  }
+  get messages(): MessagesStore {
+    return this.module('messages', (db) => new MessagesStore(db));
+  }
+  get decisions(): DecisionsStore {
+    return this.module('decisions', (db) => new DecisionsStore(db));
+  }
+  get meta(): MetaStore {
+    return this.module('meta', (db) => new MetaStore(db));
+  }
+  get notifications(): NotificationsStore {
+    return this.module('notifications', (db) => new NotificationsStore(db));
+  }
+  get realmState(): RealmStateStore {
+    return this.module('realmState', (db) => new RealmStateStore(db));
+  }
+  get workItems(): WorkItemsStore {
+    return this.module('workItems', (db) => new WorkItemsStore(db));
+  }
+  get reviews(): ReviewsStore {
+    return this.module('reviews', (db) => new ReviewsStore(db));
+  }
+  get workEvents(): WorkEventsStore {
+    return this.module('workEvents', (db) => new WorkEventsStore(db));
   }
 
   static open(file: string, busyTimeoutMs?: number): Store {

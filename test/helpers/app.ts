@@ -24,7 +24,7 @@ export async function connectInMemory(
   toolsets = ['collab', 'realm'],
 ) {
   const connection = new Connection(app, app.sessions, { cwd, client: () => clientName, pid: process.pid });
-  const server = createMcpServer(app, connection, selectTools(toolsets));
+  const server = createMcpServer(app, connection, await selectTools(toolsets));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });

@@ -37,7 +37,7 @@ async function twoSessions(options: { now?: () => number } = {}) {
 
 describe('tools/list', () => {
   it('matches the snapshot, so that every schema change is deliberate', async () => {
-    const defs = toolDefinitions(selectTools(['collab']));
+    const defs = toolDefinitions(await selectTools(['collab']));
     await expect(`${JSON.stringify(defs, null, 2)}\n`).toMatchFileSnapshot('./__snapshots__/tools-list.json');
   });
 

@@ -1,6 +1,11 @@
 import type { AppContext } from '../../app/app.js';
 import { newId } from '../../core/ids.js';
-import { coalescePayload, NOTIFICATION_TTL_MS, type NotificationState } from '../../core/notifications.js';
+import {
+  coalescePayload,
+  NOTIFICATION_TTL_MS,
+  type NotificationState,
+  stateAt,
+} from '../../core/notifications.js';
 import type { NotificationRow } from '../../store/notifications-store.js';
 
 /** Kinds of notification the product emits. */
@@ -67,19 +72,23 @@ export class NotificationsService {
     });
   }
 
-  /** The session's pending notifications, now marked seen (the piggyback). */
+  /**
+   * The session's pending notifications, now marked seen (the piggyback). Runs on every tool call:
+   * a read by index first, and a write only when there is something to deliver.
+   */
   deliver(sessionId: string): NotificationView[] {
     const { store } = this.app;
+    if (!store.notifications.hasPending(sessionId)) return [];
     return store.write(() => {
       const now = this.app.now();
-      store.notifications.expire(now - NOTIFICATION_TTL_MS);
       const rows = store.notifications.pendingFor(sessionId);
-      if (rows.length === 0) return [];
+      const fresh = rows.filter((r) => stateAt(r.state, r.created_at, now) === 'pending');
       store.notifications.markSeen(
-        rows.map((r) => r.id),
+        fresh.map((r) => r.id),
         now,
       );
-      return rows.map((r) => this.view(r));
+      store.notifications.markExpired(rows.filter((r) => !fresh.includes(r)).map((r) => r.id));
+      return fresh.map((r) => this.view(r));
     });
   }
 
@@ -90,7 +99,7 @@ export class NotificationsService {
     limit: number,
   ): NotificationView[] {
     const { store } = this.app;
-    store.write(() => store.notifications.expire(this.app.now() - NOTIFICATION_TTL_MS));
+    store.write(() => store.notifications.expireFor(sessionId, this.app.now() - NOTIFICATION_TTL_MS));
     return store.notifications.list(sessionId, state, type ?? null, limit).map((r) => this.view(r));
   }
 
