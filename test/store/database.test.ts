@@ -18,6 +18,38 @@ describe('database', () => {
     openDatabase(file).close();
   });
 
+  it('migrates a populated older database forward, keeping its rows and foreign keys', async () => {
+    const { MIGRATIONS } = await import('../../src/store/migrations.js');
+    const file = join(tempDir(), 'registry.db');
+    const old = new Database(file);
+    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) old.exec(m.sql);
+    old.pragma('user_version = 4');
+    old
+      .prepare("INSERT INTO projects (id, root, kind, created_at) VALUES ('p1', '/repo/.git', 'git', 1)")
+      .run();
+    old
+      .prepare(
+        "INSERT INTO sessions (id, name, project_id, worktree, host, status, created_at, last_heartbeat) VALUES ('s1', 'A', 'p1', '/repo', 'h', 'active', 1, 1)",
+      )
+      .run();
+    old.close();
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.prepare('SELECT id, root, kind, status FROM projects').all()).toEqual([
+      { id: 'p1', root: '/repo/.git', kind: 'git', status: 'active' },
+    ]);
+    expect(db.prepare('SELECT project_id FROM sessions').get()).toEqual({ project_id: 'p1' });
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO sessions (id, name, project_id, worktree, host, status, created_at, last_heartbeat) VALUES ('s2', 'B', 'nope', '/r', 'h', 'active', 1, 1)",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
+    db.close();
+  });
+
   it('refuses a database from a newer version, with a clear message', () => {
     const file = join(tempDir(), 'registry.db');
     openDatabase(file).close();
