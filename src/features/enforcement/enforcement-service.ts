@@ -36,7 +36,8 @@ export class EnforcementService {
     const session = this.sessions.attach(identity, worktree, {
       projectRoot: cwd,
       client,
-      pid: identity.process?.pid ?? process.pid,
+      // The client's process; a hook itself is gone in a moment.
+      pid: identity.process?.pid ?? null,
     })!;
     this.app.store.sessions.heartbeat(session.id, this.app.now());
     return session;

@@ -13,8 +13,11 @@ export interface StartSessionInput {
   name?: string | undefined;
   projectRoot: string;
   client?: string | null;
-  /** The process whose life is the session's life (the stdio server itself by default). */
-  pid?: number;
+  /**
+   * The process whose life is the session's life (the stdio server itself by default); null when
+   * there is none to watch (then only the heartbeat tells).
+   */
+  pid?: number | null;
   /** Who the session belongs to: the client's session id and process (see `attach`). */
   identity?: ClientIdentity;
 }
@@ -125,8 +128,8 @@ export class SessionsService {
   /** Validates a start outside any transaction; the returned function inserts (inside one). */
   private prepare(input: StartSessionInput): () => SessionRow {
     const location = this.locate(input.projectRoot);
-    const pid = input.pid ?? process.pid;
-    const pidStart = processStartTime(pid);
+    const pid = input.pid === undefined ? process.pid : input.pid;
+    const pidStart = pid === null ? null : processStartTime(pid);
     const id = newId();
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
