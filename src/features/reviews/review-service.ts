@@ -10,19 +10,16 @@ import {
   type Phase,
   phaseIndex,
   type Verdict,
-  type WorkStatus,
   type WorkType,
 } from '../../core/work-status.js';
 import type { ProjectRow } from '../../store/projects-store.js';
 import type { ResponseRow, ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/reviews-store.js';
-import type { SessionRow } from '../../store/sessions-store.js';
 import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
-
-/** Who acts: a collab session (its id and name). */
-export type Actor = Pick<SessionRow, 'id' | 'name' | 'project_id'>;
+import { type Actor, ReviewProjects } from './review-projects.js';
+import { itemView, suggestionView } from './review-views.js';
 
 export interface SuggestionInput {
   type: 'improvement' | 'bug' | 'security' | 'performance' | 'style' | 'clarity';
@@ -36,112 +33,18 @@ export interface SuggestionInput {
   suggestedContent?: string | undefined;
 }
 
-export interface ProjectSettings {
-  require_approval: boolean;
-  allow_self_review: boolean;
-}
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 /** The AI worker / AI reviewer workflow, over the same database and sessions as everything else. */
 export class ReviewService {
+  readonly projects: ReviewProjects;
+
   constructor(
     private readonly app: AppContext,
     private readonly sessions: SessionsService,
     private readonly notifications: NotificationsService,
-  ) {}
-
-  // ---- projects ----------------------------------------------------------------------------
-
-  project(id: string): ProjectRow {
-    const p = this.app.store.projects.get(id);
-    if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id "${id}".`);
-    return p;
-  }
-
-  /** The project a call is about: the given id, else the caller's own (its repository). */
-  projectOf(actor: Actor, projectId: string | undefined): ProjectRow {
-    return this.project(projectId ?? actor.project_id);
-  }
-
-  settings(p: ProjectRow): ProjectSettings {
-    const own = JSON.parse(p.settings) as Partial<ProjectSettings>;
-    return {
-      require_approval: own.require_approval ?? this.app.config.review_require_approval,
-      allow_self_review: own.allow_self_review ?? this.app.config.review_allow_self_review,
-    };
-  }
-
-  projectView(p: ProjectRow) {
-    return {
-      id: p.id,
-      name:
-        p.name ??
-        p.root
-          .replace(/\/\.git$/, '')
-          .split('/')
-          .pop() ??
-        p.id,
-      description: p.description,
-      kind: p.kind,
-      root: p.kind === 'named' ? null : p.root.replace(/\/\.git$/, ''),
-      status: p.status,
-      settings: this.settings(p),
-      work_items: this.app.store.workItems.statusCounts(p.id),
-      created_at: new Date(p.created_at).toISOString(),
-      updated_at: new Date(p.updated_at).toISOString(),
-    };
-  }
-
-  createProject(actor: Actor, input: { id: string; name: string; description?: string | undefined }) {
-    const { store } = this.app;
-    return store.write(() => {
-      if (store.projects.get(input.id))
-        throw invalidInput(
-          `id: a project "${input.id}" exists already.`,
-          'Choose another id, or use get_project.',
-        );
-      const p = store.projects.createNamed(
-        { id: input.id, name: input.name, description: input.description ?? null },
-        this.app.now(),
-      );
-      this.event(p.id, null, 'project_created', actor, 'system', {
-        name: input.name,
-        description: input.description ?? null,
-      });
-      return this.projectView(p);
-    });
-  }
-
-  updateProject(
-    actor: Actor,
-    id: string,
-    input: {
-      name?: string | undefined;
-      description?: string | undefined;
-      status?: ProjectRow['status'] | undefined;
-      settings?: Partial<ProjectSettings> | undefined;
-    },
   ) {
-    const { store } = this.app;
-    return store.write(() => {
-      const p = this.project(id);
-      const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
-      const next = {
-        id,
-        name: input.name ?? p.name,
-        description: input.description ?? p.description,
-        status: input.status ?? p.status,
-        settings: JSON.stringify(settings),
-      };
-      store.projects.update(next, this.app.now());
-      this.event(id, null, 'project_updated', actor, 'system', input);
-      return this.projectView(store.projects.get(id)!);
-    });
-  }
-
-  listProjects(status: ProjectRow['status'] | undefined) {
-    return this.app.store.projects.listByStatus(status ?? null).map((p) => this.projectView(p));
+    this.projects = new ReviewProjects(app, (projectId, kind, actor, content) =>
+      this.event(projectId, null, kind, actor, 'system', content),
+    );
   }
 
   // ---- work items ----------------------------------------------------------------------------
@@ -166,7 +69,7 @@ export class ReviewService {
     },
   ) {
     const { store } = this.app;
-    const project = this.projectOf(actor, input.projectId);
+    const project = this.projects.projectOf(actor, input.projectId);
     if (project.status === 'archived')
       throw new CollabError(
         'INVALID_STATE',
@@ -212,7 +115,7 @@ export class ReviewService {
       });
       if (!input.draft) this.notifyReviewers(project, item, actor);
     });
-    return this.itemView(item);
+    return itemView(item);
   }
 
   /** Opens (if it awaits review) and describes an item; with history, its revisions and a diff. */
@@ -245,7 +148,7 @@ export class ReviewService {
       diffText = unifiedDiff(a.content, b.content, `v${from}`, `v${to}`);
     }
     return {
-      ...this.itemView(item),
+      ...itemView(item),
       ...this.feedback(id),
       ...(includeHistory
         ? {
@@ -286,8 +189,8 @@ export class ReviewService {
     let autoApproved = false;
     const updated = store.write(() => {
       let item = this.item(input.workItemId);
-      const project = this.project(item.project_id);
-      const settings = this.settings(project);
+      const project = this.projects.project(item.project_id);
+      const settings = this.projects.settings(project);
       const now = this.app.now();
       const approvedVersions = () =>
         store.reviews
@@ -346,7 +249,7 @@ export class ReviewService {
       }
       return item;
     });
-    return { ...this.itemView(updated), auto_approved: autoApproved };
+    return { ...itemView(updated), auto_approved: autoApproved };
   }
 
   /**
@@ -398,7 +301,7 @@ export class ReviewService {
     const { store } = this.app;
     const result = store.write(() => {
       const item = this.item(input.workItemId);
-      const settings = this.settings(this.project(item.project_id));
+      const settings = this.projects.settings(this.projects.project(item.project_id));
       if (item.submitted_by === actor.id && input.verdict === 'approve' && !settings.allow_self_review) {
         throw new CollabError(
           'NOT_ALLOWED',
@@ -434,7 +337,7 @@ export class ReviewService {
         summary: input.summary,
         version,
         stale,
-        suggestions: suggestions.map((s) => this.suggestionView(s)),
+        suggestions: suggestions.map((s) => suggestionView(s)),
       });
       let status = item.status;
       if (!stale) {
@@ -470,7 +373,7 @@ export class ReviewService {
       version: result.review.work_item_version,
       stale: result.stale,
       status: result.status,
-      suggestions: result.suggestions.map((s) => this.suggestionView(s)),
+      suggestions: result.suggestions.map((s) => suggestionView(s)),
     };
   }
 
@@ -483,9 +386,9 @@ export class ReviewService {
       const s = this.insertSuggestion(review, input, this.app.now());
       this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
         review_id: reviewId,
-        suggestion: this.suggestionView(s),
+        suggestion: suggestionView(s),
       });
-      return this.suggestionView(s);
+      return suggestionView(s);
     });
   }
 
@@ -582,7 +485,7 @@ export class ReviewService {
         resolution: input.resolution,
         comment: input.comment ?? null,
       });
-      return this.suggestionView(store.reviews.suggestion(s.id)!);
+      return suggestionView(store.reviews.suggestion(s.id)!);
     });
   }
 
@@ -603,7 +506,7 @@ export class ReviewService {
         summary: r.summary,
         automatic: r.automatic === 1,
         created_at: new Date(r.created_at).toISOString(),
-        suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => this.suggestionView(s)),
+        suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => suggestionView(s)),
         responses: responses
           .filter((x) => x.review_id === r.id)
           .map((x) => ({
@@ -624,7 +527,7 @@ export class ReviewService {
   ) {
     const { store } = this.app;
     if (f.projectId) {
-      this.project(f.projectId);
+      this.projects.project(f.projectId);
       store.write(() => store.workEvents.watch(f.projectId!, actor.id));
     }
     return store.workItems
@@ -635,21 +538,21 @@ export class ReviewService {
         statuses: ['pending_review', 'in_review'],
         excludeSubmitter: actor.id,
       })
-      .map((i) => this.itemView(i));
+      .map((i) => itemView(i));
   }
 
   projectContext(projectId: string, includeResolved: boolean) {
-    const p = this.project(projectId);
+    const p = this.projects.project(projectId);
     const items = this.app.store.workItems
       .filter({ projectId, type: null, phase: null, statuses: null, excludeSubmitter: null })
       .filter((i) => includeResolved || i.status !== 'merged');
     return {
-      project: this.projectView(p),
+      project: this.projects.projectView(p),
       work_items: items.map((i) => {
         const fb = this.feedback(i.id);
         const latest = fb.reviews[fb.reviews.length - 1];
         return {
-          ...this.itemView(i),
+          ...itemView(i),
           open_suggestions: fb.open_suggestions,
           latest_review: latest
             ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
@@ -678,7 +581,7 @@ export class ReviewService {
         limit: f.limit,
       })
       .map(({ score, matched, ...row }) => ({
-        ...this.itemView(row),
+        ...itemView(row),
         score: -score,
         matched_in: matched.split(','),
       }));
@@ -711,49 +614,6 @@ export class ReviewService {
         at: new Date(e.created_at).toISOString(),
       })),
       next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
-    };
-  }
-
-  itemView(i: WorkItemRow) {
-    return {
-      id: i.id,
-      projectId: i.project_id,
-      type: i.type,
-      phase: i.phase,
-      title: i.title,
-      description: i.description,
-      content: i.content,
-      metadata: JSON.parse(i.metadata) as Record<string, unknown>,
-      status: i.status as WorkStatus,
-      version: i.version,
-      submittedBy: i.submitted_by_name,
-      submittedById: i.submitted_by,
-      submittedAt: new Date(i.created_at).toISOString(),
-      updatedAt: new Date(i.updated_at).toISOString(),
-    };
-  }
-
-  suggestionView(s: SuggestionRow) {
-    return {
-      id: s.id,
-      reviewId: s.review_id,
-      type: s.type,
-      severity: s.severity,
-      title: s.title,
-      explanation: s.explanation,
-      location: s.location ? (JSON.parse(s.location) as Record<string, unknown>) : null,
-      currentContent: s.current_content,
-      suggestedContent: s.suggested_content,
-      status: s.status,
-      resolution:
-        s.status === 'pending'
-          ? null
-          : {
-              action: s.status,
-              comment: s.resolution_comment,
-              by: s.resolved_by_name,
-              resolvedAt: iso(s.resolved_at),
-            },
     };
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { renderConversation } from '../../core/conversation.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
 
 const workType = z.enum(WORK_TYPES);
@@ -49,7 +50,7 @@ export const createProject = defineTool({
     description: z.string().optional(),
   }),
   output: project,
-  handler: (ctx, input) => svc(ctx).createProject(me(ctx), input),
+  handler: (ctx, input) => svc(ctx).projects.create(me(ctx), input),
   text: (o) => `Project ${o.id} ("${o.name}") created.`,
 });
 
@@ -63,7 +64,8 @@ export const getProject = defineTool({
     projectId: z.string().min(1).optional().describe('Default: this session’s repository'),
   }),
   output: project,
-  handler: (ctx, input) => svc(ctx).projectView(svc(ctx).projectOf(me(ctx), input.projectId)),
+  handler: (ctx, input) =>
+    svc(ctx).projects.projectView(svc(ctx).projects.projectOf(me(ctx), input.projectId)),
   text: (o) => `Project ${o.id} ("${o.name}"), ${o.status}: ${JSON.stringify(o.work_items)}`,
 });
 
@@ -75,7 +77,7 @@ export const listProjects = defineTool({
   kind: 'read',
   input: z.strictObject({ status: projectStatus.optional() }),
   output: z.object({ projects: z.array(project) }),
-  handler: (ctx, input) => ({ projects: svc(ctx).listProjects(input.status) }),
+  handler: (ctx, input) => ({ projects: svc(ctx).projects.list(input.status) }),
   text: (o) => o.projects.map((p) => `${p.id} "${p.name}" (${p.status})`).join('\n') || 'No projects.',
 });
 
@@ -95,7 +97,7 @@ export const updateProject = defineTool({
       .optional(),
   }),
   output: project,
-  handler: (ctx, input) => svc(ctx).updateProject(me(ctx), input.projectId, input),
+  handler: (ctx, input) => svc(ctx).projects.update(me(ctx), input.projectId, input),
   text: (o) => `Project ${o.id} updated.`,
 });
 
@@ -108,7 +110,7 @@ export const archiveProject = defineTool({
   idempotent: true,
   input: z.strictObject({ projectId: z.string().min(1) }),
   output: project,
-  handler: (ctx, input) => svc(ctx).updateProject(me(ctx), input.projectId, { status: 'archived' }),
+  handler: (ctx, input) => svc(ctx).projects.update(me(ctx), input.projectId, { status: 'archived' }),
   text: (o) => `Project ${o.id} archived.`,
 });
 
@@ -149,7 +151,7 @@ export const getReviewFeedback = defineTool({
   input: z.strictObject({ workItemId: z.string().min(1) }),
   output: z.object({ work_item: item, reviews: z.array(loose), open_suggestions: z.number() }),
   handler: (ctx, input) => ({
-    work_item: svc(ctx).itemView(svc(ctx).item(input.workItemId)),
+    work_item: itemView(svc(ctx).item(input.workItemId)),
     ...svc(ctx).feedback(input.workItemId),
   }),
   text: (o) =>

@@ -1,0 +1,114 @@
+import type { AppContext } from '../../app/app.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import type { ProjectRow } from '../../store/projects-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+
+/** Who acts: a collab session (its id and name). */
+export type Actor = Pick<SessionRow, 'id' | 'name' | 'project_id'>;
+
+export interface ProjectSettings {
+  require_approval: boolean;
+  allow_self_review: boolean;
+}
+
+/**
+ * The projects of the review workflow: every repository is one, and more are created by id.
+ * `record` appends to the workflow's history (see ReviewService).
+ */
+export class ReviewProjects {
+  constructor(
+    private readonly app: AppContext,
+    private readonly record: (projectId: string, kind: string, actor: Actor, content: unknown) => void,
+  ) {}
+
+  project(id: string): ProjectRow {
+    const p = this.app.store.projects.get(id);
+    if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id "${id}".`);
+    return p;
+  }
+
+  /** The project a call is about: the given id, else the caller's own (its repository). */
+  projectOf(actor: Actor, projectId: string | undefined): ProjectRow {
+    return this.project(projectId ?? actor.project_id);
+  }
+
+  settings(p: ProjectRow): ProjectSettings {
+    const own = JSON.parse(p.settings) as Partial<ProjectSettings>;
+    return {
+      require_approval: own.require_approval ?? this.app.config.review_require_approval,
+      allow_self_review: own.allow_self_review ?? this.app.config.review_allow_self_review,
+    };
+  }
+
+  projectView(p: ProjectRow) {
+    return {
+      id: p.id,
+      name:
+        p.name ??
+        p.root
+          .replace(/\/\.git$/, '')
+          .split('/')
+          .pop() ??
+        p.id,
+      description: p.description,
+      kind: p.kind,
+      root: p.kind === 'named' ? null : p.root.replace(/\/\.git$/, ''),
+      status: p.status,
+      settings: this.settings(p),
+      work_items: this.app.store.workItems.statusCounts(p.id),
+      created_at: new Date(p.created_at).toISOString(),
+      updated_at: new Date(p.updated_at).toISOString(),
+    };
+  }
+
+  create(actor: Actor, input: { id: string; name: string; description?: string | undefined }) {
+    const { store } = this.app;
+    return store.write(() => {
+      if (store.projects.get(input.id))
+        throw invalidInput(
+          `id: a project "${input.id}" exists already.`,
+          'Choose another id, or use get_project.',
+        );
+      const p = store.projects.createNamed(
+        { id: input.id, name: input.name, description: input.description ?? null },
+        this.app.now(),
+      );
+      this.record(p.id, 'project_created', actor, {
+        name: input.name,
+        description: input.description ?? null,
+      });
+      return this.projectView(p);
+    });
+  }
+
+  update(
+    actor: Actor,
+    id: string,
+    input: {
+      name?: string | undefined;
+      description?: string | undefined;
+      status?: ProjectRow['status'] | undefined;
+      settings?: Partial<ProjectSettings> | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    return store.write(() => {
+      const p = this.project(id);
+      const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
+      const next = {
+        id,
+        name: input.name ?? p.name,
+        description: input.description ?? p.description,
+        status: input.status ?? p.status,
+        settings: JSON.stringify(settings),
+      };
+      store.projects.update(next, this.app.now());
+      this.record(id, 'project_updated', actor, input);
+      return this.projectView(store.projects.get(id)!);
+    });
+  }
+
+  list(status: ProjectRow['status'] | undefined) {
+    return this.app.store.projects.listByStatus(status ?? null).map((p) => this.projectView(p));
+  }
+}

@@ -1,0 +1,50 @@
+import type { WorkStatus } from '../../core/work-status.js';
+import type { SuggestionRow } from '../../store/reviews-store.js';
+import type { WorkItemRow } from '../../store/work-items-store.js';
+
+/** How work items and suggestions look in tool results (the field names of the spec's data models). */
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function itemView(i: WorkItemRow) {
+  return {
+    id: i.id,
+    projectId: i.project_id,
+    type: i.type,
+    phase: i.phase,
+    title: i.title,
+    description: i.description,
+    content: i.content,
+    metadata: JSON.parse(i.metadata) as Record<string, unknown>,
+    status: i.status as WorkStatus,
+    version: i.version,
+    submittedBy: i.submitted_by_name,
+    submittedById: i.submitted_by,
+    submittedAt: new Date(i.created_at).toISOString(),
+    updatedAt: new Date(i.updated_at).toISOString(),
+  };
+}
+
+export function suggestionView(s: SuggestionRow) {
+  return {
+    id: s.id,
+    reviewId: s.review_id,
+    type: s.type,
+    severity: s.severity,
+    title: s.title,
+    explanation: s.explanation,
+    location: s.location ? (JSON.parse(s.location) as Record<string, unknown>) : null,
+    currentContent: s.current_content,
+    suggestedContent: s.suggested_content,
+    status: s.status,
+    resolution:
+      s.status === 'pending'
+        ? null
+        : {
+            action: s.status,
+            comment: s.resolution_comment,
+            by: s.resolved_by_name,
+            resolvedAt: iso(s.resolved_at),
+          },
+  };
+}
