@@ -10,6 +10,7 @@ import type { App } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { describeZodError } from '../../core/zod-issues.js';
+import { saveReview, saveSuggestion } from './review-records.js';
 
 const date = z.union([z.string(), z.number()]).optional();
 const suggestion = z.object({
@@ -261,7 +262,7 @@ export function importAiCollab(app: App, raw: unknown, source: string): ImportRe
       } else result.work_items.existing++;
       for (const r of [...w.reviews, ...(topReviews.get(w.id) ?? [])]) {
         const at = ms(r.createdAt, submittedAt);
-        const inserted = store.reviews.insert({
+        const inserted = saveReview(store, {
           id: r.id,
           work_item_id: w.id,
           work_item_version: r.workItemVersion,
@@ -278,9 +279,8 @@ export function importAiCollab(app: App, raw: unknown, source: string): ImportRe
           continue;
         }
         result.reviews.imported++;
-        store.workItems.indexText(w.id, 'review', r.summary, r.summary);
         for (const s of r.suggestions) {
-          store.reviews.addSuggestion({
+          saveSuggestion(store, {
             id: s.id,
             review_id: r.id,
             work_item_id: w.id,
@@ -297,12 +297,6 @@ export function importAiCollab(app: App, raw: unknown, source: string): ImportRe
             resolved_at: s.status === 'pending' ? null : ms(s.resolution?.resolvedAt, at),
             created_at: at,
           });
-          store.workItems.indexText(
-            w.id,
-            'suggestion',
-            s.title,
-            `${s.explanation}\n${s.suggestedContent ?? ''}`,
-          );
           result.suggestions++;
         }
         event(

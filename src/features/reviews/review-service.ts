@@ -19,6 +19,7 @@ import type { WorkItemRow } from '../../store/work-items-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { type Actor, ReviewProjects } from './review-projects.js';
+import { saveReview, saveSuggestion } from './review-records.js';
 import { itemView, suggestionView } from './review-views.js';
 
 export interface SuggestionInput {
@@ -266,7 +267,7 @@ export class ReviewService {
     if (lines > this.app.config.review_auto_approve_max_lines) return false;
     const now = this.app.now();
     const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
-    this.app.store.reviews.insert({
+    saveReview(this.app.store, {
       id: `review_${newId().slice(0, 8)}`,
       work_item_id: item.id,
       work_item_version: item.version,
@@ -327,8 +328,7 @@ export class ReviewService {
         created_at: now,
         updated_at: now,
       };
-      store.reviews.insert(review);
-      store.workItems.indexText(item.id, 'review', input.summary, input.summary);
+      saveReview(store, review);
       const suggestions = (input.suggestions ?? []).map((s) => this.insertSuggestion(review, s, now));
       store.workEvents.watch(item.project_id, actor.id);
       this.event(item.project_id, item.id, 'reviewed', actor, 'reviewer', {
@@ -410,13 +410,7 @@ export class ReviewService {
       resolved_at: null,
       created_at: now,
     };
-    this.app.store.reviews.addSuggestion(row);
-    this.app.store.workItems.indexText(
-      review.work_item_id,
-      'suggestion',
-      s.title,
-      `${s.explanation}\n${s.suggestedContent ?? ''}`,
-    );
+    saveSuggestion(this.app.store, row);
     return row;
   }
 
