@@ -10,7 +10,7 @@ import type { App } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { describeZodError } from '../../core/zod-issues.js';
-import { saveReview, saveSuggestion } from './review-records.js';
+import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
 const date = z.union([z.string(), z.number()]).optional();
 const suggestion = z.object({
@@ -280,23 +280,15 @@ export function importAiCollab(app: App, raw: unknown, source: string): ImportRe
         }
         result.reviews.imported++;
         for (const s of r.suggestions) {
-          saveSuggestion(store, {
-            id: s.id,
-            review_id: r.id,
-            work_item_id: w.id,
-            type: s.type,
-            severity: s.severity,
-            title: s.title,
-            explanation: s.explanation,
-            location: s.location ? JSON.stringify(s.location) : null,
-            current_content: s.currentContent ?? null,
-            suggested_content: s.suggestedContent ?? null,
-            status: s.status,
-            resolution_comment: s.resolution?.comment ?? null,
-            resolved_by_name: s.status === 'pending' ? null : w.submittedBy,
-            resolved_at: s.status === 'pending' ? null : ms(s.resolution?.resolvedAt, at),
-            created_at: at,
-          });
+          saveSuggestion(
+            store,
+            suggestionRow(s.id, { id: r.id, work_item_id: w.id }, s, at, {
+              status: s.status,
+              comment: s.resolution?.comment ?? null,
+              by: w.submittedBy,
+              at: ms(s.resolution?.resolvedAt, at),
+            }),
+          );
           result.suggestions++;
         }
         event(

@@ -19,20 +19,8 @@ import type { WorkItemRow } from '../../store/work-items-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import { type Actor, ReviewProjects } from './review-projects.js';
-import { saveReview, saveSuggestion } from './review-records.js';
+import { type SuggestionInput, saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 import { itemView, suggestionView } from './review-views.js';
-
-export interface SuggestionInput {
-  type: 'improvement' | 'bug' | 'security' | 'performance' | 'style' | 'clarity';
-  severity: 'critical' | 'major' | 'minor' | 'info';
-  title: string;
-  explanation: string;
-  location?:
-    | { startLine?: number | undefined; endLine?: number | undefined; section?: string | undefined }
-    | undefined;
-  currentContent?: string | undefined;
-  suggestedContent?: string | undefined;
-}
 
 /** The AI worker / AI reviewer workflow, over the same database and sessions as everything else. */
 export class ReviewService {
@@ -393,23 +381,7 @@ export class ReviewService {
   }
 
   private insertSuggestion(review: ReviewRow, s: SuggestionInput, now: number): SuggestionRow {
-    const row: SuggestionRow = {
-      id: `sugg_${newId().slice(0, 8)}`,
-      review_id: review.id,
-      work_item_id: review.work_item_id,
-      type: s.type,
-      severity: s.severity,
-      title: s.title,
-      explanation: s.explanation,
-      location: s.location ? JSON.stringify(s.location) : null,
-      current_content: s.currentContent ?? null,
-      suggested_content: s.suggestedContent ?? null,
-      status: 'pending',
-      resolution_comment: null,
-      resolved_by_name: null,
-      resolved_at: null,
-      created_at: now,
-    };
+    const row = suggestionRow(`sugg_${newId().slice(0, 8)}`, review, s, now);
     saveSuggestion(this.app.store, row);
     return row;
   }
