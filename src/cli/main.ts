@@ -13,7 +13,10 @@ const program = new Command()
 program
   .command('serve')
   .description('Run the MCP server over stdio (started by an MCP client)')
-  .option('--toolsets <list>', 'comma-separated toolsets to expose (default from config: collab)')
+  .option(
+    '--toolsets <list>',
+    'comma-separated toolsets: collab, realm, review (default from config: collab)',
+  )
   .action(async (options) => (await import('./serve.js')).serve(options));
 
 program
