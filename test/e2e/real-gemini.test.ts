@@ -1,0 +1,100 @@
+/**
+ * The real Gemini CLI, set up by `session-collab init --client gemini`, with a scripted model (a
+ * fake Gemini API on loopback): its write_file of a file another session holds is blocked by our
+ * BeforeTool hook, and the model is told why. Needs the `gemini` executable: .ci/run installs it
+ * into a temporary folder and sets SESSION_COLLAB_GEMINI_BIN; elsewhere the test is skipped, saying so.
+ */
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startFakeGemini } from '../fixtures/fake-gemini-api.js';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { CLI, hookClient } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+function findGemini(): string | null {
+  const configured = process.env.SESSION_COLLAB_GEMINI_BIN;
+  if (configured) return existsSync(configured) ? configured : null;
+  try {
+    return execFileSync('sh', ['-c', 'command -v gemini'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+const gemini = findGemini();
+if (!gemini) {
+  console.warn(
+    'SKIPPED test/e2e/real-gemini.test.ts: no `gemini` executable (set SESSION_COLLAB_GEMINI_BIN; .ci/run installs one).',
+  );
+}
+
+describe.skipIf(!gemini)('the real Gemini CLI', () => {
+  it('is blocked before it writes a file another session holds, and told why', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('gemini-home-');
+    mkdirSync(join(userHome, '.gemini'));
+    writeFileSync(
+      join(userHome, '.gemini', 'settings.json'),
+      JSON.stringify({
+        security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
+      }),
+    );
+    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const target = join(repo, 'app.txt');
+    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'gemini'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+      encoding: 'utf8',
+    });
+    expect(init.status).toBe(0);
+
+    const holder = await hookClient({ cwd: repo, home });
+    const api = await startFakeGemini({
+      name: 'write_file',
+      args: { file_path: target, content: 'overwritten\n' },
+    });
+    try {
+      await holder.hook(
+        'post-tool-use',
+        hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
+      );
+      const run = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          gemini!,
+          ['-p', 'Change app.txt', '--yolo'],
+          {
+            cwd: repo,
+            encoding: 'utf8',
+            timeout: 120_000,
+            env: {
+              ...process.env,
+              HOME: userHome,
+              SESSION_COLLAB_HOME: home,
+              GEMINI_API_KEY: 'test-key',
+              GOOGLE_GEMINI_BASE_URL: api.url,
+            },
+          },
+          (_error, stdout, stderr) => resolve({ stdout, stderr }),
+        );
+      });
+      expect(readFileSync(target, 'utf8')).toBe('original line\n');
+      expect(`${run.stdout}${run.stderr}`).toContain('would change files another session is working on');
+      const answered = api.requests
+        .map((r) => JSON.stringify(r.body.contents ?? []))
+        .find((b) => b.includes('functionResponse'));
+      expect(answered).toContain('session-collab: Editing');
+      expect(answered).toContain('collab_message_send');
+      // Our SessionStart hook's context reached the model too.
+      expect(
+        api.requests.some((r) =>
+          JSON.stringify(r.body).includes('Edits to files another session holds are stopped'),
+        ),
+      ).toBe(true);
+    } finally {
+      await api.close();
+      await holder.close();
+    }
+  }, 150_000);
+});
