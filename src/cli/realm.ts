@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { realmFor } from '../features/realm/realm.js';
+import { git } from '../integrations/git.js';
 import { locateProject } from '../integrations/git-repo.js';
 import {
   writeBinding,
@@ -57,16 +57,16 @@ export function realmInit(folder: string, options: { name?: string }): void {
     );
   const name = checkName('realm name', options.name ?? root.split('/').pop() ?? 'realm');
   writeRealm(root, name);
-  let git: string;
+  let history: string;
   try {
     if (locateProject(root).kind === 'dir') {
-      execFileSync('git', ['init', '-q', root]);
-      git = 'initialised as a git repository, so contract changes have a history';
-    } else git = 'inside a git repository already';
+      git(root, 'init', '-q');
+      history = 'initialised as a git repository, so contract changes have a history';
+    } else history = 'inside a git repository already';
   } catch {
-    git = 'git is not available: realm_check cannot see who changed contracts';
+    history = 'git is not available: realm_check cannot see who changed contracts';
   }
-  console.log(`${green('Created')} realm ${bold(name)} in ${root} (${git}).`);
+  console.log(`${green('Created')} realm ${bold(name)} in ${root} (${history}).`);
   console.log(`Next: ${bold(`session-collab realm add-repo <name> --path <repo folder> --realm ${root}`)}`);
 }
 

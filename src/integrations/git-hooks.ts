@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { git } from './git.js';
 
 /** Marks what session-collab wrote, so that it finds (and removes) exactly that again. */
 const MARK = 'session-collab guard';
@@ -13,10 +13,6 @@ export interface GuardPlace {
   file: string;
   /** How it was put there: our own hook (chaining any other), or a block in husky's script. */
   style: 'hook' | 'husky';
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
 /** Where the pre-commit guard belongs in the repository of `cwd` (all its worktrees share it). */

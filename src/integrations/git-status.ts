@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { gitOutput } from './git.js';
 
 export interface WorkingTreeChanges {
   /** Tracked files with changes, staged or not (both sides of a rename). */
@@ -12,13 +12,7 @@ export interface WorkingTreeChanges {
  * Throws when `git` is missing or the folder is no git worktree.
  */
 export function workingTreeChanges(worktree: string, timeoutMs = 5000): WorkingTreeChanges {
-  const out = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
-    cwd: worktree,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const out = gitOutput(worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], timeoutMs);
   const tracked: string[] = [];
   const untracked: string[] = [];
   const entries = out.split('\0');
@@ -42,11 +36,6 @@ export function workingTreeChanges(worktree: string, timeoutMs = 5000): WorkingT
 
 /** The files staged for the next commit (added, copied, modified, renamed, deleted). */
 export function stagedFiles(worktree: string, timeoutMs = 5000): string[] {
-  const out = execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], {
-    cwd: worktree,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const out = gitOutput(worktree, ['diff', '--cached', '--name-only', '-z', '--no-renames'], timeoutMs);
   return out.split('\0').filter((p) => p.length > 0);
 }

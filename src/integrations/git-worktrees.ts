@@ -1,23 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { git, tryGit } from './git.js';
 import { workingTreeChanges } from './git-status.js';
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 30_000,
-  }).trim();
-}
-
-function tryGit(cwd: string, ...args: string[]): string | null {
-  try {
-    return git(cwd, ...args);
-  } catch {
-    return null;
-  }
-}
 
 function branchExists(repo: string, branch: string): boolean {
   return tryGit(repo, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`) !== null;

@@ -12,7 +12,6 @@
  * A member repository names its realm in `.session-collab.yaml` at its root: `realm: <folder>`,
  * `repo: <name>`.
  */
-import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -35,6 +34,7 @@ import type {
   RealmModel,
   RepoDef,
 } from '../core/realm-model.js';
+import { gitOutput } from './git.js';
 
 export const MEMBER_FILE = '.session-collab.yaml';
 
@@ -207,8 +207,8 @@ export function loadRealm(folder: string): RealmModel {
 export function contractHistory(root: string): ContractChange[] {
   let out: string;
   try {
-    out = execFileSync(
-      'git',
+    out = gitOutput(
+      root,
       [
         'log',
         '--format=%x1e%H%x1f%(trailers:key=Realm-Repo,valueonly,separator=%x2C)',
@@ -216,12 +216,7 @@ export function contractHistory(root: string): ContractChange[] {
         '--',
         'domains',
       ],
-      {
-        cwd: root,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 10_000,
-      },
+      10_000,
     );
   } catch {
     return [];

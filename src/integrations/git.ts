@@ -1,0 +1,29 @@
+import { execFileSync } from 'node:child_process';
+
+/**
+ * Runs `git` in a folder and returns its raw standard output (callers trim or split it: `-z`
+ * output must keep its leading spaces). Throws with git's message when it fails.
+ */
+export function gitOutput(cwd: string, args: string[], timeoutMs = 30_000): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+/** One-line answers (`rev-parse` and the like), trimmed. */
+export function git(cwd: string, ...args: string[]): string {
+  return gitOutput(cwd, args).trim();
+}
+
+/** As `git`, but null when git fails (a missing ref, no repository). */
+export function tryGit(cwd: string, ...args: string[]): string | null {
+  try {
+    return git(cwd, ...args);
+  } catch {
+    return null;
+  }
+}
