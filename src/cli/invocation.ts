@@ -1,9 +1,5 @@
 import { join } from 'node:path';
-
-/** Quotes a word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+import { shellQuote } from '../core/shell-command.js';
 
 /**
  * The command line that runs this session-collab from a hook or a client's config: this Node and

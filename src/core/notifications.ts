@@ -8,16 +8,6 @@ export type NotificationState = 'pending' | 'seen' | 'expired';
 /** Notifications expire this long after they were created. */
 export const NOTIFICATION_TTL_MS = 7 * 86_400_000;
 
-const NEXT: Record<NotificationState, NotificationState[]> = {
-  pending: ['seen', 'expired'],
-  seen: ['expired'],
-  expired: [],
-};
-
-export function canMove(from: NotificationState, to: NotificationState): boolean {
-  return NEXT[from].includes(to);
-}
-
 /** The state a notification is in at `now`, by age alone. */
 export function stateAt(state: NotificationState, createdAt: number, now: number): NotificationState {
   return state !== 'expired' && now - createdAt >= NOTIFICATION_TTL_MS ? 'expired' : state;

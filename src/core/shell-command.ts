@@ -183,3 +183,8 @@ export function fileEffects(line: string): FileEffect[] {
   }
   return out;
 }
+
+/** Quotes a word for a POSIX shell (as is when it needs no quoting). */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

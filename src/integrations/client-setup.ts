@@ -5,6 +5,7 @@
  * a user's own servers, hooks and notes stay as they are.
  */
 import { CollabError } from '../core/errors.js';
+import { shellQuote } from '../core/shell-command.js';
 import { EDIT_TOOL_MATCHER, SHELL_TOOL_MATCHER } from './agent-hooks.js';
 
 export const CLIENTS = ['claude', 'codex', 'gemini', 'cursor'] as const;
@@ -40,12 +41,8 @@ server) keeps you from undoing each other's work:
 4. When done, \`collab_release\` your claims with a short summary.
 5. Check \`collab_message_list\` regularly for messages from other sessions.`;
 
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 export function hookCommand(launch: Launch, event: string): string {
-  return [launch.command, ...launch.args, 'hook', event].map(shellWord).join(' ');
+  return [launch.command, ...launch.args, 'hook', event].map(shellQuote).join(' ');
 }
 
 /** Whether a hook command is one of ours (any install, any path). */

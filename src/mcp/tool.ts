@@ -8,7 +8,6 @@ import type { Connection } from '../features/sessions/connection.js';
 
 export const TOOLSETS = ['collab', 'realm', 'review'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
-export const DEFAULT_TOOLSETS: Toolset[] = ['collab'];
 
 /** read: changes nothing; write: adds or changes; destructive: ends or discards something. */
 export type ToolKind = 'read' | 'write' | 'destructive';

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canMove, coalescePayload, NOTIFICATION_TTL_MS, stateAt } from '../../src/core/notifications.js';
+import { coalescePayload, NOTIFICATION_TTL_MS, stateAt } from '../../src/core/notifications.js';
 
 describe('notification lifecycle', () => {
-  it('moves pending → seen → expired only', () => {
-    expect(canMove('pending', 'seen')).toBe(true);
-    expect(canMove('pending', 'expired')).toBe(true);
-    expect(canMove('seen', 'expired')).toBe(true);
-    expect(canMove('seen', 'pending')).toBe(false);
-    expect(canMove('expired', 'seen')).toBe(false);
-  });
-
   it('expires 7 days after creation', () => {
     expect(stateAt('pending', 0, NOTIFICATION_TTL_MS - 1)).toBe('pending');
     expect(stateAt('pending', 0, NOTIFICATION_TTL_MS)).toBe('expired');

@@ -6,6 +6,7 @@ import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
+import { iso } from '../../core/time.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 import type {
   ClaimSource,
@@ -72,8 +73,6 @@ export interface Viewpoint {
   project_id: string;
   worktree: string;
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export class ClaimsService {
   constructor(
@@ -378,7 +377,7 @@ export class ClaimsService {
           claim_id: row.claim_id,
           intent: row.intent,
           scope: row.scope,
-          started_at: new Date(row.created_at).toISOString(),
+          started_at: iso(row.created_at),
         };
         const state = this.stateCached(row, states);
         if (state === 'active') conflicts.push(entry);
@@ -470,7 +469,7 @@ export class ClaimsService {
       scope: row.scope,
       status: row.status,
       exclusive: row.exclusive === 1,
-      created_at: new Date(row.created_at).toISOString(),
+      created_at: iso(row.created_at),
       expires_at: iso(row.expires_at),
       released_at: iso(row.released_at),
       summary: row.summary,

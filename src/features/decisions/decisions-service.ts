@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/app.js';
 import { invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { iso } from '../../core/time.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
 export const DECISION_CATEGORIES = ['architecture', 'naming', 'api', 'database', 'ui', 'other'] as const;
@@ -78,7 +79,7 @@ export class DecisionsService {
       description: r.description,
       session: r.session_name,
       session_id: r.session_id,
-      created_at: new Date(r.created_at).toISOString(),
+      created_at: iso(r.created_at),
     };
   }
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
+import { iso } from '../../core/time.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -109,7 +110,7 @@ export class MessagesService {
       broadcast: r.to_session_id === null,
       reply_to: r.reply_to,
       content: r.content,
-      created_at: new Date(r.created_at).toISOString(),
+      created_at: iso(r.created_at),
       read: r.read_at !== null,
     }));
   }

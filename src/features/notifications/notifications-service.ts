@@ -6,6 +6,7 @@ import {
   type NotificationState,
   stateAt,
 } from '../../core/notifications.js';
+import { iso } from '../../core/time.js';
 import type { NotificationRow } from '../../store/notifications-store.js';
 
 /** Kinds of notification the product emits. */
@@ -110,8 +111,8 @@ export class NotificationsService {
       type: r.type,
       state: r.state,
       count: r.count,
-      created_at: new Date(r.created_at).toISOString(),
-      updated_at: new Date(r.updated_at).toISOString(),
+      created_at: iso(r.created_at),
+      updated_at: iso(r.updated_at),
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { iso } from '../../core/time.js';
 import type { ProjectRow } from '../../store/projects-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
@@ -56,8 +57,8 @@ export class ReviewProjects {
       status: p.status,
       settings: this.settings(p),
       work_items: this.app.store.workItems.statusCounts(p.id),
-      created_at: new Date(p.created_at).toISOString(),
-      updated_at: new Date(p.updated_at).toISOString(),
+      created_at: iso(p.created_at),
+      updated_at: iso(p.updated_at),
     };
   }
 

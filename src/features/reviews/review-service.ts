@@ -2,6 +2,7 @@ import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { unifiedDiff } from '../../core/line-diff.js';
+import { iso } from '../../core/time.js';
 import {
   assertCan,
   assertGate,
@@ -147,7 +148,7 @@ export class ReviewService {
               content: r.content,
               change_description: r.change_description,
               by: r.created_by_name,
-              at: new Date(r.created_at).toISOString(),
+              at: iso(r.created_at),
             })),
             diff: diffText,
           }
@@ -471,7 +472,7 @@ export class ReviewService {
         verdict: r.verdict,
         summary: r.summary,
         automatic: r.automatic === 1,
-        created_at: new Date(r.created_at).toISOString(),
+        created_at: iso(r.created_at),
         suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => suggestionView(s)),
         responses: responses
           .filter((x) => x.review_id === r.id)
@@ -480,7 +481,7 @@ export class ReviewService {
             by: x.responder_name,
             action: x.action,
             response: x.response,
-            created_at: new Date(x.created_at).toISOString(),
+            created_at: iso(x.created_at),
           })),
       })),
       open_suggestions: suggestions.filter((s) => s.status === 'pending').length,
@@ -577,7 +578,7 @@ export class ReviewService {
         actor_id: e.actor_id,
         role: e.role,
         content: JSON.parse(e.content) as Record<string, unknown>,
-        at: new Date(e.created_at).toISOString(),
+        at: iso(e.created_at),
       })),
       next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
     };

@@ -1,10 +1,9 @@
+import { iso } from '../../core/time.js';
 import type { WorkStatus } from '../../core/work-status.js';
 import type { SuggestionRow } from '../../store/reviews-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 
 /** How work items and suggestions look in tool results (the field names of the spec's data models). */
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function itemView(i: WorkItemRow) {
   return {
@@ -20,8 +19,8 @@ export function itemView(i: WorkItemRow) {
     version: i.version,
     submittedBy: i.submitted_by_name,
     submittedById: i.submitted_by,
-    submittedAt: new Date(i.created_at).toISOString(),
-    updatedAt: new Date(i.updated_at).toISOString(),
+    submittedAt: iso(i.created_at),
+    updatedAt: iso(i.updated_at),
   };
 }
 

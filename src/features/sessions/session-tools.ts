@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { iso } from '../../core/time.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
 
@@ -96,7 +97,7 @@ export const sessionHeartbeat = defineTool({
   output: z.object({ session_id: z.string(), last_heartbeat: z.string() }),
   handler({ app, connection }, input) {
     const session = app.sessions.heartbeat(input.session_id ?? connection.current().id);
-    return { session_id: session.id, last_heartbeat: new Date(session.last_heartbeat).toISOString() };
+    return { session_id: session.id, last_heartbeat: iso(session.last_heartbeat) };
   },
   text: (o) => `Heartbeat recorded at ${o.last_heartbeat}.`,
 });

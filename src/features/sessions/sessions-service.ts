@@ -2,6 +2,7 @@ import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
+import { iso } from '../../core/time.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
 import type { ProcessInfo } from '../../integrations/process-tree.js';
@@ -245,8 +246,8 @@ export class SessionsService {
       name: s.name,
       status: this.app.stateOf(s),
       active_claims: s.active_claims,
-      last_heartbeat: new Date(s.last_heartbeat).toISOString(),
-      started_at: new Date(s.created_at).toISOString(),
+      last_heartbeat: iso(s.last_heartbeat),
+      started_at: iso(s.created_at),
       branch: s.branch,
       client: s.client,
     };
