@@ -4,43 +4,17 @@
  * and the model is told why. Needs the `claude` executable: .ci/run installs it into a temporary
  * folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test is skipped, saying so.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { CLI, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
-function findClaude(): string | null {
-  const configured = process.env.SESSION_COLLAB_CLAUDE_BIN;
-  if (configured) return existsSync(configured) ? configured : null;
-  try {
-    return execFileSync('sh', ['-c', 'command -v claude'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-function runAsync(
-  file: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { ...options, encoding: 'utf8', timeout: 120_000 }, (_error, stdout, stderr) =>
-      resolve({ stdout, stderr }),
-    );
-  });
-}
-
-const claude = findClaude();
-if (!claude) {
-  console.warn(
-    'SKIPPED test/e2e/real-claude.test.ts: no `claude` executable (set SESSION_COLLAB_CLAUDE_BIN; .ci/run installs one).',
-  );
-}
+const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-claude.test.ts');
 
 describe.skipIf(!claude)('the real Claude Code CLI', () => {
   it('is stopped before it edits a file another session holds, and told why', async () => {
@@ -75,7 +49,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
         hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
       );
       // Asynchronous: the fake API answers from this process's event loop.
-      const run = await runAsync(
+      const run = await runAgentCli(
         claude!,
         ['-p', 'Change app.txt', '--permission-mode', 'acceptEdits', '--output-format', 'json'],
         {

@@ -4,31 +4,17 @@
  * BeforeTool hook, and the model is told why. Needs the `gemini` executable: .ci/run installs it
  * into a temporary folder and sets SESSION_COLLAB_GEMINI_BIN; elsewhere the test is skipped, saying so.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGemini } from '../fixtures/fake-gemini-api.js';
+import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { CLI, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
-function findGemini(): string | null {
-  const configured = process.env.SESSION_COLLAB_GEMINI_BIN;
-  if (configured) return existsSync(configured) ? configured : null;
-  try {
-    return execFileSync('sh', ['-c', 'command -v gemini'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-const gemini = findGemini();
-if (!gemini) {
-  console.warn(
-    'SKIPPED test/e2e/real-gemini.test.ts: no `gemini` executable (set SESSION_COLLAB_GEMINI_BIN; .ci/run installs one).',
-  );
-}
+const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', 'test/e2e/real-gemini.test.ts');
 
 describe.skipIf(!gemini)('the real Gemini CLI', () => {
   it('is blocked before it writes a file another session holds, and told why', async () => {
@@ -60,24 +46,15 @@ describe.skipIf(!gemini)('the real Gemini CLI', () => {
         'post-tool-use',
         hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
       );
-      const run = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
-        execFile(
-          gemini!,
-          ['-p', 'Change app.txt', '--yolo'],
-          {
-            cwd: repo,
-            encoding: 'utf8',
-            timeout: 120_000,
-            env: {
-              ...process.env,
-              HOME: userHome,
-              SESSION_COLLAB_HOME: home,
-              GEMINI_API_KEY: 'test-key',
-              GOOGLE_GEMINI_BASE_URL: api.url,
-            },
-          },
-          (_error, stdout, stderr) => resolve({ stdout, stderr }),
-        );
+      const run = await runAgentCli(gemini!, ['-p', 'Change app.txt', '--yolo'], {
+        cwd: repo,
+        env: {
+          ...process.env,
+          HOME: userHome,
+          SESSION_COLLAB_HOME: home,
+          GEMINI_API_KEY: 'test-key',
+          GOOGLE_GEMINI_BASE_URL: api.url,
+        },
       });
       expect(readFileSync(target, 'utf8')).toBe('original line\n');
       expect(`${run.stdout}${run.stderr}`).toContain('would change files another session is working on');
