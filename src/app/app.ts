@@ -3,6 +3,7 @@ import { type SessionState, sessionState } from '../core/liveness.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
 import { EnforcementService } from '../features/enforcement/enforcement-service.js';
+import { InboxService } from '../features/inbox/inbox-service.js';
 import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
 import { MessagesService } from '../features/messages/messages-service.js';
 import { NotificationsService } from '../features/notifications/notifications-service.js';
@@ -59,6 +60,7 @@ export class App implements AppContext {
   readonly decisions: DecisionsService;
   readonly maintenance: MaintenanceService;
   readonly enforcement: EnforcementService;
+  readonly inbox: InboxService;
 
   constructor(options: AppOptions = {}) {
     this.paths = options.paths ?? resolveHome();
@@ -73,6 +75,7 @@ export class App implements AppContext {
     this.decisions = new DecisionsService(this);
     this.maintenance = new MaintenanceService(this);
     this.enforcement = new EnforcementService(this, this.sessions, this.claims);
+    this.inbox = new InboxService(this);
   }
 
   stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { CollabError } from '../core/errors.js';
 
@@ -106,18 +114,27 @@ export function parseConfig(raw: unknown, file: string): Config {
   return config as unknown as Config;
 }
 
-/** Reads config.json, creating it with the defaults on first run. */
+/**
+ * Reads config.json, creating it with the defaults on first run. The file appears whole or not at
+ * all: it is written under a temporary name and linked into place, which fails if another process
+ * got there first (then theirs is read). Many processes may start together on a fresh home.
+ */
 export function loadConfig(file: string): Config {
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
     try {
-      writeFileSync(file, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`, { flag: 'wx' });
+      linkSync(temp, file);
     } catch (error) {
-      // Another process created it first: read theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      return loadConfig(file);
+      const code = (error as NodeJS.ErrnoException).code;
+      // EEXIST: another process created it first, read theirs. A file system without hard links
+      // gets a rename: still whole, though a simultaneous first start may write it twice.
+      if (code !== 'EEXIST' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+      if (code !== 'EEXIST' && !existsSync(file)) renameSync(temp, file);
+    } finally {
+      if (existsSync(temp)) unlinkSync(temp);
     }
-    return DEFAULT_CONFIG;
   }
   let raw: unknown;
   try {

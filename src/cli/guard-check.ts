@@ -1,4 +1,5 @@
 import { App } from '../app/app.js';
+import { shellClientSessionId } from '../integrations/client-env.js';
 import { stagedFiles } from '../integrations/git-status.js';
 import { clientProcess } from '../integrations/process-tree.js';
 
@@ -18,7 +19,7 @@ export function guardCheck(): void {
     const staged = stagedFiles(cwd);
     if (staged.length === 0) return;
     app = new App({ busyTimeoutMs: 3000 });
-    const identity = { sessionId: process.env.CLAUDE_CODE_SESSION_ID || null, process: clientProcess() };
+    const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
     const viewer = app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;
     const verdict = app.enforcement.checkPaths(viewer, staged, viewer.worktree, 'This commit');

@@ -1,7 +1,10 @@
 import { App } from '../app/app.js';
 import { resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
+import { inline } from '../core/fence.js';
 import {
+  addedContext,
+  CONTINUING_SOURCES,
   type HookInput,
   parseHookEvent,
   parseHookInput,
@@ -40,7 +43,7 @@ export async function hook(eventName: string): Promise<void> {
     const event = parseHookEvent(eventName);
     if (!event) {
       process.stderr.write(
-        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use or post-tool-use)\n`,
+        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use or user-prompt-submit)\n`,
       );
       return done(null);
     }
@@ -71,29 +74,49 @@ function handle(
   const identity = { sessionId: input.sessionId, process: clientProcess() };
   const client = CLIENT_NAMES[input.format];
   if (event === 'session-end') {
-    const session = app.sessions.attach(identity, app.sessions.locate(input.cwd).worktree, null);
-    if (session) app.sessions.end(session.id, 'complete', 'the client session ended');
+    const worktree = app.sessions.locate(input.cwd).worktree;
+    const { session } = app.sessions.clients.forHook(identity, worktree, { create: null });
+    if (!session) return null;
+    // /clear: the client goes on with a new session id; the session and its claims wait for it.
+    if (input.reason === 'clear') app.sessions.clients.unbind(session);
+    else app.sessions.end(session.id, 'complete', 'the client session ended');
     return null;
   }
+  const continues = event === 'session-start' && CONTINUING_SOURCES.has(input.source ?? '');
   if (event === 'session-start') {
-    const session = app.enforcement.sessionFor(identity, input.cwd, client);
-    return sessionContext(input.format, describeStart(app, session.id));
+    const { session } = app.enforcement.sessionFor(identity, input.cwd, client, continues);
+    return session ? sessionContext(input.format, describeStart(app, session.id)) : null;
+  }
+  if (event === 'user-prompt-submit') {
+    const { session } = app.enforcement.sessionFor(identity, input.cwd, client);
+    const news = session ? app.inbox.deliver(session) : null;
+    return news ? addedContext(input.format, event, news) : null;
   }
   const target = toolTarget(input);
-  if (!target) return null;
-  const session = app.enforcement.sessionFor(identity, input.cwd, client);
   if (event === 'post-tool-use') {
-    if ('files' in target) app.enforcement.recordEdits(session, target.files, input.cwd);
-    return null;
+    const { session } = app.enforcement.sessionFor(identity, input.cwd, client);
+    if (!session) {
+      if (target && 'files' in target)
+        app.log.info('hook.edit_unclaimed', {
+          files: target.files,
+          why: 'the client process has several sessions here and did not say which one edited',
+        });
+      return null;
+    }
+    if (target && 'files' in target) app.enforcement.recordEdits(session, target.files, input.cwd);
+    const news = app.inbox.deliver(session);
+    return news ? addedContext(input.format, event, news) : null;
   }
+  if (!target) return null;
+  const { session, viewpoint } = app.enforcement.sessionFor(identity, input.cwd, client);
   const verdict =
     'files' in target
-      ? app.enforcement.checkPaths(session, target.files, input.cwd, `Editing ${target.files.join(', ')}`)
-      : app.enforcement.checkCommand(session, target.command, input.cwd);
+      ? app.enforcement.checkPaths(viewpoint, target.files, input.cwd, `Editing ${target.files.join(', ')}`)
+      : app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
   if (!verdict.reason) return null;
   const decision = app.config.enforcement;
   app.log.info('hook.conflict', {
-    session: session.id,
+    session: session?.id ?? null,
     decision,
     tool: input.toolName,
     holders: [...new Set(verdict.conflicts.map((c) => c.session_id))],
@@ -118,7 +141,7 @@ function describeStart(app: App, sessionId: string): string {
       });
       const files = claims.flatMap((c) => c.files);
       lines.push(
-        `- "${s.name}" (${s.id})${files.length > 0 ? `: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''} (${claims[0]!.intent})` : ''}`,
+        `- "${inline(s.name, 60)}" (${s.id})${files.length > 0 ? `: ${inline(files.slice(0, 8).join(', '), 400)}${files.length > 8 ? ', …' : ''} (${inline(claims[0]!.intent)})` : ''}`,
       );
     }
   }

@@ -17,6 +17,10 @@ program
     '--toolsets <list>',
     'comma-separated toolsets: collab, realm, review (default from config: collab)',
   )
+  .option(
+    '--session-name <name>',
+    'name of the session this server starts (default: $SESSION_COLLAB_SESSION_NAME, else the client name)',
+  )
   .action(async (options) => (await import('./serve.js')).serve(options));
 
 program
@@ -41,7 +45,7 @@ program
 program
   .command('hook <event>')
   .description(
-    'Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use',
+    'Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use, user-prompt-submit',
   )
   .action(async (event: string) => (await import('./hook.js')).hook(event));
 

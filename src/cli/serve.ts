@@ -1,7 +1,9 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
+import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
+import { ownClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
@@ -9,6 +11,7 @@ import { cliInvocation } from './invocation.js';
 
 export interface ServeOptions {
   toolsets?: string;
+  sessionName?: string;
 }
 
 function connectHelp(): string {
@@ -45,12 +48,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   const connection = new Connection(app, app.sessions, {
     cwd: process.cwd(),
     client: () => server?.getClientVersion()?.name ?? null,
-    pid: process.pid,
-    // Claude Code gives its MCP servers the session id its hooks receive; any client is a process.
-    identity: () => ({
-      sessionId: process.env.CLAUDE_CODE_SESSION_ID || process.env.GEMINI_SESSION_ID || null,
-      process: clientProcess(),
-    }),
+    server: ownProcess(),
+    name: options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || null,
+    identity: () => ({ sessionId: ownClientSessionId(process.env), process: clientProcess() }),
   });
   const handle = serveStdio(
     () => {

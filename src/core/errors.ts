@@ -3,11 +3,13 @@ export const ERROR_CODES = {
   SESSION_NOT_FOUND:
     'Start a session with collab_session_start, or omit session_id to use this connection’s session.',
   SESSION_INACTIVE: 'That session has ended or timed out. Start a new one with collab_session_start.',
+  SESSION_AMBIGUOUS: 'Several live sessions have that name: use the session id (see collab_session_list).',
   CLAIM_NOT_FOUND: 'Check the id with collab_claims_list (status "all").',
   CLAIM_NOT_ACTIVE: 'The claim was already released or expired; nothing to do.',
   CLAIM_CONFLICT:
     'Another live session holds these files. Message it with collab_message_send, wait, or ask the user.',
-  NOT_OWNER: 'Only the session that made the claim can release it. Message its owner instead.',
+  NOT_OWNER:
+    'A connection acts only as its own session: omit session_id (it defaults to yours), or message the other session with collab_message_send.',
   MESSAGE_NOT_FOUND: 'Check the id with collab_message_list (unread_only false).',
   REALM_NOT_FOUND:
     'Create a realm with `session-collab realm init`, add this repo with `session-collab realm add-repo`, or pass realm.',

@@ -40,6 +40,10 @@ export function describeNotification(n: { type: string; count?: number } & Recor
       return `${n.broadcast ? 'Broadcast' : 'Message'} from "${n.from}"${times}: ${n.preview}`;
     case 'claim_conflict':
       return `"${n.session}" claimed files overlapping yours: ${(n.files as string[]).join(', ')} (${n.intent})`;
+    case 'claim_taken_over': {
+      const released = (n.released as string[] | undefined) ?? [];
+      return `While this session was inactive, "${n.session}" claimed ${(n.files as string[]).join(', ')} (${n.intent}); ${released.length > 0 ? `your claim on ${released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
+    }
     case 'session_ended':
       return `"${n.session}" ended; it held ${(n.files as string[]).join(', ')} next to your claims`;
     case 'contract_updated':

@@ -1,12 +1,18 @@
 /**
  * The hook wire formats of the agent clients: what arrives on a hook's stdin and what it answers
- * on stdout. Claude Code (`PreToolUse`, `PostToolUse`, `SessionStart`, `SessionEnd`; its
- * `hookSpecificOutput` with `permissionDecision`) and Gemini CLI (`BeforeTool`, `AfterTool`,
- * `SessionStart`, `SessionEnd`; a top-level `decision`) send the same input fields.
+ * on stdout. Claude Code (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `SessionStart`,
+ * `SessionEnd`; its `hookSpecificOutput` with `permissionDecision` or `additionalContext`) and
+ * Gemini CLI (`BeforeTool`, `AfterTool`, `BeforeAgent`, `SessionStart`, `SessionEnd`; a top-level
+ * `decision`) send the same input fields.
  */
 
 export type HookFormat = 'claude' | 'gemini';
-export type HookEvent = 'session-start' | 'session-end' | 'pre-tool-use' | 'post-tool-use';
+export type HookEvent =
+  | 'session-start'
+  | 'session-end'
+  | 'pre-tool-use'
+  | 'post-tool-use'
+  | 'user-prompt-submit';
 
 export interface HookInput {
   format: HookFormat;
@@ -14,7 +20,14 @@ export interface HookInput {
   cwd: string;
   toolName: string | null;
   toolInput: Record<string, unknown>;
+  /** SessionStart: why the session starts (`startup`, `resume`, `clear`, `compact`). */
+  source: string | null;
+  /** SessionEnd: why it ends (`clear`, `logout`, `prompt_input_exit`, `other`…). */
+  reason: string | null;
 }
+
+/** SessionStart sources by which the client says its new session id carries on the previous session. */
+export const CONTINUING_SOURCES = new Set(['clear', 'compact', 'resume']);
 
 const EVENT_NAMES: Record<string, HookEvent> = {
   'session-start': 'session-start',
@@ -27,6 +40,9 @@ const EVENT_NAMES: Record<string, HookEvent> = {
   'post-tool-use': 'post-tool-use',
   PostToolUse: 'post-tool-use',
   AfterTool: 'post-tool-use',
+  'user-prompt-submit': 'user-prompt-submit',
+  UserPromptSubmit: 'user-prompt-submit',
+  BeforeAgent: 'user-prompt-submit',
 };
 
 export function parseHookEvent(name: string): HookEvent | null {
@@ -42,7 +58,7 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
   const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
   const toolInput = data.tool_input;
   return {
-    format: event === 'BeforeTool' || event === 'AfterTool' || 'timestamp' in data ? 'gemini' : 'claude',
+    format: GEMINI_EVENTS.has(event) || 'timestamp' in data ? 'gemini' : 'claude',
     sessionId: str(data.session_id),
     cwd: str(data.cwd) ?? fallbackCwd,
     toolName: str(data.tool_name),
@@ -50,8 +66,12 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
       toolInput && typeof toolInput === 'object' && !Array.isArray(toolInput)
         ? (toolInput as Record<string, unknown>)
         : {},
+    source: str(data.source),
+    reason: str(data.reason),
   };
 }
+
+const GEMINI_EVENTS = new Set(['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent']);
 
 /** Tools that write files, by client, and where their target path is. */
 const FILE_TOOLS: Record<string, string[]> = {
@@ -116,4 +136,21 @@ export function toolDecision(
 /** Context for the agent at the start of its session. */
 export function sessionContext(_format: HookFormat, text: string): Record<string, unknown> {
   return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } };
+}
+
+/** Context added for the model after a tool call or with the user's prompt. */
+export function addedContext(
+  format: HookFormat,
+  event: 'post-tool-use' | 'user-prompt-submit',
+  text: string,
+): Record<string, unknown> {
+  const hookEventName =
+    format === 'gemini'
+      ? event === 'post-tool-use'
+        ? 'AfterTool'
+        : 'BeforeAgent'
+      : event === 'post-tool-use'
+        ? 'PostToolUse'
+        : 'UserPromptSubmit';
+  return { hookSpecificOutput: { hookEventName, additionalContext: text } };
 }

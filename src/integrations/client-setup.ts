@@ -49,7 +49,7 @@ export function hookCommand(launch: Launch, event: string): string {
 export function isOurHook(command: unknown): boolean {
   return (
     typeof command === 'string' &&
-    /(session-collab|cli\.cjs)'?\s+hook\s+(session-start|session-end|pre-tool-use|post-tool-use)\b/.test(
+    /(session-collab|cli\.cjs)'?\s+hook\s+(session-start|session-end|pre-tool-use|post-tool-use|user-prompt-submit)\b/.test(
       command,
     )
   );
@@ -58,16 +58,21 @@ export function isOurHook(command: unknown): boolean {
 type HookGroup = { matcher?: string; hooks: Array<Record<string, unknown>> };
 type HooksConfig = Record<string, HookGroup[]>;
 
-/** The hooks for Claude Code (settings.json `hooks`, or a plugin's hooks/hooks.json). */
+/**
+ * The hooks for Claude Code (settings.json `hooks`, or a plugin's hooks/hooks.json). Before an edit
+ * or a shell command: the conflict check. After every tool call (no matcher: all tools) and with
+ * every prompt: edits become claims, and what other sessions said reaches the model.
+ */
 export function claudeHooks(launch: Launch): HooksConfig {
   const cmd = (event: string) => ({ type: 'command', command: hookCommand(launch, event), timeout: 10 });
   return {
     SessionStart: [{ hooks: [cmd('session-start')] }],
     SessionEnd: [{ hooks: [cmd('session-end')] }],
+    UserPromptSubmit: [{ hooks: [cmd('user-prompt-submit')] }],
     PreToolUse: [
       { matcher: `${EDIT_TOOL_MATCHER.claude}|${SHELL_TOOL_MATCHER.claude}`, hooks: [cmd('pre-tool-use')] },
     ],
-    PostToolUse: [{ matcher: EDIT_TOOL_MATCHER.claude, hooks: [cmd('post-tool-use')] }],
+    PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
   };
 }
 
@@ -82,13 +87,14 @@ export function geminiHooks(launch: Launch): HooksConfig {
   return {
     SessionStart: [{ hooks: [cmd('session-start')] }],
     SessionEnd: [{ hooks: [cmd('session-end')] }],
+    BeforeAgent: [{ hooks: [cmd('user-prompt-submit')] }],
     BeforeTool: [
       {
         matcher: `^(${EDIT_TOOL_MATCHER.gemini}|${SHELL_TOOL_MATCHER.gemini})$`,
         hooks: [cmd('pre-tool-use')],
       },
     ],
-    AfterTool: [{ matcher: `^(${EDIT_TOOL_MATCHER.gemini})$`, hooks: [cmd('post-tool-use')] }],
+    AfterTool: [{ hooks: [cmd('post-tool-use')] }],
   };
 }
 
@@ -203,7 +209,7 @@ export function planClient(
         },
         {
           path: '.claude/settings.json',
-          purpose: 'hooks: SessionStart, SessionEnd, PreToolUse, PostToolUse',
+          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse',
           after: mergeHooks(read('.claude/settings.json'), '.claude/settings.json', claudeHooks(launch)),
         },
         {
@@ -232,7 +238,7 @@ export function planClient(
       return [
         {
           path: '.gemini/settings.json',
-          purpose: 'MCP server; hooks: SessionStart, SessionEnd, BeforeTool, AfterTool',
+          purpose: 'MCP server; hooks: SessionStart, SessionEnd, BeforeAgent, BeforeTool, AfterTool',
           after: mergeHooks(settings, '.gemini/settings.json', geminiHooks(launch)),
         },
         { path: 'GEMINI.md', purpose: 'collaboration rules', after: mergeRules(read('GEMINI.md')) },

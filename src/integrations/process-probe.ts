@@ -1,22 +1,30 @@
 import { readFileSync } from 'node:fs';
 
+/** Fields of /proc/<pid>/stat after the command name: state is field 3, start time field 22. */
+function procStat(pid: number): { state: string; start: string | null } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: split after the last `)`.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', start: fields[19] ?? null };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The start time of a process, as the kernel reports it (clock ticks since boot, field 22 of
  * /proc/<pid>/stat). Together with the pid it identifies one process: a reused pid has another.
  * Null where /proc is not available.
  */
 export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: split after the last `)`.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.start ?? null;
 }
 
-/** Whether the process runs and, when its start time was recorded, is the same process. */
+/**
+ * Whether the process runs and, when its start time was recorded, is the same process. A zombie
+ * (exited, not yet reaped by its parent) does not run.
+ */
 export function processAlive(pid: number, pidStart: string | null): boolean {
   try {
     process.kill(pid, 0);
@@ -24,7 +32,8 @@ export function processAlive(pid: number, pidStart: string | null): boolean {
     // EPERM: it exists but belongs to someone else.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  if (pidStart === null) return true;
-  const current = processStartTime(pid);
-  return current === null || current === pidStart;
+  const stat = procStat(pid);
+  if (stat === null) return true; // no /proc: the signal said it exists
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return pidStart === null || stat.start === null || stat.start === pidStart;
 }

@@ -20,15 +20,35 @@ export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_
   }
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    db.pragma('journal_mode = WAL');
+    // Many processes may open a fresh file together. Switching to WAL and migrating need locks that
+    // SQLite sometimes refuses at once rather than waiting for (a reader that would have to upgrade):
+    // retried until the busy timeout has passed.
+    whileBusy(busyTimeoutMs, () => {
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+    });
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    migrate(db, file);
+    whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();
     throw error;
   }
   return db;
+}
+
+/** Runs `fn`, again after a short pause while it fails with SQLITE_BUSY, for at most `ms`. */
+function whileBusy<T>(ms: number, fn: () => T): T {
+  const deadline = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return fn();
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, Math.min(5 * attempt, 50));
+    }
+  }
 }
 
 export function schemaVersion(db: Db): number {

@@ -293,6 +293,17 @@ CREATE TABLE review_watchers (
 CREATE VIRTUAL TABLE work_fts USING fts5(work_item_id UNINDEXED, source UNINDEXED, title, body);
 `,
   },
+  {
+    version: 6,
+    name: 'sessions record the connection (server process) that holds them',
+    sql: `
+-- The stdio server (or other connection) acting for the session now; null when none does (a
+-- session its client's hooks started, or whose server went away while the client lives on).
+ALTER TABLE sessions ADD COLUMN server_pid INTEGER;
+ALTER TABLE sessions ADD COLUMN server_pid_start TEXT;
+CREATE INDEX sessions_by_name ON sessions(project_id, name) WHERE status = 'active';
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -18,6 +18,8 @@ export interface SessionRow {
   client_session_id: string | null;
   client_pid: number | null;
   client_pid_start: string | null;
+  server_pid: number | null;
+  server_pid_start: string | null;
   rfc: string | null;
 }
 
@@ -37,18 +39,26 @@ export class SessionsStore {
   private readonly byClientSession;
   private readonly byClientProcess;
   private readonly bindStmt;
+  private readonly freshHeartbeatStmt;
+  private readonly byNameStmt;
+  private readonly serverStmt;
+  private readonly detachStmt;
+  private readonly watchStmt;
   private readonly rfcStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat,
-         client_session_id, client_pid, client_pid_start)
+         client_session_id, client_pid, client_pid_start, server_pid, server_pid_start)
        VALUES (@id, @name, @project_id, @worktree, @branch, @client, @host, @pid, @pid_start, 'active', @created_at, @last_heartbeat,
-         @client_session_id, @client_pid, @client_pid_start)`,
+         @client_session_id, @client_pid, @client_pid_start, @server_pid, @server_pid_start)`,
     );
     this.getStmt = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
     this.heartbeatStmt = db.prepare(
       "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'",
+    );
+    this.freshHeartbeatStmt = db.prepare(
+      "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active' AND last_heartbeat >= ?",
     );
     this.endStmt = db.prepare(
       "UPDATE sessions SET status = 'ended', ended_at = ?, end_reason = ? WHERE id = ? AND status = 'active'",
@@ -70,8 +80,16 @@ export class SessionsStore {
     >(
       `SELECT * FROM sessions WHERE client_pid = @pid AND status = 'active' AND host = @host AND worktree = @worktree
          AND (client_pid_start IS @start OR client_pid_start IS NULL OR @start IS NULL)
-       ORDER BY created_at DESC LIMIT 1`,
+       ORDER BY created_at DESC LIMIT 50`,
     );
+    this.byNameStmt = db.prepare<[string, string], SessionRow>(
+      "SELECT * FROM sessions WHERE project_id = ? AND name = ? AND status = 'active' ORDER BY created_at",
+    );
+    this.serverStmt = db.prepare('UPDATE sessions SET server_pid = ?, server_pid_start = ? WHERE id = ?');
+    this.detachStmt = db.prepare(
+      'UPDATE sessions SET server_pid = NULL, server_pid_start = NULL WHERE id = ? AND server_pid IS ? AND server_pid_start IS ?',
+    );
+    this.watchStmt = db.prepare('UPDATE sessions SET pid = ?, pid_start = ? WHERE id = ?');
     this.bindStmt = db.prepare('UPDATE sessions SET client_session_id = ? WHERE id = ?');
     this.rfcStmt = db.prepare('UPDATE sessions SET rfc = ? WHERE id = ?');
     this.silentStmt = db.prepare<[number], { id: string }>(
@@ -84,18 +102,34 @@ export class SessionsStore {
     return this.byClientSession.get(clientSessionId);
   }
 
-  /** The newest active session of a client process on this host, in one worktree. */
-  findByClientProcess(
-    pid: number,
-    start: string | null,
-    host: string,
-    worktree: string,
-  ): SessionRow | undefined {
-    return this.byClientProcess.get({ pid, start, host, worktree });
+  /** The active sessions of a client process on this host, in one worktree, newest first. */
+  ofClientProcess(pid: number, start: string | null, host: string, worktree: string): SessionRow[] {
+    return this.byClientProcess.all({ pid, start, host, worktree });
   }
 
-  bindClientSession(id: string, clientSessionId: string): void {
+  /** Active sessions of a project with this name, oldest first. */
+  byName(projectId: string, name: string): SessionRow[] {
+    return this.byNameStmt.all(projectId, name);
+  }
+
+  /** Binds a client session id to a session (null: unbinds it). */
+  bindClientSession(id: string, clientSessionId: string | null): void {
     this.bindStmt.run(clientSessionId, id);
+  }
+
+  /** Records the connection (server process) now acting for the session. */
+  setServer(id: string, pid: number, start: string | null): void {
+    this.serverStmt.run(pid, start, id);
+  }
+
+  /** Forgets the connection acting for the session, if it is still this one. */
+  detachServer(id: string, pid: number, start: string | null): void {
+    this.detachStmt.run(id, pid, start);
+  }
+
+  /** Sets the process whose life is the session's life. */
+  watch(id: string, pid: number | null, start: string | null): void {
+    this.watchStmt.run(pid, start, id);
   }
 
   setRfc(id: string, rfc: string | null): void {
@@ -112,6 +146,11 @@ export class SessionsStore {
 
   heartbeat(id: string, now: number): boolean {
     return this.heartbeatStmt.run(now, id).changes > 0;
+  }
+
+  /** A heartbeat for a session that was heard from since `freshSince`; false if it was not (or ended). */
+  heartbeatIfFresh(id: string, now: number, freshSince: number): boolean {
+    return this.freshHeartbeatStmt.run(now, id, freshSince).changes > 0;
   }
 
   end(id: string, now: number, reason: string): boolean {

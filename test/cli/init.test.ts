@@ -74,7 +74,7 @@ describe('session-collab init', () => {
     });
     expect(settings.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash');
     expect(settings.hooks.PreToolUse[1].hooks[0].command).toMatch(/cli\.cjs hook pre-tool-use$/);
-    for (const event of ['SessionStart', 'SessionEnd', 'PostToolUse'])
+    for (const event of ['SessionStart', 'SessionEnd', 'PostToolUse', 'UserPromptSubmit'])
       expect(settings.hooks[event]).toHaveLength(1);
 
     const mcp = readJson(join(repo, '.mcp.json'));
@@ -144,8 +144,15 @@ describe('session-collab init', () => {
         ],
       },
     ]);
+    expect(gemini.hooks.AfterTool).toEqual([
+      { hooks: [expect.objectContaining({ command: expect.stringMatching(/hook post-tool-use$/) })] },
+    ]);
+    expect(gemini.hooks.BeforeAgent).toEqual([
+      { hooks: [expect.objectContaining({ command: expect.stringMatching(/hook user-prompt-submit$/) })] },
+    ]);
     expect(Object.keys(gemini.hooks).sort()).toEqual([
       'AfterTool',
+      'BeforeAgent',
       'BeforeTool',
       'SessionEnd',
       'SessionStart',

@@ -2,6 +2,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { App } from '../../src/app/app.js';
 import { type Config, DEFAULT_CONFIG } from '../../src/app/config.js';
 import { homeAt } from '../../src/app/home.js';
+import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { Connection } from '../../src/features/sessions/connection.js';
 import { selectTools } from '../../src/mcp/registry.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -23,7 +24,11 @@ export async function connectInMemory(
   clientName = 'test-client',
   toolsets = ['collab', 'realm'],
 ) {
-  const connection = new Connection(app, app.sessions, { cwd, client: () => clientName, pid: process.pid });
+  const connection = new Connection(app, app.sessions, {
+    cwd,
+    client: () => clientName,
+    server: ownProcess(),
+  });
   const server = createMcpServer(app, connection, await selectTools(toolsets));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

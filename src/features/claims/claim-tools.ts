@@ -71,7 +71,7 @@ export const claim = defineTool({
     warning: z.string().optional(),
   }),
   handler({ app, connection }, input) {
-    const session = connection.resolve(input.session_id);
+    const session = connection.actor(input.session_id);
     const result = app.claims.claim({
       session,
       files: input.from_git
@@ -110,7 +110,7 @@ export const check = defineTool({
     warning: z.string().optional(),
   }),
   handler({ app, connection }, input) {
-    const result = app.claims.check(connection.resolve(input.session_id), input.files);
+    const result = app.claims.check(connection.viewer(input.session_id), input.files);
     const staleNote =
       result.stale.length > 0
         ? ` ${result.stale.length} stale claim(s) of inactive sessions do not block.`
@@ -146,7 +146,7 @@ export const release = defineTool({
   }),
   handler({ app, connection }, input) {
     const c = app.claims.release(
-      connection.resolve(input.session_id),
+      connection.actor(input.session_id),
       input.claim_id,
       input.status,
       input.summary,

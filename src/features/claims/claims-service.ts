@@ -72,6 +72,11 @@ export interface Viewpoint {
   id: string | null;
   project_id: string;
   worktree: string;
+  /**
+   * More sessions whose claims do not count: those of a client process that has several, when
+   * nothing says which one is looking (an edit is judged against everyone else's claims).
+   */
+  also?: string[];
 }
 
 export class ClaimsService {
@@ -290,6 +295,69 @@ export class ClaimsService {
     return out;
   }
 
+  /**
+   * A session heard from again after it went inactive (suspended, stopped): claims other sessions
+   * made over its files meanwhile were granted while its own did not count, and they stand. Where
+   * either side is exclusive, its claim gives way (released); where both are advisory, both stay.
+   * Either way it is told, by a notification on its next response. Runs inside the caller's
+   * transaction, before the session counts as live again.
+   */
+  yieldToTakeovers(session: SessionRow): void {
+    const { store } = this.app;
+    const now = this.app.now();
+    const states = new Map<string, SessionState>();
+    const byHolder = new Map<string, { session: string; files: string[]; intents: string[] }>();
+    const released: string[] = [];
+    for (const claim of store.claims.list({
+      projectId: session.project_id,
+      sessionId: session.id,
+      status: 'active',
+    })) {
+      let yields = false;
+      for (const pattern of claim.files) {
+        for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now)) {
+          if (row.created_at <= session.last_heartbeat) continue; // known before it went silent
+          if (this.stateCached(row, states) !== 'active') continue;
+          if (claim.exclusive === 1 || row.exclusive === 1) yields = true;
+          const holder = byHolder.get(row.session_id) ?? {
+            session: row.session_name,
+            files: [],
+            intents: [],
+          };
+          if (!holder.files.includes(witness)) holder.files.push(witness);
+          if (!holder.intents.includes(row.intent)) holder.intents.push(row.intent);
+          byHolder.set(row.session_id, holder);
+        }
+      }
+      if (yields) {
+        store.claims.release(
+          claim.id,
+          'abandoned',
+          'given up: taken over while this session was inactive',
+          now,
+        );
+        released.push(...claim.files);
+      }
+    }
+    for (const [holderId, holder] of byHolder) {
+      this.notifications.notify(
+        [session.id],
+        'claim_taken_over',
+        `claim_taken_over:${holderId}`,
+        {
+          session: holder.session,
+          session_id: holderId,
+          files: holder.files,
+          intent: holder.intents.join('; '),
+          released: released.filter((f) => holder.files.some((w) => matchPath(glob(f), w))),
+        },
+        session.project_id,
+      );
+    }
+    if (byHolder.size > 0)
+      this.app.log.info('claim.taken_over', { session: session.id, holders: [...byHolder.keys()], released });
+  }
+
   /** Live claims of other sessions overlapping any of `patterns`, grouped by claim. */
   private claimConflicts(session: SessionRow, patterns: string[], now: number): ClaimConflict[] {
     const byClaim = new Map<string, ClaimConflict>();
@@ -318,7 +386,13 @@ export class ClaimsService {
   }
 
   /** Live patterns of other sessions that meet `pattern`, with a witness path. */
-  private hits(projectId: string, pattern: string, excludeSession: string | null, now: number): Hit[] {
+  private hits(
+    projectId: string,
+    pattern: string,
+    excludeSession: string | null,
+    now: number,
+    alsoExclude: readonly string[] = [],
+  ): Hit[] {
     const { claims } = this.app.store;
     const literal = !isGlob(pattern);
     const base = literalBase(pattern);
@@ -327,7 +401,7 @@ export class ClaimsService {
       : claims.livePatternsNear(projectId, base, ancestorBases(base));
     const out: Hit[] = [];
     for (const row of rows) {
-      if (row.session_id === excludeSession) continue;
+      if (row.session_id === excludeSession || alsoExclude.includes(row.session_id)) continue;
       if (row.expires_at !== null && row.expires_at <= now) continue;
       if (literal) {
         if (matchPath(glob(row.pattern), pattern)) out.push({ row, witness: pattern });
@@ -366,7 +440,7 @@ export class ClaimsService {
     const stale: StaleClaim[] = [];
     const seen = new Set<string>();
     for (const pattern of patterns) {
-      for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now)) {
+      for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now, session.also)) {
         const key = `${pattern}\0${row.claim_id}`;
         if (seen.has(key)) continue;
         seen.add(key);
@@ -428,6 +502,7 @@ export class ClaimsService {
         throw new CollabError(
           'NOT_OWNER',
           `Claim ${claimId} belongs to session "${claim.session_name}" (${claim.session_id}), not to "${session.name}".`,
+          'Only the session that made the claim can release it. Message its owner with collab_message_send.',
         );
       }
       if (claim.status !== 'active') {

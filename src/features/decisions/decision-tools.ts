@@ -33,7 +33,7 @@ export const decisionAdd = defineTool({
     created_at: z.string(),
   }),
   handler({ app, connection }, input) {
-    const d = app.decisions.add(connection.resolve(input.session_id), input);
+    const d = app.decisions.add(connection.actor(input.session_id), input);
     return { decision_id: d.decision_id, category: d.category, title: d.title, created_at: d.created_at };
   },
   text: (o) => `Decision recorded (${o.decision_id}): [${o.category}] ${o.title}`,

@@ -30,17 +30,28 @@ export class EnforcementService {
     private readonly claims: ClaimsService,
   ) {}
 
-  /** The collab session of a client session, started in `cwd` if it has none yet. */
-  sessionFor(identity: ClientIdentity, cwd: string, client: string | null): SessionRow {
-    const worktree = this.sessions.locate(cwd).worktree;
-    const session = this.sessions.attach(identity, worktree, {
-      projectRoot: cwd,
-      client,
-      // The client's process; a hook itself is gone in a moment.
-      pid: identity.process?.pid ?? null,
-    })!;
-    this.app.store.sessions.heartbeat(session.id, this.app.now());
-    return session;
+  /**
+   * Whose edit a hook sees: the collab session of the client session (started in `cwd` if it has
+   * none yet), or, when the client process has several and nothing tells them apart, none of them
+   * (then everyone else's claims count, and the edit is nobody's claim). `continues`: the client
+   * says its new session id carries on the previous session (Claude Code's /clear).
+   */
+  sessionFor(
+    identity: ClientIdentity,
+    cwd: string,
+    client: string | null,
+    continues = false,
+  ): { session: SessionRow | null; viewpoint: Viewpoint } {
+    const location = this.sessions.locate(cwd);
+    const found = this.sessions.clients.forHook(identity, location.worktree, {
+      create: { projectRoot: cwd, client },
+      continues,
+    });
+    if (found.session) {
+      this.sessions.touch(found.session.id);
+      return { session: found.session, viewpoint: found.session };
+    }
+    return { session: null, viewpoint: this.amongSeveral(found.ambiguous, location.worktree) };
   }
 
   /**
@@ -50,10 +61,15 @@ export class EnforcementService {
    */
   viewpointFor(identity: ClientIdentity, cwd: string): Viewpoint | null {
     const location = this.sessions.locate(cwd);
-    const session = this.sessions.attach(identity, location.worktree, null);
-    if (session) return session;
+    const found = this.sessions.clients.forHook(identity, location.worktree, { create: null });
+    if (found.session) return found.session;
+    if (found.ambiguous.length > 0) return this.amongSeveral(found.ambiguous, location.worktree);
     const project = this.app.store.projects.findByRoot(location.key);
     return project ? { id: null, project_id: project.id, worktree: location.worktree } : null;
+  }
+
+  private amongSeveral(sessions: SessionRow[], worktree: string): Viewpoint {
+    return { id: null, project_id: sessions[0]!.project_id, worktree, also: sessions.map((s) => s.id) };
   }
 
   /** Files about to be written (absolute, or relative to `cwd`). */
@@ -65,7 +81,7 @@ export class EnforcementService {
   }
 
   /** A shell command: the files it would delete, move or discard. */
-  checkCommand(session: SessionRow, command: string, cwd: string): Verdict {
+  checkCommand(session: Viewpoint, command: string, cwd: string): Verdict {
     const effects = fileEffects(command);
     if (effects.length === 0) return CLEAR;
     const paths = effects.flatMap((e) => this.pathsOf(e, session, cwd));
@@ -86,7 +102,7 @@ export class EnforcementService {
   }
 
   /** Paths relative to the worktree root that an effect touches. */
-  private pathsOf(effect: FileEffect, session: SessionRow, cwd: string): string[] {
+  private pathsOf(effect: FileEffect, session: Viewpoint, cwd: string): string[] {
     const inWorktree = (p: string) => this.claims.normalizeInside([p], cwd, session);
     if (effect.kind === 'paths') return effect.paths.flatMap(inWorktree);
     let changes: { tracked: string[]; untracked: string[] };

@@ -10,7 +10,7 @@ export const messageSend = defineTool({
   kind: 'write',
   input: z.strictObject({
     from_session_id: sessionIdField,
-    to_session_id: z.string().min(1).optional().describe('Omit to broadcast'),
+    to_session_id: z.string().min(1).optional().describe('Id or name; omit to broadcast'),
     content: z.string().min(1).max(10_000),
     reply_to: z.string().min(1).optional().describe('Message id this answers'),
   }),
@@ -21,7 +21,7 @@ export const messageSend = defineTool({
     recipient_status: z.enum(['active', 'inactive', 'ended']).optional(),
   }),
   handler({ app, connection }, input) {
-    return app.messages.send(connection.resolve(input.from_session_id), {
+    return app.messages.send(connection.actor(input.from_session_id), {
       to: input.to_session_id,
       content: input.content,
       replyTo: input.reply_to,
@@ -63,7 +63,7 @@ export const messageList = defineTool({
   }),
   handler({ app, connection }, input) {
     return {
-      messages: app.messages.list(connection.resolve(input.session_id), {
+      messages: app.messages.list(connection.actor(input.session_id), {
         unreadOnly: input.unread_only,
         markAsRead: input.mark_as_read,
         limit: input.limit,

@@ -48,7 +48,9 @@ export class MessagesService {
     }
     let recipientStatus: SessionState | undefined;
     if (to !== null) {
-      const recipient = this.sessions.get(to);
+      // By id, or by name among the project's live sessions.
+      const recipient = this.sessions.findByRef(from.project_id, to);
+      to = recipient.id;
       recipientStatus = this.app.stateOf(recipient);
     }
     const id = newId();

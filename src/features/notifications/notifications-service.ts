@@ -13,6 +13,7 @@ import type { NotificationRow } from '../../store/notifications-store.js';
 export type NotificationType =
   | 'message'
   | 'claim_conflict'
+  | 'claim_taken_over'
   | 'session_ended'
   | 'contract_updated'
   | 'binding_changed'

@@ -208,7 +208,7 @@ export const sessionStop = defineTool({
     released_claims: z.number(),
   }),
   handler({ app, connection }, input) {
-    const session = input.session_id ? app.sessions.get(input.session_id) : connection.current();
+    const session = connection.actor(input.session_id);
     const claims = app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,

@@ -1,27 +1,37 @@
 import type { AppContext } from '../../app/app.js';
+import { CollabError } from '../../core/errors.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
-import type { ClientIdentity, ReleaseMode, SessionsService } from './sessions-service.js';
+import type { ClientIdentity, ProcessRef, SessionsService } from './sessions-service.js';
+
+/** A connection writes its session's heartbeat at most this often (every call counts as one). */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 export interface ConnectionOrigin {
   /** Folder the client runs in: the project of a session started on first use. */
   cwd: string;
   /** Client name as it introduced itself (e.g. "claude-code"), once known. */
   client: () => string | null;
-  pid: number;
+  /** The process serving this connection (for a stdio server, the server itself). */
+  server: ProcessRef;
+  /** The name of the session it starts, unless collab_session_start gives one. */
+  name?: string | null;
   /**
-   * Who the client is (its session id and process), so that this connection, the client's hooks
-   * and the git guard share one session. Without it every connection has a session of its own.
+   * Who the client is (its own session id and its process), so that this connection, the
+   * client's hooks and the git guard share one session. Without it the connection has a session
+   * of its own.
    */
   identity?: () => ClientIdentity;
 }
 
 /**
  * One client connection (a stdio server process, or one session of a shared server). It owns the
- * connection's session: the one used whenever a tool omits `session_id`, started on first use.
+ * connection's session: the one used whenever a tool omits `session_id`, started on first use,
+ * and the only one it may act as.
  */
 export class Connection {
   private sessionId: string | null = null;
   private cachedIdentity: ClientIdentity | undefined;
+  private lastBeat = 0;
 
   constructor(
     private readonly app: AppContext,
@@ -39,26 +49,36 @@ export class Connection {
   }
 
   /**
-   * The connection's session: the client's (see `SessionsService.attach`), else one started in the
-   * working folder on first use (or when the previous one ended).
+   * The connection's session: its client session's (see `ClientSessions.forConnection`), else one
+   * started in the working folder on first use (or when the previous one ended).
    */
   current(): SessionRow {
     if (this.sessionId) {
       const row = this.app.store.sessions.get(this.sessionId);
       if (row && row.status === 'active') return row;
     }
-    const create = { projectRoot: this.origin.cwd, client: this.origin.client(), pid: this.origin.pid };
+    const create = {
+      projectRoot: this.origin.cwd,
+      client: this.origin.client(),
+      name: this.origin.name ?? undefined,
+    };
     const identity = this.identity();
     const session = identity
-      ? this.sessions.attach(identity, this.sessions.locate(this.origin.cwd).worktree, create)!
-      : this.sessions.start(create).session;
-    this.sessionId = session.id;
+      ? this.sessions.clients.forConnection(
+          identity,
+          this.origin.server,
+          this.sessions.locate(this.origin.cwd).worktree,
+          create,
+        )!
+      : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
+    this.attached(session.id);
     return session;
   }
 
   /**
-   * `collab_session_start`: names the client's session if it already has one in that folder's
-   * worktree, otherwise starts one there (ending the one the connection had elsewhere).
+   * `collab_session_start`: names this connection's session (or its client session's) if it has
+   * one in that folder's worktree, otherwise starts one there (ending the one it had elsewhere).
+   * Another connection's session is never resumed.
    */
   start(
     name: string | undefined,
@@ -66,35 +86,50 @@ export class Connection {
   ): { session: SessionRow; others: SessionWithCounts[]; resumed: boolean } {
     const location = this.sessions.locate(projectRoot);
     const identity = this.identity();
-    const existing = identity
-      ? this.sessions.attach(identity, location.worktree, null)
-      : this.sessionId
-        ? (this.app.store.sessions.get(this.sessionId) ?? null)
+    const existing = this.sessionId
+      ? (this.app.store.sessions.get(this.sessionId) ?? null)
+      : identity
+        ? this.sessions.clients.forConnection(identity, this.origin.server, location.worktree, null)
         : null;
+    const others = (s: SessionRow) => this.sessions.liveInProject(s.project_id).filter((o) => o.id !== s.id);
     if (existing && existing.status === 'active' && existing.worktree === location.worktree) {
       const session = name?.trim() ? this.sessions.rename(existing, name.trim()) : existing;
-      this.sessionId = session.id;
-      const others = this.sessions.liveInProject(session.project_id).filter((s) => s.id !== session.id);
-      return { session, others, resumed: true };
+      this.attached(session.id);
+      return { session, others: others(session), resumed: true };
     }
     if (existing && existing.status === 'active') {
       this.sessions.end(existing.id, 'complete', 'replaced by collab_session_start');
     }
-    const started = this.sessions.start({
-      name,
+    const create = {
+      name: name?.trim() || this.origin.name || undefined,
       projectRoot,
       client: existing?.client ?? this.origin.client(),
-      pid: this.origin.pid,
-      ...(identity ? { identity } : {}),
-    });
-    this.sessionId = started.session.id;
-    return { ...started, resumed: false };
+    };
+    const session = identity
+      ? this.sessions.clients.forConnection(identity, this.origin.server, location.worktree, create)!
+      : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
+    this.attached(session.id);
+    return { session, others: others(session), resumed: false };
   }
 
-  /** A session given by id, or the connection's own; either must be able to act. */
-  resolve(sessionId: string | undefined): SessionRow {
+  /**
+   * The session a tool acts as: the connection's own. A `session_id` naming another live session is
+   * refused (NOT_OWNER): one connection never acts as another.
+   */
+  actor(sessionId: string | undefined): SessionRow {
+    const own = this.current();
+    if (sessionId === undefined || sessionId === own.id) return own;
+    const other = this.sessions.requireLive(sessionId);
+    throw new CollabError(
+      'NOT_OWNER',
+      `Session "${other.name}" (${other.id}) belongs to another connection; this connection is session "${own.name}" (${own.id}).`,
+    );
+  }
+
+  /** The session whose eyes a read looks through: any session given by id, else the connection's own. */
+  viewer(sessionId: string | undefined): SessionRow {
     if (sessionId === undefined || sessionId === this.sessionId) return this.current();
-    return this.sessions.requireLive(sessionId);
+    return this.sessions.get(sessionId);
   }
 
   forget(sessionId: string): void {
@@ -103,19 +138,31 @@ export class Connection {
 
   /** Every tool call is a heartbeat for the connection's session (and a timer adds more). */
   heartbeat(): void {
-    if (this.sessionId) this.app.store.sessions.heartbeat(this.sessionId, this.app.now());
+    if (!this.sessionId) return;
+    const now = this.app.now();
+    if (now - this.lastBeat < HEARTBEAT_EVERY_MS) return;
+    this.sessions.touch(this.sessionId);
+    this.lastBeat = now;
   }
 
-  /** The client went away: end its session, abandoning what it still held. */
-  close(reason: string, mode: ReleaseMode = 'abandon'): void {
+  /** The client went away: its session ends, unless its client session lives on without it. */
+  close(reason: string): void {
     if (!this.sessionId) return;
     const id = this.sessionId;
     this.sessionId = null;
     try {
-      this.sessions.end(id, mode, reason);
+      this.sessions.clients.leave(id, this.origin.server, reason);
     } catch (error) {
       this.app.log.warn('session.end_failed', { session: id, error: (error as Error).message });
     }
+  }
+
+  /** Takes a session on: heard from now (a session that was silent settles what it missed). */
+  private attached(sessionId: string): void {
+    if (this.sessionId === sessionId) return;
+    this.sessionId = sessionId;
+    this.sessions.touch(sessionId);
+    this.lastBeat = this.app.now();
   }
 
   private identity(): ClientIdentity | null {

@@ -56,7 +56,7 @@ export const sessionEnd = defineTool({
   }),
   output: z.object({ session_id: z.string(), ended: z.boolean(), released_claims: z.number() }),
   handler({ app, connection }, input) {
-    const id = input.session_id ?? connection.current().id;
+    const id = connection.actor(input.session_id).id;
     const { released } = app.sessions.end(id, input.release_claims, 'ended by collab_session_end');
     connection.forget(id);
     return { session_id: id, ended: true, released_claims: released };
@@ -68,7 +68,7 @@ export const sessionList = defineTool({
   name: 'collab_session_list',
   toolset: 'collab',
   title: 'List sessions',
-  description: 'Sessions in this project, with claim counts and last heartbeat.',
+  description: 'Sessions in this project: claims, last heartbeat.',
   kind: 'read',
   input: z.strictObject({ include_inactive: z.boolean().default(false) }),
   output: z.object({ sessions: z.array(sessionView) }),
@@ -90,13 +90,13 @@ export const sessionHeartbeat = defineTool({
   name: 'collab_session_heartbeat',
   toolset: 'collab',
   title: 'Heartbeat',
-  description: 'Mark the session alive (every call already does).',
+  description: 'Mark the session alive (any call does).',
   kind: 'write',
   idempotent: true,
   input: z.strictObject({ session_id: sessionIdField }),
   output: z.object({ session_id: z.string(), last_heartbeat: z.string() }),
   handler({ app, connection }, input) {
-    const session = app.sessions.heartbeat(input.session_id ?? connection.current().id);
+    const session = app.sessions.heartbeat(connection.actor(input.session_id).id);
     return { session_id: session.id, last_heartbeat: iso(session.last_heartbeat) };
   },
   text: (o) => `Heartbeat recorded at ${o.last_heartbeat}.`,

@@ -9,6 +9,7 @@ import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { ClientSessions } from './client-sessions.js';
 
 export interface StartSessionInput {
   name?: string | undefined;
@@ -19,13 +20,24 @@ export interface StartSessionInput {
    * there is none to watch (then only the heartbeat tells).
    */
   pid?: number | null;
-  /** Who the session belongs to: the client's session id and process (see `attach`). */
+  /** Who the session belongs to: the client's session id and process (see `ClientSessions`). */
   identity?: ClientIdentity;
+  /** The connection (server process) that acts for it, if one does. */
+  server?: ProcessRef | null;
+}
+
+/** A process, told apart from a later one with the same pid by its start time. */
+export interface ProcessRef {
+  pid: number;
+  start: string | null;
 }
 
 /** How a client session is recognised by every process that acts for it. */
 export interface ClientIdentity {
-  /** The client's own session id (Claude Code's `session_id`), when it has one. */
+  /**
+   * The client's own session id (Claude Code's `session_id`), when it has one: never one inherited
+   * from another agent's environment (see `ClientSessions`).
+   */
   sessionId: string | null;
   /** The client process (Claude Code, Codex…), found by walking up the process tree. */
   process: ProcessInfo | null;
@@ -45,63 +57,21 @@ export interface SessionView {
 export type ReleaseMode = 'complete' | 'abandon';
 
 export class SessionsService {
+  /** Which session a connection, hook or guard acts for. */
+  readonly clients: ClientSessions;
+
   constructor(
     private readonly app: AppContext,
     private readonly claims: ClaimsService,
     private readonly notifications: NotificationsService,
-  ) {}
+  ) {
+    this.clients = new ClientSessions(app, this);
+  }
 
   start(input: StartSessionInput): { session: SessionRow; others: SessionWithCounts[] } {
     const insert = this.prepare(input);
     const session = this.app.store.write(insert);
     return { session, others: this.liveInProject(session.project_id).filter((s) => s.id !== session.id) };
-  }
-
-  /**
-   * The session of a client session: the one bound to its session id, else the newest one of its
-   * client process in that worktree (after Claude Code's /clear the id changes, the process does
-   * not: the new id is bound to it), else a new one when `create` is given. Every process acting for one client
-   * session (its MCP server, its hooks, the git guard under it) finds the same session this way,
-   * never by "the last one started". Find-or-create is one transaction, so a hook and a server
-   * starting together agree.
-   */
-  attach(
-    identity: ClientIdentity,
-    worktree: string,
-    create: Omit<StartSessionInput, 'identity'> | null,
-  ): SessionRow | null {
-    const { store } = this.app;
-    const insert = create ? this.prepare({ ...create, identity }) : null;
-    return store.write(() => {
-      const byId = identity.sessionId ? store.sessions.findByClientSession(identity.sessionId) : undefined;
-      if (byId && !this.processGone(byId)) return byId;
-      if (byId) {
-        // The client was resumed in a new process: the old session died with its process.
-        store.claims.releaseAllOf(
-          byId.id,
-          'abandoned',
-          'released: the session’s process exited',
-          this.app.now(),
-        );
-        store.sessions.end(byId.id, this.app.now(), 'process exited');
-      }
-      const byProcess = identity.process
-        ? store.sessions.findByClientProcess(
-            identity.process.pid,
-            identity.process.start,
-            this.app.host,
-            worktree,
-          )
-        : undefined;
-      if (byProcess) {
-        if (identity.sessionId && byProcess.client_session_id !== identity.sessionId) {
-          store.sessions.bindClientSession(byProcess.id, identity.sessionId);
-          return { ...byProcess, client_session_id: identity.sessionId };
-        }
-        return byProcess;
-      }
-      return insert ? insert() : null;
-    });
   }
 
   /** Whether a session's process has exited (so that no heartbeat can revive it). */
@@ -126,8 +96,11 @@ export class SessionsService {
     return { ...session, name };
   }
 
-  /** Validates a start outside any transaction; the returned function inserts (inside one). */
-  private prepare(input: StartSessionInput): () => SessionRow {
+  /**
+   * Validates a start outside any transaction; the returned function inserts (inside one), bound
+   * to the identity's client session id or, when given, to another (null: to none).
+   */
+  prepare(input: StartSessionInput): (clientSessionId?: string | null) => SessionRow {
     const location = this.locate(input.projectRoot);
     const pid = input.pid === undefined ? process.pid : input.pid;
     const pidStart = pid === null ? null : processStartTime(pid);
@@ -135,7 +108,7 @@ export class SessionsService {
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
     const identity = input.identity;
-    return () => {
+    return (clientSessionId = identity?.sessionId ?? null) => {
       const now = this.app.now();
       const project = store.projects.ensure(location.key, location.kind, now);
       store.sessions.insert({
@@ -150,9 +123,11 @@ export class SessionsService {
         pid_start: pidStart,
         created_at: now,
         last_heartbeat: now,
-        client_session_id: identity?.sessionId ?? null,
+        client_session_id: clientSessionId,
         client_pid: identity?.process?.pid ?? null,
         client_pid_start: identity?.process?.start ?? null,
+        server_pid: input.server?.pid ?? null,
+        server_pid_start: input.server?.start ?? null,
       });
       this.app.log.info('session.start', {
         session: id,
@@ -192,8 +167,57 @@ export class SessionsService {
 
   heartbeat(id: string): SessionRow {
     const session = this.requireLive(id);
-    this.app.store.sessions.heartbeat(id, this.app.now());
+    this.touch(id);
     return { ...session, last_heartbeat: this.app.now() };
+  }
+
+  /**
+   * Records that a session was heard from. A session that had gone silent (past the inactivity
+   * threshold) does not just come back: what other sessions took over while it was away wins, in
+   * the same transaction (see `ClaimsService.yieldToTakeovers`).
+   */
+  touch(id: string): void {
+    const { store } = this.app;
+    const now = this.app.now();
+    const freshSince = now - this.app.config.inactive_after_minutes * 60_000;
+    if (store.sessions.heartbeatIfFresh(id, now, freshSince)) return;
+    store.write(() => {
+      const session = store.sessions.get(id);
+      if (session?.status !== 'active') return;
+      if (session.last_heartbeat < freshSince) {
+        this.claims.yieldToTakeovers(session);
+        this.app.log.info('session.returned', {
+          session: id,
+          silent_seconds: Math.round((now - session.last_heartbeat) / 1000),
+        });
+      }
+      store.sessions.heartbeat(id, now);
+    });
+  }
+
+  /** The live session of a project with this id, or else this name (unique among the live ones). */
+  findByRef(projectId: string, ref: string): SessionRow {
+    const byId = this.app.store.sessions.get(ref);
+    if (byId) return byId;
+    const named = this.app.store.sessions
+      .byName(projectId, ref)
+      .filter((s) => this.app.stateOf(s) === 'active');
+    if (named.length === 1) return named[0]!;
+    if (named.length === 0) {
+      const live = this.liveInProject(projectId).map((s) => `"${s.name}" (${s.id})`);
+      throw new CollabError(
+        'SESSION_NOT_FOUND',
+        `No session with id or name "${ref}" in this project.`,
+        live.length > 0
+          ? `Live sessions: ${live.join(', ')}. See collab_session_list.`
+          : 'No other session is live in this project; see collab_session_list.',
+      );
+    }
+    throw new CollabError(
+      'SESSION_AMBIGUOUS',
+      `${named.length} live sessions are named "${ref}": ${named.map((s) => s.id).join(', ')}.`,
+      'Address it by session id (see collab_session_list).',
+    );
   }
 
   /** Ends a session and releases its active claims. Returns how many claims were released. */

@@ -1,0 +1,28 @@
+/**
+ * Text written by another session, made safe to show a model or a terminal: control characters
+ * (escape sequences, carriage returns, NULs…) are dropped, its length is bounded, and each line is
+ * quoted, so that it reads as quoted data and cannot pass itself off as our own words.
+ */
+
+// C0 and C1 controls except tab and newline; the bidirectional overrides and isolates.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line of untrusted text (a name, an intent): controls and line breaks gone, bounded. */
+export function inline(text: string, max = 120): string {
+  const flat = text.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A block of untrusted text, bounded and quoted line by line with `> `. */
+export function quoteBlock(text: string, max = 800, maxLines = 20): string {
+  let body = text.replace(/\r\n?/g, '\n').replace(CONTROLS, '');
+  let cut = body.length > max;
+  if (cut) body = body.slice(0, max);
+  let lines = body.split('\n');
+  if (lines.length > maxLines) {
+    lines = lines.slice(0, maxLines);
+    cut = true;
+  }
+  if (cut) lines.push('[… cut; the full text is in collab_message_list]');
+  return lines.map((l) => `> ${l}`).join('\n');
+}

@@ -1,0 +1,233 @@
+import type { AppContext } from '../../app/app.js';
+import { processAlive, processStartTime } from '../../integrations/process-probe.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { ClientIdentity, ProcessRef, SessionsService, StartSessionInput } from './sessions-service.js';
+
+/** What a hook or the git guard found: its session, or the sessions it cannot tell apart. */
+export interface HookSession {
+  session: SessionRow | null;
+  /**
+   * Live sessions of the client process when it has several and nothing says which is this one:
+   * an edit is then judged against the claims of every other process's sessions, and nobody's
+   * claims grow.
+   */
+  ambiguous: SessionRow[];
+}
+
+/** The process itself, as a `ProcessRef`. */
+export function ownProcess(): ProcessRef {
+  return { pid: process.pid, start: processStartTime(process.pid) };
+}
+
+/**
+ * Which collab session a connection, a hook or the git guard acts for, decided on evidence only
+ * (DESIGN.md §3, Identity):
+ * - A client session id names one session. It is the client's own word when it comes from the
+ *   client (a hook's input, a server started by the client); a session already bound to it whose
+ *   client is another live process is not this caller's (the id was inherited: an agent run from
+ *   another agent's shell).
+ * - Without an id, the client process stands in only when it has exactly one live session in the
+ *   worktree that no other connection holds.
+ * - Two live connections share a session only through the same client session id.
+ * Every find-or-create is one immediate transaction, so processes starting together agree.
+ */
+export class ClientSessions {
+  constructor(
+    private readonly app: AppContext,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  /**
+   * The session of a connection (a stdio server): the one bound to the client's session id, else
+   * the one session of its client process that no connection holds, else a new one (when `create`
+   * is given). The connection is recorded as the one acting for it.
+   */
+  forConnection(
+    identity: ClientIdentity,
+    server: ProcessRef,
+    worktree: string,
+    create: Omit<StartSessionInput, 'identity' | 'server' | 'pid'> | null,
+  ): SessionRow | null {
+    const { store } = this.app;
+    // A client session outlives any one server of it: its client process is watched. A session of
+    // the connection alone lives as long as the server.
+    const insertBound = create
+      ? this.sessions.prepare({ ...create, identity, server, pid: identity.process?.pid ?? server.pid })
+      : null;
+    const insertOwn = create ? this.sessions.prepare({ ...create, identity, server, pid: server.pid }) : null;
+    return store.write(() => {
+      let id = identity.sessionId;
+      if (id) {
+        const bound = this.bound(id);
+        if (bound && this.otherClient(bound, identity)) {
+          this.app.log.info('identity.inherited', { client_session: id, session: bound.id });
+          id = null;
+        } else if (bound) {
+          store.sessions.setServer(bound.id, server.pid, server.start);
+          return bound;
+        } else if (insertBound) {
+          return insertBound();
+        } else return null;
+      }
+      const free = this.liveOfProcess(identity, worktree).filter((s) => !this.heldByOther(s, server));
+      if (free.length === 1) {
+        store.sessions.setServer(free[0]!.id, server.pid, server.start);
+        return free[0]!;
+      }
+      return insertOwn ? insertOwn(null) : null;
+    });
+  }
+
+  /**
+   * The session of a hook or the git guard. By the client session id first; a new id is bound to
+   * an existing session only when the client says the session goes on (`continues`: Claude Code's
+   * SessionStart after /clear, /compact or --resume) or when the client process has exactly one
+   * live session and it is bound to no id yet (only hooks bind: the guard, `create` null, only
+   * looks). Without an id, the client process stands in when it has exactly one live session in
+   * the worktree.
+   */
+  forHook(
+    identity: ClientIdentity,
+    worktree: string,
+    options: { create: Omit<StartSessionInput, 'identity' | 'pid' | 'server'> | null; continues?: boolean },
+  ): HookSession {
+    const { store } = this.app;
+    const insert = options.create
+      ? this.sessions.prepare({
+          ...options.create,
+          identity,
+          server: null,
+          // The client's process; a hook itself is gone in a moment.
+          pid: identity.process?.pid ?? null,
+        })
+      : null;
+    return store.write((): HookSession => {
+      let id = identity.sessionId;
+      if (id) {
+        const bound = this.bound(id);
+        if (bound && !this.otherClient(bound, identity)) return { session: bound, ambiguous: [] };
+        if (bound) {
+          // Someone else's id (inherited, or made up): never acted on as theirs.
+          this.app.log.info('identity.foreign', { client_session: id, session: bound.id });
+          id = null;
+        }
+      }
+      const mine = this.liveOfProcess(identity, worktree);
+      if (id) {
+        const unbound = mine.filter((s) => s.client_session_id === null);
+        const adopt = options.continues
+          ? unbound.length === 1
+            ? unbound[0]
+            : mine.length === 1
+              ? mine[0]
+              : undefined
+          : mine.length === 1 && unbound.length === 1
+            ? unbound[0]
+            : undefined;
+        if (adopt && options.create) {
+          store.sessions.bindClientSession(adopt.id, id);
+          // Bound to a client session, it lives as long as the client (not one server of it).
+          if (identity.process) store.sessions.watch(adopt.id, identity.process.pid, identity.process.start);
+          this.app.log.info('identity.bound', {
+            client_session: id,
+            session: adopt.id,
+            previous: adopt.client_session_id,
+          });
+          return { session: store.sessions.get(adopt.id)!, ambiguous: [] };
+        }
+        if (options.continues && mine.length > 1)
+          this.app.log.info('identity.ambiguous', { client_session: id, candidates: mine.map((s) => s.id) });
+        return { session: insert ? insert(id) : null, ambiguous: [] };
+      }
+      if (mine.length === 1) return { session: mine[0]!, ambiguous: [] };
+      if (mine.length > 1) {
+        this.app.log.info('identity.ambiguous', {
+          client_pid: identity.process?.pid ?? null,
+          candidates: mine.map((s) => s.id),
+        });
+        return { session: null, ambiguous: mine };
+      }
+      return { session: insert ? insert(null) : null, ambiguous: [] };
+    });
+  }
+
+  /**
+   * The client ended one of its sessions but goes on with the next (Claude Code's /clear): the
+   * session keeps its claims and waits, unbound, for the client's next session id.
+   */
+  unbind(session: SessionRow): void {
+    this.app.store.sessions.bindClientSession(session.id, null);
+    this.app.log.info('identity.unbound', { session: session.id, client_session: session.client_session_id });
+  }
+
+  /**
+   * A connection goes away. The session ends with it unless the client session lives on without it
+   * (bound to a client session id whose process still runs): then it only stops being held.
+   */
+  leave(sessionId: string, server: ProcessRef, reason: string): boolean {
+    const { store } = this.app;
+    const stays = store.write(() => {
+      const session = store.sessions.get(sessionId);
+      if (session?.status !== 'active') return true;
+      const clientLives =
+        session.client_session_id !== null &&
+        session.client_pid !== null &&
+        session.pid === session.client_pid &&
+        processAlive(session.client_pid, session.client_pid_start);
+      if (clientLives) store.sessions.detachServer(session.id, server.pid, server.start);
+      return clientLives;
+    });
+    if (!stays) this.sessions.end(sessionId, 'abandon', reason);
+    return !stays;
+  }
+
+  /** The live session bound to a client session id; one whose process died is ended first. */
+  private bound(clientSessionId: string): SessionRow | undefined {
+    const bound = this.app.store.sessions.findByClientSession(clientSessionId);
+    if (!bound || !this.sessions.processGone(bound)) return bound;
+    // The client was resumed in a new process: the old session died with its process.
+    this.endDead(bound);
+    return undefined;
+  }
+
+  /** Live sessions of the identity's client process in the worktree; dead ones found are ended. */
+  private liveOfProcess(identity: ClientIdentity, worktree: string): SessionRow[] {
+    const p = identity.process;
+    if (!p) return [];
+    const rows = this.app.store.sessions.ofClientProcess(p.pid, p.start, this.app.host, worktree);
+    const live: SessionRow[] = [];
+    for (const row of rows) {
+      if (this.sessions.processGone(row)) this.endDead(row);
+      else if (this.app.stateOf(row) === 'active') live.push(row);
+    }
+    return live;
+  }
+
+  private endDead(session: SessionRow): void {
+    const now = this.app.now();
+    this.app.store.claims.releaseAllOf(
+      session.id,
+      'abandoned',
+      'released: the session’s process exited',
+      now,
+    );
+    this.app.store.sessions.end(session.id, now, 'process exited');
+  }
+
+  /** Whether a session belongs to another live client process than the identity's. */
+  private otherClient(session: SessionRow, identity: ClientIdentity): boolean {
+    const p = identity.process;
+    if (!p || session.client_pid === null || session.host !== this.app.host) return false;
+    const same =
+      session.client_pid === p.pid &&
+      (session.client_pid_start === null || p.start === null || session.client_pid_start === p.start);
+    return !same && processAlive(session.client_pid, session.client_pid_start);
+  }
+
+  /** Whether another live connection (server process) acts for the session. */
+  private heldByOther(session: SessionRow, server: ProcessRef): boolean {
+    if (session.server_pid === null || session.host !== this.app.host) return false;
+    if (session.server_pid === server.pid && session.server_pid_start === server.start) return false;
+    return processAlive(session.server_pid, session.server_pid_start);
+  }
+}
