@@ -60,7 +60,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
   );
 
-  const heartbeat = setInterval(() => connection.heartbeat(), app.config.heartbeat_interval_seconds * 1000);
+  const heartbeat = setInterval(
+    () => connection.heartbeat(true),
+    app.config.heartbeat_interval_seconds * 1000,
+  );
   heartbeat.unref();
   const purge = () => {
     try {

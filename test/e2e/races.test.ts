@@ -6,11 +6,15 @@ import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const PROCESSES = 8;
 
-async function startServers(count: number) {
+/**
+ * `count` servers on one database: each under a client process of its own (as real clients run
+ * them), or all started by this one process (`direct`, as an orchestrator does).
+ */
+async function startServers(count: number, direct = false) {
   const home = tempDir('collab-home-');
   const repo = gitRepo();
   const servers = await Promise.all(
-    Array.from({ length: count }, (_, i) => connectStdio({ cwd: repo, home, name: `racer-${i}` })),
+    Array.from({ length: count }, (_, i) => connectStdio({ cwd: repo, home, name: `racer-${i}`, direct })),
   );
   await Promise.all(
     servers.map((s, i) => s.call('collab_session_start', { name: `racer-${i}`, project_root: repo })),
@@ -19,42 +23,49 @@ async function startServers(count: number) {
 }
 
 describe('races between real server processes on one database', () => {
-  it(`${PROCESSES} processes claim the same file exclusively, 200 rounds: exactly one winner per round`, async () => {
-    const { home, servers } = await startServers(PROCESSES);
-    try {
-      const winners: number[] = [];
-      for (let round = 0; round < 200; round++) {
-        const results = await Promise.all(
-          servers.map((s) =>
-            s.client.callTool({
-              name: 'collab_claim',
-              arguments: { files: [`src/round-${round}.ts`], intent: `round ${round}`, exclusive: true },
-            }),
-          ),
-        );
-        const won = results.filter((r) => !r.isError);
-        const lost = results.filter((r) => r.isError);
-        expect(
-          lost.every(
-            (r) => (r.structuredContent as { error: { code: string } }).error.code === 'CLAIM_CONFLICT',
-          ),
-        ).toBe(true);
-        winners.push(won.length);
+  it.each([
+    ['each under its own client process', false],
+    ['all started by one parent process', true],
+  ])(
+    `${PROCESSES} processes (%s) claim the same file exclusively, 200 rounds: exactly one winner per round`,
+    async (_label, direct) => {
+      const { home, servers } = await startServers(PROCESSES, direct);
+      try {
+        const winners: number[] = [];
+        for (let round = 0; round < 200; round++) {
+          const results = await Promise.all(
+            servers.map((s) =>
+              s.client.callTool({
+                name: 'collab_claim',
+                arguments: { files: [`src/round-${round}.ts`], intent: `round ${round}`, exclusive: true },
+              }),
+            ),
+          );
+          const won = results.filter((r) => !r.isError);
+          const lost = results.filter((r) => r.isError);
+          expect(
+            lost.every(
+              (r) => (r.structuredContent as { error: { code: string } }).error.code === 'CLAIM_CONFLICT',
+            ),
+          ).toBe(true);
+          winners.push(won.length);
+        }
+        expect(winners.every((n) => n === 1)).toBe(true);
+        const db = new Database(join(home, 'registry.db'), { readonly: true });
+        const rows = db
+          .prepare(
+            "SELECT f.pattern, COUNT(*) AS n FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE c.status = 'active' GROUP BY f.pattern",
+          )
+          .all() as Array<{ n: number }>;
+        db.close();
+        expect(rows).toHaveLength(200);
+        expect(rows.every((r) => r.n === 1)).toBe(true);
+      } finally {
+        await Promise.all(servers.map((s) => s.close()));
       }
-      expect(winners.every((n) => n === 1)).toBe(true);
-      const db = new Database(join(home, 'registry.db'), { readonly: true });
-      const rows = db
-        .prepare(
-          "SELECT f.pattern, COUNT(*) AS n FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE c.status = 'active' GROUP BY f.pattern",
-        )
-        .all() as Array<{ n: number }>;
-      db.close();
-      expect(rows).toHaveLength(200);
-      expect(rows.every((r) => r.n === 1)).toBe(true);
-    } finally {
-      await Promise.all(servers.map((s) => s.close()));
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it(`${PROCESSES} processes claim, check and release for a while: no busy errors, nothing lost or duplicated`, async () => {
     const { home, servers } = await startServers(PROCESSES);

@@ -46,9 +46,11 @@ export const hookCommand = (event: string, extra = '') =>
   `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} hook ${event}${extra}`;
 
 /**
- * The built `session-collab serve`, started by a client process of its own (test/fixtures/
- * fake-client.mjs), talked to by the real SDK client over stdio. `clientSessionId` is what Claude
- * Code passes its MCP servers as CLAUDE_CODE_SESSION_ID.
+ * The built `session-collab serve`, talked to by the real SDK client over stdio. By default it is
+ * started by a client process of its own (test/fixtures/fake-client.mjs), as each real client
+ * starts its servers; with `direct` this test process starts it, as an orchestrator that runs
+ * several agents does (then every such server shares one client process). `clientSessionId` is
+ * what Claude Code passes its MCP servers as CLAUDE_CODE_SESSION_ID.
  */
 export async function connectStdio(options: {
   cwd: string;
@@ -57,6 +59,8 @@ export async function connectStdio(options: {
   args?: string[];
   clientSessionId?: string;
   hooks?: boolean;
+  direct?: boolean;
+  env?: Record<string, string>;
 }) {
   requireBuild();
   const socketPath = options.hooks ? join(tempDir('collab-sock-'), 'control.sock') : '-';
@@ -64,11 +68,14 @@ export async function connectStdio(options: {
     ...(process.env as Record<string, string>),
     SESSION_COLLAB_HOME: options.home,
   };
-  delete env.CLAUDE_CODE_SESSION_ID;
+  for (const key of ['CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'SESSION_COLLAB_SESSION_ID'])
+    delete env[key];
   if (options.clientSessionId) env.CLAUDE_CODE_SESSION_ID = options.clientSessionId;
+  Object.assign(env, options.env ?? {});
+  const serverArgs = [CLI, 'serve', ...(options.args ?? [])];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [FAKE_CLIENT, socketPath, process.execPath, CLI, 'serve', ...(options.args ?? [])],
+    args: options.direct ? serverArgs : [FAKE_CLIENT, socketPath, process.execPath, ...serverArgs],
     cwd: options.cwd,
     env,
     stderr: 'pipe',
@@ -83,17 +90,17 @@ export async function connectStdio(options: {
   });
   const client = new Client({ name: options.name ?? 'stdio-test', version: '1.0.0' });
   await client.connect(transport);
-  const clientPid = transport.pid;
-  if (clientPid === null) throw new Error('client process did not start');
-  const pid = await serverPid;
+  const spawned = transport.pid;
+  if (spawned === null) throw new Error('client process did not start');
+  const pid = options.direct ? spawned : await serverPid;
   if (options.hooks) await waitFor(() => stderr.includes('fake-client: ready'));
   const run = controlChannel(socketPath);
   return {
     client,
     /** The server process. */
     pid,
-    /** The (fake) client process. */
-    clientPid,
+    /** The client process: the fake client, or this test process when `direct`. */
+    clientPid: options.direct ? process.pid : spawned,
     ...toolCaller(client),
     /** Runs a hook command as the client would: `sh -c`, JSON on stdin. */
     hook: (event: string, input: unknown) => run(hookCommand(event), input),
@@ -109,7 +116,8 @@ export async function hookClient(options: { cwd: string; home: string }) {
     ...(process.env as Record<string, string>),
     SESSION_COLLAB_HOME: options.home,
   };
-  delete env.CLAUDE_CODE_SESSION_ID;
+  for (const key of ['CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'SESSION_COLLAB_SESSION_ID'])
+    delete env[key];
   const child = spawn(process.execPath, [FAKE_CLIENT, socketPath], {
     cwd: options.cwd,
     env,

@@ -127,7 +127,9 @@ export class ClaimsService {
 
   /**
    * Files the session has changed in its worktree (uncommitted) that other live sessions hold:
-   * the work most likely to collide. Empty when its worktree cannot be read from here.
+   * the work most likely to collide. In a worktree other live sessions share, an uncommitted
+   * change is the session's only where its own claims (edits recorded by the hooks included)
+   * cover it: someone else's edit is never blamed on it. Empty when the worktree cannot be read.
    */
   changedFilesHeldByOthers(session: SessionRow): CheckConflict[] {
     if (session.host !== this.app.host) return [];
@@ -137,6 +139,18 @@ export class ClaimsService {
       files = [...new Set([...changes.tracked, ...changes.untracked])];
     } catch {
       return [];
+    }
+    const shared = this.app.store.sessions
+      .list(session.project_id, false)
+      .some(
+        (s) => s.id !== session.id && s.worktree === session.worktree && this.app.stateOf(s) === 'active',
+      );
+    if (shared) {
+      const own = this.app.store.claims
+        .list({ projectId: session.project_id, sessionId: session.id, status: 'active' })
+        .flatMap((c) => c.files)
+        .map((p) => glob(p));
+      files = files.filter((f) => own.some((g) => matchPath(g, f)));
     }
     return files.length === 0 ? [] : this.check(session, files).conflicts;
   }

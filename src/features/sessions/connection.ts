@@ -3,7 +3,7 @@ import { CollabError } from '../../core/errors.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClientIdentity, ProcessRef, SessionsService } from './sessions-service.js';
 
-/** A connection writes its session's heartbeat at most this often (every call counts as one). */
+/** Tool calls write the session's heartbeat at most this often (and a quarter of the inactivity threshold). */
 const HEARTBEAT_EVERY_MS = 5_000;
 
 export interface ConnectionOrigin {
@@ -136,11 +136,15 @@ export class Connection {
     if (this.sessionId === sessionId) this.sessionId = null;
   }
 
-  /** Every tool call is a heartbeat for the connection's session (and a timer adds more). */
-  heartbeat(): void {
+  /**
+   * Every tool call is a heartbeat for the connection's session, written at most every few
+   * seconds; the server's timer beats with `always`.
+   */
+  heartbeat(always = false): void {
     if (!this.sessionId) return;
     const now = this.app.now();
-    if (now - this.lastBeat < HEARTBEAT_EVERY_MS) return;
+    const every = Math.min(HEARTBEAT_EVERY_MS, (this.app.config.inactive_after_minutes * 60_000) / 4);
+    if (!always && now - this.lastBeat < every) return;
     this.sessions.touch(this.sessionId);
     this.lastBeat = now;
   }

@@ -1,0 +1,58 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { gitRepo } from '../helpers/temp.js';
+
+describe('sessions addressed by name', () => {
+  it('a message goes to the one live session of that name; two of one name is an error listing both', async () => {
+    const app = testApp();
+    const repo = gitRepo();
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => connectInMemory(app, repo, n)));
+    await a!.call('collab_session_start', { name: 'alice', project_root: repo });
+    const idB = (
+      await b!.call<{ session_id: string }>('collab_session_start', { name: 'bob', project_root: repo })
+    ).session_id;
+    const sent = await a!.call<{ to_session_id: string }>('collab_message_send', {
+      to_session_id: 'bob',
+      content: 'hi',
+    });
+    expect(sent.to_session_id).toBe(idB);
+
+    const missing = await a!.fail('collab_message_send', { to_session_id: 'carol', content: 'hi' });
+    expect(missing.code).toBe('SESSION_NOT_FOUND');
+    expect(missing.hint).toContain('"bob"');
+
+    const idC = (
+      await c!.call<{ session_id: string }>('collab_session_start', { name: 'bob', project_root: repo })
+    ).session_id;
+    const ambiguous = await a!.fail('collab_message_send', { to_session_id: 'bob', content: 'hi' });
+    expect(ambiguous.code).toBe('SESSION_AMBIGUOUS');
+    expect(ambiguous.message).toContain(idB);
+    expect(ambiguous.message).toContain(idC);
+    // By id it still works.
+    expect(
+      (await a!.call<{ to_session_id: string }>('collab_message_send', { to_session_id: idC, content: 'hi' }))
+        .to_session_id,
+    ).toBe(idC);
+  });
+});
+
+describe('status in a shared worktree', () => {
+  it('never blames a session for an uncommitted change it did not make', async () => {
+    const app = testApp();
+    const repo = gitRepo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
+    const alice = await connectInMemory(app, repo, 'alice');
+    const bob = await connectInMemory(app, repo, 'bob');
+    await alice.call('collab_claim', { files: ['src/a.ts'], intent: 'alice edits a' });
+    await bob.call('collab_claim', { files: ['src/b.ts'], intent: 'bob edits b' });
+    writeFileSync(join(repo, 'src/a.ts'), 'changed by alice\n');
+    const held = (conn: typeof alice) =>
+      app.claims.changedFilesHeldByOthers(app.sessions.get(conn.connection.currentId!));
+    expect(held(bob)).toEqual([]);
+    expect(held(alice)).toEqual([]);
+    // A session whose own claim covers the changed file is told who else holds it.
+    await bob.call('collab_claim', { files: ['src/**'], intent: 'bob reformats everything' });
+    expect(held(bob).map((c) => [c.file, c.session_id])).toEqual([['src/a.ts', alice.connection.currentId]]);
+  });
+});
