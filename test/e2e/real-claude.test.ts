@@ -1,7 +1,8 @@
 /**
  * The real Claude Code CLI, set up by `session-collab init`, with a scripted model (a fake Messages
  * API on loopback): its Edit of a file another session holds is stopped by our PreToolUse hook,
- * and the model is told why. Needs the `claude` executable: .ci/run installs it into a temporary
+ * and the model is told why; a message another session sends while it works reaches the model
+ * with its next request, through our PostToolUse hook. Needs the `claude` executable: .ci/run installs it into a temporary
  * folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test is skipped, saying so.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, hookClient } from '../helpers/stdio.js';
+import { CLI, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-claude.test.ts');
@@ -100,6 +101,64 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
     } finally {
       await api.close();
       await holder.close();
+    }
+  }, 150_000);
+
+  it('gets a message another session sent while it worked, with its next request after a tool use', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('claude-home-');
+    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+      encoding: 'utf8',
+    });
+    expect(init.status).toBe(0);
+    const other = await connectStdio({ cwd: repo, home });
+    await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
+    const note = 'Heads up: I am renaming app.txt to main.txt in ten minutes.';
+    const api = await startFakeApi(
+      [
+        [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: join(repo, 'app.txt') } }],
+        [{ type: 'text', text: 'Done.' }],
+      ],
+      // While the model decides to read the file, the other session broadcasts.
+      async (turn) => {
+        if (turn === 0) await other.call('collab_message_send', { content: note });
+      },
+    );
+    try {
+      const run = await runAgentCli(claude!, ['-p', 'Look at app.txt', '--output-format', 'json'], {
+        cwd: repo,
+        env: {
+          ...process.env,
+          HOME: userHome,
+          SESSION_COLLAB_HOME: home,
+          ANTHROPIC_API_KEY: 'sk-ant-api03-test',
+          ANTHROPIC_BASE_URL: api.url,
+          DISABLE_TELEMETRY: '1',
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+      });
+      const lastLine = run.stdout.trim().split('\n').pop() ?? '';
+      if (!lastLine.startsWith('{'))
+        throw new Error(`claude printed no result:\n${run.stdout}\n${run.stderr}`);
+      const main = api.requests.filter((r) => JSON.stringify(r.body.tools ?? []).includes('"Edit"'));
+      const before = main.filter((r) => !JSON.stringify(r.body.messages).includes('toolu_read'));
+      const after = main.filter((r) => JSON.stringify(r.body.messages).includes('"tool_result"'));
+      expect(before.length).toBeGreaterThan(0);
+      expect(after.length).toBeGreaterThan(0);
+      for (const r of before) expect(JSON.stringify(r.body)).not.toContain('renaming app.txt');
+      const next = JSON.stringify(after[0]!.body);
+      expect(next).toContain(`> ${note}`);
+      expect(next).toContain('Broadcast from \\"backend-work\\"');
+      // Delivered once: the later requests carry it in the history, not as a second delivery.
+      const deliveries = JSON.stringify(after.at(-1)!.body).split(`> ${note}`).length - 1;
+      expect(deliveries).toBe(1);
+    } finally {
+      await api.close();
+      await other.close();
     }
   }, 150_000);
 });
