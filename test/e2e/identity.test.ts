@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, hookClient } from '../helpers/stdio.js';
+import { connectStdio, hookClient, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -423,4 +423,74 @@ describe('liveness cannot be fooled', () => {
       (await b.fail('collab_claim', { files: ['src/ui/app.tsx'], intent: 'x', exclusive: true })).code,
     ).toBe('CLAIM_CONFLICT');
   });
+});
+
+describe('explicit identities, and a client’s hooks and server as one session', () => {
+  it('--session-name and SESSION_COLLAB_SESSION_NAME name the session; SESSION_COLLAB_SESSION_ID joins two connections', async () => {
+    const { repo, home } = setup();
+    const named = await server({ cwd: repo, home, direct: true, args: ['--session-name', 'planner'] });
+    const byEnv = await server({
+      cwd: repo,
+      home,
+      direct: true,
+      env: { SESSION_COLLAB_SESSION_NAME: 'coder' },
+    });
+    const one = await server({
+      cwd: repo,
+      home,
+      direct: true,
+      env: { SESSION_COLLAB_SESSION_ID: 'agent-7' },
+    });
+    const two = await server({
+      cwd: repo,
+      home,
+      direct: true,
+      env: { SESSION_COLLAB_SESSION_ID: 'agent-7' },
+    });
+    await named.call('collab_claims_list');
+    await byEnv.call('collab_claims_list');
+    await one.call('collab_claim', { files: ['src/api/auth.py'], intent: 'agent 7 works' });
+    const { sessions } = await two.call<{
+      sessions: Array<{ id: string; name: string; active_claims: number }>;
+    }>('collab_session_list');
+    expect(sessions.map((s) => s.name).sort()).toEqual(expect.arrayContaining(['coder', 'planner']));
+    expect(sessions).toHaveLength(3);
+    // The second connection with the orchestrator's id is the same session: its own claim does not stop it.
+    expect((await two.call<{ safe: boolean }>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(
+      true,
+    );
+    expect((await named.call<{ safe: boolean }>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(
+      false,
+    );
+  });
+
+  for (const order of ['server first', 'hooks first'] as const) {
+    it(`Gemini CLI (no session id for its server): its hooks and its server are one session, ${order}`, async () => {
+      const { repo, home } = setup();
+      const gemini = await server({ cwd: repo, home, hooks: true });
+      const other = await hooks({ cwd: repo, home });
+      const start = () => gemini.hook('session-start', hookFixture('claude-code/session-start', repo, 'G-1'));
+      if (order === 'hooks first') await start();
+      await gemini.call('collab_claim', { files: ['src/api/*'], intent: 'gemini refactors the API' });
+      if (order === 'server first') await start();
+      await gemini.hook('post-tool-use', {
+        ...hookFixture('gemini-cli/after-tool-read-file', repo, 'G-1'),
+        tool_name: 'write_file',
+        tool_input: { file_path: join(repo, 'src/ui/app.tsx'), content: '' },
+      });
+      expect(new Set(activeClaims(home).map((c) => c.session)).size).toBe(1);
+      const denied = parse(
+        (await other.hook('pre-tool-use', hookFixture('gemini-cli/before-tool-write-file', repo, 'G-2')))
+          .stdout,
+      );
+      expect(denied.reason).toContain('gemini refactors the API');
+      // Once the client is gone, what it held no longer stops anyone.
+      await gemini.close();
+      await waitForExit(gemini.clientPid);
+      expect(
+        (await other.hook('pre-tool-use', hookFixture('gemini-cli/before-tool-write-file', repo, 'G-2')))
+          .stdout,
+      ).toBe('');
+    });
+  }
 });
