@@ -7,7 +7,7 @@ const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
 const connection = new lib.Connection(app, app.sessions, {
   cwd: repo,
   client: () => 'bench',
-  pid: process.pid,
+  server: lib.ownProcess(),
 });
 tool(app, connection, 'collab_session_start', { name: `worker-${index}`, project_root: repo });
 // All workers begin together, once every process has started.

@@ -2,6 +2,7 @@
 export { App } from './app/app.js';
 export { DEFAULT_CONFIG } from './app/config.js';
 export { homeAt, resolveHome } from './app/home.js';
+export { ownProcess } from './features/sessions/client-sessions.js';
 export { Connection } from './features/sessions/connection.js';
 export { COLLABORATION_RULES, claudeHooks } from './integrations/client-setup.js';
 export { allTools, selectTools } from './mcp/registry.js';

@@ -92,6 +92,13 @@ export class ClientSessions {
     options: { create: Omit<StartSessionInput, 'identity' | 'pid' | 'server'> | null; continues?: boolean },
   ): HookSession {
     const { store } = this.app;
+    // The common case, on every tool call: the id names a live session of this client. Using it
+    // decides nothing and writes nothing, so it needs no write lock.
+    if (identity.sessionId) {
+      const bound = store.sessions.findByClientSession(identity.sessionId);
+      if (bound && !this.sessions.processGone(bound) && !this.otherClient(bound, identity))
+        return { session: bound, ambiguous: [] };
+    }
     const insert = options.create
       ? this.sessions.prepare({
           ...options.create,
