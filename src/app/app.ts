@@ -75,7 +75,7 @@ export class App implements AppContext {
     this.decisions = new DecisionsService(this);
     this.maintenance = new MaintenanceService(this);
     this.enforcement = new EnforcementService(this, this.sessions, this.claims);
-    this.inbox = new InboxService(this);
+    this.inbox = new InboxService(this, this.notifications);
   }
 
   stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {

@@ -71,15 +71,15 @@ function handle(
   event: NonNullable<ReturnType<typeof parseHookEvent>>,
   input: HookInput,
 ): Record<string, unknown> | null {
-  const identity = { sessionId: input.sessionId, process: clientProcess() };
+  // An orchestrator's id for its agent, when it gave one, names the session its server also uses.
+  const identity = {
+    sessionId: process.env.SESSION_COLLAB_SESSION_ID || input.sessionId,
+    process: clientProcess(),
+  };
   const client = CLIENT_NAMES[input.format];
   if (event === 'session-end') {
     const worktree = app.sessions.locate(input.cwd).worktree;
-    const { session } = app.sessions.clients.forHook(identity, worktree, { create: null });
-    if (!session) return null;
-    // /clear: the client goes on with a new session id; the session and its claims wait for it.
-    if (input.reason === 'clear') app.sessions.clients.unbind(session);
-    else app.sessions.end(session.id, 'complete', 'the client session ended');
+    app.sessions.clients.endClientSession(identity, worktree, input.reason);
     return null;
   }
   const continues = event === 'session-start' && CONTINUING_SOURCES.has(input.source ?? '');
@@ -104,6 +104,9 @@ function handle(
       return null;
     }
     if (target && 'files' in target) app.enforcement.recordEdits(session, target.files, input.cwd);
+    // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
+    // main agent.
+    if (input.agentId) return null;
     const news = app.inbox.deliver(session);
     return news ? addedContext(input.format, event, news) : null;
   }

@@ -4,8 +4,9 @@
  * quoted, so that it reads as quoted data and cannot pass itself off as our own words.
  */
 
-// C0 and C1 controls except tab and newline; the bidirectional overrides and isolates.
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// C0 and C1 controls except tab and newline; the line and paragraph separators; the bidirectional
+// overrides and isolates.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** One line of untrusted text (a name, an intent): controls and line breaks gone, bounded. */
 export function inline(text: string, max = 120): string {
@@ -14,7 +15,12 @@ export function inline(text: string, max = 120): string {
 }
 
 /** A block of untrusted text, bounded and quoted line by line with `> `. */
-export function quoteBlock(text: string, max = 800, maxLines = 20): string {
+export function quoteBlock(
+  text: string,
+  max = 800,
+  maxLines = 20,
+  cutNote = '[… cut; the full text is in collab_message_list]',
+): string {
   let body = text.replace(/\r\n?/g, '\n').replace(CONTROLS, '');
   let cut = body.length > max;
   if (cut) body = body.slice(0, max);
@@ -23,6 +29,6 @@ export function quoteBlock(text: string, max = 800, maxLines = 20): string {
     lines = lines.slice(0, maxLines);
     cut = true;
   }
-  if (cut) lines.push('[… cut; the full text is in collab_message_list]');
+  if (cut) lines.push(cutNote);
   return lines.map((l) => `> ${l}`).join('\n');
 }

@@ -24,6 +24,8 @@ export interface HookInput {
   source: string | null;
   /** SessionEnd: why it ends (`clear`, `logout`, `prompt_input_exit`, `other`…). */
   reason: string | null;
+  /** Claude Code: set when a subagent (Task) makes the tool call, under its parent's session id. */
+  agentId: string | null;
 }
 
 /** SessionStart sources by which the client says its new session id carries on the previous session. */
@@ -68,6 +70,7 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
         : {},
     source: str(data.source),
     reason: str(data.reason),
+    agentId: str(data.agent_id),
   };
 }
 

@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import type { App } from '../app/app.js';
 import type { ErrorBody } from '../core/errors.js';
+import { inline } from '../core/fence.js';
 import { nextSteps } from '../core/next-steps.js';
 import { describeNotification } from '../core/notifications.js';
 import { describeZodError } from '../core/zod-issues.js';
@@ -187,10 +188,11 @@ function envelope(app: App, connection: Connection, tool: string, outcome: Outco
     outcome.error
       ? `${outcome.error.code}: ${outcome.error.message}\nHint: ${outcome.error.hint}`
       : outcome.text,
+    // Other sessions' words (names, intents, message previews): one line each, bounded.
     ...(notifications.length > 0
-      ? ['Notifications:', ...notifications.map((n) => `- ${describeNotification(n)}`)]
+      ? ['Notifications:', ...notifications.map((n) => `- ${inline(describeNotification(n), 400)}`)]
       : []),
-    ...(steps.length > 0 ? ['Next steps:', ...steps.map((step) => `- ${step}`)] : []),
+    ...(steps.length > 0 ? ['Next steps:', ...steps.map((step) => `- ${inline(step, 400)}`)] : []),
   ];
   return {
     ...(outcome.error ? { isError: true } : {}),

@@ -34,6 +34,8 @@ export interface LivePattern {
   scope: Scope;
   exclusive: number;
   created_at: number;
+  /** When this pattern joined its claim. */
+  added_at: number;
   expires_at: number | null;
   session_id: string;
   session_name: string;
@@ -44,7 +46,8 @@ export interface LivePattern {
   pid_start: string | null;
 }
 
-const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclusive, c.created_at, c.expires_at,
+const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclusive, c.created_at,
+  COALESCE(f.added_at, c.created_at) AS added_at, c.expires_at,
   s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
 
 export interface ClaimFilter {
@@ -78,7 +81,7 @@ export class ClaimsStore {
        VALUES (@id, @session_id, @project_id, @intent, @scope, @exclusive, 'active', @created_at, @created_at, @expires_at, @source)`,
     );
     this.insertFile = db.prepare(
-      'INSERT OR IGNORE INTO claim_files (claim_id, project_id, pattern, base, active) VALUES (?, ?, ?, ?, 1)',
+      'INSERT OR IGNORE INTO claim_files (claim_id, project_id, pattern, base, active, added_at) VALUES (?, ?, ?, ?, 1, ?)',
     );
     this.getStmt = db.prepare<[string], ClaimRow & { session_name: string }>(
       'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',
@@ -135,12 +138,17 @@ export class ClaimsStore {
     patterns: Array<{ pattern: string; base: string }>,
   ): void {
     this.insertClaim.run({ ...claim, source: claim.source ?? 'tool' });
-    this.addPatterns(claim.id, claim.project_id, patterns);
+    this.addPatterns(claim.id, claim.project_id, patterns, claim.created_at);
   }
 
   /** Adds patterns to an active claim (ignoring ones it has). */
-  addPatterns(claimId: string, projectId: string, patterns: Array<{ pattern: string; base: string }>): void {
-    for (const p of patterns) this.insertFile.run(claimId, projectId, p.pattern, p.base);
+  addPatterns(
+    claimId: string,
+    projectId: string,
+    patterns: Array<{ pattern: string; base: string }>,
+    now: number,
+  ): void {
+    for (const p of patterns) this.insertFile.run(claimId, projectId, p.pattern, p.base, now);
   }
 
   touch(claimId: string, now: number): void {

@@ -295,13 +295,23 @@ CREATE VIRTUAL TABLE work_fts USING fts5(work_item_id UNINDEXED, source UNINDEXE
   },
   {
     version: 6,
-    name: 'sessions record the connection (server process) that holds them',
+    name: 'sessions record the connection that holds them and their earlier client session ids; claim patterns when added',
     sql: `
 -- The stdio server (or other connection) acting for the session now; null when none does (a
 -- session its client's hooks started, or whose server went away while the client lives on).
 ALTER TABLE sessions ADD COLUMN server_pid INTEGER;
 ALTER TABLE sessions ADD COLUMN server_pid_start TEXT;
 CREATE INDEX sessions_by_name ON sessions(project_id, name) WHERE status = 'active';
+
+-- Client session ids a session was known by before the client moved it to a new one (Claude
+-- Code's /clear): its MCP server keeps the id it was started with.
+CREATE TABLE client_session_aliases (
+  client_session_id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- When each pattern joined its claim (an edit claim grows as the session edits).
+ALTER TABLE claim_files ADD COLUMN added_at INTEGER;
 `,
   },
 ];

@@ -35,10 +35,15 @@ export class SessionsStore {
   private readonly renameStmt;
   private readonly byProject;
   private readonly purgeStmt;
+  private readonly purgeAliasesStmt;
   private readonly silentStmt;
   private readonly byClientSession;
   private readonly byClientProcess;
   private readonly bindStmt;
+  private readonly byAlias;
+  private readonly aliasStmt;
+  private readonly unaliasStmt;
+  private readonly moveStmt;
   private readonly freshHeartbeatStmt;
   private readonly byNameStmt;
   private readonly serverStmt;
@@ -71,8 +76,22 @@ export class SessionsStore {
        ORDER BY s.created_at`,
     );
     this.purgeStmt = db.prepare("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?");
+    this.purgeAliasesStmt = db.prepare(
+      "DELETE FROM client_session_aliases WHERE session_id IN (SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?)",
+    );
     this.byClientSession = db.prepare<[string], SessionRow>(
       "SELECT * FROM sessions WHERE client_session_id = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+    );
+    this.byAlias = db.prepare<[string], SessionRow>(
+      `SELECT s.* FROM client_session_aliases a JOIN sessions s ON s.id = a.session_id
+       WHERE a.client_session_id = ? AND s.status = 'active'`,
+    );
+    this.aliasStmt = db.prepare(
+      'INSERT OR REPLACE INTO client_session_aliases (client_session_id, session_id) VALUES (?, ?)',
+    );
+    this.unaliasStmt = db.prepare('DELETE FROM client_session_aliases WHERE client_session_id = ?');
+    this.moveStmt = db.prepare(
+      'UPDATE sessions SET pid = @pid, pid_start = @pid_start, client_pid = @client_pid, client_pid_start = @client_pid_start WHERE id = @id',
     );
     this.byClientProcess = db.prepare<
       [{ pid: number; start: string | null; host: string; worktree: string }],
@@ -97,9 +116,12 @@ export class SessionsStore {
     );
   }
 
-  /** The active session a client session id is bound to. */
+  /**
+   * The active session a client session id is bound to, or was bound to before the client moved
+   * that session on to a new id.
+   */
   findByClientSession(clientSessionId: string): SessionRow | undefined {
-    return this.byClientSession.get(clientSessionId);
+    return this.byClientSession.get(clientSessionId) ?? this.byAlias.get(clientSessionId);
   }
 
   /** The active sessions of a client process on this host, in one worktree, newest first. */
@@ -112,9 +134,27 @@ export class SessionsStore {
     return this.byNameStmt.all(projectId, name);
   }
 
-  /** Binds a client session id to a session (null: unbinds it). */
-  bindClientSession(id: string, clientSessionId: string | null): void {
+  /**
+   * Binds a client session id to a session (null: unbinds it). The id it had stays an alias of it,
+   * for processes of the client that still know that one.
+   */
+  bindClientSession(id: string, clientSessionId: string | null, previous: string | null = null): void {
+    if (previous !== null && previous !== clientSessionId) this.aliasStmt.run(previous, id);
+    if (clientSessionId !== null) this.unaliasStmt.run(clientSessionId);
     this.bindStmt.run(clientSessionId, id);
+  }
+
+  /** The session now lives by another process (its client resumed in a new one). */
+  moveTo(
+    id: string,
+    p: {
+      pid: number | null;
+      pid_start: string | null;
+      client_pid: number | null;
+      client_pid_start: string | null;
+    },
+  ): void {
+    this.moveStmt.run({ id, ...p });
   }
 
   /** Records the connection (server process) now acting for the session. */
@@ -172,6 +212,7 @@ export class SessionsStore {
   }
 
   purgeEnded(before: number): number {
+    this.purgeAliasesStmt.run(before);
     return this.purgeStmt.run(before).changes;
   }
 }

@@ -56,3 +56,38 @@ describe('status in a shared worktree', () => {
     expect(held(bob).map((c) => [c.file, c.session_id])).toEqual([['src/a.ts', alice.connection.currentId]]);
   });
 });
+
+describe('a session that comes back after going inactive', () => {
+  it('yields only to what others claimed after it stopped counting, an edit claim that grew included', async () => {
+    let now = 1_000_000;
+    const app = testApp({ now: () => now, config: { enforcement: 'warn' } });
+    const repo = gitRepo({ 'src/a.ts': 'a\n', 'src/c.ts': 'c\n', 'src/z.ts': 'z\n' });
+    const a = await connectInMemory(app, repo, 'a');
+    const b = await connectInMemory(app, repo, 'b');
+    await a.call('collab_claim', { files: ['src/a.ts'], intent: 'a', exclusive: true });
+    await a.call('collab_claim', { files: ['src/c.ts'], intent: 'c', exclusive: true });
+    const idA = a.connection.currentId!;
+    const sessionB = app.sessions.get(
+      (await b.call<{ session_id: string }>('collab_session_start', { project_root: repo })).session_id,
+    );
+    app.claims.recordEdits(sessionB, ['src/z.ts']); // B's edit claim, made early
+    now += 1_000;
+    // While A still counts, B's edit of a.ts is recorded anyway (the user let it through).
+    app.claims.recordEdits(sessionB, ['src/a.ts']);
+    const minute = 60_000;
+    now += 20 * minute;
+    app.sessions.touch(sessionB.id);
+    now += 20 * minute; // A has been silent for 40 min: inactive since 30
+    app.sessions.touch(sessionB.id);
+    app.claims.recordEdits(sessionB, ['src/c.ts']); // the old edit claim grows over A's c.ts
+    now += minute;
+    app.sessions.touch(idA);
+    const mine = app.claims.list(app.sessions.get(idA), { sessionId: idA, status: 'all' });
+    expect(Object.fromEntries(mine.map((c) => [c.files[0], c.status]))).toEqual({
+      'src/a.ts': 'active',
+      'src/c.ts': 'abandoned',
+    });
+    const [note] = app.notifications.list(idA, 'pending', 'claim_taken_over', 10);
+    expect(note).toMatchObject({ files: ['src/c.ts'], released: ['src/c.ts'], session_id: sessionB.id });
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inline } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
 
@@ -181,7 +182,10 @@ export const claimsList = defineTool({
     o.claims.length === 0
       ? 'No claims.'
       : o.claims
-          .map((c) => `${c.claim_id} [${c.status}] "${c.session}": ${c.files.join(', ')} (${c.intent})`)
+          .map(
+            (c) =>
+              `${c.claim_id} [${c.status}] "${inline(c.session, 60)}": ${c.files.join(', ')} (${inline(c.intent, 200)})`,
+          )
           .join('\n'),
 });
 

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
 import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
@@ -127,9 +128,10 @@ export class ClaimsService {
 
   /**
    * Files the session has changed in its worktree (uncommitted) that other live sessions hold:
-   * the work most likely to collide. In a worktree other live sessions share, an uncommitted
-   * change is the session's only where its own claims (edits recorded by the hooks included)
-   * cover it: someone else's edit is never blamed on it. Empty when the worktree cannot be read.
+   * the work most likely to collide. In a worktree another session shares (or shared during this
+   * one's life), an uncommitted change is the session's only where its own claims (edits recorded
+   * by the hooks included) cover it: someone else's edit is never blamed on it. Empty when the
+   * worktree cannot be read.
    */
   changedFilesHeldByOthers(session: SessionRow): CheckConflict[] {
     if (session.host !== this.app.host) return [];
@@ -140,10 +142,14 @@ export class ClaimsService {
     } catch {
       return [];
     }
+    // Shared: another session works here now, or did while this one did (its edits may remain).
     const shared = this.app.store.sessions
-      .list(session.project_id, false)
+      .list(session.project_id, true)
       .some(
-        (s) => s.id !== session.id && s.worktree === session.worktree && this.app.stateOf(s) === 'active',
+        (s) =>
+          s.id !== session.id &&
+          s.worktree === session.worktree &&
+          (s.ended_at === null || s.ended_at > session.created_at),
       );
     if (shared) {
       const own = this.app.store.claims
@@ -178,16 +184,23 @@ export class ClaimsService {
    */
   recordEdits(session: SessionRow, patterns: string[]): { claim_id: string; added: string[] } {
     const { store } = this.app;
+    // Editing a file it already holds (the common case) changes nothing: no write lock.
+    const held = store.claims.activeOfSource(session.id, 'edit');
+    if (held) {
+      const had = new Set(store.claims.get(held)?.files ?? []);
+      if (patterns.every((p) => had.has(p))) return { claim_id: held, added: [] };
+    }
     return store.write(() => {
       const now = this.app.now();
       const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
       const existing = store.claims.activeOfSource(session.id, 'edit');
       if (existing) {
         const had = new Set(store.claims.get(existing)!.files);
-        const added = patterns.filter((p) => !had.has(p));
-        store.claims.addPatterns(existing, session.project_id, patternsWithBase);
+        const added = patternsWithBase.filter((p) => !had.has(p.pattern));
+        if (added.length === 0) return { claim_id: existing, added: [] };
+        store.claims.addPatterns(existing, session.project_id, added, now);
         store.claims.touch(existing, now);
-        return { claim_id: existing, added };
+        return { claim_id: existing, added: added.map((p) => p.pattern) };
       }
       const current = store.claims.currentIntent(session.id);
       const id = newId();
@@ -310,13 +323,14 @@ export class ClaimsService {
   }
 
   /**
-   * A session heard from again after it went inactive (suspended, stopped): claims other sessions
-   * made over its files meanwhile were granted while its own did not count, and they stand. Where
+   * A session heard from again after it went inactive (suspended, stopped; or resumed in a new
+   * process after its own died) at `inactiveSince`: claims other sessions made over its files since
+   * then were granted while its own did not count, and they stand. Where
    * either side is exclusive, its claim gives way (released); where both are advisory, both stay.
    * Either way it is told, by a notification on its next response. Runs inside the caller's
    * transaction, before the session counts as live again.
    */
-  yieldToTakeovers(session: SessionRow): void {
+  yieldToTakeovers(session: SessionRow, inactiveSince: number): void {
     const { store } = this.app;
     const now = this.app.now();
     const states = new Map<string, SessionState>();
@@ -330,7 +344,7 @@ export class ClaimsService {
       let yields = false;
       for (const pattern of claim.files) {
         for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now)) {
-          if (row.created_at <= session.last_heartbeat) continue; // known before it went silent
+          if (row.added_at <= inactiveSince) continue; // granted while it still counted
           if (this.stateCached(row, states) !== 'active') continue;
           if (claim.exclusive === 1 || row.exclusive === 1) yields = true;
           const holder = byHolder.get(row.session_id) ?? {
@@ -499,7 +513,7 @@ export class ClaimsService {
   }
 
   describeConflict(c: CheckConflict): string {
-    return `${c.file} is being worked on by "${c.session}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${c.intent}; scope: ${c.scope})`;
+    return `${c.file} is being worked on by "${inline(c.session, 60)}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${inline(c.intent, 200)}; scope: ${c.scope})`;
   }
 
   release(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inline } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
 import { DECISION_CATEGORIES } from './decisions-service.js';
@@ -58,7 +59,10 @@ export const decisionList = defineTool({
     o.decisions.length === 0
       ? 'No decisions.'
       : o.decisions
-          .map((d) => `[${d.category}] ${d.title} — ${d.description} ("${d.session}", ${d.created_at})`)
+          .map(
+            (d) =>
+              `[${inline(d.category, 60)}] ${inline(d.title, 200)} — ${inline(d.description, 2000)} ("${inline(d.session, 60)}", ${d.created_at})`,
+          )
           .join('\n'),
 });
 

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app/app.js';
+import { inline } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
 import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
@@ -48,7 +49,9 @@ export class EnforcementService {
       continues,
     });
     if (found.session) {
-      this.sessions.touch(found.session.id);
+      // A heartbeat, written at most every few seconds (hooks run on every tool call).
+      const every = Math.min(5_000, (this.app.config.inactive_after_minutes * 60_000) / 4);
+      if (this.app.now() - found.session.last_heartbeat >= every) this.sessions.touch(found.session.id);
       return { session: found.session, viewpoint: found.session };
     }
     return { session: null, viewpoint: this.amongSeveral(found.ambiguous, location.worktree) };
@@ -128,7 +131,8 @@ export class EnforcementService {
     const lines = [...bySession.values()].map((cs) => {
       const first = cs[0]!;
       const files = [...new Set(cs.map((c) => c.file))].join(', ');
-      return `- ${files}: session "${first.session}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent "${first.intent}" (scope ${first.scope})`;
+      // Names and intents are other sessions' words: one line each, bounded.
+      return `- ${inline(files, 400)}: session "${inline(first.session, 60)}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent "${inline(first.intent, 200)}" (scope ${first.scope})`;
     });
     const holders = [...bySession.keys()];
     return [

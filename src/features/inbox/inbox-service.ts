@@ -3,6 +3,7 @@ import { inline, quoteBlock } from '../../core/fence.js';
 import { describeAge } from '../../core/liveness.js';
 import { describeNotification } from '../../core/notifications.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
 
 /** Shown in full; beyond these, a count and where to read the rest. */
 const MAX_MESSAGES = 3;
@@ -17,7 +18,10 @@ const MAX_CHARS = 6_000;
  * transaction that reads it.
  */
 export class InboxService {
-  constructor(private readonly app: AppContext) {}
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   /** The text to add to the model's context, or null when there is nothing new. */
   deliver(session: SessionRow): string | null {
@@ -33,13 +37,9 @@ export class InboxService {
         session.id,
         now,
       );
-      // Message notifications would say again what the messages say.
-      const pending = store.notifications.pendingFor(session.id);
-      store.notifications.markSeen(
-        pending.map((n) => n.id),
-        now,
-      );
-      const notes = pending.filter((n) => n.type !== 'message');
+      // Pending notifications, now seen (expired ones dropped). Message notifications would say
+      // again what the messages say.
+      const notes = this.notifications.deliver(session.id).filter((n) => n.type !== 'message');
       if (messages.length === 0 && notes.length === 0) return null;
 
       const lines = [
@@ -55,10 +55,8 @@ export class InboxService {
         lines.push(
           `${unread - messages.length} more unread message(s): call collab_message_list to read them.`,
         );
-      for (const n of notes.slice(0, MAX_NOTIFICATIONS)) {
-        const payload = JSON.parse(n.payload) as Record<string, unknown>;
-        lines.push(`- ${inline(describeNotification({ ...payload, type: n.type, count: n.count }), 400)}`);
-      }
+      for (const n of notes.slice(0, MAX_NOTIFICATIONS))
+        lines.push(`- ${inline(describeNotification(n), 400)}`);
       if (notes.length > MAX_NOTIFICATIONS) {
         const rest = new Map<string, number>();
         for (const n of notes.slice(MAX_NOTIFICATIONS)) rest.set(n.type, (rest.get(n.type) ?? 0) + 1);

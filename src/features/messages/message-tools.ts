@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inline, quoteBlock } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
 
@@ -74,7 +75,10 @@ export const messageList = defineTool({
     o.messages.length === 0
       ? 'No messages.'
       : o.messages
-          .map((m) => `[${m.id}] from "${m.from}"${m.broadcast ? ' (broadcast)' : ''}: ${m.content}`)
+          .map(
+            (m) =>
+              `[${m.id}] from "${inline(m.from, 60)}"${m.broadcast ? ' (broadcast)' : ''}:\n${quoteBlock(m.content, 10_000, 400, '[… cut]')}`,
+          )
           .join('\n'),
 });
 

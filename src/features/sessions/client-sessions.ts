@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/app.js';
 import { processAlive, processStartTime } from '../../integrations/process-probe.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity, ProcessRef, SessionsService, StartSessionInput } from './sessions-service.js';
 
 /** What a hook or the git guard found: its session, or the sessions it cannot tell apart. */
@@ -35,6 +36,7 @@ export class ClientSessions {
   constructor(
     private readonly app: AppContext,
     private readonly sessions: SessionsService,
+    private readonly claims: ClaimsService,
   ) {}
 
   /**
@@ -63,8 +65,9 @@ export class ClientSessions {
           this.app.log.info('identity.inherited', { client_session: id, session: bound.id });
           id = null;
         } else if (bound) {
+          this.resumeIfDead(bound, identity, server);
           store.sessions.setServer(bound.id, server.pid, server.start);
-          return bound;
+          return store.sessions.get(bound.id)!;
         } else if (insertBound) {
           return insertBound();
         } else return null;
@@ -112,7 +115,11 @@ export class ClientSessions {
       let id = identity.sessionId;
       if (id) {
         const bound = this.bound(id);
-        if (bound && !this.otherClient(bound, identity)) return { session: bound, ambiguous: [] };
+        if (bound && !this.otherClient(bound, identity)) {
+          // Only a hook (not the guard, which only looks) brings a session back to life.
+          if (options.create) this.resumeIfDead(bound, identity, null);
+          return { session: store.sessions.get(bound.id)!, ambiguous: [] };
+        }
         if (bound) {
           // Someone else's id (inherited, or made up): never acted on as theirs.
           this.app.log.info('identity.foreign', { client_session: id, session: bound.id });
@@ -132,7 +139,7 @@ export class ClientSessions {
             ? unbound[0]
             : undefined;
         if (adopt && options.create) {
-          store.sessions.bindClientSession(adopt.id, id);
+          store.sessions.bindClientSession(adopt.id, id, adopt.client_session_id);
           // Bound to a client session, it lives as long as the client (not one server of it).
           if (identity.process) store.sessions.watch(adopt.id, identity.process.pid, identity.process.start);
           this.app.log.info('identity.bound', {
@@ -159,12 +166,25 @@ export class ClientSessions {
   }
 
   /**
-   * The client ended one of its sessions but goes on with the next (Claude Code's /clear): the
-   * session keeps its claims and waits, unbound, for the client's next session id.
+   * The client ended a session (its SessionEnd hook). After /clear (`reason` "clear") the client
+   * goes on under a new id: the session keeps its claims and waits, unbound, for that id (the old
+   * one stays an alias). Decided in one transaction on the session bound to this very id, so that a
+   * SessionStart that already took the session on is not undone.
    */
-  unbind(session: SessionRow): void {
-    this.app.store.sessions.bindClientSession(session.id, null);
-    this.app.log.info('identity.unbound', { session: session.id, client_session: session.client_session_id });
+  endClientSession(identity: ClientIdentity, worktree: string, reason: string | null): void {
+    const { store } = this.app;
+    const id = identity.sessionId;
+    let ended: SessionRow | null = null;
+    store.write(() => {
+      const session = id ? store.sessions.findByClientSession(id) : this.onlyOfProcess(identity, worktree);
+      if (!session || this.otherClient(session, identity)) return;
+      if (id && session.client_session_id !== id) return; // moved on to another id already
+      if (reason === 'clear') {
+        store.sessions.bindClientSession(session.id, null, session.client_session_id);
+        this.app.log.info('identity.unbound', { session: session.id, client_session: id });
+      } else ended = session;
+    });
+    if (ended) this.sessions.end((ended as SessionRow).id, 'complete', 'the client session ended');
   }
 
   /**
@@ -188,13 +208,35 @@ export class ClientSessions {
     return !stays;
   }
 
-  /** The live session bound to a client session id; one whose process died is ended first. */
+  /** The active session bound to a client session id (or known by it before), live or not. */
   private bound(clientSessionId: string): SessionRow | undefined {
-    const bound = this.app.store.sessions.findByClientSession(clientSessionId);
-    if (!bound || !this.sessions.processGone(bound)) return bound;
-    // The client was resumed in a new process: the old session died with its process.
-    this.endDead(bound);
-    return undefined;
+    return this.app.store.sessions.findByClientSession(clientSessionId);
+  }
+
+  /**
+   * The client session goes on in a new process (Claude Code's --resume, a restarted orchestrator
+   * agent) after the one it lived by died: the session moves to the new process and, like any
+   * session coming back, yields what others claimed over its files since it was last heard from.
+   */
+  private resumeIfDead(session: SessionRow, identity: ClientIdentity, server: ProcessRef | null): void {
+    if (!this.sessions.processGone(session)) return;
+    const p = identity.process;
+    const lives = p ?? server;
+    this.app.store.sessions.moveTo(session.id, {
+      pid: lives?.pid ?? null,
+      pid_start: lives?.start ?? null,
+      client_pid: p?.pid ?? null,
+      client_pid_start: p?.start ?? null,
+    });
+    this.claims.yieldToTakeovers(session, session.last_heartbeat);
+    this.app.store.sessions.heartbeat(session.id, this.app.now());
+    this.app.log.info('identity.resumed', { session: session.id, client_session: session.client_session_id });
+  }
+
+  /** The one live session of the client process in the worktree, if it has exactly one. */
+  private onlyOfProcess(identity: ClientIdentity, worktree: string): SessionRow | undefined {
+    const mine = this.liveOfProcess(identity, worktree);
+    return mine.length === 1 ? mine[0] : undefined;
   }
 
   /** Live sessions of the identity's client process in the worktree; dead ones found are ended. */
@@ -221,11 +263,15 @@ export class ClientSessions {
     this.app.store.sessions.end(session.id, now, 'process exited');
   }
 
-  /** Whether a session belongs to another live client process than the identity's. */
+  /**
+   * Whether a session belongs to another live client process than the identity's. A caller whose
+   * client process cannot be found is not taken at its word for a session whose client lives.
+   */
   private otherClient(session: SessionRow, identity: ClientIdentity): boolean {
     const p = identity.process;
-    if (!p || session.client_pid === null || session.host !== this.app.host) return false;
+    if (session.client_pid === null || session.host !== this.app.host) return false;
     const same =
+      p !== null &&
       session.client_pid === p.pid &&
       (session.client_pid_start === null || p.start === null || session.client_pid_start === p.start);
     return !same && processAlive(session.client_pid, session.client_pid_start);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
@@ -81,7 +82,7 @@ export const sessionList = defineTool({
       : o.sessions
           .map(
             (s) =>
-              `${s.name} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`,
+              `${inline(s.name, 60)} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`,
           )
           .join('\n'),
 });

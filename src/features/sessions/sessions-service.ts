@@ -65,7 +65,7 @@ export class SessionsService {
     private readonly claims: ClaimsService,
     private readonly notifications: NotificationsService,
   ) {
-    this.clients = new ClientSessions(app, this);
+    this.clients = new ClientSessions(app, this, claims);
   }
 
   start(input: StartSessionInput): { session: SessionRow; others: SessionWithCounts[] } {
@@ -185,7 +185,11 @@ export class SessionsService {
       const session = store.sessions.get(id);
       if (session?.status !== 'active') return;
       if (session.last_heartbeat < freshSince) {
-        this.claims.yieldToTakeovers(session);
+        // It stopped counting once the threshold had passed.
+        this.claims.yieldToTakeovers(
+          session,
+          session.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
+        );
         this.app.log.info('session.returned', {
           session: id,
           silent_seconds: Math.round((now - session.last_heartbeat) / 1000),
