@@ -330,7 +330,7 @@ The benchmarks build first and use the bundled \`dist/\`; they are never asserti
 - **tools/list**: the default toolset's \`tools/list\` result as JSON, bytes / 4.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}. On this shared 2-core machine the
-process timings move by 10–20 % between runs (a bare \`node -e 0\` spawn has measured 53–80 ms); the
+process timings move by 10–20 % between runs, and more when the host is busy (a bare \`node -e 0\` spawn has measured 53–134 ms); the
 bare spawn is timed in the same run to show how much of a figure is Node's own start.
 
 ${table}
