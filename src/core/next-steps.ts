@@ -54,6 +54,10 @@ export function nextSteps(input: StepInput): string[] {
       steps.push(
         `"${n.session}" claimed files overlapping yours (${(n.files as string[] | undefined)?.join(', ') ?? ''}): coordinate with collab_message_send.`,
       );
+    } else if (n.type === 'claim_taken_over') {
+      steps.push(
+        `While you were inactive "${n.session}" (${n.session_id}) took ${(n.files as string[] | undefined)?.join(', ') ?? ''}: message it before touching those files again.`,
+      );
     } else if (n.type === 'session_ended') {
       steps.push(
         `"${n.session}" ended; files it held next to yours are free: collab_check before building on them.`,

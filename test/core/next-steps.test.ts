@@ -62,4 +62,22 @@ describe('next_steps', () => {
     });
     expect(many).toHaveLength(4);
   });
+
+  it('claims taken over while the session was away: message the one who took them', () => {
+    const steps = nextSteps({
+      ...base,
+      notifications: [
+        {
+          type: 'claim_taken_over',
+          session: 'taker',
+          session_id: 's9',
+          files: ['src/a.ts'],
+          released: ['src/a.ts'],
+        },
+      ],
+    });
+    expect(steps).toEqual([
+      'While you were inactive "taker" (s9) took src/a.ts: message it before touching those files again.',
+    ]);
+  });
 });
