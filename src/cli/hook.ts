@@ -29,10 +29,14 @@ const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
  */
 export async function hook(eventName: string): Promise<void> {
   let app: App | undefined;
+  let finished = false;
+  // The answer is written whole before the process exits (a pipe takes large writes in parts).
   const done = (output: Record<string, unknown> | null) => {
-    if (output) process.stdout.write(`${JSON.stringify(output)}\n`);
+    if (finished) return;
+    finished = true;
     app?.close();
-    process.exit(0);
+    if (!output) process.exit(0);
+    process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
   const timer = setTimeout(() => {
     app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
@@ -114,10 +118,16 @@ function handle(
   const { session, viewpoint } = app.enforcement.sessionFor(identity, input.cwd, client);
   const verdict =
     'files' in target
-      ? app.enforcement.checkPaths(viewpoint, target.files, input.cwd, `Editing ${target.files.join(', ')}`)
+      ? app.enforcement.checkPaths(
+          viewpoint,
+          target.files,
+          input.cwd,
+          `Editing ${inline(target.files.join(', '), 300)}`,
+        )
       : app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
   if (!verdict.reason) return null;
-  const decision = app.config.enforcement;
+  // What could not be checked is put to the user, whatever the enforcement mode.
+  const decision = verdict.unchecked ? 'ask' : app.config.enforcement;
   app.log.info('hook.conflict', {
     session: session?.id ?? null,
     decision,

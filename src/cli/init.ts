@@ -103,7 +103,12 @@ export function init(options: InitOptions): void {
   if (options.dryRun) {
     for (const c of changes.filter((x) => x.changed)) {
       process.stdout.write(
-        unifiedDiff(c.before ?? '', c.after, c.before === null ? '/dev/null' : `a/${c.path}`, `b/${c.path}`),
+        unifiedDiff(
+          c.before ?? '',
+          c.after,
+          c.before === null ? '/dev/null' : `a/${c.path}`,
+          `b/${c.path}`,
+        ) ?? `${c.path}: too many changed lines to show as a diff\n`,
       );
     }
     console.log(dim(`\n(dry run: nothing written in ${root})`));

@@ -6,6 +6,7 @@
  * process of the kind that matters exits (so that the code it ran is compiled in it too) and
  * reused by later ones; a missing, stale or rejected cache only costs that time back.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
@@ -22,9 +23,22 @@ const cacheDir = join(resolveHome().home, 'cache');
 const tag = `${process.version}-${process.arch}-${size}-${Math.round(mtimeMs)}`;
 const cacheFile = join(cacheDir, `${name}-${tag}.v8cache`);
 
+/**
+ * The cache file is a checksum (MD5 of the data, 16 bytes) followed by V8's data: V8 does not
+ * check the data itself, and damaged data can crash the process. A file that fails the check is
+ * deleted. A process that loads a cache leaves a marker until it has run the bundle's top level;
+ * a marker left by a process that is gone means loading crashed it: that cache is not used again.
+ */
+const marker = `${cacheFile}.loading-${process.pid}`;
 let cached: Buffer | undefined;
 try {
-  cached = readFileSync(cacheFile);
+  if (crashedBefore()) rmSync(cacheFile, { force: true });
+  const file = readFileSync(cacheFile);
+  const data = file.subarray(16);
+  if (file.length > 16 && createHash('md5').update(data).digest().equals(file.subarray(0, 16))) {
+    cached = data;
+    writeFileSync(marker, '');
+  } else rmSync(cacheFile, { force: true });
 } catch {
   cached = undefined;
 }
@@ -38,11 +52,12 @@ if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
     try {
       mkdirSync(cacheDir, { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, script.createCachedData());
+      const data = script.createCachedData();
+      writeFileSync(tmp, Buffer.concat([createHash('md5').update(data).digest(), data]));
       renameSync(tmp, cacheFile); // atomic: many processes may race
       // Caches of other builds or Node versions of this bundle are dead weight.
       for (const file of readdirSync(cacheDir)) {
-        if (file.startsWith(`${name}-`) && file.endsWith('.v8cache') && file !== `${name}-${tag}.v8cache`) {
+        if (file.startsWith(`${name}-`) && !file.startsWith(`${name}-${tag}.v8cache`)) {
           rmSync(join(cacheDir, file), { force: true });
         }
       }
@@ -52,7 +67,27 @@ if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
   });
 }
 
+/** Whether a process that loaded this cache died while loading it (its marker is still there). */
+function crashedBefore(): boolean {
+  const prefix = `${name}-${tag}.v8cache.loading-`;
+  let crashed = false;
+  for (const file of readdirSync(cacheDir)) {
+    if (!file.startsWith(prefix)) continue;
+    const pid = Number(file.slice(prefix.length));
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') {
+        crashed = true;
+        rmSync(join(cacheDir, file), { force: true });
+      }
+    }
+  }
+  return crashed;
+}
+
 const main = new Module(bundle, module);
 main.filename = bundle;
 main.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
 script.runInThisContext()(main.exports, Module.createRequire(bundle), main, bundle, __dirname);
+if (cached) rmSync(marker, { force: true });

@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
+import { inline } from '../core/fence.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import { ownClientSessionId } from '../integrations/client-env.js';
@@ -49,7 +50,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     cwd: process.cwd(),
     client: () => server?.getClientVersion()?.name ?? null,
     server: ownProcess(),
-    name: options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || null,
+    name: inline(options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || '', 100) || null,
     identity: () => ({ sessionId: ownClientSessionId(process.env), process: clientProcess() }),
   });
   const handle = serveStdio(

@@ -1,4 +1,5 @@
 import { App } from '../app/app.js';
+import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
 import type { ClaimView } from '../features/claims/claims-service.js';
 import type { SessionView } from '../features/sessions/sessions-service.js';
@@ -75,14 +76,14 @@ export function status(options: StatusOptions): void {
         stateOf.set(s.id, s.status);
         const dot = s.status === 'active' ? green('●') : s.status === 'inactive' ? yellow('○') : dim('·');
         console.log(
-          `    ${dot} ${s.name.padEnd(24)} ${s.status.padEnd(8)} ${String(s.active_claims).padStart(3)} claim(s)  ${dim(`${s.branch ?? '-'}  seen ${describeAge(Date.parse(s.last_heartbeat), now)}  ${s.id}`)}`,
+          `    ${dot} ${inline(s.name, 40).padEnd(24)} ${s.status.padEnd(8)} ${String(s.active_claims).padStart(3)} claim(s)  ${dim(`${s.branch ?? '-'}  seen ${describeAge(Date.parse(s.last_heartbeat), now)}  ${s.id}`)}`,
         );
       }
       if (p.sessions.length === 0) console.log(dim('    none active'));
       for (const s of p.sessions) {
         for (const h of s.changed_files_held_by_others) {
           console.log(
-            `    ${red('⚠')} "${s.name}" has changed ${h.file}, which "${h.session}" holds (${h.intent})`,
+            `    ${red('⚠')} "${inline(s.name, 40)}" has changed ${inline(h.file, 200)}, which "${inline(h.session, 40)}" holds (${inline(h.intent)})`,
           );
         }
       }
@@ -90,7 +91,7 @@ export function status(options: StatusOptions): void {
       for (const c of p.claims) {
         const stale = stateOf.get(c.session_id) === 'active' ? '' : yellow(' (stale)');
         console.log(
-          `    ${c.files.join(', ')}  ${dim('by')} ${c.session}${stale}: ${c.intent} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`,
+          `    ${inline(c.files.join(', '), 300)}  ${dim('by')} ${inline(c.session, 40)}${stale}: ${inline(c.intent)} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`,
         );
       }
       if (p.claims.length === 0) console.log(dim('    none'));
@@ -98,7 +99,7 @@ export function status(options: StatusOptions): void {
         console.log(`  ${red('Conflicts')}`);
         for (const c of p.conflicts) {
           console.log(
-            `    ${red('⚠')} ${c.path}: "${c.a.session}" (${c.a.intent}) and "${c.b.session}" (${c.b.intent})`,
+            `    ${red('⚠')} ${inline(c.path, 200)}: "${inline(c.a.session, 40)}" (${inline(c.a.intent)}) and "${inline(c.b.session, 40)}" (${inline(c.b.intent)})`,
           );
         }
       }

@@ -13,6 +13,7 @@
  * `.` or `..`.
  */
 import { invalidInput } from './errors.js';
+import { LIMITS } from './limits.js';
 import { isGlob } from './paths.js';
 
 /** A set of characters: listed ranges, or everything but them (never `/`). */
@@ -36,7 +37,7 @@ export interface CompiledGlob {
 }
 
 const SLASH = 0x2f;
-const MAX_ALTERNATIVES = 256;
+const MAX_ALTERNATIVES = LIMITS.braceAlternatives;
 const ANY: CharSet = { negated: true, ranges: [] };
 
 function charSetHas(set: CharSet, c: number): boolean {
@@ -345,6 +346,22 @@ function preferReadable(x: number, y: number): number {
  * A witness without dotfile names is preferred (`src/api/a.py` rather than `src/api/.py`).
  */
 export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
+  const key = `${a.pattern}\0${b.pattern}`;
+  const known = overlaps.get(key);
+  if (known !== undefined) return known;
+  const found = computeOverlap(a, b);
+  if (overlaps.size >= CACHE_LIMIT) overlaps.clear();
+  overlaps.set(key, found);
+  return found;
+}
+
+/**
+ * Answers of `overlap`, by pattern pair: a claim computes its overlaps once before it takes the
+ * write lock, and finds them here inside it.
+ */
+const overlaps = new Map<string, string | null>();
+
+function computeOverlap(a: CompiledGlob, b: CompiledGlob): string | null {
   const aLiteral = !isGlob(a.pattern);
   const bLiteral = !isGlob(b.pattern);
   if (aLiteral && bLiteral) return a.pattern === b.pattern ? a.pattern : null;
@@ -354,7 +371,11 @@ export function overlap(a: CompiledGlob, b: CompiledGlob): string | null {
   return search(a, b, reps, false) ?? search(a, b, reps, true);
 }
 
-/** Breadth-first search over the product of the two automata (and the segment state). */
+/**
+ * Breadth-first search over the product of the two automata (and the segment state). Within the
+ * limits on patterns the product stays small; should the search visit `LIMITS.overlapStates`, the
+ * answer is "overlapping" (the first pattern stands as its own example): never a wrong "safe".
+ */
 function search(a: CompiledGlob, b: CompiledGlob, reps: number[], allowDotNames: boolean): string | null {
   const nb = b.edges.length;
   const key = (x: number, y: number, seg: number) => (x * nb + y) * 4 + seg;
@@ -370,6 +391,7 @@ function search(a: CompiledGlob, b: CompiledGlob, reps: number[], allowDotNames:
     }
   }
   for (let head = 0; head < queue.length; head++) {
+    if (head >= LIMITS.overlapStates) return a.pattern;
     const k = queue[head]!;
     const seg = k % 4;
     const xy = (k - seg) / 4;

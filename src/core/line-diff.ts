@@ -1,9 +1,17 @@
 /**
- * Unified diffs of two texts, line by line (longest common subsequence). For showing what a
- * command would change (`init --dry-run`) and, later, what changed between versions of a text.
+ * Unified diffs of two texts, line by line: Myers' O((N+M)·D) algorithm on what remains after the
+ * common head and tail, with a bound on D (the number of lines added and removed), so that the
+ * cost stays near-linear in the input and a huge rewrite is reported as too large instead of being
+ * computed. For showing what a command would change (`init --dry-run`) and what changed between
+ * versions of a text.
  */
 
+import { LIMITS } from './limits.js';
+
 type Op = { kind: ' ' | '-' | '+'; line: string };
+
+/** Lines added plus lines removed beyond which a diff is not computed (see `unifiedDiff`). */
+export const MAX_DIFF_EDITS = LIMITS.diffEdits;
 
 function lines(text: string): string[] {
   if (text === '') return [];
@@ -12,41 +20,102 @@ function lines(text: string): string[] {
   return out;
 }
 
-function diffOps(a: string[], b: string[]): Op[] {
-  const n = a.length;
-  const m = b.length;
-  // lcs[i][j]: length of the LCS of a[i..] and b[j..]
-  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-    }
-  }
-  const ops: Op[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      ops.push({ kind: ' ', line: a[i]! });
-      i++;
-      j++;
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) ops.push({ kind: '-', line: a[i++]! });
-    else ops.push({ kind: '+', line: b[j++]! });
-  }
-  while (i < n) ops.push({ kind: '-', line: a[i++]! });
-  while (j < m) ops.push({ kind: '+', line: b[j++]! });
-  return ops;
+/** The edit script from `a` to `b`, or null when it needs more than `maxEdits` insertions and deletions. */
+function diffOps(a: string[], b: string[], maxEdits: number): Op[] | null {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
+    tail++;
+  const x = a.slice(head, a.length - tail);
+  const y = b.slice(head, b.length - tail);
+  const middle = myers(x, y, maxEdits);
+  if (middle === null) return null;
+  return [
+    ...a.slice(0, head).map((line): Op => ({ kind: ' ', line })),
+    ...middle,
+    ...a.slice(a.length - tail).map((line): Op => ({ kind: ' ', line })),
+  ];
 }
 
-/** A unified diff (`---`/`+++` headers, `@@` hunks with `context` lines around changes); '' when equal. */
+/** Myers' greedy shortest edit script, keeping the frontier of every step to walk back. */
+function myers(a: string[], b: string[], maxEdits: number): Op[] | null {
+  const n = a.length;
+  const m = b.length;
+  if (n + m > 0 && (n === 0 || m === 0)) {
+    if (n + m > maxEdits) return null;
+    return [...a.map((line): Op => ({ kind: '-', line })), ...b.map((line): Op => ({ kind: '+', line }))];
+  }
+  const limit = Math.min(n + m, maxEdits);
+  const offset = limit + 1;
+  let v = new Int32Array(2 * limit + 3);
+  const trace: Int32Array[] = [];
+  for (let d = 0; d <= limit; d++) {
+    // The frontier before step d, diagonals -d..d only: memory grows as D², not D × (N+M).
+    trace.push(v.slice(offset - d, offset + d + 1));
+    const next = v.slice();
+    for (let k = -d; k <= d; k += 2) {
+      let i =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
+          ? v[offset + k + 1]! // down: an insertion
+          : v[offset + k - 1]! + 1; // right: a deletion
+      let j = i - k;
+      while (i < n && j < m && a[i] === b[j]) {
+        i++;
+        j++;
+      }
+      next[offset + k] = i;
+      if (i >= n && j >= m) return walkBack(a, b, trace, d, k);
+    }
+    v = next;
+  }
+  return null;
+}
+
+function walkBack(a: string[], b: string[], trace: Int32Array[], dEnd: number, kEnd: number): Op[] {
+  const ops: Op[] = [];
+  let i = a.length;
+  let j = b.length;
+  let k = kEnd;
+  for (let d = dEnd; d > 0; d--) {
+    const v = trace[d]!; // v[d + k] is diagonal k
+    const down = k === -d || (k !== d && v[d + k - 1]! < v[d + k + 1]!);
+    const prevK = down ? k + 1 : k - 1;
+    const prevI = v[d + prevK]!;
+    const prevJ = prevI - prevK;
+    while (i > (down ? prevI : prevI + 1) && j > (down ? prevJ + 1 : prevJ)) {
+      ops.push({ kind: ' ', line: a[--i]! });
+      j--;
+    }
+    if (down) ops.push({ kind: '+', line: b[--j]! });
+    else ops.push({ kind: '-', line: a[--i]! });
+    k = prevK;
+  }
+  while (i > 0 && j > 0) {
+    ops.push({ kind: ' ', line: a[--i]! });
+    j--;
+  }
+  return ops.reverse();
+}
+
+/**
+ * A unified diff (`---`/`+++` headers, `@@` hunks with `context` lines around changes); '' when
+ * equal; null when the texts differ by more than `maxEdits` added and removed lines.
+ */
 export function unifiedDiff(
   before: string,
   after: string,
   fromName: string,
   toName: string,
   context = 3,
-): string {
-  const ops = diffOps(lines(before), lines(after));
+  maxEdits = MAX_DIFF_EDITS,
+): string | null {
+  const ops = diffOps(lines(before), lines(after), maxEdits);
+  if (ops === null) return null;
   if (ops.every((o) => o.kind === ' ')) return '';
   const out = [`--- ${fromName}`, `+++ ${toName}`];
   let k = 0;

@@ -1,4 +1,5 @@
 import { invalidInput } from './errors.js';
+import { LIMITS } from './limits.js';
 
 /** Characters that make a pattern a glob rather than a plain path. */
 const GLOB_CHARS = /[*?[{]/;
@@ -18,9 +19,13 @@ function isAbsolute(p: string): boolean {
  * - `\` becomes `/`; `./` segments and duplicate slashes go; `..` is resolved;
  * - an absolute path must lie inside `root` (an absolute POSIX path, no trailing slash);
  * - a trailing `/` means "the whole directory below": `src/api/` → `src/api/**`;
- * - a path that escapes the root, or is empty, is `INVALID_INPUT`.
+ * - consecutive globstar segments are one, which matches the same paths;
+ * - a path that escapes the root, or is empty, or passes a limit of `LIMITS` (length, segments,
+ *   globstars, wildcards), is `INVALID_INPUT` naming the limit.
  */
 export function normalizePattern(input: string, root: string): string {
+  if (input.length > LIMITS.pathInputChars)
+    throw tooLarge(input, `is ${input.length} characters long (at most ${LIMITS.pathInputChars})`);
   const raw = input.trim().replace(/\\/g, '/');
   if (raw.length === 0)
     throw invalidInput(
@@ -50,6 +55,7 @@ export function normalizePattern(input: string, root: string): string {
       out.pop();
       continue;
     }
+    if (segment === '**' && out[out.length - 1] === '**') continue;
     out.push(segment);
   }
   if (out.length === 0) {
@@ -57,7 +63,38 @@ export function normalizePattern(input: string, root: string): string {
     return '**';
   }
   if (directory && out[out.length - 1] !== '**') out.push('**');
-  return out.join('/');
+  const pattern = out.join('/');
+  checkLimits(input, pattern, out);
+  return pattern;
+}
+
+function tooLarge(input: string, what: string): Error {
+  return invalidInput(
+    `Path "${input.length > 80 ? `${input.slice(0, 80)}…` : input}" ${what}.`,
+    'Claim a shorter path, or a directory above it (a directory claims everything below).',
+  );
+}
+
+/** A normalised pattern within the limits that keep matching and overlap cheap. */
+function checkLimits(input: string, pattern: string, segments: string[]): void {
+  if (segments.length > LIMITS.pathSegments)
+    throw tooLarge(input, `has ${segments.length} segments (at most ${LIMITS.pathSegments})`);
+  if (pattern.length > LIMITS.pathChars)
+    throw tooLarge(
+      input,
+      `is ${pattern.length} characters long once normalised (at most ${LIMITS.pathChars})`,
+    );
+  if (!isGlob(pattern)) return;
+  const globstars = segments.filter((s) => s === '**').length;
+  if (globstars > LIMITS.globstars)
+    throw tooLarge(input, `has ${globstars} \`**\` segments (at most ${LIMITS.globstars})`);
+  const wildcards =
+    segments
+      .filter((s) => s !== '**')
+      .join('/')
+      .match(/[*?[]/g)?.length ?? 0;
+  if (wildcards > LIMITS.wildcards)
+    throw tooLarge(input, `has ${wildcards} wildcards (\`*\`, \`?\`, \`[\`; at most ${LIMITS.wildcards})`);
 }
 
 /**

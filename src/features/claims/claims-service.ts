@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
@@ -168,10 +168,20 @@ export class ClaimsService {
   normalizeInside(paths: string[], cwd: string, session: { worktree: string }): string[] {
     const out: string[] = [];
     for (const p of paths) {
-      const absolute = resolve(cwd, p.replace(/\\/g, '/'));
+      // Through a symlinked folder a file is still the worktree's file: compare real paths.
+      const absolute = realPathOf(resolve(cwd, p.replace(/\\/g, '/')));
       const rel = relative(session.worktree, absolute);
-      if (rel.startsWith('..') || isAbsolute(rel)) continue;
-      const [pattern] = this.normalize([rel === '' ? '.' : rel], session);
+      // `..env` is a file in the worktree; `..` and `../x` are outside it.
+      if (rel === '..' || rel.startsWith('../') || rel.startsWith('..\\') || isAbsolute(rel)) continue;
+      let pattern: string | undefined;
+      try {
+        [pattern] = this.normalize([rel === '' ? '.' : rel], session);
+      } catch (error) {
+        // Past the limits on paths (longer than any file system allows): no file to protect.
+        if (!(error instanceof CollabError) || error.code !== 'INVALID_INPUT') throw error;
+        this.app.log.info('path.skipped', { path: inline(rel, 120), reason: error.message.slice(0, 200) });
+        continue;
+      }
       if (pattern && !out.includes(pattern)) out.push(pattern);
     }
     return out;
@@ -241,6 +251,9 @@ export class ClaimsService {
     const patterns = this.normalize(input.files, input.session);
     const intent = input.intent.trim();
     if (!intent) throw invalidInput('intent: say what you are changing, so others understand.');
+    // The costly part (glob overlaps) runs here, before the write lock; inside it, the same pairs
+    // are answered from the overlap cache and only claims made meanwhile are new work.
+    this.claimConflicts(input.session, patterns, this.app.now());
     const result = store.write(() => {
       const now = this.app.now();
       store.claims.expireDue(now);
@@ -589,6 +602,24 @@ function firstOverlap(as: string[], bs: string[]): string | null {
     }
   }
   return null;
+}
+
+/**
+ * The real path of a file that may not exist yet: its nearest existing ancestor resolved, the rest
+ * appended as given.
+ */
+function realPathOf(path: string): string {
+  const rest: string[] = [];
+  for (let current = path; ; ) {
+    try {
+      return join(realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.push(basename(current));
+      current = parent;
+    }
+  }
 }
 
 function isDirectory(path: string): boolean {

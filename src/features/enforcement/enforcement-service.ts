@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/app.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
+import { LIMITS } from '../../core/limits.js';
 import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
@@ -16,6 +17,8 @@ export interface Verdict {
   stale: StaleClaim[];
   /** For the agent (and the person asked): who holds what, and how to coordinate. Null when clear. */
   reason: string | null;
+  /** Set when the action could not be checked at all (then the user decides). */
+  unchecked?: boolean;
 }
 
 const CLEAR: Verdict = { conflicts: [], stale: [], reason: null };
@@ -83,17 +86,30 @@ export class EnforcementService {
     return { conflicts, stale, reason: conflicts.length > 0 ? this.describe(conflicts, action) : null };
   }
 
-  /** A shell command: the files it would delete, move or discard. */
+  /**
+   * A shell command: the files it would delete, move or discard. One too long to read within the
+   * hook's time (`LIMITS.shellCommandChars`) is not guessed at: the verdict says it could not be
+   * checked, and the user is asked.
+   */
   checkCommand(session: Viewpoint, command: string, cwd: string): Verdict {
+    if (command.length > LIMITS.shellCommandChars) {
+      return {
+        conflicts: [],
+        stale: [],
+        reason: `session-collab: this shell command is ${command.length.toLocaleString('en')} characters long, more than the ${LIMITS.shellCommandChars.toLocaleString('en')} it reads for files it would delete or move, so it was not checked against other sessions' claims. Split it, or check with collab_check first.`,
+        unchecked: true,
+      };
+    }
     const effects = fileEffects(command);
     if (effects.length === 0) return CLEAR;
     const paths = effects.flatMap((e) => this.pathsOf(e, session, cwd));
     if (paths.length === 0) return CLEAR;
+    // The command is named, never echoed whole: a reason stays short.
     return this.checkPaths(
       session,
       paths,
       session.worktree,
-      `\`${effects.map((e) => e.command).join('; ')}\``,
+      `\`${inline(effects.map((e) => e.command).join('; '), 160)}\``,
     );
   }
 

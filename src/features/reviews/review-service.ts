@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { unifiedDiff } from '../../core/line-diff.js';
+import { MAX_DIFF_EDITS, unifiedDiff } from '../../core/line-diff.js';
 import { iso } from '../../core/time.js';
 import {
   assertCan,
@@ -135,7 +135,9 @@ export class ReviewService {
       const a = store.workItems.revision(id, from);
       const b = store.workItems.revision(id, to);
       if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
-      diffText = unifiedDiff(a.content, b.content, `v${from}`, `v${to}`);
+      diffText =
+        unifiedDiff(a.content, b.content, `v${from}`, `v${to}`) ??
+        `diff too large: v${from} and v${to} differ by more than ${MAX_DIFF_EDITS} added and removed lines; compare the revisions' content instead.`;
     }
     return {
       ...itemView(item),

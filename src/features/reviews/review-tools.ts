@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { renderConversation } from '../../core/conversation.js';
+import { LIMITS } from '../../core/limits.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { itemView } from './review-views.js';
@@ -126,7 +127,7 @@ export const submitWork = defineTool({
     phase,
     title: z.string().min(1),
     description: z.string().optional(),
-    content: z.string().min(1),
+    content: z.string().min(1).max(LIMITS.workContentChars),
     metadata: z
       .strictObject({
         filename: z.string().optional(),
@@ -192,7 +193,7 @@ export const updateWork = defineTool({
   kind: 'write',
   input: z.strictObject({
     workItemId: z.string().min(1),
-    content: z.string().min(1).optional(),
+    content: z.string().min(1).max(LIMITS.workContentChars).optional(),
     changeDescription: z.string().min(1),
     title: z.string().min(1).optional(),
     phase: phase.optional(),
