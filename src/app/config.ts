@@ -31,24 +31,28 @@ export interface Config {
 }
 
 type Rule =
-  | { kind: 'positive' }
+  | { kind: 'range'; min: number; max: number; unit: string }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'strings' }
   | { kind: 'boolean' };
 
+/**
+ * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
+ * turning a timer into a busy loop.
+ */
 const RULES: { [K in keyof Config]: Rule } = {
-  inactive_after_minutes: { kind: 'positive' },
-  heartbeat_interval_seconds: { kind: 'positive' },
-  retention_days: { kind: 'positive' },
-  purge_interval_minutes: { kind: 'positive' },
+  inactive_after_minutes: { kind: 'range', min: 1, max: 7 * 24 * 60, unit: 'minutes' },
+  heartbeat_interval_seconds: { kind: 'range', min: 1, max: 3600, unit: 'seconds' },
+  retention_days: { kind: 'range', min: 1, max: 3650, unit: 'days' },
+  purge_interval_minutes: { kind: 'range', min: 1, max: 7 * 24 * 60, unit: 'minutes' },
   toolsets: { kind: 'strings' },
   log_level: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] },
   enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
-  realm_scan_seconds: { kind: 'positive' },
+  realm_scan_seconds: { kind: 'range', min: 5, max: 86_400, unit: 'seconds' },
   review_require_approval: { kind: 'boolean' },
   review_allow_self_review: { kind: 'boolean' },
   review_auto_approve: { kind: 'boolean' },
-  review_auto_approve_max_lines: { kind: 'positive' },
+  review_auto_approve_max_lines: { kind: 'range', min: 1, max: 1_000_000, unit: 'lines' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -70,10 +74,10 @@ export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
 
 function problem(key: string, rule: Rule, value: unknown): string | null {
   switch (rule.kind) {
-    case 'positive':
-      return typeof value === 'number' && Number.isFinite(value) && value > 0
+    case 'range':
+      return typeof value === 'number' && Number.isFinite(value) && value >= rule.min && value <= rule.max
         ? null
-        : `"${key}" must be a positive number`;
+        : `"${key}" must be a number of ${rule.unit} from ${rule.min} to ${rule.max}`;
     case 'enum':
       return typeof value === 'string' && rule.values.includes(value)
         ? null
@@ -104,6 +108,12 @@ export function parseConfig(raw: unknown, file: string): Config {
     if (bad) problems.push(bad);
     else config[key] = value;
   }
+  const beat = config.heartbeat_interval_seconds as number;
+  const inactive = (config.inactive_after_minutes as number) * 60;
+  if (problems.length === 0 && beat * 2 > inactive)
+    problems.push(
+      `"heartbeat_interval_seconds" (${beat}) must be at most half of "inactive_after_minutes" in seconds (${inactive}), or live sessions would look inactive`,
+    );
   if (problems.length > 0) {
     throw new CollabError(
       'CONFIG_ERROR',

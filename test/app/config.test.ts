@@ -21,7 +21,19 @@ describe('config.json', () => {
 
   it.each([
     [{ inactive_minutes: 5 }, 'unknown key "inactive_minutes"'],
-    [{ retention_days: -1 }, '"retention_days" must be a positive number'],
+    [{ retention_days: -1 }, '"retention_days" must be a number of days from 1 to 3650'],
+    [
+      { inactive_after_minutes: 1e-12 },
+      '"inactive_after_minutes" must be a number of minutes from 1 to 10080',
+    ],
+    [
+      { heartbeat_interval_seconds: 1e-9 },
+      '"heartbeat_interval_seconds" must be a number of seconds from 1 to 3600',
+    ],
+    [
+      { inactive_after_minutes: 1, heartbeat_interval_seconds: 45 },
+      'at most half of "inactive_after_minutes"',
+    ],
     [{ toolsets: [] }, '"toolsets" must be a non-empty list'],
     [{ enforcement: 'block' }, '"enforcement" must be one of "deny", "ask", "warn"'],
     [{ log_level: 'loud' }, '"log_level"'],

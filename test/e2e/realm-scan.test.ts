@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/temp.js';
 describe('a server in a realm member repo', () => {
   it('notices a contract change by itself, and tells its session on its next call', async () => {
     const home = tempDir('collab-home-');
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ realm_scan_seconds: 0.3 }));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ realm_scan_seconds: 5 }));
     const { realm, repos } = threeRepoRealm();
     const consumer = await connectStdio({ cwd: repos.aperture, home, args: ['--toolsets', 'collab,realm'] });
     try {
@@ -21,7 +21,7 @@ describe('a server in a realm member repo', () => {
         schema: S3_SCHEMA,
       });
       let notifications: Array<Record<string, unknown>> | undefined;
-      for (let i = 0; i < 50 && !notifications; i++) {
+      for (let i = 0; i < 120 && !notifications; i++) {
         await new Promise((r) => setTimeout(r, 100));
         notifications = (
           await consumer.call<{ notifications?: Array<Record<string, unknown>> }>('collab_session_list')
@@ -33,5 +33,5 @@ describe('a server in a realm member repo', () => {
     } finally {
       await consumer.close();
     }
-  });
+  }, 30_000);
 });
