@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { CollabError } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
 
 /**
  * The settings in config.json. Validated by hand rather than with zod: config is read by every
@@ -131,9 +132,18 @@ export function parseConfig(raw: unknown, file: string): Config {
  */
 export function loadConfig(file: string): Config {
   if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
     const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(temp, `${JSON.stringify(DEFAULT_CONFIG, null, 2)}\n`);
+    } catch (error) {
+      if (existsSync(temp)) unlinkSync(temp);
+      // Without a config file the defaults hold; a read-only or full disk is the database's to report.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC' || code === 'EPERM')
+        return DEFAULT_CONFIG;
+      throw describeStorageFault(error, file) ?? error;
+    }
     try {
       linkSync(temp, file);
     } catch (error) {

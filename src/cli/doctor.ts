@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
@@ -59,6 +59,11 @@ export function doctor(options: { json?: boolean }): void {
       checks.push({
         name: 'database',
         ok: integrity === 'ok' && journal === 'wal',
+        ...(integrity === 'ok'
+          ? {}
+          : {
+              hint: `The database is damaged: move it aside (mv "${paths.database}" "${paths.database}.damaged"); a new one is created on the next run.`,
+            }),
         detail: `${paths.database}${existed ? '' : ' (created)'}: schema ${version}/${SCHEMA_VERSION}, journal ${journal}, integrity ${integrity}, SQLite ${sqlite}`,
       });
     } finally {
@@ -70,8 +75,20 @@ export function doctor(options: { json?: boolean }): void {
       name: 'database',
       ok: false,
       detail: e.message,
-      hint: e.hint ?? 'Check permissions of the home folder.',
+      hint: e.hint ?? 'Check the home folder: `ls -la` it, and its free space.',
     });
+  }
+  try {
+    const fs = statfsSync(paths.home);
+    const freeMb = Math.floor((fs.bavail * fs.bsize) / 2 ** 20);
+    checks.push({
+      name: 'disk',
+      ok: freeMb >= 50,
+      detail: `${freeMb.toLocaleString('en')} MB free where the home folder is`,
+      hint: 'Free some space (`df -h`), or point SESSION_COLLAB_HOME at another disk: a full disk stops every write.',
+    });
+  } catch (error) {
+    checks.push({ name: 'disk', ok: false, detail: (error as Error).message });
   }
   try {
     // The CLI runs as a CommonJS bundle: resolve from the bundle's own location.

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
 
 declare const __VERSION__: string | undefined;
 
@@ -139,8 +141,9 @@ program
   .action(async (options) => (await import('./doctor.js')).doctor(options));
 
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof CollabError) {
-    process.stderr.write(`session-collab: ${error.message}\n  → ${error.hint}\n`);
+  const fault = error instanceof CollabError ? error : describeStorageFault(error, resolveHome().home);
+  if (fault) {
+    process.stderr.write(`session-collab: ${fault.message}\n  → ${fault.hint}\n`);
   } else {
     process.stderr.write(`session-collab: ${(error as Error).stack ?? String(error)}\n`);
   }

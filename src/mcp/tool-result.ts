@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CollabError, type ErrorBody } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
 import { describeZodError } from '../core/zod-issues.js';
 
 /** Maps anything a handler throws to the `{code, message, hint}` the client sees. */
@@ -12,6 +13,8 @@ export function toErrorBody(error: unknown): ErrorBody {
       hint: 'Fix the named field and call again.',
     };
   }
+  const fault = describeStorageFault(error, 'registry.db');
+  if (fault) return fault.toBody();
   const e = error as { code?: unknown; message?: string; name?: string };
   if (
     e?.name === 'SqliteError' ||

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
@@ -11,12 +12,15 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /** Opens (creating if needed) the shared database file and brings its schema up to date. */
 export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   let db: Db;
   try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = new Database(file);
   } catch (error) {
-    throw new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`);
+    throw (
+      describeStorageFault(error, file) ??
+      new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`)
+    );
   }
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -31,7 +35,7 @@ export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_
     whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();
-    throw error;
+    throw describeStorageFault(error, file) ?? error;
   }
   return db;
 }

@@ -1,0 +1,52 @@
+import { CollabError } from './errors.js';
+
+/**
+ * What a storage fault means for a person, in one line and a hint: a damaged or unreadable
+ * database, a read-only or full disk, a home path that is not a folder. Null for anything else.
+ */
+export function describeStorageFault(error: unknown, file: string): CollabError | null {
+  const e = error as { code?: unknown; message?: string };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = e?.message ?? String(error);
+  if (
+    code === 'SQLITE_NOTADB' ||
+    code.startsWith('SQLITE_CORRUPT') ||
+    /not a database|malformed/i.test(message)
+  )
+    return new CollabError(
+      'DB_ERROR',
+      `${file} is damaged (${message}).`,
+      `Move it aside (mv "${file}" "${file}.damaged") and run again: a new database is created (sessions and claims start afresh); run \`session-collab doctor\` to check.`,
+    );
+  if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+    return new CollabError(
+      'DB_ERROR',
+      `${file} cannot be written (${message}).`,
+      'Make the session-collab home folder writable, or point SESSION_COLLAB_HOME at one that is.',
+    );
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC')
+    return new CollabError(
+      'DB_ERROR',
+      `The disk holding ${file} is full.`,
+      'Free some space (`df -h` tells where), or point SESSION_COLLAB_HOME at another disk.',
+    );
+  if (code === 'ENOTDIR' || code === 'EEXIST')
+    return new CollabError(
+      'CONFIG_ERROR',
+      `A path on the way to ${file} is a file, not a folder (${message}).`,
+      'Set SESSION_COLLAB_HOME to a folder, or move that file away.',
+    );
+  if (code.startsWith('SQLITE_BUSY') || /database is locked/i.test(message))
+    return new CollabError(
+      'DB_ERROR',
+      `${file} stayed locked by another process for longer than the wait allows.`,
+      'Call again in a moment. If it persists, a process holds the database: `fuser` or `lsof` on registry.db names it.',
+    );
+  if (code === 'SQLITE_CANTOPEN')
+    return new CollabError(
+      'DB_ERROR',
+      `${file} cannot be opened (${message}).`,
+      'Check that the session-collab home folder exists and is writable; run `session-collab doctor`.',
+    );
+  return null;
+}

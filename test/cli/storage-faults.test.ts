@@ -1,0 +1,75 @@
+/** Storage faults, met by the built CLI: one line that names the problem and the fix, no stack. */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { CLI, requireBuild } from '../helpers/stdio.js';
+import { tempDir } from '../helpers/temp.js';
+
+function run(home: string, ...args: string[]) {
+  requireBuild();
+  return spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+    encoding: 'utf8',
+  });
+}
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
+
+describe('storage faults explain themselves', () => {
+  it('a registry.db that is not a database: one line with the fix, for status and serve alike', () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'registry.db'), 'this is not a database '.repeat(100));
+    for (const args of [['status'], ['serve']]) {
+      const out = spawnSync(process.execPath, [CLI, ...args], {
+        env: { ...process.env, SESSION_COLLAB_HOME: home },
+        encoding: 'utf8',
+        input: '',
+      });
+      expect(out.status, args.join(' ')).toBe(1);
+      expect(out.stderr).toContain('registry.db is damaged');
+      expect(out.stderr).toContain('registry.db.damaged');
+      noStack(out.stderr);
+    }
+  });
+
+  it('a database damaged in the middle: doctor says so and how to recover', () => {
+    const home = tempDir('collab-home-');
+    expect(run(home, 'status').status).toBe(0);
+    const db = new Database(join(home, 'registry.db'));
+    db.pragma('journal_mode = DELETE');
+    db.exec(
+      'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
+    );
+    db.close();
+    const bytes = readFileSync(join(home, 'registry.db'));
+    for (let i = 8192; i < bytes.length - 4096; i += 211) bytes[i] = bytes[i]! ^ 0x5a;
+    writeFileSync(join(home, 'registry.db'), bytes);
+    const out = run(home, 'doctor', '--json');
+    expect(out.status).toBe(1);
+    const database = JSON.parse(out.stdout).checks.find((c: { name: string }) => c.name === 'database');
+    expect(database.ok).toBe(false);
+    expect(database.hint ?? database.detail).toMatch(/damaged|malformed/);
+  });
+
+  it('a home path that is a file: one line saying so', () => {
+    const file = join(tempDir('collab-'), 'home');
+    writeFileSync(file, 'x');
+    const out = run(file, 'status');
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('is a file, not a folder');
+    noStack(out.stderr);
+  });
+
+  it('a config value out of range: the key and its range, in doctor too', () => {
+    const home = tempDir('collab-home-');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ inactive_after_minutes: 1e-12 }));
+    const out = run(home, 'status');
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('"inactive_after_minutes" must be a number of minutes from 1 to 10080');
+    const doctor = JSON.parse(run(home, 'doctor', '--json').stdout);
+    expect(doctor.checks.find((c: { name: string }) => c.name === 'config').ok).toBe(false);
+  });
+});
