@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git } from './git.js';
 
@@ -7,6 +7,9 @@ const MARK = 'session-collab guard';
 const BEGIN = `# >>> ${MARK} >>>`;
 const END = `# <<< ${MARK} <<<`;
 const CHAINED = 'pre-commit.session-collab-chained';
+/** What uninstall leaves to run the hooks it could not simply put back; install takes it out again. */
+const RUNNER_BEGIN = '# >>> hooks that were here before the session-collab guard, in order >>>';
+const RUNNER_END = '# <<< hooks that were here before the session-collab guard <<<';
 
 export interface GuardPlace {
   /** The file that runs our check. */
@@ -35,17 +38,43 @@ export function guardPlace(cwd: string): GuardPlace {
   return { file: join(dir, 'pre-commit'), style: 'hook' };
 }
 
-function ourHook(command: string): string {
-  return `#!/bin/sh
-${BEGIN}
+/**
+ * Our block in a plain hook: the check, then every hook that was there before (chained, oldest
+ * first). Lines a user adds around the block stay theirs.
+ */
+function ourBlock(command: string): string {
+  return `${BEGIN}
 # Refuses a commit that touches files another live session holds. Installed by
 # \`session-collab guard install\`; \`session-collab guard uninstall\` restores what was here.
 # Bypass once: git commit --no-verify   (or SESSION_COLLAB_GUARD=off git commit)
 ${command} guard check || exit $?
-chained="$(dirname "$0")/${CHAINED}"
-if [ -x "$chained" ]; then exec "$chained" "$@"; fi
+${RUN_CHAINED}
 ${END}
 `;
+}
+
+/** Runs the hooks that were in place before, oldest first, stopping at the first that refuses. */
+const RUN_CHAINED = `for chained in "$(dirname "$0")"/${CHAINED} "$(dirname "$0")"/${CHAINED}.*; do
+  if [ -x "$chained" ]; then "$chained" "$@" || exit $?; fi
+done`;
+
+/** The chained hooks in the order they were found (the first one, then .2, .3…). */
+function chainedFiles(dir: string): string[] {
+  const numbered = readdirSync(dir)
+    .filter((f) => f.startsWith(`${CHAINED}.`))
+    .sort((a, b) => Number(a.slice(CHAINED.length + 1)) - Number(b.slice(CHAINED.length + 1)));
+  return [...(existsSync(join(dir, CHAINED)) ? [CHAINED] : []), ...numbered].map((f) => join(dir, f));
+}
+
+/** Where a hook found in place goes: the first free chain slot (never over an earlier one). */
+function nextChainSlot(dir: string): string {
+  if (!existsSync(join(dir, CHAINED))) return join(dir, CHAINED);
+  for (let n = 2; ; n++) if (!existsSync(join(dir, `${CHAINED}.${n}`))) return join(dir, `${CHAINED}.${n}`);
+}
+
+/** Whether a hook holds anything besides its shebang and blank lines. */
+function hasContent(text: string): boolean {
+  return text.split('\n').some((l) => l.trim() !== '' && !l.startsWith('#!'));
 }
 
 function huskyBlock(command: string): string {
@@ -66,37 +95,60 @@ export function installGuard(cwd: string, command: string): InstallResult {
     return { place, action: had ? 'updated' : 'installed', chained: rest.trim() ? place.file : null };
   }
   const dir = resolve(place.file, '..');
-  const chainedFile = join(dir, CHAINED);
   let action: InstallResult['action'] = 'installed';
+  let text = `#!/bin/sh\n${ourBlock(command)}`;
   if (existsSync(place.file)) {
     const existing = readFileSync(place.file, 'utf8');
-    if (existing.includes(BEGIN)) action = 'updated';
-    else renameSync(place.file, chainedFile);
+    if (existing.includes(BEGIN)) {
+      // Ours already: refresh the block, keep whatever the user added around it.
+      action = 'updated';
+      text = replaceBlock(existing, ourBlock(command));
+    } else {
+      // Someone else's (perhaps rewritten over ours by another tool): kept, and run after the check.
+      // What an earlier uninstall left to run the chain is not kept: the block runs the chain.
+      const own = removeBetween(existing, RUNNER_BEGIN, RUNNER_END);
+      if (hasContent(own)) writeFileSync(nextChainSlot(dir), own, { mode: 0o755 });
+      rmSync(place.file);
+    }
   }
-  writeFileSync(place.file, ourHook(command));
+  writeFileSync(place.file, text);
   chmodSync(place.file, 0o755);
-  return { place, action, chained: existsSync(chainedFile) ? chainedFile : null };
+  const chained = chainedFiles(dir);
+  return { place, action, chained: chained.length > 0 ? chained.join(', ') : null };
 }
 
-/** Removes the guard and puts back what it chained. Returns false when it was not installed. */
+/**
+ * Removes the guard and puts back what it chained, keeping lines a user added to the hook. With one
+ * chained hook and nothing added, that hook is back as it was; otherwise the hook keeps the added
+ * lines and runs the chained hooks, in order.
+ */
 export function uninstallGuard(cwd: string): { place: GuardPlace; removed: boolean; restored: boolean } {
   const place = guardPlace(cwd);
   if (!existsSync(place.file) || !readFileSync(place.file, 'utf8').includes(BEGIN)) {
     return { place, removed: false, restored: false };
   }
+  const rest = removeBlock(readFileSync(place.file, 'utf8'));
   if (place.style === 'husky') {
-    const rest = removeBlock(readFileSync(place.file, 'utf8'));
     if (rest.trim() === '') rmSync(place.file);
     else writeFileSync(place.file, rest);
     return { place, removed: true, restored: false };
   }
-  rmSync(place.file);
-  const chainedFile = join(resolve(place.file, '..'), CHAINED);
-  if (existsSync(chainedFile)) {
-    renameSync(chainedFile, place.file);
+  const chained = chainedFiles(resolve(place.file, '..'));
+  if (chained.length === 0) {
+    if (hasContent(rest)) writeFileSync(place.file, rest);
+    else rmSync(place.file);
+    return { place, removed: true, restored: false };
+  }
+  if (chained.length === 1 && !hasContent(rest)) {
+    rmSync(place.file);
+    renameSync(chained[0]!, place.file);
     return { place, removed: true, restored: true };
   }
-  return { place, removed: true, restored: false };
+  // The chain runs where the guard's block was, so that everything keeps its order.
+  const existing = readFileSync(place.file, 'utf8');
+  writeFileSync(place.file, replaceBlock(existing, `${RUNNER_BEGIN}\n${RUN_CHAINED}\n${RUNNER_END}\n`));
+  chmodSync(place.file, 0o755);
+  return { place, removed: true, restored: true };
 }
 
 export function guardInstalled(cwd: string): boolean {
@@ -104,10 +156,21 @@ export function guardInstalled(cwd: string): boolean {
   return existsSync(place.file) && readFileSync(place.file, 'utf8').includes(BEGIN);
 }
 
-function removeBlock(text: string): string {
+function replaceBlock(text: string, block: string): string {
   const start = text.indexOf(BEGIN);
-  if (start === -1) return text;
   const end = text.indexOf(END, start);
-  if (end === -1) return text;
-  return text.slice(0, start) + text.slice(end + END.length).replace(/^\n/, '');
+  if (start === -1 || end === -1) return text;
+  return text.slice(0, start) + block + text.slice(end + END.length).replace(/^\n/, '');
+}
+
+function removeBlock(text: string): string {
+  return removeBetween(text, BEGIN, END);
+}
+
+function removeBetween(text: string, begin: string, end: string): string {
+  const start = text.indexOf(begin);
+  if (start === -1) return text;
+  const stop = text.indexOf(end, start);
+  if (stop === -1) return text;
+  return text.slice(0, start) + text.slice(stop + end.length).replace(/^\n/, '');
 }

@@ -169,4 +169,58 @@ describe('pre-commit guard', () => {
     expect(JSON.parse(cli(home, repo, 'guard', 'status', '--json').stdout)).toEqual({ installed: true });
     execFileSync('git', ['worktree', 'add', '-q', join(tempDir(), 'wt')], { cwd: repo });
   });
+
+  it('install over a hook another tool rewrote keeps every hook; uninstall keeps lines the user added', async () => {
+    const { home, repo } = await heldRepo();
+    const hooks = join(repo, '.git', 'hooks');
+    const marks = join(repo, 'ran.txt');
+    const hook = (name: string) => `#!/bin/sh\necho ${name} >> ${JSON.stringify(marks)}\n`;
+    writeFileSync(join(hooks, 'pre-commit'), hook('original'));
+    chmodSync(join(hooks, 'pre-commit'), 0o755);
+    expect(cli(home, repo, 'guard', 'install').status).toBe(0);
+    // Another tool replaces the pre-commit hook with its own; the guard is installed again.
+    writeFileSync(join(hooks, 'pre-commit'), hook('other-tool'));
+    chmodSync(join(hooks, 'pre-commit'), 0o755);
+    expect(cli(home, repo, 'guard', 'install').status).toBe(0);
+    // The user adds a line of their own to the hook.
+    writeFileSync(
+      join(hooks, 'pre-commit'),
+      `${readFileSync(join(hooks, 'pre-commit'), 'utf8')}echo mine >> ${JSON.stringify(marks)}\n`,
+    );
+    writeFileSync(join(repo, 'src/b.ts'), 'changed\n');
+    git(repo, 'add', 'src/b.ts');
+    expect(commit(home, repo).status).toBe(0);
+    expect(readFileSync(marks, 'utf8').split('\n').filter(Boolean)).toEqual([
+      'original',
+      'other-tool',
+      'mine',
+    ]);
+    // The guard still refuses what another session holds.
+    writeFileSync(join(repo, 'src/a.ts'), 'changed\n');
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo).status).not.toBe(0);
+    git(repo, 'reset', '-q');
+
+    expect(cli(home, repo, 'guard', 'uninstall').status).toBe(0);
+    writeFileSync(marks, '');
+    git(repo, 'add', 'src/a.ts');
+    expect(commit(home, repo).status).toBe(0); // no guard any more...
+    expect(readFileSync(marks, 'utf8').split('\n').filter(Boolean)).toEqual([
+      'original',
+      'other-tool',
+      'mine',
+    ]);
+    expect(readFileSync(join(hooks, 'pre-commit'), 'utf8')).not.toContain('guard check');
+    // ...and installing once more neither loses nor doubles anything.
+    expect(cli(home, repo, 'guard', 'install').status).toBe(0);
+    writeFileSync(marks, '');
+    writeFileSync(join(repo, 'src/b.ts'), 'again\n');
+    git(repo, 'add', 'src/b.ts');
+    expect(commit(home, repo).status).toBe(0);
+    expect(readFileSync(marks, 'utf8').split('\n').filter(Boolean)).toEqual([
+      'original',
+      'other-tool',
+      'mine',
+    ]);
+  });
 });
