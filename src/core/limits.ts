@@ -21,6 +21,12 @@ export const LIMITS = {
   diffEdits: 2_000,
   /** Characters of a work item's content (review toolset). */
   workContentChars: 1_000_000,
+  /** Conflicts (and stale claims) listed in one answer; a count says how many more there are. */
+  listedConflicts: 20,
+  /** Paths one notification lists; a count says how many more there are. */
+  notifiedPaths: 20,
+  /** Claims `collab_claims_list` answers with at most (newest first). */
+  listedClaims: 25,
   /** Characters of a shell command the hooks read for files it would delete or move. */
   shellCommandChars: 100_000,
 } as const;

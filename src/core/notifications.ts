@@ -1,9 +1,14 @@
+import { LIMITS } from './limits.js';
+
 /**
  * Notification rules: the lifecycle `pending → seen → expired`, and how rapid repeats of one
  * subject coalesce into one notification.
  */
 
 export type NotificationState = 'pending' | 'seen' | 'expired';
+
+/** Items a list in a notification keeps (e.g. the paths of a conflict). */
+const MAX_LISTED = LIMITS.notifiedPaths;
 
 /** Notifications expire this long after they were created. */
 export const NOTIFICATION_TTL_MS = 7 * 86_400_000;
@@ -26,7 +31,9 @@ export function coalescePayload(
   for (const [key, value] of Object.entries(later)) {
     if ((key.startsWith('old_') || key.startsWith('from_')) && key in earlier) continue;
     const before = earlier[key];
-    if (Array.isArray(before) && Array.isArray(value)) out[key] = [...new Set([...before, ...value])];
+    // Lists stay a summary: a notification never grows past a few KB, however often it repeats.
+    if (Array.isArray(before) && Array.isArray(value))
+      out[key] = [...new Set([...before, ...value])].slice(0, MAX_LISTED);
     else out[key] = value;
   }
   return out;

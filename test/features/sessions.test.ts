@@ -91,3 +91,48 @@ describe('a session that comes back after going inactive', () => {
     expect(note).toMatchObject({ files: ['src/c.ts'], released: ['src/c.ts'], session_id: sessionB.id });
   });
 });
+
+describe('answers stay bounded with 20,000 claims', () => {
+  it('claims_list answers a page, a sweeping claim lists its first conflicts and counts the rest, the holder’s notification stays a summary', async () => {
+    const app = testApp();
+    const repo = gitRepo();
+    const holder = await connectInMemory(app, repo, 'holder');
+    const sweeper = await connectInMemory(app, repo, 'sweeper');
+    await holder.call('collab_claims_list');
+    const session = app.sessions.get(holder.connection.currentId!);
+    app.store.write(() => {
+      for (let i = 0; i < 20_000; i++) {
+        app.store.claims.insert(
+          {
+            id: `c${i}`,
+            session_id: session.id,
+            project_id: session.project_id,
+            intent: `work ${i}`,
+            scope: 'small',
+            exclusive: 0,
+            created_at: app.now(),
+            expires_at: null,
+          },
+          [{ pattern: `pkg${i % 100}/src/file${i}.ts`, base: `pkg${i % 100}/src/file${i}.ts` }],
+        );
+      }
+    });
+    const list = await sweeper.client.callTool({ name: 'collab_claims_list', arguments: {} });
+    expect((list.structuredContent as { claims: unknown[] }).claims).toHaveLength(25);
+    expect(JSON.stringify(list).length).toBeLessThan(40_000);
+
+    const claim = await sweeper.client.callTool({
+      name: 'collab_claim',
+      arguments: { files: ['**/*.ts'], intent: 'reformat everything' },
+    });
+    const out = claim.structuredContent as { conflicts: unknown[]; warning: string };
+    expect(out.conflicts).toHaveLength(20);
+    expect(out.warning).toContain('and 19980 more claim(s)');
+    expect(JSON.stringify(claim).length).toBeLessThan(40_000);
+
+    const next = await holder.client.callTool({ name: 'collab_session_list', arguments: {} });
+    const notes = (next.structuredContent as { notifications: Array<{ files: string[] }> }).notifications;
+    expect(notes[0]!.files.length).toBeLessThanOrEqual(20);
+    expect(JSON.stringify(next).length).toBeLessThan(20_000);
+  });
+});

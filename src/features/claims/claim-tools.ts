@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
+import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
 
@@ -85,12 +86,25 @@ export const claim = defineTool({
       ttlSeconds: input.ttl_seconds,
     });
     if (result.conflicts.length === 0) return result;
+    // Bounded: the first conflicts in full, the rest counted.
+    const shown = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
+      ...c,
+      files: c.files.slice(0, LIMITS.listedConflicts),
+      overlap: c.overlap.slice(0, LIMITS.listedConflicts),
+    }));
+    const more = result.conflicts.length - shown.length;
     const paths = new Set(result.conflicts.flatMap((c) => c.overlap));
     return {
       ...result,
-      warning: `⚠️ ${paths.size} path(s) overlap other sessions: ${result.conflicts
-        .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
-        .join('; ')}. Coordinate before changing them.`,
+      conflicts: shown,
+      warning: `⚠️ ${paths.size} path(s) overlap other sessions: ${shown
+        .map(
+          (c) =>
+            `${inline(c.overlap.join(', '), 200)} held by "${inline(c.session, 60)}" (${inline(c.intent)})`,
+        )
+        .join(
+          '; ',
+        )}${more > 0 ? `; and ${more} more claim(s): see collab_claims_list` : ''}. Coordinate before changing them.`,
     };
   },
   text: (o) => `Claimed ${o.files.join(', ')} (claim_id ${o.claim_id}).${o.warning ? `\n${o.warning}` : ''}`,
@@ -111,17 +125,22 @@ export const check = defineTool({
     warning: z.string().optional(),
   }),
   handler({ app, connection }, input) {
-    const result = app.claims.check(connection.viewer(input.session_id), input.files);
+    const full = app.claims.check(connection.viewer(input.session_id), input.files);
+    // Bounded: the first conflicts and stale claims in full, the rest counted.
+    const result = {
+      ...full,
+      conflicts: full.conflicts.slice(0, LIMITS.listedConflicts),
+      stale: full.stale.slice(0, LIMITS.listedConflicts),
+    };
+    const more = full.conflicts.length - result.conflicts.length;
     const staleNote =
-      result.stale.length > 0
-        ? ` ${result.stale.length} stale claim(s) of inactive sessions do not block.`
-        : '';
+      full.stale.length > 0 ? ` ${full.stale.length} stale claim(s) of inactive sessions do not block.` : '';
     if (result.safe) {
       return { ...result, message: `No other session is working on these files.${staleNote}` };
     }
     return {
       ...result,
-      warning: `⚠️ ${result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ')}. Coordinate first: message the holder (collab_message_send), wait, or ask the user.${staleNote}`,
+      warning: `⚠️ ${result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ')}${more > 0 ? `; and ${more} more` : ''}. Coordinate first: message the holder (collab_message_send), wait, or ask the user.${staleNote}`,
     };
   },
   text: (o) => (o.safe ? `Safe: ${o.message}` : `Not safe. ${o.warning}`),
@@ -170,12 +189,15 @@ export const claimsList = defineTool({
   }),
   output: z.object({ claims: z.array(claimView) }),
   handler({ app, connection }, input) {
+    // Newest first, at most LIMITS.listedClaims: a project with thousands stays a few KB.
     return {
-      claims: app.claims.list(connection.current(), {
-        sessionId: input.session_id,
-        status: input.status,
-        pathFilter: input.path_filter,
-      }),
+      claims: app.claims
+        .list(connection.current(), {
+          sessionId: input.session_id,
+          status: input.status,
+          pathFilter: input.path_filter,
+        })
+        .slice(0, LIMITS.listedClaims),
     };
   },
   text: (o) =>

@@ -5,6 +5,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
@@ -289,7 +290,12 @@ export class ClaimsService {
           [c.session_id],
           'claim_conflict',
           `claim_conflict:${input.session.id}`,
-          { session: input.session.name, session_id: input.session.id, files: c.overlap, intent },
+          {
+            session: input.session.name,
+            session_id: input.session.id,
+            files: c.overlap.slice(0, LIMITS.notifiedPaths),
+            intent,
+          },
           input.session.project_id,
         );
       }

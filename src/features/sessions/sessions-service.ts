@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/app.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { LIMITS } from '../../core/limits.js';
 import type { SessionState } from '../../core/liveness.js';
 import { iso } from '../../core/time.js';
 import { locateProject } from '../../integrations/git-repo.js';
@@ -240,7 +241,7 @@ export class SessionsService {
           [holder],
           'session_ended',
           `session_ended:${id}`,
-          { session: session.name, session_id: id, files },
+          { session: session.name, session_id: id, files: files.slice(0, LIMITS.notifiedPaths) },
           session.project_id,
         );
       }
