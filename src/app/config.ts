@@ -24,6 +24,8 @@ export interface Config {
   toolsets: string[];
   log_level: 'debug' | 'info' | 'warn' | 'error';
   enforcement: 'deny' | 'ask' | 'warn';
+  /** What the editor hooks do when they cannot decide (the database is locked, a fault): never silent. */
+  enforcement_on_error: 'allow' | 'ask' | 'deny';
   realm_scan_seconds: number;
   review_require_approval: boolean;
   review_allow_self_review: boolean;
@@ -49,6 +51,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   toolsets: { kind: 'strings' },
   log_level: { kind: 'enum', values: ['debug', 'info', 'warn', 'error'] },
   enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
+  enforcement_on_error: { kind: 'enum', values: ['allow', 'ask', 'deny'] },
   realm_scan_seconds: { kind: 'range', min: 5, max: 86_400, unit: 'seconds' },
   review_require_approval: { kind: 'boolean' },
   review_allow_self_review: { kind: 'boolean' },
@@ -64,6 +67,7 @@ export const DEFAULT_CONFIG: Config = {
   toolsets: ['collab'],
   log_level: 'info',
   enforcement: 'deny',
+  enforcement_on_error: 'ask',
   realm_scan_seconds: 60,
   review_require_approval: true,
   review_allow_self_review: false,

@@ -1,4 +1,5 @@
 import { App } from '../app/app.js';
+import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { inline } from '../core/fence.js';
@@ -24,11 +25,14 @@ const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
 
 /**
  * `session-collab hook <event>`: run by an agent client around its tool calls, with the client's
- * hook JSON on stdin. Fail-safe: any internal error, or running out of time, allows the call and
- * logs why; the hook never blocks an edit because session-collab itself failed.
+ * hook JSON on stdin. When it cannot decide (an internal error, the database locked past the
+ * wait, out of time) it never lets an edit or a shell command through in silence: it does what
+ * `enforcement_on_error` says (ask the user by default, or allow, or deny) and says why. Other
+ * events just go on.
  */
 export async function hook(eventName: string): Promise<void> {
   let app: App | undefined;
+  let input: HookInput | undefined;
   let finished = false;
   // The answer is written whole before the process exits (a pipe takes large writes in parts).
   const done = (output: Record<string, unknown> | null) => {
@@ -38,9 +42,10 @@ export async function hook(eventName: string): Promise<void> {
     if (!output) process.exit(0);
     process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
+  const undecided = (why: string) => done(input ? cannotDecide(eventName, input, why) : null);
   const timer = setTimeout(() => {
     app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
-    done(null);
+    undecided(`it took longer than ${BUDGET_MS / 1000} s`);
   }, BUDGET_MS);
   timer.unref();
   try {
@@ -52,8 +57,8 @@ export async function hook(eventName: string): Promise<void> {
       return done(null);
     }
     const raw = await readStdin();
+    input = parseHookInput(raw, process.cwd());
     app = new App({ busyTimeoutMs: BUSY_TIMEOUT_MS });
-    const input = parseHookInput(raw, process.cwd());
     done(handle(app, event, input));
   } catch (error) {
     try {
@@ -64,10 +69,28 @@ export async function hook(eventName: string): Promise<void> {
         stack: (error as Error).stack,
       });
     } catch {
-      // Not even the log: allow all the same.
+      // Not even the log: decide all the same.
     }
-    done(null);
+    undecided((error as Error).message.split('\n')[0]!.slice(0, 200));
   }
+}
+
+/**
+ * The answer when an edit or a shell command could not be checked: `enforcement_on_error` from
+ * config.json (read on its own: the app may be what failed), ask by default; always with a message
+ * for the user. Null for other events and tool calls (nothing to protect).
+ */
+function cannotDecide(eventName: string, input: HookInput, why: string): Record<string, unknown> | null {
+  if (parseHookEvent(eventName) !== 'pre-tool-use' || !toolTarget(input)) return null;
+  let onError: 'allow' | 'ask' | 'deny' = 'ask';
+  try {
+    onError = loadConfig(resolveHome().config).enforcement_on_error;
+  } catch {
+    // A broken config is itself a reason to ask.
+  }
+  const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} Run \`session-collab doctor\` if this repeats.`;
+  if (onError === 'allow') return { systemMessage: message };
+  return { ...toolDecision(input.format, onError, message), systemMessage: message };
 }
 
 function handle(

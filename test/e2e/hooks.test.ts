@@ -220,8 +220,31 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
   });
 });
 
-describe('hooks answer in bounded time', () => {
-  it('while another process holds the database write lock: allows within seconds, logs why', async () => {
+describe('hooks answer in bounded time, and never let an edit through unchecked in silence', () => {
+  it('while another process holds the database write lock: an edit it cannot check is put to the user, with why', async () => {
+    for (const [mode, expected] of [
+      [undefined, 'ask'],
+      ['deny', 'deny'],
+      ['allow', undefined],
+    ] as const) {
+      const { home, repo, b } = await setup(mode ? { enforcement_on_error: mode } : {});
+      const blocker = new Database(join(home, 'registry.db'));
+      blocker.prepare('BEGIN IMMEDIATE').run();
+      try {
+        // A session id never seen: its session has to be written first, which the lock prevents.
+        const out = await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-new'));
+        expect(out.code).toBe(0);
+        const answer = JSON.parse(out.stdout);
+        expect(answer.systemMessage, String(mode)).toContain('could not check this Edit');
+        expect(answer.hookSpecificOutput?.permissionDecision, String(mode)).toBe(expected);
+      } finally {
+        blocker.prepare('ROLLBACK').run();
+        blocker.close();
+      }
+    }
+  });
+
+  it('while another process holds the database write lock: a post-tool-use goes on, logs why', async () => {
     const { home, repo, a } = await setup();
     await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
     const blocker = new Database(join(home, 'registry.db'));
