@@ -74,6 +74,16 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
   };
   setTimeout(purge, 2_000).unref();
+  // A file damaged on disk (not at its header, which opening checks) is found here, off the
+  // request path; from then on writes are refused with what to do.
+  setTimeout(() => {
+    try {
+      const { ok, detail } = app.store.verify();
+      if (!ok) app.log.error('database.damaged', { detail: detail.slice(0, 500) });
+    } catch (error) {
+      app.log.warn('database.verify_failed', { message: (error as Error).message });
+    }
+  }, 1_000).unref();
   // A realm member: notice contract and binding changes even when no realm tool is called. Loaded
   // after start-up, and only in a realm member.
   setTimeout(async () => {

@@ -1,3 +1,5 @@
+import { CollabError } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
 import { ClaimsStore } from './claims-store.js';
 import { type Db, immediate, openDatabase, schemaVersion } from './database.js';
 import { DecisionsStore } from './decisions-store.js';
@@ -17,6 +19,8 @@ import { WorkItemsStore } from './work-items-store.js';
  */
 export class Store {
   private readonly modules = new Map<string, unknown>();
+  /** Set once the file is known to be damaged: writes are refused from then on, with why. */
+  private damage: CollabError | null = null;
 
   constructor(readonly db: Db) {}
 
@@ -69,7 +73,30 @@ export class Store {
 
   /** A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. */
   write<T>(fn: () => T): T {
+    if (this.damage) throw this.damage;
     return immediate(this.db, fn);
+  }
+
+  /**
+   * SQLite's quick check of the whole file (it reads every page: run it off the request path).
+   * A damaged file is refused for writes from then on, so that nothing more is built on it.
+   */
+  verify(): { ok: boolean; detail: string } {
+    let detail: string;
+    try {
+      detail = String(this.db.pragma('quick_check', { simple: true }));
+    } catch (error) {
+      // Pages too damaged to read at all.
+      detail = (error as Error).message;
+    }
+    if (detail !== 'ok') {
+      this.damage =
+        describeStorageFault(
+          Object.assign(new Error(`quick_check: ${detail}`), { code: 'SQLITE_CORRUPT' }),
+          this.db.name,
+        ) ?? new CollabError('DB_ERROR', `${this.db.name} is damaged: ${detail}`);
+    }
+    return { ok: detail === 'ok', detail };
   }
 
   schemaVersion(): number {

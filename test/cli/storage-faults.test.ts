@@ -73,3 +73,33 @@ describe('storage faults explain themselves', () => {
     expect(doctor.checks.find((c: { name: string }) => c.name === 'config').ok).toBe(false);
   });
 });
+
+describe('a database damaged inside', () => {
+  it('is found by the server soon after it starts, and refused for writes with what to do', async () => {
+    const { connectStdio } = await import('../helpers/stdio.js');
+    const { gitRepo } = await import('../helpers/temp.js');
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    expect(run(home, 'status').status).toBe(0);
+    const db = new Database(join(home, 'registry.db'));
+    db.pragma('journal_mode = DELETE');
+    db.exec(
+      'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
+    );
+    db.close();
+    const bytes = readFileSync(join(home, 'registry.db'));
+    // Only the end of the file (the filler's pages): the tables a claim writes stay readable.
+    for (let i = Math.floor(bytes.length * 0.7); i < bytes.length; i += 211) bytes[i] = bytes[i]! ^ 0x5a;
+    writeFileSync(join(home, 'registry.db'), bytes);
+    const server = await connectStdio({ cwd: repo, home });
+    try {
+      await new Promise((r) => setTimeout(r, 2_000));
+      const refused = await server.fail('collab_claim', { files: ['src/a.ts'], intent: 'on a damaged file' });
+      expect(refused.code).toBe('DB_ERROR');
+      expect(refused.message).toContain('is damaged');
+      expect(refused.hint).toContain('.damaged');
+    } finally {
+      await server.close();
+    }
+  });
+});
