@@ -118,6 +118,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   };
   process.stdin.once('end', () => stop('client disconnected'));
+  // The transport may close without stdin ending (a message over its 10 MB limit): once nothing
+  // is left to do, the session still ends with the process.
+  process.once('beforeExit', () => stop('connection closed'));
   process.stdin.once('close', () => stop('client disconnected'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
