@@ -1,5 +1,7 @@
-import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
 import { SERVER_VERSION } from '../mcp/server.js';
@@ -12,6 +14,37 @@ interface Check {
   ok: boolean;
   detail: string;
   hint?: string;
+}
+
+/**
+ * The code caches (see cli/launch.ts: a checksum, then V8's data): each must match its checksum. A
+ * damaged one is removed (the next start rebuilds it), and said so; that is not a problem to fix.
+ */
+function cacheCheck(dir: string): Check {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
+  } catch {
+    return { name: 'code cache', ok: true, detail: 'none yet (built on the next start)' };
+  }
+  const damaged: string[] = [];
+  for (const f of files) {
+    const data = readFileSync(join(dir, f));
+    const sound =
+      data.length > 16 && createHash('md5').update(data.subarray(16)).digest().equals(data.subarray(0, 16));
+    if (!sound) {
+      damaged.push(f);
+      rmSync(join(dir, f), { force: true });
+    }
+  }
+  return {
+    name: 'code cache',
+    ok: true,
+    detail:
+      damaged.length > 0
+        ? `${damaged.length} damaged file(s) removed (${damaged.join(', ')}); rebuilt on the next start`
+        : `${files.length} file(s), checksums match`,
+  };
 }
 
 /** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
@@ -78,6 +111,7 @@ export function doctor(options: { json?: boolean }): void {
       hint: e.hint ?? 'Check the home folder: `ls -la` it, and its free space.',
     });
   }
+  checks.push(cacheCheck(join(paths.home, 'cache')));
   try {
     const fs = statfsSync(paths.home);
     const freeMb = Math.floor((fs.bavail * fs.bsize) / 2 ** 20);

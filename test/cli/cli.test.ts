@@ -91,6 +91,7 @@ describe('session-collab doctor', () => {
       'config',
       'home',
       'database',
+      'code cache',
       'disk',
       'better-sqlite3',
     ]);
