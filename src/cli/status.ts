@@ -1,7 +1,7 @@
 import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
-import type { ClaimView } from '../features/claims/claims-service.js';
+import { type ClaimView, witnessPairs } from '../features/claims/claims-service.js';
 import type { SessionView } from '../features/sessions/sessions-service.js';
 import { bold, dim, green, printJson, red, yellow } from './format.js';
 
@@ -22,6 +22,20 @@ interface ProjectStatus {
   sessions: SessionStatus[];
   claims: ClaimView[];
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+}
+
+/** Conflicts whose meeting point is a real tracked file where one exists, else a marked example. */
+function honestConflicts(
+  app: App,
+  project: { root: string; kind: string },
+  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>,
+): Array<{ path: string; a: ClaimView; b: ClaimView }> {
+  const worktree = project.kind === 'git' ? project.root.replace(/\/\.git$/, '') : project.root;
+  const paths = app.claims.realMeetingPoints(
+    worktree,
+    conflicts.map((c) => witnessPairs(c.a.files, c.b.files, [c.path])[0]!),
+  );
+  return conflicts.map((c, i) => ({ ...c, path: paths[i]! }));
 }
 
 /** Sessions, claims and current conflicts per project. */
@@ -53,7 +67,7 @@ export function status(options: StatusOptions): void {
         kind: project.kind,
         sessions,
         claims,
-        conflicts: app.claims.projectConflicts(project.id),
+        conflicts: honestConflicts(app, project, app.claims.projectConflicts(project.id)),
       });
     }
     if (options.json) {

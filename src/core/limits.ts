@@ -25,6 +25,8 @@ export const LIMITS = {
   listedConflicts: 20,
   /** Paths one notification lists; a count says how many more there are. */
   notifiedPaths: 20,
+  /** Tracked files searched for a real file where two claimed patterns meet. */
+  trackedFilesSearched: 50_000,
   /** Claims `collab_claims_list` answers with at most (newest first). */
   listedClaims: 25,
   /** Characters of a shell command the hooks read for files it would delete or move. */

@@ -34,6 +34,20 @@ export function workingTreeChanges(worktree: string, timeoutMs = 5000): WorkingT
   return { tracked, untracked };
 }
 
+/** The files git tracks in a worktree (its index), relative to the root; at most `limit` of them. */
+export function trackedFiles(worktree: string, limit: number, timeoutMs = 5000): string[] {
+  const out = gitOutput(worktree, ['ls-files', '-z'], timeoutMs);
+  const files: string[] = [];
+  let start = 0;
+  while (files.length < limit) {
+    const end = out.indexOf('\0', start);
+    if (end === -1) break;
+    if (end > start) files.push(out.slice(start, end));
+    start = end + 1;
+  }
+  return files;
+}
+
 /** The files staged for the next commit (added, copied, modified, renamed, deleted). */
 export function stagedFiles(worktree: string, timeoutMs = 5000): string[] {
   const out = gitOutput(worktree, ['diff', '--cached', '--name-only', '-z', '--no-renames'], timeoutMs);

@@ -136,3 +136,26 @@ describe('answers stay bounded with 20,000 claims', () => {
     expect(JSON.stringify(next).length).toBeLessThan(20_000);
   });
 });
+
+describe('where two claims meet', () => {
+  it('is a real tracked file when one matches both patterns, else an example marked as one', async () => {
+    const app = testApp();
+    const repo = gitRepo({ 'src/api/login.ts': 'x\n', 'src/ui/app.tsx': 'y\n' });
+    const a = await connectInMemory(app, repo, 'a');
+    const b = await connectInMemory(app, repo, 'b');
+    await a.call('collab_claim', { files: ['src/api/*'], intent: 'api' });
+    const real = await b.call<{ conflicts: Array<{ overlap: string[] }> }>('collab_claim', {
+      files: ['src/**/*.ts'],
+      intent: 'types',
+    });
+    expect(real.conflicts[0]!.overlap).toEqual(['src/api/login.ts']);
+    await a.call('collab_claim', { files: ['docs/*'], intent: 'docs' });
+    const made = await b.call<{ conflicts: Array<{ overlap: string[] }> }>('collab_claim', {
+      files: ['docs/**/*.md'],
+      intent: 'markdown',
+    });
+    expect(made.conflicts[0]!.overlap[0]).toMatch(/^docs\/.+\.md \(example\)$/);
+    const check = await b.call<{ conflicts: Array<{ file: string }> }>('collab_check', { files: ['src/**'] });
+    expect(check.conflicts.map((c) => c.file)).toContain('src/api/login.ts');
+  });
+});

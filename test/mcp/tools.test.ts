@@ -161,7 +161,7 @@ describe('claims and check', () => {
         session_id: idA,
         files: ['src/api/*'],
         intent: 'refactor login to JWT',
-        overlap: ['src/api/a.py'],
+        overlap: ['src/api/auth.py'], // a real tracked file where the two globs meet
         exclusive: false,
       },
     ]);

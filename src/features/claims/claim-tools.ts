@@ -3,6 +3,7 @@ import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
+import { witnessPairs } from './claims-service.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = z.array(z.string().min(1)).min(1).max(500);
@@ -87,10 +88,14 @@ export const claim = defineTool({
     });
     if (result.conflicts.length === 0) return result;
     // Bounded: the first conflicts in full, the rest counted.
+    // Where two globs meet: a real tracked file when there is one, else an example, marked so.
     const shown = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
       ...c,
       files: c.files.slice(0, LIMITS.listedConflicts),
-      overlap: c.overlap.slice(0, LIMITS.listedConflicts),
+      overlap: app.claims.realMeetingPoints(
+        session.worktree,
+        witnessPairs(result.files, c.files, c.overlap.slice(0, LIMITS.listedConflicts)),
+      ),
     }));
     const more = result.conflicts.length - shown.length;
     const paths = new Set(result.conflicts.flatMap((c) => c.overlap));
@@ -125,11 +130,24 @@ export const check = defineTool({
     warning: z.string().optional(),
   }),
   handler({ app, connection }, input) {
-    const full = app.claims.check(connection.viewer(input.session_id), input.files);
-    // Bounded: the first conflicts and stale claims in full, the rest counted.
+    const viewer = connection.viewer(input.session_id);
+    const full = app.claims.check(viewer, input.files);
+    // Bounded: the first conflicts and stale claims in full, the rest counted. A glob checked
+    // against a glob meets at a real tracked file when there is one, else at a marked example.
+    const patterns = app.claims.normalize(input.files, viewer);
+    const honest = (entries: typeof full.conflicts) => {
+      const files = app.claims.realMeetingPoints(
+        viewer.worktree,
+        entries.map((e) => {
+          const claimed = app.claims.patternsOf(e.claim_id);
+          return witnessPairs(patterns, claimed, [e.file])[0]!;
+        }),
+      );
+      return entries.map((e, i) => ({ ...e, file: files[i]! }));
+    };
     const result = {
       ...full,
-      conflicts: full.conflicts.slice(0, LIMITS.listedConflicts),
+      conflicts: honest(full.conflicts.slice(0, LIMITS.listedConflicts)),
       stale: full.stale.slice(0, LIMITS.listedConflicts),
     };
     const more = full.conflicts.length - result.conflicts.length;

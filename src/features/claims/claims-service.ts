@@ -9,7 +9,7 @@ import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
-import { workingTreeChanges } from '../../integrations/git-status.js';
+import { trackedFiles, workingTreeChanges } from '../../integrations/git-status.js';
 import type {
   ClaimSource,
   ClaimStatus,
@@ -317,6 +317,31 @@ export class ClaimsService {
   }
 
   /**
+   * Where two patterns meet, honestly: a file git tracks that matches both when there is one (the
+   * first of `LIMITS.trackedFilesSearched`), else the constructed example, marked `(example)`.
+   * Literal paths are real already. Read outside any transaction (it runs git).
+   */
+  realMeetingPoints(worktree: string, pairs: Array<{ a: string; b: string; witness: string }>): string[] {
+    let tracked: string[] | null = null;
+    let searches = 0;
+    return pairs.map(({ a, b, witness }) => {
+      if (!isGlob(a) || !isGlob(b)) return witness;
+      // Each search may read every tracked file: a few per answer, the rest stay examples.
+      if (++searches > MEETING_POINT_SEARCHES) return `${witness} (example)`;
+      if (tracked === null) {
+        try {
+          tracked = trackedFiles(worktree, LIMITS.trackedFilesSearched);
+        } catch {
+          tracked = [];
+        }
+      }
+      const ga = glob(a);
+      const gb = glob(b);
+      return tracked.find((f) => matchPath(ga, f) && matchPath(gb, f)) ?? `${witness} (example)`;
+    });
+  }
+
+  /**
    * Live sessions whose claims overlap the active claims of `session`, with the paths where they
    * meet: who to tell when that session ends.
    */
@@ -531,6 +556,11 @@ export class ClaimsService {
     return out;
   }
 
+  /** The patterns of a claim. */
+  patternsOf(claimId: string): string[] {
+    return this.app.store.claims.get(claimId)?.files ?? [];
+  }
+
   describeConflict(c: CheckConflict): string {
     return `${c.file} is being worked on by "${inline(c.session, 60)}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${inline(c.intent, 200)}; scope: ${c.scope})`;
   }
@@ -598,6 +628,22 @@ export class ClaimsService {
       source: row.source,
     };
   }
+}
+
+/** Real meeting points looked for in one answer (see `realMeetingPoints`). */
+const MEETING_POINT_SEARCHES = 10;
+
+/** For each witness, the pattern of `ours` and of `theirs` it meets at (the first that matches). */
+export function witnessPairs(
+  ours: string[],
+  theirs: string[],
+  witnesses: string[],
+): Array<{ a: string; b: string; witness: string }> {
+  return witnesses.map((witness) => ({
+    a: ours.find((p) => matchPath(glob(p), witness)) ?? witness,
+    b: theirs.find((p) => matchPath(glob(p), witness)) ?? witness,
+    witness,
+  }));
 }
 
 function firstOverlap(as: string[], bs: string[]): string | null {
