@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { renderConversation } from '../../core/conversation.js';
+import { inline, quoteBlock } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
@@ -39,6 +40,9 @@ const item = z
 const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
 const me = (ctx: ToolContext) => ctx.connection.current();
 
+/** Text other sessions wrote, whole (it is bounded where it is stored), quoted line by line. */
+const quoteAll = (text: string) => quoteBlock(text, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+
 export const createProject = defineTool({
   name: 'create_project',
   toolset: 'review',
@@ -52,7 +56,7 @@ export const createProject = defineTool({
   }),
   output: project,
   handler: (ctx, input) => svc(ctx).projects.create(me(ctx), input),
-  text: (o) => `Project ${o.id} ("${o.name}") created.`,
+  text: (o) => `Project ${o.id} ("${inline(o.name)}") created.`,
 });
 
 export const getProject = defineTool({
@@ -67,7 +71,8 @@ export const getProject = defineTool({
   output: project,
   handler: (ctx, input) =>
     svc(ctx).projects.projectView(svc(ctx).projects.projectOf(me(ctx), input.projectId)),
-  text: (o) => `Project ${o.id} ("${o.name}"), ${o.status}: ${JSON.stringify(o.work_items)}`,
+  text: (o) =>
+    `Project ${o.id} ("${inline(o.name)}"), ${o.status}: ${inline(JSON.stringify(o.work_items), 4000)}`,
 });
 
 export const listProjects = defineTool({
@@ -79,7 +84,8 @@ export const listProjects = defineTool({
   input: z.strictObject({ status: projectStatus.optional() }),
   output: z.object({ projects: z.array(project) }),
   handler: (ctx, input) => ({ projects: svc(ctx).projects.list(input.status) }),
-  text: (o) => o.projects.map((p) => `${p.id} "${p.name}" (${p.status})`).join('\n') || 'No projects.',
+  text: (o) =>
+    o.projects.map((p) => `${p.id} "${inline(p.name)}" (${p.status})`).join('\n') || 'No projects.',
 });
 
 export const updateProject = defineTool({
@@ -157,8 +163,11 @@ export const getReviewFeedback = defineTool({
   }),
   text: (o) =>
     [
-      `${o.work_item.title} (${o.work_item.id}) v${o.work_item.version}: ${o.work_item.status}; ${o.open_suggestions} open suggestion(s).`,
-      ...o.reviews.map((r) => `- ${r.reviewer} on v${r.version}: ${r.verdict} — ${r.summary}`),
+      `${inline(o.work_item.title)} (${o.work_item.id}) v${o.work_item.version}: ${o.work_item.status}; ${o.open_suggestions} open suggestion(s).`,
+      ...o.reviews.map(
+        (r) =>
+          `- ${inline(String(r.reviewer), 60)} on v${r.version}: ${r.verdict} — ${inline(String(r.summary ?? ''), 2000)}`,
+      ),
     ].join('\n'),
 });
 
@@ -235,7 +244,7 @@ export const getPendingReviews = defineTool({
   output: z.object({ work_items: z.array(item) }),
   handler: (ctx, input) => ({ work_items: svc(ctx).pendingReviews(me(ctx), input) }),
   text: (o) =>
-    o.work_items.map((w) => `${w.id} "${w.title}" v${w.version} (${w.status})`).join('\n') ||
+    o.work_items.map((w) => `${w.id} "${inline(w.title)}" v${w.version} (${w.status})`).join('\n') ||
     'Nothing awaits review.',
 });
 
@@ -264,7 +273,8 @@ export const getWorkDetail = defineTool({
       to: input.diffTo,
     }),
   text: (o) =>
-    `${o.title} (${o.id}) v${o.version}, ${o.status}:\n${o.content}${o.diff ? `\n\nChanges:\n${o.diff}` : ''}`,
+    // The content and its changes are another session's words: quoted line by line.
+    `${inline(o.title)} (${o.id}) v${o.version}, ${o.status}:\n${quoteAll(String(o.content))}${o.diff ? `\n\nChanges:\n${quoteAll(String(o.diff))}` : ''}`,
 });
 
 export const submitReview = defineTool({
@@ -317,7 +327,8 @@ export const getProjectContext = defineTool({
   output: z.object({ project, work_items: z.array(item) }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
-    o.work_items.map((w) => `${w.id} "${w.title}" v${w.version} ${w.status}`).join('\n') || 'No work items.',
+    o.work_items.map((w) => `${w.id} "${inline(w.title)}" v${w.version} ${w.status}`).join('\n') ||
+    'No work items.',
 });
 
 export const getHistory = defineTool({
@@ -335,7 +346,8 @@ export const getHistory = defineTool({
   }),
   output: z.object({ events: z.array(loose), next_cursor: z.number().nullable() }),
   handler: (ctx, input) => svc(ctx).history(input),
-  text: (o) => o.events.map((e) => `${e.at} ${e.actor} ${e.kind}`).join('\n') || 'No history.',
+  text: (o) =>
+    o.events.map((e) => `${e.at} ${inline(String(e.actor), 60)} ${e.kind}`).join('\n') || 'No history.',
 });
 
 export const getConversation = defineTool({
@@ -366,7 +378,7 @@ export const getConversation = defineTool({
       ...renderConversation(recent as Parameters<typeof renderConversation>[0], titles, input.format),
     };
   },
-  text: (o) => o.text || 'No conversation yet.',
+  text: (o) => (o.text ? quoteAll(o.text) : 'No conversation yet.'),
 });
 
 export const searchWork = defineTool({
@@ -385,7 +397,8 @@ export const searchWork = defineTool({
   }),
   output: z.object({ work_items: z.array(item) }),
   handler: (ctx, input) => ({ work_items: svc(ctx).search(input.query, input) }),
-  text: (o) => o.work_items.map((w) => `${w.id} "${w.title}" (${w.status})`).join('\n') || 'Nothing found.',
+  text: (o) =>
+    o.work_items.map((w) => `${w.id} "${inline(w.title)}" (${w.status})`).join('\n') || 'Nothing found.',
 });
 
 export const reviewTools = [
