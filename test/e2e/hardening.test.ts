@@ -43,7 +43,7 @@ describe('no request holds the database or breaks protection', () => {
         intent: 'deep',
       }),
       b.fail('collab_claims_list', { path_filter: 'p/'.repeat(500_000) }),
-      b.fail('collab_claim', { files: ['{a,b}/'.repeat(8) + 'x'], intent: 'braces' }),
+      b.fail('collab_claim', { files: [`${'{a,b}/'.repeat(8)}x`], intent: 'braces' }),
       b.fail('collab_claim', { files: ['**/a/**/b/**/c/**/d/**/e'], intent: 'globstars' }),
       hooks.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'H-1')),
       b.fail('collab_claim', { files: ['src/api/auth.py'], intent: 'mine', exclusive: true }),
