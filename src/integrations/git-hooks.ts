@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { git } from './git.js';
+import { CollabError } from '../core/errors.js';
+import { git, tryGit } from './git.js';
 
 /** Marks what session-collab wrote, so that it finds (and removes) exactly that again. */
 const MARK = 'session-collab guard';
@@ -20,7 +21,13 @@ export interface GuardPlace {
 
 /** Where the pre-commit guard belongs in the repository of `cwd` (all its worktrees share it). */
 export function guardPlace(cwd: string): GuardPlace {
-  const top = git(cwd, 'rev-parse', '--show-toplevel');
+  const top = tryGit(cwd, 'rev-parse', '--show-toplevel');
+  if (top === null)
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${cwd} is not inside a git repository: the commit guard is a git hook.`,
+      'Run `session-collab guard install` from a folder of the repository it should guard.',
+    );
   let hooksPath = '';
   try {
     hooksPath = git(cwd, 'config', '--get', 'core.hooksPath');

@@ -103,3 +103,17 @@ describe('a database damaged inside', () => {
     }
   });
 });
+
+describe('guard outside git', () => {
+  it('says it needs a repository, in one line', () => {
+    const folder = tempDir('collab-nogit-');
+    const out = spawnSync(process.execPath, [CLI, 'guard', 'install'], {
+      cwd: folder,
+      env: { ...process.env, SESSION_COLLAB_HOME: tempDir('collab-home-') },
+      encoding: 'utf8',
+    });
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain('is not inside a git repository');
+    noStack(out.stderr);
+  });
+});
