@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
+import { damagedDatabase } from '../core/storage-faults.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
 import { Store } from '../store/store.js';
@@ -92,11 +93,7 @@ export function doctor(options: { json?: boolean }): void {
       checks.push({
         name: 'database',
         ok: integrity === 'ok' && journal === 'wal',
-        ...(integrity === 'ok'
-          ? {}
-          : {
-              hint: `The database is damaged: move it aside (mv "${paths.database}" "${paths.database}.damaged"); a new one is created on the next run.`,
-            }),
+        ...(integrity === 'ok' ? {} : { hint: damagedDatabase(paths.database, String(integrity)).hint }),
         detail: `${paths.database}${existed ? '' : ' (created)'}: schema ${version}/${SCHEMA_VERSION}, journal ${journal}, integrity ${integrity}, SQLite ${sqlite}`,
       });
     } finally {

@@ -6,6 +6,7 @@ import { inline } from '../core/fence.js';
 import {
   addedContext,
   CONTINUING_SOURCES,
+  type HookEvent,
   type HookInput,
   parseHookEvent,
   parseHookInput,
@@ -13,6 +14,7 @@ import {
   toolDecision,
   toolTarget,
 } from '../integrations/agent-hooks.js';
+import { hookClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
@@ -42,14 +44,14 @@ export async function hook(eventName: string): Promise<void> {
     if (!output) process.exit(0);
     process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
-  const undecided = (why: string) => done(input ? cannotDecide(eventName, input, why) : null);
+  const event = parseHookEvent(eventName);
+  const undecided = (why: string) => done(event && input ? cannotDecide(event, input, why) : null);
   const timer = setTimeout(() => {
     app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
     undecided(`it took longer than ${BUDGET_MS / 1000} s`);
   }, BUDGET_MS);
   timer.unref();
   try {
-    const event = parseHookEvent(eventName);
     if (!event) {
       process.stderr.write(
         `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use or user-prompt-submit)\n`,
@@ -80,27 +82,27 @@ export async function hook(eventName: string): Promise<void> {
  * config.json (read on its own: the app may be what failed), ask by default; always with a message
  * for the user. Null for other events and tool calls (nothing to protect).
  */
-function cannotDecide(eventName: string, input: HookInput, why: string): Record<string, unknown> | null {
-  if (parseHookEvent(eventName) !== 'pre-tool-use' || !toolTarget(input)) return null;
+function cannotDecide(
+  event: HookEvent,
+  input: HookInput,
+  why: string,
+  next = 'Run `session-collab doctor` if this repeats.',
+): Record<string, unknown> | null {
+  if (event !== 'pre-tool-use' || !toolTarget(input)) return null;
   let onError: 'allow' | 'ask' | 'deny' = 'ask';
   try {
     onError = loadConfig(resolveHome().config).enforcement_on_error;
   } catch {
     // A broken config is itself a reason to ask.
   }
-  const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} Run \`session-collab doctor\` if this repeats.`;
+  const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} ${next}`;
   if (onError === 'allow') return { systemMessage: message };
   return { ...toolDecision(input.format, onError, message), systemMessage: message };
 }
 
-function handle(
-  app: App,
-  event: NonNullable<ReturnType<typeof parseHookEvent>>,
-  input: HookInput,
-): Record<string, unknown> | null {
-  // An orchestrator's id for its agent, when it gave one, names the session its server also uses.
+function handle(app: App, event: HookEvent, input: HookInput): Record<string, unknown> | null {
   const identity = {
-    sessionId: process.env.SESSION_COLLAB_SESSION_ID || input.sessionId,
+    sessionId: hookClientSessionId(process.env, input.sessionId),
     process: clientProcess(),
   };
   const client = CLIENT_NAMES[input.format];
@@ -109,8 +111,9 @@ function handle(
     app.sessions.clients.endClientSession(identity, worktree, input.reason);
     return null;
   }
-  const continues = event === 'session-start' && CONTINUING_SOURCES.has(input.source ?? '');
   if (event === 'session-start') {
+    // After /clear, /compact or --resume the client says its new id carries the session on.
+    const continues = CONTINUING_SOURCES.has(input.source ?? '');
     const { session } = app.enforcement.sessionFor(identity, input.cwd, client, continues);
     return session ? sessionContext(input.format, describeStart(app, session.id)) : null;
   }
@@ -148,9 +151,21 @@ function handle(
           `Editing ${inline(target.files.join(', '), 300)}`,
         )
       : app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
+  if (verdict.unchecked) {
+    app.log.info('hook.unchecked', {
+      session: session?.id ?? null,
+      tool: input.toolName,
+      why: verdict.unchecked,
+    });
+    return cannotDecide(
+      event,
+      input,
+      verdict.unchecked,
+      'Split it, or check its files with collab_check first.',
+    );
+  }
   if (!verdict.reason) return null;
-  // What could not be checked is put to the user, whatever the enforcement mode.
-  const decision = verdict.unchecked ? 'ask' : app.config.enforcement;
+  const decision = app.config.enforcement;
   app.log.info('hook.conflict', {
     session: session?.id ?? null,
     decision,

@@ -4,7 +4,7 @@ import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
-import { ownClientSessionId } from '../integrations/client-env.js';
+import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { selectTools } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
@@ -51,7 +51,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     client: () => server?.getClientVersion()?.name ?? null,
     server: ownProcess(),
     name: inline(options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || '', 100) || null,
-    identity: () => ({ sessionId: ownClientSessionId(process.env), process: clientProcess() }),
+    identity: () => ({ sessionId: serverClientSessionId(process.env), process: clientProcess() }),
   });
   const handle = serveStdio(
     () => {

@@ -1,7 +1,7 @@
 import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
-import { type ClaimView, witnessPairs } from '../features/claims/claims-service.js';
+import type { ClaimView } from '../features/claims/claims-service.js';
 import type { SessionView } from '../features/sessions/sessions-service.js';
 import { bold, dim, green, printJson, red, yellow } from './format.js';
 
@@ -31,9 +31,9 @@ function honestConflicts(
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>,
 ): Array<{ path: string; a: ClaimView; b: ClaimView }> {
   const worktree = project.kind === 'git' ? project.root.replace(/\/\.git$/, '') : project.root;
-  const paths = app.claims.realMeetingPoints(
+  const paths = app.claims.meetingPoints(
     worktree,
-    conflicts.map((c) => witnessPairs(c.a.files, c.b.files, [c.path])[0]!),
+    conflicts.map((c) => ({ ours: c.a.files, theirs: c.b.files, witness: c.path })),
   );
   return conflicts.map((c, i) => ({ ...c, path: paths[i]! }));
 }

@@ -29,6 +29,8 @@ export const LIMITS = {
   trackedFilesSearched: 50_000,
   /** Claims `collab_claims_list` answers with at most (newest first). */
   listedClaims: 25,
+  /** Characters of a client session id (longer ones are taken as none). */
+  clientSessionIdChars: 256,
   /** Characters of a shell command the hooks read for files it would delete or move. */
   shellCommandChars: 100_000,
 } as const;

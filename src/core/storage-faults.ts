@@ -1,5 +1,14 @@
 import { CollabError } from './errors.js';
 
+/** A database file found damaged (on opening it, or by SQLite's check), and how to recover. */
+export function damagedDatabase(file: string, detail: string): CollabError {
+  return new CollabError(
+    'DB_ERROR',
+    `${file} is damaged (${detail}).`,
+    `Move it aside (mv "${file}" "${file}.damaged") and run again: a new database is created (sessions and claims start afresh); run \`session-collab doctor\` to check.`,
+  );
+}
+
 /**
  * What a storage fault means for a person, in one line and a hint: a damaged or unreadable
  * database, a read-only or full disk, a home path that is not a folder. Null for anything else.
@@ -13,11 +22,7 @@ export function describeStorageFault(error: unknown, file: string): CollabError 
     code.startsWith('SQLITE_CORRUPT') ||
     /not a database|malformed/i.test(message)
   )
-    return new CollabError(
-      'DB_ERROR',
-      `${file} is damaged (${message}).`,
-      `Move it aside (mv "${file}" "${file}.damaged") and run again: a new database is created (sessions and claims start afresh); run \`session-collab doctor\` to check.`,
-    );
+    return damagedDatabase(file, message);
   if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
     return new CollabError(
       'DB_ERROR',

@@ -1,5 +1,5 @@
-import { CollabError } from '../core/errors.js';
-import { describeStorageFault } from '../core/storage-faults.js';
+import type { CollabError } from '../core/errors.js';
+import { damagedDatabase } from '../core/storage-faults.js';
 import { ClaimsStore } from './claims-store.js';
 import { type Db, immediate, openDatabase, schemaVersion } from './database.js';
 import { DecisionsStore } from './decisions-store.js';
@@ -89,13 +89,7 @@ export class Store {
       // Pages too damaged to read at all.
       detail = (error as Error).message;
     }
-    if (detail !== 'ok') {
-      this.damage =
-        describeStorageFault(
-          Object.assign(new Error(`quick_check: ${detail}`), { code: 'SQLITE_CORRUPT' }),
-          this.db.name,
-        ) ?? new CollabError('DB_ERROR', `${this.db.name} is damaged: ${detail}`);
-    }
+    if (detail !== 'ok') this.damage = damagedDatabase(this.db.name, `quick_check: ${detail}`);
     return { ok: detail === 'ok', detail };
   }
 

@@ -3,7 +3,6 @@ import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sessionIdField } from '../session-id.js';
-import { witnessPairs } from './claims-service.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = z.array(z.string().min(1)).min(1).max(500);
@@ -92,9 +91,11 @@ export const claim = defineTool({
     const shown = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
       ...c,
       files: c.files.slice(0, LIMITS.listedConflicts),
-      overlap: app.claims.realMeetingPoints(
+      overlap: app.claims.meetingPoints(
         session.worktree,
-        witnessPairs(result.files, c.files, c.overlap.slice(0, LIMITS.listedConflicts)),
+        c.overlap
+          .slice(0, LIMITS.listedConflicts)
+          .map((witness) => ({ ours: result.files, theirs: c.files, witness })),
       ),
     }));
     const more = result.conflicts.length - shown.length;
@@ -134,14 +135,10 @@ export const check = defineTool({
     const full = app.claims.check(viewer, input.files);
     // Bounded: the first conflicts and stale claims in full, the rest counted. A glob checked
     // against a glob meets at a real tracked file when there is one, else at a marked example.
-    const patterns = app.claims.normalize(input.files, viewer);
     const honest = (entries: typeof full.conflicts) => {
-      const files = app.claims.realMeetingPoints(
+      const files = app.claims.meetingPoints(
         viewer.worktree,
-        entries.map((e) => {
-          const claimed = app.claims.patternsOf(e.claim_id);
-          return witnessPairs(patterns, claimed, [e.file])[0]!;
-        }),
+        entries.map((e) => ({ ours: [e.checked ?? e.file], theirs: [e.held ?? e.file], witness: e.file })),
       );
       return entries.map((e, i) => ({ ...e, file: files[i]! }));
     };

@@ -32,6 +32,9 @@ export interface ClaimConflict {
 
 export interface CheckConflict {
   file: string;
+  /** Where `file` came from: the checked pattern and the held one it meets (not in tool output). */
+  checked?: string;
+  held?: string;
   session: string;
   session_id: string;
   claim_id: string;
@@ -321,10 +324,16 @@ export class ClaimsService {
    * first of `LIMITS.trackedFilesSearched`), else the constructed example, marked `(example)`.
    * Literal paths are real already. Read outside any transaction (it runs git).
    */
-  realMeetingPoints(worktree: string, pairs: Array<{ a: string; b: string; witness: string }>): string[] {
+  meetingPoints(
+    worktree: string,
+    meetings: Array<{ ours: string[]; theirs: string[]; witness: string }>,
+  ): string[] {
     let tracked: string[] | null = null;
     let searches = 0;
-    return pairs.map(({ a, b, witness }) => {
+    return meetings.map(({ ours, theirs, witness }) => {
+      // The patterns the witness came from: the first of each side that it matches.
+      const a = ours.find((p) => matchPath(glob(p), witness)) ?? witness;
+      const b = theirs.find((p) => matchPath(glob(p), witness)) ?? witness;
       if (!isGlob(a) || !isGlob(b)) return witness;
       // Each search may read every tracked file: a few per answer, the rest stay examples.
       if (++searches > MEETING_POINT_SEARCHES) return `${witness} (example)`;
@@ -518,6 +527,8 @@ export class ClaimsService {
         seen.add(key);
         const entry: CheckConflict = {
           file: isGlob(pattern) ? witness : pattern,
+          checked: pattern,
+          held: row.pattern,
           session: row.session_name,
           session_id: row.session_id,
           claim_id: row.claim_id,
@@ -554,11 +565,6 @@ export class ClaimsService {
       }
     }
     return out;
-  }
-
-  /** The patterns of a claim. */
-  patternsOf(claimId: string): string[] {
-    return this.app.store.claims.get(claimId)?.files ?? [];
   }
 
   describeConflict(c: CheckConflict): string {
@@ -630,21 +636,8 @@ export class ClaimsService {
   }
 }
 
-/** Real meeting points looked for in one answer (see `realMeetingPoints`). */
+/** Real meeting points looked for in one answer (see `meetingPoints`). */
 const MEETING_POINT_SEARCHES = 10;
-
-/** For each witness, the pattern of `ours` and of `theirs` it meets at (the first that matches). */
-export function witnessPairs(
-  ours: string[],
-  theirs: string[],
-  witnesses: string[],
-): Array<{ a: string; b: string; witness: string }> {
-  return witnesses.map((witness) => ({
-    a: ours.find((p) => matchPath(glob(p), witness)) ?? witness,
-    b: theirs.find((p) => matchPath(glob(p), witness)) ?? witness,
-    witness,
-  }));
-}
 
 function firstOverlap(as: string[], bs: string[]): string | null {
   for (const a of as) {

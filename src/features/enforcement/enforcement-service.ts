@@ -17,8 +17,8 @@ export interface Verdict {
   stale: StaleClaim[];
   /** For the agent (and the person asked): who holds what, and how to coordinate. Null when clear. */
   reason: string | null;
-  /** Set when the action could not be checked at all (then the user decides). */
-  unchecked?: boolean;
+  /** Why the action could not be checked at all (then `enforcement_on_error` decides). */
+  unchecked?: string;
 }
 
 const CLEAR: Verdict = { conflicts: [], stale: [], reason: null };
@@ -52,9 +52,8 @@ export class EnforcementService {
       continues,
     });
     if (found.session) {
-      // A heartbeat, written at most every few seconds (hooks run on every tool call).
-      const every = Math.min(5_000, (this.app.config.inactive_after_minutes * 60_000) / 4);
-      if (this.app.now() - found.session.last_heartbeat >= every) this.sessions.touch(found.session.id);
+      // Hooks run on every tool call: a heartbeat only when one is due.
+      if (this.sessions.heartbeatDue(found.session.last_heartbeat)) this.sessions.touch(found.session.id);
       return { session: found.session, viewpoint: found.session };
     }
     return { session: null, viewpoint: this.amongSeveral(found.ambiguous, location.worktree) };
@@ -88,16 +87,14 @@ export class EnforcementService {
 
   /**
    * A shell command: the files it would delete, move or discard. One too long to read within the
-   * hook's time (`LIMITS.shellCommandChars`) is not guessed at: the verdict says it could not be
-   * checked, and the user is asked.
+   * hook's time (`LIMITS.shellCommandChars`) is not guessed at: the verdict says why it could not
+   * be checked.
    */
   checkCommand(session: Viewpoint, command: string, cwd: string): Verdict {
     if (command.length > LIMITS.shellCommandChars) {
       return {
-        conflicts: [],
-        stale: [],
-        reason: `session-collab: this shell command is ${command.length.toLocaleString('en')} characters long, more than the ${LIMITS.shellCommandChars.toLocaleString('en')} it reads for files it would delete or move, so it was not checked against other sessions' claims. Split it, or check with collab_check first.`,
-        unchecked: true,
+        ...CLEAR,
+        unchecked: `it is ${command.length.toLocaleString('en')} characters long, more than the ${LIMITS.shellCommandChars.toLocaleString('en')} read for files it would delete or move, so it was not checked`,
       };
     }
     const effects = fileEffects(command);

@@ -51,12 +51,9 @@ export class ClientSessions {
     create: Omit<StartSessionInput, 'identity' | 'server' | 'pid'> | null,
   ): SessionRow | null {
     const { store } = this.app;
-    // A client session outlives any one server of it: its client process is watched. A session of
-    // the connection alone lives as long as the server.
-    const insertBound = create
-      ? this.sessions.prepare({ ...create, identity, server, pid: identity.process?.pid ?? server.pid })
-      : null;
-    const insertOwn = create ? this.sessions.prepare({ ...create, identity, server, pid: server.pid }) : null;
+    // Bound to the client session id, it lives by the client; a session of the connection alone
+    // lives as long as the server (see `SessionsService.prepare`).
+    const insert = create ? this.sessions.prepare({ ...create, identity, server, pid: server.pid }) : null;
     return store.write(() => {
       let id = identity.sessionId;
       if (id) {
@@ -68,16 +65,14 @@ export class ClientSessions {
           this.resumeIfDead(bound, identity, server);
           store.sessions.setServer(bound.id, server.pid, server.start);
           return store.sessions.get(bound.id)!;
-        } else if (insertBound) {
-          return insertBound();
-        } else return null;
+        } else return insert ? insert(id) : null;
       }
       const free = this.liveOfProcess(identity, worktree).filter((s) => !this.heldByOther(s, server));
       if (free.length === 1) {
         store.sessions.setServer(free[0]!.id, server.pid, server.start);
         return free[0]!;
       }
-      return insertOwn ? insertOwn(null) : null;
+      return insert ? insert(null) : null;
     });
   }
 

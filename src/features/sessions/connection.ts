@@ -3,9 +3,6 @@ import { CollabError } from '../../core/errors.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClientIdentity, ProcessRef, SessionsService } from './sessions-service.js';
 
-/** Tool calls write the session's heartbeat at most this often (and a quarter of the inactivity threshold). */
-const HEARTBEAT_EVERY_MS = 5_000;
-
 export interface ConnectionOrigin {
   /** Folder the client runs in: the project of a session started on first use. */
   cwd: string;
@@ -57,22 +54,11 @@ export class Connection {
       const row = this.app.store.sessions.get(this.sessionId);
       if (row && row.status === 'active') return row;
     }
-    const create = {
+    return this.open({
       projectRoot: this.origin.cwd,
       client: this.origin.client(),
       name: this.origin.name ?? undefined,
-    };
-    const identity = this.identity();
-    const session = identity
-      ? this.sessions.clients.forConnection(
-          identity,
-          this.origin.server,
-          this.sessions.locate(this.origin.cwd).worktree,
-          create,
-        )!
-      : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
-    this.attached(session.id);
-    return session;
+    });
   }
 
   /**
@@ -100,16 +86,27 @@ export class Connection {
     if (existing && existing.status === 'active') {
       this.sessions.end(existing.id, 'complete', 'replaced by collab_session_start');
     }
-    const create = {
+    const session = this.open({
       name: name?.trim() || this.origin.name || undefined,
       projectRoot,
       client: existing?.client ?? this.origin.client(),
-    };
+    });
+    return { session, others: others(session), resumed: false };
+  }
+
+  /** The session for `create`: the client session's (found or started), else a new one of its own. */
+  private open(create: { projectRoot: string; client: string | null; name: string | undefined }): SessionRow {
+    const identity = this.identity();
     const session = identity
-      ? this.sessions.clients.forConnection(identity, this.origin.server, location.worktree, create)!
+      ? this.sessions.clients.forConnection(
+          identity,
+          this.origin.server,
+          this.sessions.locate(create.projectRoot).worktree,
+          create,
+        )!
       : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
     this.attached(session.id);
-    return { session, others: others(session), resumed: false };
+    return session;
   }
 
   /**
@@ -141,12 +138,9 @@ export class Connection {
    * seconds; the server's timer beats with `always`.
    */
   heartbeat(always = false): void {
-    if (!this.sessionId) return;
-    const now = this.app.now();
-    const every = Math.min(HEARTBEAT_EVERY_MS, (this.app.config.inactive_after_minutes * 60_000) / 4);
-    if (!always && now - this.lastBeat < every) return;
+    if (!this.sessionId || !(always || this.sessions.heartbeatDue(this.lastBeat))) return;
     this.sessions.touch(this.sessionId);
-    this.lastBeat = now;
+    this.lastBeat = this.app.now();
   }
 
   /** The client went away: its session ends, unless its client session lives on without it. */

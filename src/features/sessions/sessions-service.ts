@@ -57,6 +57,9 @@ export interface SessionView {
 
 export type ReleaseMode = 'complete' | 'abandon';
 
+/** Heartbeats from calls are written at most this often (see `heartbeatDue`). */
+const HEARTBEAT_EVERY_MS = 5_000;
+
 export class SessionsService {
   /** Which session a connection, hook or guard acts for. */
   readonly clients: ClientSessions;
@@ -99,7 +102,9 @@ export class SessionsService {
 
   /**
    * Validates a start outside any transaction; the returned function inserts (inside one), bound
-   * to the identity's client session id or, when given, to another (null: to none).
+   * to the identity's client session id or, when given, to another (null: to none). A session
+   * bound to a client session lives as long as its client process (not one server of it); any
+   * other lives by `pid`.
    */
   prepare(input: StartSessionInput): (clientSessionId?: string | null) => SessionRow {
     const location = this.locate(input.projectRoot);
@@ -110,6 +115,8 @@ export class SessionsService {
     const { store } = this.app;
     const identity = input.identity;
     return (clientSessionId = identity?.sessionId ?? null) => {
+      const lives =
+        clientSessionId !== null && identity?.process ? identity.process : { pid, start: pidStart };
       const now = this.app.now();
       const project = store.projects.ensure(location.key, location.kind, now);
       store.sessions.insert({
@@ -120,8 +127,8 @@ export class SessionsService {
         branch: location.branch,
         client: input.client ?? null,
         host: this.app.host,
-        pid,
-        pid_start: pidStart,
+        pid: lives.pid,
+        pid_start: lives.start,
         created_at: now,
         last_heartbeat: now,
         client_session_id: clientSessionId,
@@ -170,6 +177,15 @@ export class SessionsService {
     const session = this.requireLive(id);
     this.touch(id);
     return { ...session, last_heartbeat: this.app.now() };
+  }
+
+  /**
+   * Whether a heartbeat last written at `lastBeat` is due again: every call counts as one, written
+   * at most every few seconds (and four times within the inactivity threshold).
+   */
+  heartbeatDue(lastBeat: number): boolean {
+    const every = Math.min(HEARTBEAT_EVERY_MS, (this.app.config.inactive_after_minutes * 60_000) / 4);
+    return this.app.now() - lastBeat >= every;
   }
 
   /**
