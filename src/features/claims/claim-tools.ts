@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
-import { sessionIdField } from '../session-id.js';
+import { idField, sessionIdField } from '../session-id.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = z.array(z.string().min(1)).min(1).max(500);
@@ -168,7 +168,7 @@ export const release = defineTool({
   description: 'Release your claim when done (completed) or when giving up (abandoned).',
   kind: 'write',
   input: z.strictObject({
-    claim_id: z.string().min(1),
+    claim_id: idField,
     status: z.enum(['completed', 'abandoned']),
     summary: z.string().max(4000).optional().describe('What was done, for other sessions'),
     session_id: sessionIdField,
@@ -198,7 +198,7 @@ export const claimsList = defineTool({
   description: 'Claims in this project, newest first.',
   kind: 'read',
   input: z.strictObject({
-    session_id: z.string().min(1).optional().describe('Only this session’s claims'),
+    session_id: idField.optional().describe('Only this session’s claims'),
     status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
     path_filter: z.string().min(1).optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
   }),

@@ -376,20 +376,23 @@ export class ClaimsService {
   }
 
   /**
-   * A session heard from again after it went inactive (suspended, stopped; or resumed in a new
-   * process after its own died) at `inactiveSince`: claims other sessions made over its files since
-   * then were granted while its own did not count, and they stand. Where
-   * either side is exclusive, its claim gives way (released); where both are advisory, both stay.
-   * Either way it is told, by a notification on its next response. Runs inside the caller's
-   * transaction, before the session counts as live again.
+   * What others claimed over a session's files since `inactiveSince`: per holder, where and why,
+   * and which of its claims give way (either side exclusive). Reads only: `SessionsService.touch`
+   * runs it before taking the write lock, so that the overlaps are worked out (and remembered)
+   * outside it.
    */
-  yieldToTakeovers(session: SessionRow, inactiveSince: number): void {
-    const { store } = this.app;
+  takeovers(
+    session: SessionRow,
+    inactiveSince: number,
+  ): {
+    byHolder: Map<string, { session: string; files: string[]; intents: string[] }>;
+    yielding: ClaimWithFiles[];
+  } {
     const now = this.app.now();
     const states = new Map<string, SessionState>();
     const byHolder = new Map<string, { session: string; files: string[]; intents: string[] }>();
-    const released: string[] = [];
-    for (const claim of store.claims.list({
+    const yielding: ClaimWithFiles[] = [];
+    for (const claim of this.app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,
       status: 'active',
@@ -410,15 +413,32 @@ export class ClaimsService {
           byHolder.set(row.session_id, holder);
         }
       }
-      if (yields) {
-        store.claims.release(
-          claim.id,
-          'abandoned',
-          'given up: taken over while this session was inactive',
-          now,
-        );
-        released.push(...claim.files);
-      }
+      if (yields) yielding.push(claim);
+    }
+    return { byHolder, yielding };
+  }
+
+  /**
+   * A session heard from again after it went inactive (suspended, stopped; or resumed in a new
+   * process after its own died) at `inactiveSince`: claims other sessions made over its files since
+   * then were granted while its own did not count, and they stand. Where
+   * either side is exclusive, its claim gives way (released); where both are advisory, both stay.
+   * Either way it is told, by a notification on its next response. Runs inside the caller's
+   * transaction, before the session counts as live again.
+   */
+  yieldToTakeovers(session: SessionRow, inactiveSince: number): void {
+    const { store } = this.app;
+    const now = this.app.now();
+    const { byHolder, yielding } = this.takeovers(session, inactiveSince);
+    const released: string[] = [];
+    for (const claim of yielding) {
+      store.claims.release(
+        claim.id,
+        'abandoned',
+        'given up: taken over while this session was inactive',
+        now,
+      );
+      released.push(...claim.files);
     }
     for (const [holderId, holder] of byHolder) {
       this.notifications.notify(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
-import { sessionIdField } from '../session-id.js';
+import { idField, sessionIdField } from '../session-id.js';
 
 export const messageSend = defineTool({
   name: 'collab_message_send',
@@ -11,9 +11,9 @@ export const messageSend = defineTool({
   kind: 'write',
   input: z.strictObject({
     from_session_id: sessionIdField,
-    to_session_id: z.string().min(1).optional().describe('Id or name; omit to broadcast'),
+    to_session_id: idField.optional().describe('Id or name; omit to broadcast'),
     content: z.string().min(1).max(10_000),
-    reply_to: z.string().min(1).optional().describe('Message id this answers'),
+    reply_to: idField.optional().describe('Message id this answers'),
   }),
   output: z.object({
     message_id: z.string(),

@@ -54,6 +54,8 @@ export class ClientSessions {
     // Bound to the client session id, it lives by the client; a session of the connection alone
     // lives as long as the server (see `SessionsService.prepare`).
     const insert = create ? this.sessions.prepare({ ...create, identity, server, pid: server.pid }) : null;
+    const bound = identity.sessionId ? store.sessions.findByClientSession(identity.sessionId) : undefined;
+    if (bound) this.prepareResume(bound);
     return store.write(() => {
       let id = identity.sessionId;
       if (id) {
@@ -96,6 +98,7 @@ export class ClientSessions {
       const bound = store.sessions.findByClientSession(identity.sessionId);
       if (bound && !this.sessions.processGone(bound) && !this.otherClient(bound, identity))
         return { session: bound, ambiguous: [] };
+      if (bound && options.create) this.prepareResume(bound);
     }
     const insert = options.create
       ? this.sessions.prepare({
@@ -226,6 +229,15 @@ export class ClientSessions {
     this.claims.yieldToTakeovers(session, session.last_heartbeat);
     this.app.store.sessions.heartbeat(session.id, this.app.now());
     this.app.log.info('identity.resumed', { session: session.id, client_session: session.client_session_id });
+  }
+
+  /**
+   * Before the write lock: if the session would be resumed (its process died), the overlaps with
+   * what others claimed since are worked out now and remembered, so that `resumeIfDead` inside
+   * the lock finds them in the overlap cache.
+   */
+  private prepareResume(session: SessionRow): void {
+    if (this.sessions.processGone(session)) this.claims.takeovers(session, session.last_heartbeat);
   }
 
   /** The one live session of the client process in the worktree, if it has exactly one. */

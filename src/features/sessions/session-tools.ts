@@ -28,7 +28,7 @@ export const sessionStart = defineTool({
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
   handler({ connection }, input) {
     const { session, others, resumed } = connection.start(input.name, input.project_root);
-    const names = others.map((s) => `"${s.name}"`).join(', ');
+    const names = others.map((s) => `"${inline(s.name, 60)}"`).join(', ');
     const what = resumed ? 'Session resumed' : 'Session registered';
     return {
       session_id: session.id,

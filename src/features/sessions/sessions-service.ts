@@ -198,6 +198,11 @@ export class SessionsService {
     const now = this.app.now();
     const freshSince = now - this.app.config.inactive_after_minutes * 60_000;
     if (store.sessions.heartbeatIfFresh(id, now, freshSince)) return;
+    // Back from silence: the overlaps with what others claimed meanwhile are worked out here,
+    // before the write lock; inside it they are answered from the overlap cache.
+    const silent = store.sessions.get(id);
+    if (silent?.status === 'active' && silent.last_heartbeat < freshSince)
+      this.claims.takeovers(silent, silent.last_heartbeat + this.app.config.inactive_after_minutes * 60_000);
     store.write(() => {
       const session = store.sessions.get(id);
       if (session?.status !== 'active') return;
