@@ -17,6 +17,23 @@ function run(home: string, ...args: string[]) {
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
 
+/**
+ * Grows a home's database with 200 KB of filler rows, then flips bytes of the file between the
+ * offsets `range` gives for its size: a database damaged inside, past its header.
+ */
+function damage(home: string, range: (size: number) => [number, number]): void {
+  const db = new Database(join(home, 'registry.db'));
+  db.pragma('journal_mode = DELETE');
+  db.exec(
+    'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
+  );
+  db.close();
+  const bytes = readFileSync(join(home, 'registry.db'));
+  const [from, to] = range(bytes.length);
+  for (let i = from; i < to; i += 211) bytes[i] = bytes[i]! ^ 0x5a;
+  writeFileSync(join(home, 'registry.db'), bytes);
+}
+
 describe('storage faults explain themselves', () => {
   it('a registry.db that is not a database: one line with the fix, for status and serve alike', () => {
     const home = tempDir('collab-home-');
@@ -37,15 +54,7 @@ describe('storage faults explain themselves', () => {
   it('a database damaged in the middle: doctor says so and how to recover', () => {
     const home = tempDir('collab-home-');
     expect(run(home, 'status').status).toBe(0);
-    const db = new Database(join(home, 'registry.db'));
-    db.pragma('journal_mode = DELETE');
-    db.exec(
-      'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
-    );
-    db.close();
-    const bytes = readFileSync(join(home, 'registry.db'));
-    for (let i = 8192; i < bytes.length - 4096; i += 211) bytes[i] = bytes[i]! ^ 0x5a;
-    writeFileSync(join(home, 'registry.db'), bytes);
+    damage(home, (size) => [8192, size - 4096]);
     const out = run(home, 'doctor', '--json');
     expect(out.status).toBe(1);
     const database = JSON.parse(out.stdout).checks.find((c: { name: string }) => c.name === 'database');
@@ -81,16 +90,8 @@ describe('a database damaged inside', () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
     expect(run(home, 'status').status).toBe(0);
-    const db = new Database(join(home, 'registry.db'));
-    db.pragma('journal_mode = DELETE');
-    db.exec(
-      'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
-    );
-    db.close();
-    const bytes = readFileSync(join(home, 'registry.db'));
     // Only the end of the file (the filler's pages): the tables a claim writes stay readable.
-    for (let i = Math.floor(bytes.length * 0.7); i < bytes.length; i += 211) bytes[i] = bytes[i]! ^ 0x5a;
-    writeFileSync(join(home, 'registry.db'), bytes);
+    damage(home, (size) => [Math.floor(size * 0.7), size]);
     const server = await connectStdio({ cwd: repo, home });
     try {
       await new Promise((r) => setTimeout(r, 2_000));

@@ -4,73 +4,33 @@
  * is created once. Each server speaks bare JSON-RPC over its stdio, so the test measures their
  * start and not a client's.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/app/config.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
-import { CLI, requireBuild } from '../helpers/stdio.js';
+import { bareServe } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const SERVERS = 12;
 const ROUNDS = 20;
 
 /** Starts a server, initializes, calls one tool, closes; resolves with the tool result or the failure. */
-function oneServer(cwd: string, home: string): Promise<{ ok: boolean; detail: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'serve'], {
-      cwd,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    let result: { ok: boolean; detail: string } | null = null;
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.stdout.on('data', (d) => {
-      out += d;
-      for (const line of out.split('\n')) {
-        if (!line.startsWith('{') || result) continue;
-        const msg = JSON.parse(line) as { id?: number; result?: { isError?: boolean }; error?: unknown };
-        if (msg.id === 2) {
-          result = { ok: !msg.error && !msg.result?.isError, detail: line };
-          child.stdin.end();
-        }
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve(result && code === 0 ? result : { ok: false, detail: `exit ${code}: ${err || out}` });
-    });
-    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'first-start', version: '1' },
-      },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'collab_session_list', arguments: {} },
-    });
-  });
+async function oneServer(cwd: string, home: string): Promise<{ ok: boolean; detail: string }> {
+  const server = bareServe(cwd, home);
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 20_000);
+  const line = await server.call('collab_session_list');
+  server.child.stdin.end();
+  const code = await server.exit;
+  clearTimeout(timer);
+  const ok = line !== null && !(JSON.parse(line) as { result: { isError?: boolean } }).result.isError;
+  const { out, err } = server.output();
+  return ok && code === 0 ? { ok, detail: line! } : { ok: false, detail: `exit ${code}: ${err || out}` };
 }
 
 describe('first start', () => {
   it(`${SERVERS} servers started at once on an empty home, ${ROUNDS} times: all start, one schema, a whole config`, async () => {
-    requireBuild();
     const repo = gitRepo();
     for (let round = 0; round < ROUNDS; round++) {
       const home = join(tempDir('collab-fresh-'), 'home'); // not even the folder exists

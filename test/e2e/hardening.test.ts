@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, hookClient } from '../helpers/stdio.js';
+import { bareServe, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -147,44 +147,13 @@ describe('no request holds the database or breaks protection', () => {
 
 describe('a request over the transport’s limit', () => {
   it('closes the connection and ends its session (nothing is left active)', async () => {
-    const { spawn } = await import('node:child_process');
-    const { CLI } = await import('../helpers/stdio.js');
     const Database = (await import('better-sqlite3')).default;
     const home = tempDir('collab-home-');
     const repo = gitRepo();
-    const child = spawn(process.execPath, [CLI, 'serve'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    child.stdin.on('error', () => {});
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'big', version: '1' } },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'collab_session_list', arguments: {} },
-    });
-    while (!out.includes('"id":2')) await new Promise((r) => setTimeout(r, 20));
-    send({
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'tools/call',
-      params: { name: 'collab_message_send', arguments: { content: 'x'.repeat(11_000_000) } },
-    });
-    const code = await new Promise((r) => child.once('exit', r));
-    expect(code).toBe(0);
+    const server = bareServe(repo, home);
+    await server.call('collab_session_list');
+    await server.call('collab_message_send', { content: 'x'.repeat(11_000_000) });
+    expect(await server.exit).toBe(0);
     const db = new Database(join(home, 'registry.db'), { readonly: true });
     expect(db.prepare('SELECT status FROM sessions').all()).toEqual([{ status: 'ended' }]);
     db.close();

@@ -17,18 +17,46 @@ import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-claude.test.ts');
 
+/**
+ * A repository with `app.txt`, set up for Claude Code by `session-collab init`, and a way to run
+ * the real CLI there against a fake model API (its result: the last JSON line it prints).
+ */
+function initRepo() {
+  const home = tempDir('collab-home-');
+  const userHome = tempDir('claude-home-');
+  const repo = gitRepo({ 'app.txt': 'original line\n' });
+  const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
+    cwd: repo,
+    env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+    encoding: 'utf8',
+  });
+  expect(init.status).toBe(0);
+  // Asynchronous: the fake API answers from this process's event loop.
+  const runClaude = async (apiUrl: string, args: string[]) => {
+    const run = await runAgentCli(claude!, args, {
+      cwd: repo,
+      env: {
+        ...process.env,
+        HOME: userHome,
+        SESSION_COLLAB_HOME: home,
+        ANTHROPIC_API_KEY: 'sk-ant-api03-test',
+        ANTHROPIC_BASE_URL: apiUrl,
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+    });
+    const lastLine = run.stdout.trim().split('\n').pop() ?? '';
+    if (!lastLine.startsWith('{')) throw new Error(`claude printed no result:\n${run.stdout}\n${run.stderr}`);
+    return JSON.parse(lastLine);
+  };
+  return { home, repo, runClaude };
+}
+
 describe.skipIf(!claude)('the real Claude Code CLI', () => {
   it('is stopped before it edits a file another session holds, and told why', async () => {
-    const home = tempDir('collab-home-');
-    const userHome = tempDir('claude-home-');
-    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const { home, repo, runClaude } = initRepo();
     const target = join(repo, 'app.txt');
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
-      encoding: 'utf8',
-    });
-    expect(init.status).toBe(0);
 
     // Another session (a client process of its own) has edited app.txt.
     const holder = await hookClient({ cwd: repo, home });
@@ -49,28 +77,14 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
         'post-tool-use',
         hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
       );
-      // Asynchronous: the fake API answers from this process's event loop.
-      const run = await runAgentCli(
-        claude!,
-        ['-p', 'Change app.txt', '--permission-mode', 'acceptEdits', '--output-format', 'json'],
-        {
-          cwd: repo,
-          env: {
-            ...process.env,
-            HOME: userHome,
-            SESSION_COLLAB_HOME: home,
-            ANTHROPIC_API_KEY: 'sk-ant-api03-test',
-            ANTHROPIC_BASE_URL: api.url,
-            DISABLE_TELEMETRY: '1',
-            DISABLE_AUTOUPDATER: '1',
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          },
-        },
-      );
-      const lastLine = run.stdout.trim().split('\n').pop() ?? '';
-      if (!lastLine.startsWith('{'))
-        throw new Error(`claude printed no result:\n${run.stdout}\n${run.stderr}`);
-      const result = JSON.parse(lastLine);
+      const result = await runClaude(api.url, [
+        '-p',
+        'Change app.txt',
+        '--permission-mode',
+        'acceptEdits',
+        '--output-format',
+        'json',
+      ]);
       expect(result.permission_denials).toEqual([
         expect.objectContaining({ tool_name: 'Edit', tool_use_id: 'toolu_edit' }),
       ]);
@@ -105,15 +119,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
   }, 150_000);
 
   it('gets a message another session sent while it worked, with its next request after a tool use', async () => {
-    const home = tempDir('collab-home-');
-    const userHome = tempDir('claude-home-');
-    const repo = gitRepo({ 'app.txt': 'original line\n' });
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
-      encoding: 'utf8',
-    });
-    expect(init.status).toBe(0);
+    const { home, repo, runClaude } = initRepo();
     const other = await connectStdio({ cwd: repo, home });
     await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
     const note = 'Heads up: I am renaming app.txt to main.txt in ten minutes.';
@@ -128,22 +134,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
       },
     );
     try {
-      const run = await runAgentCli(claude!, ['-p', 'Look at app.txt', '--output-format', 'json'], {
-        cwd: repo,
-        env: {
-          ...process.env,
-          HOME: userHome,
-          SESSION_COLLAB_HOME: home,
-          ANTHROPIC_API_KEY: 'sk-ant-api03-test',
-          ANTHROPIC_BASE_URL: api.url,
-          DISABLE_TELEMETRY: '1',
-          DISABLE_AUTOUPDATER: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        },
-      });
-      const lastLine = run.stdout.trim().split('\n').pop() ?? '';
-      if (!lastLine.startsWith('{'))
-        throw new Error(`claude printed no result:\n${run.stdout}\n${run.stderr}`);
+      await runClaude(api.url, ['-p', 'Look at app.txt', '--output-format', 'json']);
       const main = api.requests.filter((r) => JSON.stringify(r.body.tools ?? []).includes('"Edit"'));
       const before = main.filter((r) => !JSON.stringify(r.body.messages).includes('toolu_read'));
       const after = main.filter((r) => JSON.stringify(r.body.messages).includes('"tool_result"'));

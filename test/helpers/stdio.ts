@@ -161,3 +161,55 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void
   }
   throw new Error(`process ${pid} still runs after ${timeoutMs} ms`);
 }
+
+/**
+ * The built `serve` spoken to in bare JSON-RPC over its stdio (no SDK client: a test measures the
+ * server, or sends what an SDK client would refuse to). It is initialized; `call` sends a tool
+ * call and resolves with its response line; `exit` resolves with the exit code.
+ */
+export function bareServe(cwd: string, home: string) {
+  requireBuild();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    cwd,
+    env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.on('error', () => {}); // the server may close first
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bare', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  let next = 2;
+  return {
+    child,
+    exit,
+    output: () => ({ out, err }),
+    /** Resolves with the response line, or null if the server exits first. */
+    call(name: string, args: Record<string, unknown> = {}): Promise<string | null> {
+      const id = next++;
+      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+      return new Promise((resolve) => {
+        const look = () => {
+          const line = out.split('\n').find((l) => l.startsWith(`{"result"`) && l.includes(`"id":${id}`));
+          if (line) return resolve(line);
+          if (child.exitCode !== null) return resolve(null);
+          setTimeout(look, 10);
+        };
+        look();
+      });
+    },
+  };
+}
