@@ -30,6 +30,7 @@ program
   .description('Show sessions, claims and conflicts per project')
   .option('--json', 'machine-readable output')
   .option('--all', 'include ended and inactive sessions, and idle projects')
+  .option('--limit <n>', 'sessions, claims and conflicts shown per project (0: all)', '20')
   .action(async (options) => (await import('./status.js')).status(options));
 
 program

@@ -1,4 +1,5 @@
 import { App } from '../app/app.js';
+import { CollabError } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
 import type { ClaimView } from '../features/claims/claims-service.js';
@@ -8,7 +9,12 @@ import { bold, dim, green, printJson, red, yellow } from './format.js';
 export interface StatusOptions {
   json?: boolean;
   all?: boolean;
+  /** Sessions, claims and conflicts shown per project (0: all). */
+  limit?: string;
 }
+
+/** What `status` shows per project unless --limit says otherwise: a screen, even with thousands. */
+const DEFAULT_LIMIT = 20;
 
 interface SessionStatus extends SessionView {
   /** Uncommitted changes in its worktree to files other live sessions hold. */
@@ -22,7 +28,24 @@ interface ProjectStatus {
   sessions: SessionStatus[];
   claims: ClaimView[];
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+  /** Rows of each list beyond --limit (for conflicts: whether there are more). */
+  more: { sessions: boolean; claims: number; conflicts: boolean };
 }
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_LIMIT;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new CollabError(
+      'INVALID_INPUT',
+      `--limit: "${value}" is not a whole number.`,
+      'Pass e.g. --limit 50, or --limit 0 for all.',
+    );
+  }
+  return n === 0 ? Number.MAX_SAFE_INTEGER : n;
+}
+
+const MORE_HINT = 'see them with --limit 0 (all) or --limit <n>';
 
 /** Conflicts whose meeting point is a real tracked file where one exists, else a marked example. */
 function honestConflicts(
@@ -40,11 +63,13 @@ function honestConflicts(
 
 /** Sessions, claims and current conflicts per project. */
 export function status(options: StatusOptions): void {
+  const limit = parseLimit(options.limit);
   const app = new App();
   try {
     const projects: ProjectStatus[] = [];
     for (const project of app.store.projects.list()) {
-      const sessions = app.sessions.list(project.id, options.all === true).map((s): SessionStatus => {
+      const sessionPage = app.sessions.list(project.id, options.all === true, { limit });
+      const sessions = sessionPage.items.map((s): SessionStatus => {
         const row = app.store.sessions.get(s.id)!;
         const held = s.status === 'active' ? app.claims.changedFilesHeldByOthers(row) : [];
         return {
@@ -57,17 +82,26 @@ export function status(options: StatusOptions): void {
           })),
         };
       });
-      const claims = app.store.claims
-        .list({ projectId: project.id, sessionId: null, status: 'active' })
-        .map((c) => app.claims.view(c));
+      const activeClaims = { projectId: project.id, sessionId: null, status: 'active' as const };
+      const claims: ClaimView[] = [];
+      for (const c of app.store.claims.iterate(activeClaims)) {
+        if (claims.length === limit) break;
+        claims.push(app.claims.view(c));
+      }
       if (!options.all && sessions.length === 0 && claims.length === 0) continue;
+      const conflicts = app.claims.projectConflicts(project.id, Math.min(limit, 1000));
       projects.push({
         project_id: project.id,
         root: project.root,
         kind: project.kind,
         sessions,
         claims,
-        conflicts: honestConflicts(app, project, app.claims.projectConflicts(project.id)),
+        conflicts: honestConflicts(app, project, conflicts.conflicts),
+        more: {
+          sessions: sessionPage.next_cursor !== null,
+          claims: claims.length < limit ? 0 : app.store.claims.count(activeClaims) - claims.length,
+          conflicts: conflicts.more,
+        },
       });
     }
     if (options.json) {
@@ -94,6 +128,7 @@ export function status(options: StatusOptions): void {
         );
       }
       if (p.sessions.length === 0) console.log(dim('    none active'));
+      if (p.more.sessions) console.log(dim(`    and more: ${MORE_HINT}`));
       for (const s of p.sessions) {
         for (const h of s.changed_files_held_by_others) {
           console.log(
@@ -109,6 +144,7 @@ export function status(options: StatusOptions): void {
         );
       }
       if (p.claims.length === 0) console.log(dim('    none'));
+      if (p.more.claims > 0) console.log(dim(`    and ${p.more.claims} more: ${MORE_HINT}`));
       if (p.conflicts.length > 0) {
         console.log(`  ${red('Conflicts')}`);
         for (const c of p.conflicts) {
@@ -116,6 +152,7 @@ export function status(options: StatusOptions): void {
             `    ${red('⚠')} ${inline(c.path, 200)}: "${inline(c.a.session, 40)}" (${inline(c.a.intent)}) and "${inline(c.b.session, 40)}" (${inline(c.b.intent)})`,
           );
         }
+        if (p.more.conflicts) console.log(dim(`    and more: ${MORE_HINT}`));
       }
       console.log('');
     }

@@ -33,7 +33,8 @@ interface ListedTool {
  * context on every turn (DESIGN.md §6 caps the default list at 2,000 tokens).
  * - Inputs list every field, type, default and enum; length limits and the refusal of unknown fields
  *   are enforced server-side only (a bad value is an INVALID_INPUT that names the field).
- * - Outputs describe their top-level fields; objects nested in them are listed as objects (their
+ * - Outputs describe their top-level fields, none marked required (a client reads what is there);
+ *   objects nested in them are listed as objects (their
  *   fields are in the README's tool reference, generated from the same descriptors), and stay open,
  *   since the response envelope adds fields to every result.
  */
@@ -60,7 +61,7 @@ function compactOutput(node: unknown, depth: number): unknown {
   if (schema.type === 'object' && depth > 0) return { type: 'object' };
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'additionalProperties') continue;
+    if (key === 'additionalProperties' || key === 'required') continue;
     if (key === 'properties') out[key] = mapValues(value, (v) => compactOutput(v, depth + 1));
     else if (key === 'items') out[key] = compactOutput(value, depth + 1);
     else out[key] = value;

@@ -54,6 +54,8 @@ export interface ClaimFilter {
   projectId: string | null;
   sessionId: string | null;
   status: ClaimStatus | 'all';
+  /** Only claims after this one in list order (newest first): the position of a page's last row. */
+  after?: { at: number; id: string } | null;
 }
 
 export class ClaimsStore {
@@ -70,6 +72,7 @@ export class ClaimsStore {
   private readonly expireStmt;
   private readonly expireFiles;
   private readonly listStmt;
+  private readonly countStmt;
   private readonly purgeStmt;
   private readonly bySource;
   private readonly latestTool;
@@ -110,7 +113,15 @@ export class ClaimsStore {
     );
     this.expireFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
     this.listStmt = db.prepare<
-      [{ project: string | null; session: string | null; status: string }],
+      [
+        {
+          project: string | null;
+          session: string | null;
+          status: string;
+          after_at: number | null;
+          after_id: string | null;
+        },
+      ],
       ClaimWithFiles & { files_json: string }
     >(
       `SELECT c.*, s.name AS session_name,
@@ -119,7 +130,17 @@ export class ClaimsStore {
        WHERE (@project IS NULL OR c.project_id = @project)
          AND (@session IS NULL OR c.session_id = @session)
          AND (@status = 'all' OR c.status = @status)
-       ORDER BY c.created_at DESC`,
+         AND (@after_at IS NULL OR c.created_at < @after_at OR (c.created_at = @after_at AND c.id < @after_id))
+       ORDER BY c.created_at DESC, c.id DESC`,
+    );
+    this.countStmt = db.prepare<
+      [{ project: string | null; session: string | null; status: string }],
+      { n: number }
+    >(
+      `SELECT COUNT(*) AS n FROM claims c
+       WHERE (@project IS NULL OR c.project_id = @project)
+         AND (@session IS NULL OR c.session_id = @session)
+         AND (@status = 'all' OR c.status = @status)`,
     );
     this.purgeStmt = db.prepare("DELETE FROM claims WHERE status <> 'active' AND released_at < ?");
     this.bySource = db.prepare<[string, string], { id: string }>(
@@ -209,10 +230,29 @@ export class ClaimsStore {
     return ids;
   }
 
+  /** How many claims a filter selects (its `after` aside). */
+  count(filter: ClaimFilter): number {
+    return this.countStmt.get({
+      project: filter.projectId,
+      session: filter.sessionId,
+      status: filter.status,
+    })!.n;
+  }
+
   list(filter: ClaimFilter): ClaimWithFiles[] {
-    return this.listStmt
-      .all({ project: filter.projectId, session: filter.sessionId, status: filter.status })
-      .map(({ files_json, ...row }) => ({ ...row, files: JSON.parse(files_json) as string[] }));
+    return [...this.iterate(filter)];
+  }
+
+  /** Claims in list order (newest first), read as they are consumed: a page stops reading early. */
+  *iterate(filter: ClaimFilter): Generator<ClaimWithFiles> {
+    const rows = this.listStmt.iterate({
+      project: filter.projectId,
+      session: filter.sessionId,
+      status: filter.status,
+      after_at: filter.after?.at ?? null,
+      after_id: filter.after?.id ?? null,
+    });
+    for (const { files_json, ...row } of rows) yield { ...row, files: JSON.parse(files_json) as string[] };
   }
 
   purgeReleased(before: number): number {

@@ -9,6 +9,8 @@ export interface DecisionRow {
   title: string;
   description: string;
   created_at: number;
+  /** Order of recording (rows of one time are listed by it). */
+  seq?: number;
 }
 
 export class DecisionsStore {
@@ -21,9 +23,21 @@ export class DecisionsStore {
       `INSERT INTO decisions (id, project_id, session_id, session_name, category, title, description, created_at)
        VALUES (@id, @project_id, @session_id, @session_name, @category, @title, @description, @created_at)`,
     );
-    this.listStmt = db.prepare<[{ project: string; category: string | null; limit: number }], DecisionRow>(
-      `SELECT id, project_id, session_id, session_name, category, title, description, created_at FROM decisions
+    this.listStmt = db.prepare<
+      [
+        {
+          project: string;
+          category: string | null;
+          limit: number;
+          after_at: number | null;
+          after_seq: number | null;
+        },
+      ],
+      DecisionRow
+    >(
+      `SELECT id, project_id, session_id, session_name, category, title, description, created_at, seq FROM decisions
        WHERE project_id = @project AND (@category IS NULL OR category = @category)
+         AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND seq < @after_seq))
        ORDER BY created_at DESC, seq DESC LIMIT @limit`,
     );
     this.searchStmt = db.prepare<
@@ -41,8 +55,20 @@ export class DecisionsStore {
     this.insertStmt.run(row);
   }
 
-  list(projectId: string, category: string | null, limit: number): DecisionRow[] {
-    return this.listStmt.all({ project: projectId, category, limit });
+  /** Newest first, after `after` (a page's last row: its time and seq). */
+  list(
+    projectId: string,
+    category: string | null,
+    limit: number,
+    after: { at: number; seq: number } | null,
+  ): DecisionRow[] {
+    return this.listStmt.all({
+      project: projectId,
+      category,
+      limit,
+      after_at: after?.at ?? null,
+      after_seq: after?.seq ?? null,
+    });
   }
 
   /** Full-text search; `query` is an FTS5 expression (see `ftsQuery`). Best match first. */

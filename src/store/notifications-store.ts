@@ -46,11 +46,22 @@ export class NotificationsStore {
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE id = ? AND state = 'pending'",
     );
     this.listStmt = db.prepare<
-      [{ session: string; state: string; type: string | null; limit: number }],
-      NotificationRow
+      [
+        {
+          session: string;
+          state: string;
+          type: string | null;
+          limit: number;
+          after_at: number | null;
+          after_seq: number | null;
+        },
+      ],
+      NotificationRow & { seq: number }
     >(
-      `SELECT * FROM notifications WHERE session_id = @session AND (@state = 'all' OR state = @state)
-         AND (@type IS NULL OR type = @type) ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+      `SELECT *, rowid AS seq FROM notifications WHERE session_id = @session AND (@state = 'all' OR state = @state)
+         AND (@type IS NULL OR type = @type)
+         AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND rowid < @after_seq))
+       ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
     );
     this.expireStmt = db.prepare(
       "UPDATE notifications SET state = 'expired' WHERE state <> 'expired' AND created_at <= ?",
@@ -109,8 +120,16 @@ export class NotificationsStore {
     state: NotificationState | 'all',
     type: string | null,
     limit: number,
-  ): NotificationRow[] {
-    return this.listStmt.all({ session: sessionId, state, type, limit });
+    after: { at: number; seq: number } | null,
+  ): Array<NotificationRow & { seq: number }> {
+    return this.listStmt.all({
+      session: sessionId,
+      state,
+      type,
+      limit,
+      after_at: after?.at ?? null,
+      after_seq: after?.seq ?? null,
+    });
   }
 
   /** Marks every notification created at or before `createdBefore` expired. */

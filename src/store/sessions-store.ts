@@ -69,11 +69,15 @@ export class SessionsStore {
       "UPDATE sessions SET status = 'ended', ended_at = ?, end_reason = ? WHERE id = ? AND status = 'active'",
     );
     this.renameStmt = db.prepare('UPDATE sessions SET name = ? WHERE id = ?');
-    this.byProject = db.prepare<[{ project: string | null; all: number }], SessionWithCounts>(
+    this.byProject = db.prepare<
+      [{ project: string | null; all: number; after_at: number | null; after_id: string | null }],
+      SessionWithCounts
+    >(
       `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_id = s.id AND c.status = 'active') AS active_claims
        FROM sessions s
        WHERE (@project IS NULL OR s.project_id = @project) AND (@all = 1 OR s.status = 'active')
-       ORDER BY s.created_at`,
+         AND (@after_at IS NULL OR s.created_at > @after_at OR (s.created_at = @after_at AND s.id > @after_id))
+       ORDER BY s.created_at, s.id`,
     );
     this.purgeStmt = db.prepare("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?");
     this.purgeAliasesStmt = db.prepare(
@@ -203,7 +207,21 @@ export class SessionsStore {
 
   /** Sessions of one project (or of all, with null), with their count of active claims. */
   list(projectId: string | null, includeEnded: boolean): SessionWithCounts[] {
-    return this.byProject.all({ project: projectId, all: includeEnded ? 1 : 0 });
+    return [...this.iterate(projectId, includeEnded, null)];
+  }
+
+  /** Oldest first, after `after` (a page's last row), read as they are consumed. */
+  iterate(
+    projectId: string | null,
+    includeEnded: boolean,
+    after: { at: number; id: string } | null,
+  ): IterableIterator<SessionWithCounts> {
+    return this.byProject.iterate({
+      project: projectId,
+      all: includeEnded ? 1 : 0,
+      after_at: after?.at ?? null,
+      after_id: after?.id ?? null,
+    });
   }
 
   /** Sessions still marked active whose last heartbeat is older than `before`. */

@@ -72,6 +72,44 @@ describe('session-collab status', () => {
     }
   });
 
+  it('shows a screenful per project however many claims there are, and says how many more', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': '' });
+    const a = await connectStdio({ cwd: repo, home });
+    const b = await connectStdio({ cwd: repo, home });
+    try {
+      await a.call('collab_claim', {
+        files: Array.from({ length: 500 }, (_, i) => `src/f${i}.ts`),
+        intent: 'many',
+      });
+      for (let i = 0; i < 30; i++) await a.call('collab_claim', { files: [`lib/m${i}.ts`], intent: `m${i}` });
+      await b.call('collab_claim', { files: ['**/*.ts'], intent: 'sweep' });
+
+      const text = await cli(home, ['status', '--limit', '5']);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain('and 27 more: see them with --limit 0');
+      expect(text.stdout.match(/^ {4}⚠ /gm)).toHaveLength(5);
+      const json = JSON.parse((await cli(home, ['status', '--json'])).stdout) as {
+        projects: Array<{
+          claims: unknown[];
+          conflicts: unknown[];
+          more: { claims: number; conflicts: boolean };
+        }>;
+      };
+      expect(json.projects[0]!.claims).toHaveLength(20);
+      expect(json.projects[0]!.more).toMatchObject({ claims: 12, conflicts: true });
+      const all = JSON.parse((await cli(home, ['status', '--json', '--limit', '0'])).stdout) as typeof json;
+      expect(all.projects[0]!.claims).toHaveLength(32);
+      expect(all.projects[0]!.conflicts).toHaveLength(31);
+      const bad = await cli(home, ['status', '--limit', 'x']);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain('--limit: "x" is not a whole number');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('says so when nothing is going on', async () => {
     const out = await cli(tempDir('collab-home-'), ['status']);
     expect(out.stdout).toContain('No active sessions');

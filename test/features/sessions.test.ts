@@ -82,12 +82,12 @@ describe('a session that comes back after going inactive', () => {
     app.claims.recordEdits(sessionB, ['src/c.ts']); // the old edit claim grows over A's c.ts
     now += minute;
     app.sessions.touch(idA);
-    const mine = app.claims.list(app.sessions.get(idA), { sessionId: idA, status: 'all' });
+    const mine = app.claims.list(app.sessions.get(idA), { sessionId: idA, status: 'all', limit: 25 }).items;
     expect(Object.fromEntries(mine.map((c) => [c.files[0], c.status]))).toEqual({
       'src/a.ts': 'active',
       'src/c.ts': 'abandoned',
     });
-    const [note] = app.notifications.list(idA, 'pending', 'claim_taken_over', 10);
+    const [note] = app.notifications.list(idA, 'pending', 'claim_taken_over', 10).items;
     expect(note).toMatchObject({ files: ['src/c.ts'], released: ['src/c.ts'], session_id: sessionB.id });
   });
 });
@@ -120,6 +120,41 @@ describe('answers stay bounded with 20,000 claims', () => {
     const list = await sweeper.client.callTool({ name: 'collab_claims_list', arguments: {} });
     expect((list.structuredContent as { claims: unknown[] }).claims).toHaveLength(25);
     expect(JSON.stringify(list).length).toBeLessThan(40_000);
+
+    // Page after page, every claim once (they were all made in the same millisecond).
+    type ClaimsPage = { claims: Array<{ claim_id: string }>; next_cursor: string | null };
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page: ClaimsPage = await sweeper.call('collab_claims_list', { limit: 200, cursor });
+      expect(page.claims.length).toBeLessThanOrEqual(200);
+      for (const c of page.claims) seen.add(c.claim_id);
+      cursor = page.next_cursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(seen.size).toBe(20_000);
+    expect(pages).toBe(100);
+    // A filter reads only until its page is full; its pages chain the same way.
+    const filtered = await sweeper.call<ClaimsPage>('collab_claims_list', {
+      path_filter: 'pkg7/**',
+      limit: 150,
+    });
+    expect(filtered.claims).toHaveLength(150);
+    const rest = await sweeper.call<ClaimsPage>('collab_claims_list', {
+      path_filter: 'pkg7/**',
+      limit: 150,
+      cursor: filtered.next_cursor!,
+    });
+    expect(rest.claims).toHaveLength(50);
+    expect(rest.next_cursor).toBeNull();
+    expect(new Set([...filtered.claims, ...rest.claims].map((c) => c.claim_id)).size).toBe(200);
+    const bad = await sweeper.client.callTool({
+      name: 'collab_claims_list',
+      arguments: { cursor: 'not-a-cursor' },
+    });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.structuredContent)).toContain('INVALID_INPUT');
 
     const claim = await sweeper.client.callTool({
       name: 'collab_claim',

@@ -83,11 +83,11 @@ describe('purge', () => {
     app.store.sessions.heartbeat(keep.id, clock);
     const result = app.maintenance.purgeNow();
     expect(result).toMatchObject({ sessions: 1, claims: 1, messages: 2, notifications: 2 });
-    expect(app.store.notifications.list(session.id, 'all', null, 10)).toEqual([]);
+    expect(app.store.notifications.list(session.id, 'all', null, 10, null)).toEqual([]);
     expect(app.store.sessions.get(session.id)).toBeUndefined();
     expect(app.store.sessions.get(keep.id)?.status).toBe('active');
     // Decisions are the project's memory: kept.
-    expect(app.store.decisions.list(session.project_id, null, 10)).toHaveLength(1);
+    expect(app.store.decisions.list(session.project_id, null, 10, null)).toHaveLength(1);
     // A second purge within the interval does nothing.
     expect(app.maintenance.purgeIfDue()).toBeNull();
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
+import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
 import { idField, sessionIdField } from '../session-id.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
@@ -201,19 +202,19 @@ export const claimsList = defineTool({
     session_id: idField.optional().describe('Only this session’s claims'),
     status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
     path_filter: z.string().min(1).optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
+    limit: limitField(LIMITS.listedClaims, 200),
+    cursor: cursorField,
   }),
-  output: z.object({ claims: z.array(claimView) }),
+  output: z.object({ claims: z.array(claimView), next_cursor: nextCursorField }),
   handler({ app, connection }, input) {
-    // Newest first, at most LIMITS.listedClaims: a project with thousands stays a few KB.
-    return {
-      claims: app.claims
-        .list(connection.current(), {
-          sessionId: input.session_id,
-          status: input.status,
-          pathFilter: input.path_filter,
-        })
-        .slice(0, LIMITS.listedClaims),
-    };
+    const page = app.claims.list(connection.current(), {
+      sessionId: input.session_id,
+      status: input.status,
+      pathFilter: input.path_filter,
+      limit: input.limit,
+      cursor: input.cursor,
+    });
+    return { claims: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>
     o.claims.length === 0
@@ -223,7 +224,7 @@ export const claimsList = defineTool({
             (c) =>
               `${c.claim_id} [${c.status}] "${inline(c.session, 60)}": ${c.files.join(', ')} (${inline(c.intent, 200)})`,
           )
-          .join('\n'),
+          .join('\n') + moreNote(o.next_cursor),
 });
 
 export const claimTools = [claim, check, release, claimsList];

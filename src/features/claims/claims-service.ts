@@ -7,6 +7,7 @@ import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
+import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { ancestorBases, isGlob, literalBase, normalizePattern } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
 import { trackedFiles, workingTreeChanges } from '../../integrations/git-status.js';
@@ -514,6 +515,16 @@ export class ClaimsService {
     return out;
   }
 
+  private stateOfSession(sessionId: string, states: Map<string, SessionState>): SessionState {
+    let state = states.get(sessionId);
+    if (state === undefined) {
+      const row = this.app.store.sessions.get(sessionId);
+      state = row ? this.app.stateOf(row) : 'ended';
+      states.set(sessionId, state);
+    }
+    return state;
+  }
+
   private stateCached(row: LivePattern, states: Map<string, SessionState>): SessionState {
     let state = states.get(row.session_id);
     if (state === undefined) {
@@ -564,27 +575,40 @@ export class ClaimsService {
     return { safe: conflicts.length === 0, conflicts, stale };
   }
 
-  /** Pairs of active claims of different live sessions in a project that overlap, with a witness. */
-  projectConflicts(projectId: string): Array<{ a: ClaimView; b: ClaimView; path: string }> {
+  /**
+   * Pairs of live claims of different sessions that overlap, the earlier claim first: at most
+   * `limit`, and whether there are more. Each claim's patterns are looked up through the index of
+   * bases (as `check` does), so the cost grows with the claims and their real overlaps, not with
+   * every pair of claims.
+   */
+  projectConflicts(
+    projectId: string,
+    limit: number = LIMITS.listedConflicts,
+  ): { conflicts: Array<{ a: ClaimView; b: ClaimView; path: string }>; more: boolean } {
+    const now = this.app.now();
+    const states = new Map<string, SessionState>();
     const live = this.app.store.claims
       .list({ projectId, sessionId: null, status: 'active' })
       .reverse() // oldest first: the earlier claim is named first
-      .filter(
-        (c) =>
-          (c.expires_at === null || c.expires_at > this.app.now()) &&
-          this.app.stateOf(this.app.store.sessions.get(c.session_id)!) === 'active',
-      );
+      .filter((c) => c.expires_at === null || c.expires_at > now);
+    const byId = new Map(live.map((c, i) => [c.id, { claim: c, order: i }]));
+    const seen = new Set<string>();
     const out: Array<{ a: ClaimView; b: ClaimView; path: string }> = [];
-    for (let i = 0; i < live.length; i++) {
-      for (let j = i + 1; j < live.length; j++) {
-        const a = live[i]!;
-        const b = live[j]!;
-        if (a.session_id === b.session_id) continue;
-        const path = firstOverlap(a.files, b.files);
-        if (path !== null) out.push({ a: this.view(a), b: this.view(b), path });
+    for (const [order, a] of live.entries()) {
+      if (this.stateOfSession(a.session_id, states) !== 'active') continue;
+      for (const pattern of a.files) {
+        for (const hit of this.hits(projectId, pattern, a.session_id, now)) {
+          const other = byId.get(hit.row.claim_id);
+          // Each pair once, from its earlier claim; both holders live.
+          if (!other || other.order <= order || seen.has(`${a.id} ${other.claim.id}`)) continue;
+          if (this.stateCached(hit.row, states) !== 'active') continue;
+          seen.add(`${a.id} ${other.claim.id}`);
+          if (out.length === limit) return { conflicts: out, more: true };
+          out.push({ a: this.view(a), b: this.view(other.claim), path: hit.witness });
+        }
       }
     }
-    return out;
+    return { conflicts: out, more: false };
   }
 
   describeConflict(c: CheckConflict): string {
@@ -618,23 +642,41 @@ export class ClaimsService {
     return view;
   }
 
+  /**
+   * One page of the project's claims, newest first. With a path filter the claims are read in order
+   * until the page is full, so a page costs what it skips, never more than the whole list.
+   */
   list(
     session: SessionRow,
-    filter: { sessionId?: string | undefined; status: ClaimStatus | 'all'; pathFilter?: string | undefined },
-  ): ClaimView[] {
+    filter: {
+      sessionId?: string | undefined;
+      status: ClaimStatus | 'all';
+      pathFilter?: string | undefined;
+      limit: number;
+      cursor?: string | undefined;
+    },
+  ): Page<ClaimView> {
     const { store } = this.app;
+    const after =
+      filter.cursor === undefined ? null : (decodeCursor(filter.cursor) as { at: number; id: string });
+    const wanted =
+      filter.pathFilter === undefined
+        ? null
+        : glob(this.normalize([filter.pathFilter], session, 'path_filter')[0]!);
     store.write(() => store.claims.expireDue(this.app.now()));
-    let rows = store.claims.list({
+    const rows: ClaimWithFiles[] = [];
+    for (const row of store.claims.iterate({
       projectId: session.project_id,
       sessionId: filter.sessionId ?? null,
       status: filter.status,
-    });
-    if (filter.pathFilter !== undefined) {
-      const [pf] = this.normalize([filter.pathFilter], session, 'path_filter');
-      const g = glob(pf!);
-      rows = rows.filter((row) => row.files.some((f) => overlap(g, glob(f)) !== null));
+      after,
+    })) {
+      if (wanted && !row.files.some((f) => overlap(wanted, glob(f)) !== null)) continue;
+      rows.push(row);
+      if (rows.length > filter.limit) break;
     }
-    return rows.map((row) => this.view(row));
+    const page = pageOf(rows, filter.limit, (row) => ({ at: row.created_at, id: row.id }));
+    return { items: page.items.map((row) => this.view(row)), next_cursor: page.next_cursor };
   }
 
   view(row: ClaimWithFiles): ClaimView {
@@ -658,16 +700,6 @@ export class ClaimsService {
 
 /** Real meeting points looked for in one answer (see `meetingPoints`). */
 const MEETING_POINT_SEARCHES = 10;
-
-function firstOverlap(as: string[], bs: string[]): string | null {
-  for (const a of as) {
-    for (const b of bs) {
-      const w = overlap(glob(a), glob(b));
-      if (w !== null) return w;
-    }
-  }
-  return null;
-}
 
 /**
  * The real path of a file that may not exist yet: its nearest existing ancestor resolved, the rest

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
+import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
 import { sessionIdField } from '../session-id.js';
 import { DECISION_CATEGORIES } from './decisions-service.js';
 
@@ -48,12 +49,14 @@ export const decisionList = defineTool({
   kind: 'read',
   input: z.strictObject({
     category: category.optional(),
-    limit: z.number().int().min(1).max(200).default(20),
+    limit: limitField(20, 200),
     query: z.string().min(1).max(500).optional().describe('Full-text search'),
+    cursor: cursorField,
   }),
-  output: z.object({ decisions: z.array(decision) }),
+  output: z.object({ decisions: z.array(decision), next_cursor: nextCursorField }),
   handler({ app, connection }, input) {
-    return { decisions: app.decisions.list(connection.current(), input) };
+    const page = app.decisions.list(connection.current(), input);
+    return { decisions: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>
     o.decisions.length === 0
@@ -63,7 +66,7 @@ export const decisionList = defineTool({
             (d) =>
               `[${inline(d.category, 60)}] ${inline(d.title, 200)} — ${inline(d.description, 2000)} ("${inline(d.session, 60)}", ${d.created_at})`,
           )
-          .join('\n'),
+          .join('\n') + moreNote(o.next_cursor),
 });
 
 export const decisionTools = [decisionAdd, decisionList];

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/app.js';
-import { invalidInput } from '../../core/errors.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
@@ -50,17 +51,40 @@ export class DecisionsService {
     return this.view(row);
   }
 
+  /**
+   * A page of decisions, newest first; with a query, the best `limit` matches (ranked, so without
+   * a next page).
+   */
   list(
     session: SessionRow,
-    input: { category?: DecisionCategory | undefined; limit: number; query?: string | undefined },
-  ): DecisionView[] {
+    input: {
+      category?: DecisionCategory | undefined;
+      limit: number;
+      query?: string | undefined;
+      cursor?: string | undefined;
+    },
+  ): Page<DecisionView> {
     const { decisions } = this.app.store;
     const category = input.category ?? null;
-    const rows =
-      input.query !== undefined
-        ? decisions.search(session.project_id, ftsQuery(input.query), category, input.limit)
-        : decisions.list(session.project_id, category, input.limit);
-    return rows.map((r) => this.view(r));
+    if (input.query !== undefined) {
+      if (input.cursor !== undefined)
+        throw new CollabError(
+          'INVALID_INPUT',
+          'cursor: a query answers its best matches in one page.',
+          'Leave cursor out, or raise limit (at most 200).',
+        );
+      const rows = decisions.search(session.project_id, ftsQuery(input.query), category, input.limit);
+      return { items: rows.map((r) => this.view(r)), next_cursor: null };
+    }
+    const after = input.cursor === undefined ? null : decodeCursor(input.cursor, 'number');
+    const rows = decisions.list(
+      session.project_id,
+      category,
+      input.limit + 1,
+      after ? { at: after.at, seq: after.id as number } : null,
+    );
+    const page = pageOf(rows, input.limit, (r) => ({ at: r.created_at, id: r.seq! }));
+    return { items: page.items.map((r) => this.view(r)), next_cursor: page.next_cursor };
   }
 
   private view(r: {

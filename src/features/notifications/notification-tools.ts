@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../mcp/tool.js';
+import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
 
 export const notificationsList = defineTool({
   name: 'notifications_list',
@@ -11,7 +12,8 @@ export const notificationsList = defineTool({
   input: z.strictObject({
     state: z.enum(['pending', 'seen', 'expired', 'all']).default('all'),
     type: z.string().min(1).optional().describe('e.g. message, claim_conflict, contract_updated'),
-    limit: z.number().int().min(1).max(500).default(50),
+    limit: limitField(50, 500),
+    cursor: cursorField,
   }),
   output: z.object({
     notifications: z.array(
@@ -26,18 +28,24 @@ export const notificationsList = defineTool({
         })
         .passthrough(),
     ),
+    next_cursor: nextCursorField,
   }),
   handler({ app, connection }, input) {
-    return {
-      notifications: app.notifications.list(connection.current().id, input.state, input.type, input.limit),
-    };
+    const page = app.notifications.list(
+      connection.current().id,
+      input.state,
+      input.type,
+      input.limit,
+      input.cursor,
+    );
+    return { notifications: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>
     o.notifications.length === 0
       ? 'No notifications.'
       : o.notifications
           .map((n) => `[${n.state}] ${n.type} ${n.created_at}${n.count > 1 ? ` (${n.count}×)` : ''}`)
-          .join('\n'),
+          .join('\n') + moreNote(o.next_cursor),
 });
 
 export const notificationTools = [notificationsList];

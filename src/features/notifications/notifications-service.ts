@@ -6,6 +6,7 @@ import {
   type NotificationState,
   stateAt,
 } from '../../core/notifications.js';
+import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import type { NotificationRow } from '../../store/notifications-store.js';
 
@@ -99,10 +100,20 @@ export class NotificationsService {
     state: NotificationState | 'all',
     type: string | undefined,
     limit: number,
-  ): NotificationView[] {
+    cursor?: string,
+  ): Page<NotificationView> {
     const { store } = this.app;
+    const after = cursor === undefined ? null : decodeCursor(cursor, 'number');
     store.write(() => store.notifications.expireFor(sessionId, this.app.now() - NOTIFICATION_TTL_MS));
-    return store.notifications.list(sessionId, state, type ?? null, limit).map((r) => this.view(r));
+    const rows = store.notifications.list(
+      sessionId,
+      state,
+      type ?? null,
+      limit + 1,
+      after ? { at: after.at, seq: after.id as number } : null,
+    );
+    const page = pageOf(rows, limit, (r) => ({ at: r.created_at, id: r.seq }));
+    return { items: page.items.map((r) => this.view(r)), next_cursor: page.next_cursor };
   }
 
   private view(r: NotificationRow): NotificationView {

@@ -220,6 +220,7 @@ export const sessionStop = defineTool({
       'all',
       'contract_updated',
       10_000,
+      null,
     ).length;
     const { released } = app.sessions.end(session.id, 'complete', 'ended by session_stop');
     const events = app.store.workEvents.countsByActor(session.id);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import { defineTool } from '../../mcp/tool.js';
+import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
 import { sessionIdField } from '../session-id.js';
 
 const sessionView = z.object({
@@ -71,10 +72,15 @@ export const sessionList = defineTool({
   title: 'List sessions',
   description: 'Sessions in this project: claims, last heartbeat.',
   kind: 'read',
-  input: z.strictObject({ include_inactive: z.boolean().default(false) }),
-  output: z.object({ sessions: z.array(sessionView) }),
+  input: z.strictObject({
+    include_inactive: z.boolean().default(false),
+    limit: limitField(50, 200),
+    cursor: cursorField,
+  }),
+  output: z.object({ sessions: z.array(sessionView), next_cursor: nextCursorField }),
   handler({ app, connection }, input) {
-    return { sessions: app.sessions.list(connection.current().project_id, input.include_inactive) };
+    const page = app.sessions.list(connection.current().project_id, input.include_inactive, input);
+    return { sessions: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>
     o.sessions.length === 0
@@ -84,7 +90,7 @@ export const sessionList = defineTool({
             (s) =>
               `${inline(s.name, 60)} (${s.id}): ${s.status}, ${s.active_claims} claim(s), last seen ${s.last_heartbeat}`,
           )
-          .join('\n'),
+          .join('\n') + moreNote(o.next_cursor),
 });
 
 export const sessionHeartbeat = defineTool({

@@ -3,6 +3,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import type { SessionState } from '../../core/liveness.js';
+import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
@@ -279,11 +280,22 @@ export class SessionsService {
     return result;
   }
 
-  list(projectId: string | null, includeInactive: boolean): SessionView[] {
-    return this.app.store.sessions
-      .list(projectId, includeInactive)
-      .map((s) => this.view(s))
-      .filter((s) => includeInactive || s.status === 'active');
+  /** A page of a project's sessions (of all, with null), oldest first; live ones only by default. */
+  list(
+    projectId: string | null,
+    includeInactive: boolean,
+    page: { limit: number; cursor?: string | undefined } = { limit: Number.MAX_SAFE_INTEGER },
+  ): Page<SessionView> {
+    const after =
+      page.cursor === undefined ? null : (decodeCursor(page.cursor) as { at: number; id: string });
+    const rows: SessionWithCounts[] = [];
+    for (const row of this.app.store.sessions.iterate(projectId, includeInactive, after)) {
+      if (!includeInactive && this.app.stateOf(row) !== 'active') continue;
+      rows.push(row);
+      if (rows.length > page.limit) break;
+    }
+    const { items, next_cursor } = pageOf(rows, page.limit, (r) => ({ at: r.created_at, id: r.id }));
+    return { items: items.map((s) => this.view(s)), next_cursor };
   }
 
   liveInProject(projectId: string): SessionWithCounts[] {
