@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { applyLimits } from '../core/limits.js';
 import { type SessionState, sessionState } from '../core/liveness.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
@@ -8,6 +9,7 @@ import { MaintenanceService } from '../features/maintenance/maintenance-service.
 import { MessagesService } from '../features/messages/messages-service.js';
 import { NotificationsService } from '../features/notifications/notifications-service.js';
 import { SessionsService } from '../features/sessions/sessions-service.js';
+import { writeLockHolder } from '../integrations/lock-holder.js';
 import { processAlive } from '../integrations/process-probe.js';
 import { Store } from '../store/store.js';
 import { type Config, loadConfig } from './config.js';
@@ -65,9 +67,13 @@ export class App implements AppContext {
   constructor(options: AppOptions = {}) {
     this.paths = options.paths ?? resolveHome();
     this.config = options.config ?? loadConfig(this.paths.config);
+    applyLimits(this.config.limits);
     this.log = createLogger(this.paths.log, this.config.log_level);
     this.now = options.now ?? Date.now;
-    this.store = Store.open(this.paths.database, options.busyTimeoutMs);
+    this.store = Store.open(this.paths.database, {
+      busyTimeoutMs: options.busyTimeoutMs ?? this.config.lock_wait_seconds * 1000,
+      lockHolder: writeLockHolder,
+    });
     this.notifications = new NotificationsService(this);
     this.claims = new ClaimsService(this, this.notifications);
     this.sessions = new SessionsService(this, this.claims, this.notifications);

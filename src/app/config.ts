@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { CollabError } from '../core/errors.js';
+import { checkLimits } from '../core/limits.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 
 /**
@@ -27,17 +28,22 @@ export interface Config {
   /** What the editor hooks do when they cannot decide (the database is locked, a fault): never silent. */
   enforcement_on_error: 'allow' | 'ask' | 'deny';
   realm_scan_seconds: number;
+  /** How long a request waits for another process's write lock before answering DB_BUSY. */
+  lock_wait_seconds: number;
   review_require_approval: boolean;
   review_allow_self_review: boolean;
   review_auto_approve: boolean;
   review_auto_approve_max_lines: number;
+  /** Limits on what one request may ask, by name (docs/limits.md); unset ones keep their defaults. */
+  limits: Record<string, number>;
 }
 
 type Rule =
   | { kind: 'range'; min: number; max: number; unit: string }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'strings' }
-  | { kind: 'boolean' };
+  | { kind: 'boolean' }
+  | { kind: 'limits' };
 
 /**
  * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
@@ -53,10 +59,12 @@ const RULES: { [K in keyof Config]: Rule } = {
   enforcement: { kind: 'enum', values: ['deny', 'ask', 'warn'] },
   enforcement_on_error: { kind: 'enum', values: ['allow', 'ask', 'deny'] },
   realm_scan_seconds: { kind: 'range', min: 5, max: 86_400, unit: 'seconds' },
+  lock_wait_seconds: { kind: 'range', min: 1, max: 60, unit: 'seconds' },
   review_require_approval: { kind: 'boolean' },
   review_allow_self_review: { kind: 'boolean' },
   review_auto_approve: { kind: 'boolean' },
   review_auto_approve_max_lines: { kind: 'range', min: 1, max: 1_000_000, unit: 'lines' },
+  limits: { kind: 'limits' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -69,10 +77,12 @@ export const DEFAULT_CONFIG: Config = {
   enforcement: 'deny',
   enforcement_on_error: 'ask',
   realm_scan_seconds: 60,
+  lock_wait_seconds: 10,
   review_require_approval: true,
   review_allow_self_review: false,
   review_auto_approve: false,
   review_auto_approve_max_lines: 20,
+  limits: {},
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -89,6 +99,10 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
         : `"${key}" must be one of ${rule.values.map((v) => `"${v}"`).join(', ')}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `"${key}" must be true or false`;
+    case 'limits': {
+      const problems = checkLimits(value);
+      return problems.length === 0 ? null : problems.join('; ');
+    }
     case 'strings':
       return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
         ? null

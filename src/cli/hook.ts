@@ -2,6 +2,7 @@ import { App } from '../app/app.js';
 import { loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
+import { CollabError } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import {
   addedContext,
@@ -45,7 +46,8 @@ export async function hook(eventName: string): Promise<void> {
     process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
   const event = parseHookEvent(eventName);
-  const undecided = (why: string) => done(event && input ? cannotDecide(event, input, why) : null);
+  const undecided = (why: string, next?: string) =>
+    done(event && input ? cannotDecide(event, input, why, next) : null);
   const timer = setTimeout(() => {
     app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
     undecided(`it took longer than ${BUDGET_MS / 1000} s`);
@@ -73,7 +75,11 @@ export async function hook(eventName: string): Promise<void> {
     } catch {
       // Not even the log: decide all the same.
     }
-    undecided((error as Error).message.split('\n')[0]!.slice(0, 200));
+    // A known fault says what to do (e.g. which process holds the database).
+    undecided(
+      (error as Error).message.split('\n')[0]!.slice(0, 300),
+      error instanceof CollabError ? error.hint : undefined,
+    );
   }
 }
 

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   GATE_CLOSED: 'Get an approving review of the current version first.',
   NOT_ALLOWED: 'Another session has to do this (a reviewer other than the submitter).',
   INVALID_INPUT: 'Fix the named field and call again.',
+  DB_BUSY: 'Another process held the database past the wait; call again in a moment.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',
   CONFIG_ERROR: 'Fix config.json in the session-collab home folder; run `session-collab doctor`.',
   INTERNAL_ERROR: 'This is a bug in session-collab; see logs/collab.log in its home folder.',

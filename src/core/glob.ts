@@ -13,7 +13,7 @@
  * `.` or `..`.
  */
 import { invalidInput } from './errors.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, limitKey } from './limits.js';
 import { isGlob } from './paths.js';
 
 /** A set of characters: listed ranges, or everything but them (never `/`). */
@@ -37,7 +37,6 @@ export interface CompiledGlob {
 }
 
 const SLASH = 0x2f;
-const MAX_ALTERNATIVES = LIMITS.braceAlternatives;
 const ANY: CharSet = { negated: true, ranges: [] };
 
 function charSetHas(set: CharSet, c: number): boolean {
@@ -60,14 +59,15 @@ function literal(c: number): CharSet {
 export function expandBraces(pattern: string): string[] {
   const results: string[] = [];
   const stack = [pattern];
+  const max = LIMITS.braceAlternatives;
   while (stack.length > 0) {
     const current = stack.pop()!;
     const group = findBraceGroup(current);
     if (!group) {
       results.push(current);
-      if (results.length > MAX_ALTERNATIVES) {
+      if (results.length > max) {
         throw invalidInput(
-          `Pattern "${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives.`,
+          `Pattern "${pattern}" expands to more than ${max} alternatives (limits.${limitKey('braceAlternatives')}).`,
           'Split it into several simpler patterns.',
         );
       }
@@ -76,7 +76,7 @@ export function expandBraces(pattern: string): string[] {
     const head = current.slice(0, group.open);
     const tail = current.slice(group.close + 1);
     for (let i = group.parts.length - 1; i >= 0; i--) stack.push(head + group.parts[i] + tail);
-    if (stack.length > MAX_ALTERNATIVES * 4) {
+    if (stack.length > max * 4) {
       throw invalidInput(
         `Pattern "${pattern}" has too many alternatives.`,
         'Split it into several simpler patterns.',

@@ -1,5 +1,5 @@
 import { invalidInput } from './errors.js';
-import { LIMITS } from './limits.js';
+import { atMost, LIMITS } from './limits.js';
 
 /** Characters that make a pattern a glob rather than a plain path. */
 const GLOB_CHARS = /[*?[{]/;
@@ -25,7 +25,7 @@ function isAbsolute(p: string): boolean {
  */
 export function normalizePattern(input: string, root: string): string {
   if (input.length > LIMITS.pathInputChars)
-    throw tooLarge(input, `is ${input.length} characters long (at most ${LIMITS.pathInputChars})`);
+    throw tooLarge(input, `is ${input.length} characters long (${atMost('pathInputChars')})`);
   const raw = input.trim().replace(/\\/g, '/');
   if (raw.length === 0)
     throw invalidInput(
@@ -78,23 +78,23 @@ function tooLarge(input: string, what: string): Error {
 /** A normalised pattern within the limits that keep matching and overlap cheap. */
 function checkLimits(input: string, pattern: string, segments: string[]): void {
   if (segments.length > LIMITS.pathSegments)
-    throw tooLarge(input, `has ${segments.length} segments (at most ${LIMITS.pathSegments})`);
+    throw tooLarge(input, `has ${segments.length} segments (${atMost('pathSegments')})`);
   if (pattern.length > LIMITS.pathChars)
     throw tooLarge(
       input,
-      `is ${pattern.length} characters long once normalised (at most ${LIMITS.pathChars})`,
+      `is ${pattern.length} characters long once normalised (${atMost('pathChars')})`,
     );
   if (!isGlob(pattern)) return;
   const globstars = segments.filter((s) => s === '**').length;
   if (globstars > LIMITS.globstars)
-    throw tooLarge(input, `has ${globstars} \`**\` segments (at most ${LIMITS.globstars})`);
+    throw tooLarge(input, `has ${globstars} \`**\` segments (${atMost('globstars')})`);
   const wildcards =
     segments
       .filter((s) => s !== '**')
       .join('/')
       .match(/[*?[]/g)?.length ?? 0;
   if (wildcards > LIMITS.wildcards)
-    throw tooLarge(input, `has ${wildcards} wildcards (\`*\`, \`?\`, \`[\`; at most ${LIMITS.wildcards})`);
+    throw tooLarge(input, `has ${wildcards} wildcards (\`*\`, \`?\`, \`[\`; ${atMost('wildcards')})`);
 }
 
 /**

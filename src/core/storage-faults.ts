@@ -9,6 +9,39 @@ export function damagedDatabase(file: string, detail: string): CollabError {
   );
 }
 
+/** A process that holds the database's write lock. */
+export interface LockHolder {
+  pid: number;
+  command: string;
+  stopped: boolean;
+}
+
+/**
+ * The database stayed locked by another process past the wait: who holds it, when that is known,
+ * and what to do about it (a stopped process holds it until it is continued or ended).
+ */
+export function lockedDatabase(
+  file: string,
+  waitedMs: number | null,
+  holder: LockHolder | null,
+): CollabError {
+  const waited = waitedMs === null ? '' : ` for ${Math.round(waitedMs / 100) / 10} s`;
+  if (!holder)
+    return new CollabError(
+      'DB_BUSY',
+      `${file} stayed locked by another process${waited}, longer than the wait allows.`,
+      'Call again in a moment. If it persists, `fuser` or `lsof` on registry.db names the process that holds it.',
+    );
+  const who = `pid ${holder.pid}${holder.command ? ` (${holder.command.replace(/[\x00-\x1f\x7f]/g, ' ')})` : ''}`;
+  return new CollabError(
+    'DB_BUSY',
+    `${file} stayed locked${waited}: ${who} holds its write lock${holder.stopped ? ' and is stopped' : ''}.`,
+    holder.stopped
+      ? `Continue it (kill -CONT ${holder.pid}) or end it (kill ${holder.pid}); then call again.`
+      : `Call again in a moment. If it persists, that process is stuck: end it (kill ${holder.pid}).`,
+  );
+}
+
 /**
  * What a storage fault means for a person, in one line and a hint: a damaged or unreadable
  * database, a read-only or full disk, a home path that is not a folder. Null for anything else.
@@ -42,11 +75,7 @@ export function describeStorageFault(error: unknown, file: string): CollabError 
       'Set SESSION_COLLAB_HOME to a folder, or move that file away.',
     );
   if (code.startsWith('SQLITE_BUSY') || /database is locked/i.test(message))
-    return new CollabError(
-      'DB_ERROR',
-      `${file} stayed locked by another process for longer than the wait allows.`,
-      'Call again in a moment. If it persists, a process holds the database: `fuser` or `lsof` on registry.db names it.',
-    );
+    return lockedDatabase(file, null, null);
   if (code === 'SQLITE_CANTOPEN')
     return new CollabError(
       'DB_ERROR',

@@ -37,3 +37,16 @@ export function processAlive(pid: number, pidStart: string | null): boolean {
   if (stat.state === 'Z' || stat.state === 'X') return false;
   return pidStart === null || stat.start === null || stat.start === pidStart;
 }
+
+/** What a person needs to know of a process: its command line (bounded) and whether it is stopped. */
+export function describeProcess(pid: number): { pid: number; command: string; stopped: boolean } | null {
+  const stat = procStat(pid);
+  if (stat === null) return null;
+  let command = '';
+  try {
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    // gone meanwhile, or not ours to read
+  }
+  return { pid, command: command.slice(0, 160), stopped: stat.state === 'T' || stat.state === 't' };
+}

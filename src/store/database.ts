@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
-import { describeStorageFault } from '../core/storage-faults.js';
+import { describeStorageFault, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 export type Db = Database.Database;
@@ -10,8 +10,16 @@ export type Db = Database.Database;
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
-/** Opens (creating if needed) the shared database file and brings its schema up to date. */
-export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): Db {
+/**
+ * Opens (creating if needed) the shared database file and brings its schema up to date. Held past
+ * the wait by another process, it fails with DB_BUSY naming that process when `lockHolder` can.
+ */
+export function openDatabase(
+  file: string,
+  busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
+  lockHolder?: (file: string) => LockHolder | null,
+): Db {
+  const started = Date.now();
   let db: Db;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -35,21 +43,25 @@ export function openDatabase(file: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_
     whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();
+    if (isBusy(error)) throw lockedDatabase(file, Date.now() - started, lockHolder?.(file) ?? null);
     throw describeStorageFault(error, file) ?? error;
   }
   return db;
 }
 
+export function isBusy(error: unknown): boolean {
+  return ((error as { code?: unknown })?.code ?? '').toString().startsWith('SQLITE_BUSY');
+}
+
 /** Runs `fn`, again after a short pause while it fails with SQLITE_BUSY, for at most `ms`. */
-function whileBusy<T>(ms: number, fn: () => T): T {
+export function whileBusy<T>(ms: number, fn: () => T): T {
   const deadline = Date.now() + ms;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (let attempt = 1; ; attempt++) {
     try {
       return fn();
     } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
       Atomics.wait(pause, 0, 0, Math.min(5 * attempt, 50));
     }
   }

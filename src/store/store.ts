@@ -1,7 +1,15 @@
 import type { CollabError } from '../core/errors.js';
-import { damagedDatabase } from '../core/storage-faults.js';
+import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { ClaimsStore } from './claims-store.js';
-import { type Db, immediate, openDatabase, schemaVersion } from './database.js';
+import {
+  type Db,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  immediate,
+  isBusy,
+  openDatabase,
+  schemaVersion,
+  whileBusy,
+} from './database.js';
 import { DecisionsStore } from './decisions-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
@@ -13,6 +21,13 @@ import { SessionsStore } from './sessions-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
 
+export interface StoreOptions {
+  /** How long a write waits for another process's write lock. */
+  busyTimeoutMs?: number;
+  /** Who holds the database's write lock, where the system can tell (named in DB_BUSY). */
+  lockHolder?: (file: string) => LockHolder | null;
+}
+
 /**
  * The one way into the database: one module per aggregate, plus transactions. Each module prepares
  * its statements when first used, so that a short process (a hook) prepares only what it runs.
@@ -22,7 +37,10 @@ export class Store {
   /** Set once the file is known to be damaged: writes are refused from then on, with why. */
   private damage: CollabError | null = null;
 
-  constructor(readonly db: Db) {}
+  constructor(
+    readonly db: Db,
+    private readonly options: StoreOptions = {},
+  ) {}
 
   private module<T>(name: string, make: (db: Db) => T): T {
     let m = this.modules.get(name) as T | undefined;
@@ -67,14 +85,29 @@ export class Store {
     return this.module('workEvents', (db) => new WorkEventsStore(db));
   }
 
-  static open(file: string, busyTimeoutMs?: number): Store {
-    return new Store(openDatabase(file, busyTimeoutMs));
+  static open(file: string, options: StoreOptions = {}): Store {
+    return new Store(openDatabase(file, options.busyTimeoutMs, options.lockHolder), options);
   }
 
-  /** A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. */
+  /**
+   * A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. It waits for
+   * another process's write lock up to the busy timeout (SQLite refuses some locks without waiting:
+   * those are asked for again until then); past it, a DB_BUSY error names the holder.
+   */
   write<T>(fn: () => T): T {
     if (this.damage) throw this.damage;
-    return immediate(this.db, fn);
+    const wait = this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    const started = Date.now();
+    try {
+      return whileBusy(wait, () => immediate(this.db, fn));
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      throw lockedDatabase(
+        this.db.name,
+        Date.now() - started,
+        this.options.lockHolder?.(this.db.name) ?? null,
+      );
+    }
   }
 
   /**

@@ -37,6 +37,10 @@ describe('config.json', () => {
     [{ toolsets: [] }, '"toolsets" must be a non-empty list'],
     [{ enforcement: 'block' }, '"enforcement" must be one of "deny", "ask", "warn"'],
     [{ log_level: 'loud' }, '"log_level"'],
+    [{ lock_wait_seconds: 0 }, '"lock_wait_seconds" must be a number of seconds from 1 to 60'],
+    [{ limits: { intent_chars: 5 } }, '"limits.intent_chars" must be a whole number from 100 to 100000'],
+    [{ limits: { intent: 500 } }, 'unknown limit "limits.intent"'],
+    [{ limits: [] }, '"limits" must be an object'],
   ])('names the bad key in %j', (content, expected) => {
     const file = join(tempDir(), 'config.json');
     writeFileSync(file, JSON.stringify(content));

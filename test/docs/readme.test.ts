@@ -22,3 +22,17 @@ describe('README', () => {
     expect(readme).toContain('npm test');
   });
 });
+
+describe('docs/limits.md', () => {
+  it('lists every limit by its config key, with its default and range', async () => {
+    const { limitRules } = await import('../../src/core/limits.js');
+    const doc = readFileSync(new URL('../../docs/limits.md', import.meta.url), 'utf8');
+    const n = (v: number) => v.toLocaleString('en-US');
+    for (const rule of limitRules()) {
+      const row = doc.split('\n').find((line) => line.includes(`\`${rule.key}\``));
+      expect(row, rule.key).toBeDefined();
+      expect(row, rule.key).toContain(n(rule.value));
+      expect(row, rule.key).toContain(`${n(rule.min)}–${n(rule.max)}`);
+    }
+  });
+});

@@ -3,12 +3,16 @@
  * client would, over real processes: each is answered (decided or refused with the limit named)
  * while other sessions' claims and hooks go on answering correctly.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { bareServe, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const require = createRequire(import.meta.url);
 
 type Closable = { close: () => Promise<unknown> };
 const open: Closable[] = [];
@@ -142,6 +146,50 @@ describe('no request holds the database or breaks protection', () => {
     writeFileSync(join(dir, `${file}.loading-999999`), '');
     expect(parse((await edit()).stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(readdirSync(dir).filter((f) => f.includes('.loading-'))).toEqual([]);
+  });
+});
+
+describe('a database held by another process', () => {
+  it('is waited for, then answered with DB_BUSY naming the process and what to do; nothing is lost', async () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ lock_wait_seconds: 1 }));
+    const repo = gitRepo({ 'src/a.ts': 'x\n' });
+    const a = await connectStdio({ cwd: repo, home });
+    open.push(a);
+    await a.call('collab_claim', { files: ['src/a.ts'], intent: 'before the stop' });
+    // Another process takes the write lock and is stopped (Ctrl-Z in a terminal) while holding it.
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+         const db = new D(${JSON.stringify(join(home, 'registry.db'))});
+         db.prepare('BEGIN IMMEDIATE').run();
+         process.stdout.write('locked\\n', () => process.kill(process.pid, 'SIGSTOP'));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise((done) => holder.stdout!.once('data', done));
+      const refused = await a.client.callTool({
+        name: 'collab_claim',
+        arguments: { files: ['src/b.ts'], intent: 'while it is stopped' },
+      });
+      expect(refused.isError).toBe(true);
+      const error = (refused.structuredContent as { error: { code: string; message: string; hint: string } })
+        .error;
+      expect(error.code).toBe('DB_BUSY');
+      expect(error.message).toContain(`pid ${holder.pid}`);
+      expect(error.message).toContain('is stopped');
+      expect(error.hint).toContain(`kill -CONT ${holder.pid}`);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((done) => holder.once('exit', done));
+    }
+    // Its lock went with it: the same call now goes through, and the earlier claim is intact.
+    await a.call('collab_claim', { files: ['src/b.ts'], intent: 'after' });
+    const list = await a.call<{ claims: Array<{ files: string[] }> }>('collab_claims_list');
+    expect(list.claims.flatMap((c) => c.files).sort()).toEqual(['src/a.ts', 'src/b.ts']);
   });
 });
 

@@ -236,6 +236,9 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
         expect(out.code).toBe(0);
         const answer = JSON.parse(out.stdout);
         expect(answer.systemMessage, String(mode)).toContain('could not check this Edit');
+        // It names the process holding the lock (this test's) and what to do.
+        expect(answer.systemMessage, String(mode)).toContain(`pid ${process.pid}`);
+        expect(answer.systemMessage, String(mode)).toContain('holds its write lock');
         expect(answer.hookSpecificOutput?.permissionDecision, String(mode)).toBe(expected);
       } finally {
         blocker.prepare('ROLLBACK').run();
@@ -260,7 +263,7 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
     }
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).toMatch(
-      /"event":"hook.failed".*database is locked|database is locked.*"event":"hook.failed"/,
+      /"event":"hook.failed".*stayed locked|stayed locked.*"event":"hook.failed"/,
     );
   });
 });

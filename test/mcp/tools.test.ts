@@ -458,6 +458,29 @@ describe('errors', () => {
     );
   });
 
+  it('a size past a limit names the limit and its config key; config.json moves it, and nothing is written', async () => {
+    const { a } = await twoSessions();
+    const long = await a.fail('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(2001) });
+    expect(long).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(long.message).toContain(
+      'intent: 2001 characters (at most 2000: limits.intent_chars in config.json)',
+    );
+    const deep = await a.fail('collab_check', { files: [Array(200).fill('d').join('/')] });
+    expect(deep.message).toContain('has 200 segments (at most 128, limits.path_segments)');
+    expect((await a.call<{ claims: unknown[] }>('collab_claims_list')).claims).toEqual([]);
+
+    const app = testApp({ config: { limits: { intent_chars: 100, path_segments: 16 } } });
+    const c = await connectInMemory(app, gitRepo());
+    expect((await c.fail('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(101) })).message).toContain(
+      'at most 100: limits.intent_chars',
+    );
+    expect((await c.fail('collab_check', { files: [Array(17).fill('d').join('/')] })).message).toContain(
+      'at most 16, limits.path_segments',
+    );
+    await c.call('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(100) });
+    testApp(); // the next app takes the defaults again
+  });
+
   it('unknown or ended sessions', async () => {
     const { a, b, idB } = await twoSessions();
     expect((await a.fail('collab_claim', { session_id: 'nope', files: ['x'], intent: 'x' })).code).toBe(

@@ -2,11 +2,19 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
-import { idField, sessionIdField } from '../session-id.js';
+import {
+  cursorField,
+  idField,
+  limitField,
+  list,
+  moreNote,
+  nextCursorField,
+  sessionIdField,
+  text,
+} from '../fields.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
-const files = z.array(z.string().min(1)).min(1).max(500);
+const files = list(z.string().min(1), 'filesPerRequest').min(1);
 
 const conflict = z.object({
   claim_id: z.string(),
@@ -54,7 +62,7 @@ export const claim = defineTool({
     session_id: sessionIdField,
     files: files.optional().describe("Paths or globs, e.g. 'src/api/*'"),
     from_git: z.boolean().default(false).describe('Claim uncommitted changes too'),
-    intent: z.string().min(1).max(2000),
+    intent: text('intentChars'),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
     exclusive: z.boolean().default(false).describe('Refuse if another session holds any'),
     ttl_seconds: z
@@ -171,7 +179,7 @@ export const release = defineTool({
   input: z.strictObject({
     claim_id: idField,
     status: z.enum(['completed', 'abandoned']),
-    summary: z.string().max(4000).optional().describe('What was done, for other sessions'),
+    summary: text('messageChars', 0).optional().describe('What was done, for other sessions'),
     session_id: sessionIdField,
   }),
   output: z.object({
@@ -201,7 +209,7 @@ export const claimsList = defineTool({
   input: z.strictObject({
     session_id: idField.optional().describe('Only this session’s claims'),
     status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
-    path_filter: z.string().min(1).optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
+    path_filter: text('pathInputChars').optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
     limit: limitField(LIMITS.listedClaims, 200),
     cursor: cursorField,
   }),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
-import { sessionIdField } from '../session-id.js';
+import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 import { DECISION_CATEGORIES } from './decisions-service.js';
 
 const category = z.enum(DECISION_CATEGORIES);
@@ -25,8 +24,8 @@ export const decisionAdd = defineTool({
   input: z.strictObject({
     session_id: sessionIdField,
     category: category.default('other'),
-    title: z.string().min(1).max(300),
-    description: z.string().min(1).max(20_000),
+    title: text('titleChars'),
+    description: text('descriptionChars'),
   }),
   output: z.object({
     decision_id: z.string(),
@@ -50,7 +49,7 @@ export const decisionList = defineTool({
   input: z.strictObject({
     category: category.optional(),
     limit: limitField(20, 200),
-    query: z.string().min(1).max(500).optional().describe('Full-text search'),
+    query: text('queryChars').optional().describe('Full-text search'),
     cursor: cursorField,
   }),
   output: z.object({ decisions: z.array(decision), next_cursor: nextCursorField }),

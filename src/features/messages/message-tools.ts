@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { defineTool } from '../../mcp/tool.js';
-import { idField, sessionIdField } from '../session-id.js';
+import { idField, sessionIdField, text } from '../fields.js';
 
 export const messageSend = defineTool({
   name: 'collab_message_send',
@@ -12,7 +12,7 @@ export const messageSend = defineTool({
   input: z.strictObject({
     from_session_id: sessionIdField,
     to_session_id: idField.optional().describe('Id or name; omit to broadcast'),
-    content: z.string().min(1).max(10_000),
+    content: text('messageChars'),
     reply_to: idField.optional().describe('Message id this answers'),
   }),
   output: z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../mcp/tool.js';
-import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
+import { cursorField, limitField, moreNote, nextCursorField } from '../fields.js';
 
 export const notificationsList = defineTool({
   name: 'notifications_list',

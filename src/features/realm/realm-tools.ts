@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import { sessionIdField } from '../session-id.js';
+import { list, sessionIdField, text } from '../fields.js';
 import { realmFor } from './realm.js';
 
-const realm = z.string().min(1).optional().describe('Realm folder; default: from .session-collab.yaml');
+const realm = text('pathInputChars').optional().describe('Realm folder; default: from .session-collab.yaml');
 const finding = z.object({
   level: z.enum(['error', 'warning']),
   code: z.string(),
@@ -122,7 +122,7 @@ export const contractGet = defineTool({
   title: 'Contract details',
   description: 'A contract with its schema, value, owner, compatibility and version history.',
   kind: 'read',
-  input: z.strictObject({ contract: z.string().min(1), domain: z.string().min(1).optional(), realm }),
+  input: z.strictObject({ contract: text('nameChars'), domain: text('nameChars').optional(), realm }),
   output: z.object({
     name: z.string(),
     domain: z.string(),
@@ -155,7 +155,7 @@ export const sessionStartRealm = defineTool({
     'Start (or resume) this connection’s session in its repo, with realm, domains and contracts; the same session as collab_*.',
   kind: 'write',
   input: z.strictObject({
-    rfc: z.string().min(1).optional().describe('The RFC/branch being worked on'),
+    rfc: text('nameChars').optional().describe('The RFC/branch being worked on'),
     realm,
   }),
   output: z.object({
@@ -251,7 +251,7 @@ export const worktreeCreate = defineTool({
     'Git worktrees on branch `rfc` for the given repos, or by default this repo and its domain peers; says which and why.',
   kind: 'write',
   idempotent: true,
-  input: z.strictObject({ rfc: z.string().min(1), repos: z.array(z.string().min(1)).optional(), realm }),
+  input: z.strictObject({ rfc: text('nameChars'), repos: list(text('nameChars')).optional(), realm }),
   output: z.object({
     rfc: z.string(),
     created: z.array(z.string()),
@@ -278,7 +278,7 @@ export const prStatus = defineTool({
     'Per repo (this one and its domain peers): uncommitted files, commits ahead of the default branch, whether pushed.',
   kind: 'read',
   input: z.strictObject({
-    rfc: z.string().min(1).optional().describe('Branch; default: each repo’s current branch'),
+    rfc: text('nameChars').optional().describe('Branch; default: each repo’s current branch'),
     realm,
   }),
   output: z.object({

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { renderConversation } from '../../core/conversation.js';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { LIMITS } from '../../core/limits.js';
 import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { idField, list, text } from '../fields.js';
 import { itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
 
@@ -14,17 +14,17 @@ const loose = z.object({}).passthrough();
 const suggestion = z.strictObject({
   type: z.enum(['improvement', 'bug', 'security', 'performance', 'style', 'clarity']),
   severity: z.enum(['critical', 'major', 'minor', 'info']),
-  title: z.string().min(1),
-  explanation: z.string().min(1),
+  title: text('titleChars'),
+  explanation: text('descriptionChars'),
   location: z
     .strictObject({
       startLine: z.number().int().positive().optional(),
       endLine: z.number().int().positive().optional(),
-      section: z.string().optional(),
+      section: text('titleChars', 0).optional(),
     })
     .optional(),
-  currentContent: z.string().optional(),
-  suggestedContent: z.string().optional(),
+  currentContent: text('workContentChars', 0).optional(),
+  suggestedContent: text('workContentChars', 0).optional(),
 });
 const project = z.object({ id: z.string(), name: z.string(), status: projectStatus }).passthrough();
 const item = z
@@ -50,9 +50,9 @@ export const createProject = defineTool({
   description: 'Create a project by id, for work outside a repository (a repository is a project already).',
   kind: 'write',
   input: z.strictObject({
-    id: z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_", "-"'),
-    name: z.string().min(1),
-    description: z.string().optional(),
+    id: text('idChars').regex(/^[\w.-]+$/, 'letters, digits, ".", "_", "-"'),
+    name: text('nameChars'),
+    description: text('descriptionChars', 0).optional(),
   }),
   output: project,
   handler: (ctx, input) => svc(ctx).projects.create(me(ctx), input),
@@ -66,7 +66,7 @@ export const getProject = defineTool({
   description: 'A project, its settings and its work items by status.',
   kind: 'read',
   input: z.strictObject({
-    projectId: z.string().min(1).optional().describe('Default: this session’s repository'),
+    projectId: idField.optional().describe('Default: this session’s repository'),
   }),
   output: project,
   handler: (ctx, input) =>
@@ -95,9 +95,9 @@ export const updateProject = defineTool({
   description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
   kind: 'write',
   input: z.strictObject({
-    projectId: z.string().min(1),
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
+    projectId: idField,
+    name: text('nameChars').optional(),
+    description: text('descriptionChars', 0).optional(),
     status: projectStatus.optional(),
     settings: z
       .strictObject({ require_approval: z.boolean().optional(), allow_self_review: z.boolean().optional() })
@@ -115,7 +115,7 @@ export const archiveProject = defineTool({
   description: 'Archive a project: it stays readable, takes no new work.',
   kind: 'destructive',
   idempotent: true,
-  input: z.strictObject({ projectId: z.string().min(1) }),
+  input: z.strictObject({ projectId: idField }),
   output: project,
   handler: (ctx, input) => svc(ctx).projects.update(me(ctx), input.projectId, { status: 'archived' }),
   text: (o) => `Project ${o.id} archived.`,
@@ -128,18 +128,18 @@ export const submitWork = defineTool({
   description: 'Worker: submit a design, code, tests, docs… for review. Returns the work item id and status.',
   kind: 'write',
   input: z.strictObject({
-    projectId: z.string().min(1).optional().describe('Default: this session’s repository'),
+    projectId: idField.optional().describe('Default: this session’s repository'),
     type: workType,
     phase,
-    title: z.string().min(1),
-    description: z.string().optional(),
-    content: z.string().min(1).max(LIMITS.workContentChars),
+    title: text('titleChars'),
+    description: text('descriptionChars', 0).optional(),
+    content: text('workContentChars'),
     metadata: z
       .strictObject({
-        filename: z.string().optional(),
-        language: z.string().optional(),
-        userRequest: z.string().optional(),
-        dependencies: z.array(z.string()).optional(),
+        filename: text('nameChars', 0).optional(),
+        language: text('nameChars', 0).optional(),
+        userRequest: text('messageChars', 0).optional(),
+        dependencies: list(text('nameChars')).optional(),
       })
       .optional(),
     draft: z.boolean().optional().describe('Keep it a draft, not yet for review'),
@@ -155,7 +155,7 @@ export const getReviewFeedback = defineTool({
   title: 'Review feedback',
   description: 'Worker: the reviews of a work item, with suggestions and responses.',
   kind: 'read',
-  input: z.strictObject({ workItemId: z.string().min(1) }),
+  input: z.strictObject({ workItemId: idField }),
   output: z.object({ work_item: item, reviews: z.array(loose), open_suggestions: z.number() }),
   handler: (ctx, input) => ({
     work_item: itemView(svc(ctx).item(input.workItemId)),
@@ -178,9 +178,9 @@ export const respondToReview = defineTool({
   description: 'Worker: answer a review (acknowledged, will_fix, need_discussion, disagree).',
   kind: 'write',
   input: z.strictObject({
-    workItemId: z.string().min(1),
-    reviewId: z.string().min(1),
-    response: z.string().min(1),
+    workItemId: idField,
+    reviewId: idField,
+    response: text('messageChars'),
     action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
   }),
   output: z.object({
@@ -201,10 +201,10 @@ export const updateWork = defineTool({
     'Worker: a new version (content), a later phase, or status "merged"; phase and merge need an approval of the current version.',
   kind: 'write',
   input: z.strictObject({
-    workItemId: z.string().min(1),
-    content: z.string().min(1).max(LIMITS.workContentChars).optional(),
-    changeDescription: z.string().min(1),
-    title: z.string().min(1).optional(),
+    workItemId: idField,
+    content: text('workContentChars').optional(),
+    changeDescription: text('messageChars'),
+    title: text('titleChars').optional(),
     phase: phase.optional(),
     status: z.literal('merged').optional(),
   }),
@@ -221,9 +221,9 @@ export const markSuggestionResolved = defineTool({
   description: 'Worker: accept, reject or partially accept a suggestion.',
   kind: 'write',
   input: z.strictObject({
-    suggestionId: z.string().min(1),
+    suggestionId: idField,
     resolution: z.enum(['accepted', 'rejected', 'partially_accepted']),
-    comment: z.string().optional(),
+    comment: text('messageChars', 0).optional(),
   }),
   output: z.object({ id: z.string(), status: z.string() }).passthrough(),
   handler: (ctx, input) => svc(ctx).resolveSuggestion(me(ctx), input),
@@ -237,7 +237,7 @@ export const getPendingReviews = defineTool({
   description: 'Reviewer: items awaiting review, except your own.',
   kind: 'read',
   input: z.strictObject({
-    projectId: z.string().min(1).optional(),
+    projectId: idField.optional(),
     type: workType.optional(),
     phase: phase.optional(),
   }),
@@ -256,7 +256,7 @@ export const getWorkDetail = defineTool({
     'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions and a diff (diffFrom/diffTo, default the last two).',
   kind: 'write',
   input: z.strictObject({
-    workItemId: z.string().min(1),
+    workItemId: idField,
     includeHistory: z.boolean().default(false),
     diffFrom: z.number().int().positive().optional(),
     diffTo: z.number().int().positive().optional(),
@@ -285,10 +285,10 @@ export const submitReview = defineTool({
     'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed.',
   kind: 'write',
   input: z.strictObject({
-    workItemId: z.string().min(1),
+    workItemId: idField,
     verdict: z.enum(VERDICTS),
-    summary: z.string().min(1),
-    suggestions: z.array(suggestion).optional(),
+    summary: text('messageChars'),
+    suggestions: list(suggestion).optional(),
     version: z.number().int().positive().optional().describe('The version you reviewed (default: current)'),
   }),
   output: z.object({
@@ -311,7 +311,7 @@ export const addSuggestion = defineTool({
   title: 'Add a suggestion',
   description: 'Reviewer: add a located suggestion to an existing review.',
   kind: 'write',
-  input: suggestion.extend({ reviewId: z.string().min(1) }),
+  input: suggestion.extend({ reviewId: idField }),
   output: z.object({ id: z.string(), status: z.string() }).passthrough(),
   handler: (ctx, { reviewId, ...s }) => svc(ctx).addSuggestion(me(ctx), reviewId, s),
   text: (o) => `Suggestion ${o.id} added.`,
@@ -323,7 +323,7 @@ export const getProjectContext = defineTool({
   title: 'Project context',
   description: 'A project with all its work items, their latest review and open suggestions.',
   kind: 'read',
-  input: z.strictObject({ projectId: z.string().min(1), includeResolved: z.boolean().default(false) }),
+  input: z.strictObject({ projectId: idField, includeResolved: z.boolean().default(false) }),
   output: z.object({ project, work_items: z.array(item) }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
@@ -339,8 +339,8 @@ export const getHistory = defineTool({
     'Every event (submit, review, suggestion, response, update, resolution), oldest first; page with cursor.',
   kind: 'read',
   input: z.strictObject({
-    projectId: z.string().min(1).optional(),
-    workItemId: z.string().min(1).optional(),
+    projectId: idField.optional(),
+    workItemId: idField.optional(),
     limit: z.number().int().min(1).max(500).default(50),
     cursor: z.number().int().nonnegative().optional(),
   }),
@@ -357,8 +357,8 @@ export const getConversation = defineTool({
   description: 'The whole dialogue between worker and reviewer: detailed, summary or timeline.',
   kind: 'read',
   input: z.strictObject({
-    projectId: z.string().min(1).optional(),
-    workItemId: z.string().min(1).optional(),
+    projectId: idField.optional(),
+    workItemId: idField.optional(),
     format: z.enum(['detailed', 'summary', 'timeline']).default('detailed'),
     limit: z.number().int().min(1).max(1000).default(100),
   }),
@@ -389,8 +389,8 @@ export const searchWork = defineTool({
     'Full-text search over titles, descriptions, content, review summaries and suggestions; best match first.',
   kind: 'read',
   input: z.strictObject({
-    projectId: z.string().min(1).optional(),
-    query: z.string().min(1),
+    projectId: idField.optional(),
+    query: text('queryChars'),
     type: workType.optional(),
     status: z.enum(STATUSES).optional(),
     limit: z.number().int().min(1).max(200).default(20),

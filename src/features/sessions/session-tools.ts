@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cursorField, limitField, moreNote, nextCursorField } from '../page-fields.js';
-import { sessionIdField } from '../session-id.js';
+import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 
 const sessionView = z.object({
   id: z.string(),
@@ -23,7 +22,7 @@ export const sessionStart = defineTool({
   description: 'Register before working, so others see your claims and can message you.',
   kind: 'write',
   input: z.strictObject({
-    name: z.string().max(100).optional().describe("e.g. 'frontend-refactor'"),
+    name: text('nameChars', 0).optional().describe("e.g. 'frontend-refactor'"),
     project_root: z.string().min(1).describe('Absolute path of the project'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
