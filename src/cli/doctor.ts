@@ -1,12 +1,24 @@
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
-import { resolveHome } from '../app/home.js';
+import { type HomePaths, resolveHome } from '../app/home.js';
+import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
+import { databaseUsers } from '../integrations/lock-holder.js';
 import { SERVER_VERSION } from '../mcp/server.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
+import { salvageDatabase } from '../store/repair.js';
 import { Store } from '../store/store.js';
 import { green, printJson, red } from './format.js';
 
@@ -48,10 +60,11 @@ function cacheCheck(dir: string): Check {
   };
 }
 
-/** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
-export function doctor(options: { json?: boolean }): void {
-  const paths = resolveHome();
+/** The checks of the home folder, config, database, caches, disk and versions. */
+function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; databaseDamaged: boolean } {
   const checks: Check[] = [];
+  let configBad = false;
+  let databaseDamaged = false;
   const nodeMajor = Number(process.versions.node.split('.')[0]);
   checks.push({
     name: 'node',
@@ -68,8 +81,14 @@ export function doctor(options: { json?: boolean }): void {
       detail: `${paths.config} (toolsets: ${config.toolsets.join(', ')}; inactive after ${config.inactive_after_minutes} min)`,
     });
   } catch (error) {
+    configBad = true;
     const e = error as Error & { hint?: string };
-    checks.push({ name: 'config', ok: false, detail: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+    checks.push({
+      name: 'config',
+      ok: false,
+      detail: e.message,
+      hint: `${e.hint ?? 'Fix it.'} Or run \`session-collab doctor --repair\`: it moves the file aside and the defaults apply.`,
+    });
   }
   try {
     accessSync(paths.home, constants.W_OK);
@@ -90,6 +109,7 @@ export function doctor(options: { json?: boolean }): void {
       const journal = store.db.pragma('journal_mode', { simple: true });
       const integrity = store.db.pragma('quick_check', { simple: true });
       const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+      databaseDamaged = integrity !== 'ok';
       checks.push({
         name: 'database',
         ok: integrity === 'ok' && journal === 'wal',
@@ -101,6 +121,7 @@ export function doctor(options: { json?: boolean }): void {
     }
   } catch (error) {
     const e = error as Error & { hint?: string };
+    databaseDamaged = /is damaged/.test(e.message);
     checks.push({
       name: 'database',
       ok: false,
@@ -129,15 +150,96 @@ export function doctor(options: { json?: boolean }): void {
   } catch {
     checks.push({ name: 'better-sqlite3', ok: false, detail: 'not found', hint: 'Run npm install.' });
   }
-  const ok = checks.every((c) => c.ok);
-  if (options.json) {
-    printJson({ ok, checks });
-  } else {
-    for (const c of checks) {
-      console.log(
-        `${c.ok ? green('✓') : red('✗')} ${c.name.padEnd(15)} ${c.detail}${!c.ok && c.hint ? `\n  ${' '.repeat(15)} → ${c.hint}` : ''}`,
+  return { checks, configBad, databaseDamaged };
+}
+
+function print(checks: Check[]): void {
+  for (const c of checks) {
+    console.log(
+      `${c.ok ? green('✓') : red('✗')} ${c.name.padEnd(15)} ${c.detail}${!c.ok && c.hint ? `\n  ${' '.repeat(15)} → ${c.hint}` : ''}`,
+    );
+  }
+}
+
+/**
+ * What `--repair` can mend: a damaged database (what can be read is kept, the damaged file moved
+ * aside) and an invalid config.json (moved aside: the defaults apply). Nothing is deleted. Refused
+ * while other processes have the database open: they would go on writing to the file moved aside.
+ */
+function repair(paths: HomePaths, found: { configBad: boolean; databaseDamaged: boolean }): Repair[] {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const done: Repair[] = [];
+  if (found.configBad) {
+    const aside = `${paths.config}.bad-${stamp}`;
+    renameSync(paths.config, aside);
+    done.push({
+      what: 'config',
+      detail: `moved to ${aside}; the defaults apply (copy your settings back from it)`,
+    });
+  }
+  if (found.databaseDamaged) {
+    const users = databaseUsers(paths.database);
+    if (users.length > 0) {
+      throw new CollabError(
+        'DB_BUSY',
+        `${paths.database} is open in ${users.map((u) => `pid ${u.pid}${u.command ? ` (${u.command})` : ''}`).join(', ')}.`,
+        `Stop ${users.length === 1 ? 'it' : 'them'} (end the agent sessions, or kill ${users.map((u) => u.pid).join(' ')}), then run \`session-collab doctor --repair\` again.`,
       );
     }
+    const fresh = `${paths.database}.repair-${stamp}`;
+    const tables = salvageDatabase(paths.database, fresh);
+    const aside = `${paths.database}.damaged-${stamp}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(paths.database + suffix)) renameSync(paths.database + suffix, aside + suffix);
+    }
+    renameSync(fresh, paths.database);
+    const kept = tables.filter((t) => t.copied > 0 || t.lost !== 0);
+    const nothing = tables.every((t) => t.copied === 0);
+    done.push({
+      what: 'database',
+      detail: nothing
+        ? `nothing in it could be read, so it starts empty; the damaged file is kept at ${aside}`
+        : `rebuilt from what could be read; the damaged file is kept at ${aside}`,
+      tables: (nothing ? [] : kept).map((t) => ({
+        table: t.table,
+        kept: t.copied,
+        lost: t.lost === -1 ? 'the rest (unreadable)' : t.lost,
+      })),
+    });
+  }
+  return done;
+}
+
+interface Repair {
+  what: string;
+  detail: string;
+  tables?: Array<{ table: string; kept: number; lost: number | string }>;
+}
+
+/** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
+export function doctor(options: { json?: boolean; repair?: boolean }): void {
+  const paths = resolveHome();
+  let found = runChecks(paths);
+  let repairs: Repair[] = [];
+  if (options.repair && (found.configBad || found.databaseDamaged)) {
+    repairs = repair(paths, found);
+    found = runChecks(paths);
+  }
+  const { checks } = found;
+  const ok = checks.every((c) => c.ok);
+  if (options.json) {
+    printJson({ ok, checks, ...(options.repair ? { repairs } : {}) });
+  } else {
+    for (const r of repairs) {
+      console.log(`${green('Repaired')} ${r.what}: ${r.detail}`);
+      for (const t of r.tables ?? []) {
+        console.log(
+          `  ${t.table.padEnd(24)} ${t.kept} row(s) kept${t.lost === 0 ? '' : `, lost: ${t.lost}`}`,
+        );
+      }
+    }
+    if (options.repair && repairs.length === 0) console.log('Nothing to repair.');
+    print(checks);
     console.log(ok ? green('\nAll good.') : red('\nProblems found; see above.'));
   }
   if (!ok) process.exitCode = 1;

@@ -139,6 +139,10 @@ program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')
+  .option(
+    '--repair',
+    'mend what it can: rebuild a damaged database from what can be read, move a broken config.json aside',
+  )
   .action(async (options) => (await import('./doctor.js')).doctor(options));
 
 program.parseAsync().catch((error: unknown) => {

@@ -80,10 +80,7 @@ function checkLimits(input: string, pattern: string, segments: string[]): void {
   if (segments.length > LIMITS.pathSegments)
     throw tooLarge(input, `has ${segments.length} segments (${atMost('pathSegments')})`);
   if (pattern.length > LIMITS.pathChars)
-    throw tooLarge(
-      input,
-      `is ${pattern.length} characters long once normalised (${atMost('pathChars')})`,
-    );
+    throw tooLarge(input, `is ${pattern.length} characters long once normalised (${atMost('pathChars')})`);
   if (!isGlob(pattern)) return;
   const globstars = segments.filter((s) => s === '**').length;
   if (globstars > LIMITS.globstars)

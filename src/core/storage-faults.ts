@@ -5,7 +5,7 @@ export function damagedDatabase(file: string, detail: string): CollabError {
   return new CollabError(
     'DB_ERROR',
     `${file} is damaged (${detail}).`,
-    `Move it aside (mv "${file}" "${file}.damaged") and run again: a new database is created (sessions and claims start afresh); run \`session-collab doctor\` to check.`,
+    `Run \`session-collab doctor --repair\`: it keeps what can be read and moves the damaged file aside (or move it aside yourself, mv "${file}" "${file}.damaged", and start afresh).`,
   );
 }
 

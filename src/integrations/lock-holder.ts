@@ -42,3 +42,27 @@ export function writeLockHolder(
   }
   return null;
 }
+
+/**
+ * Processes that have the database open (in WAL mode each connection keeps a shared lock in the
+ * `-shm` file while it is open), other than this one. Empty where the system cannot tell.
+ */
+export function databaseUsers(
+  databaseFile: string,
+): Array<{ pid: number; command: string; stopped: boolean }> {
+  let locks: string;
+  try {
+    locks = readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return [];
+  }
+  const inodes = [inodeOf(`${databaseFile}-shm`), inodeOf(databaseFile)].filter((i) => i !== null);
+  const pids = new Set<number>();
+  for (const line of locks.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    const pid = Number(f[4]);
+    if (f[1] !== 'POSIX' || pid === process.pid || !inodes.includes(Number(f[5]?.split(':')[2]))) continue;
+    pids.add(pid);
+  }
+  return [...pids].map((pid) => describeProcess(pid) ?? { pid, command: '', stopped: false });
+}

@@ -1,6 +1,6 @@
 /** Storage faults, met by the built CLI: one line that names the problem and the fix, no stack. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +102,71 @@ describe('a database damaged inside', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('doctor --repair', () => {
+  it('rebuilds a damaged database from what can be read, keeps the damaged file, refuses while it is open', async () => {
+    const { connectStdio } = await import('../helpers/stdio.js');
+    const { gitRepo } = await import('../helpers/temp.js');
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const a = await connectStdio({ cwd: repo, home });
+    await a.call('collab_claim', { files: ['src/a.ts', 'src/b.ts'], intent: 'kept through the repair' });
+    await a.call('collab_decision_add', { category: 'api', title: 'REST', description: 'not RPC' });
+    await a.close();
+    damage(home, (size) => [Math.floor(size * 0.7), size]);
+    expect(run(home, 'doctor').status).toBe(1);
+
+    // While a process has the database open, nothing is moved: it would go on writing to the old file.
+    const holder = new Database(join(home, 'registry.db'), { readonly: true });
+    holder.prepare('SELECT 1').get();
+    const refused = run(home, 'doctor', '--repair');
+    holder.close();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`is open in pid ${process.pid}`);
+    noStack(refused.stderr);
+    expect(readdirSync(home).filter((f) => f.includes('.damaged-'))).toEqual([]);
+
+    const repaired = run(home, 'doctor', '--repair');
+    expect(repaired.status, repaired.stdout + repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain('Repaired database');
+    expect(repaired.stdout).toMatch(/claim_files\s+2 row\(s\) kept/);
+    expect(repaired.stdout).toContain('All good.');
+    expect(readdirSync(home).filter((f) => f.startsWith('registry.db.damaged-'))).not.toEqual([]);
+    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.prepare('SELECT intent FROM claims').all()).toEqual([{ intent: 'kept through the repair' }]);
+      // The full-text index came back with the rows.
+      expect(db.prepare("SELECT title FROM decisions_fts WHERE decisions_fts MATCH 'rpc'").all()).toEqual([
+        { title: 'REST' },
+      ]);
+    } finally {
+      db.close();
+    }
+    // The server works on the repaired file.
+    const b = await connectStdio({ cwd: repo, home });
+    try {
+      const list = await b.call<{ claims: Array<{ files: string[] }> }>('collab_claims_list', {
+        status: 'all',
+      });
+      expect(list.claims[0]!.files).toEqual(['src/a.ts', 'src/b.ts']);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('moves a broken config.json aside, so the defaults apply', () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), '{ "inactive_after_minutes": ');
+    expect(run(home, 'status').status).toBe(1);
+    const out = run(home, 'doctor', '--repair');
+    expect(out.status, out.stdout + out.stderr).toBe(0);
+    expect(out.stdout).toContain('Repaired config: moved to');
+    expect(readdirSync(home).some((f) => f.startsWith('config.json.bad-'))).toBe(true);
+    expect(run(home, 'status').status).toBe(0);
+    expect(run(home, 'doctor', '--repair').stdout).toContain('Nothing to repair.');
   });
 });
 
