@@ -93,11 +93,12 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
   try {
     accessSync(paths.home, constants.W_OK);
     checks.push({ name: 'home', ok: true, detail: `${paths.home} (writable)` });
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     checks.push({
       name: 'home',
       ok: false,
-      detail: `${paths.home} is not writable`,
+      detail: `${paths.home} is not writable (${code === 'EROFS' ? 'read-only file system' : code === 'ENOENT' ? 'it does not exist' : 'permission denied'})`,
       hint: 'Fix its permissions or set SESSION_COLLAB_HOME.',
     });
   }

@@ -56,7 +56,13 @@ export function describeStorageFault(error: unknown, file: string): CollabError 
     /not a database|malformed/i.test(message)
   )
     return damagedDatabase(file, message);
-  if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+  if (code === 'EROFS')
+    return new CollabError(
+      'DB_ERROR',
+      `${file} cannot be written: its folder is on a read-only file system.`,
+      'Point SESSION_COLLAB_HOME at a writable folder, or remount that file system read-write.',
+    );
+  if (code.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM')
     return new CollabError(
       'DB_ERROR',
       `${file} cannot be written (${message}).`,

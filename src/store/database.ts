@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
@@ -26,7 +26,7 @@ export function openDatabase(
     db = new Database(file);
   } catch (error) {
     throw (
-      describeStorageFault(error, file) ??
+      describeStorageFault(folderFault(file) ?? error, file) ??
       new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`)
     );
   }
@@ -43,10 +43,27 @@ export function openDatabase(
     whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();
+    const code = String((error as { code?: unknown }).code ?? '');
+    if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY'))
+      throw describeStorageFault(folderFault(file) ?? error, file) ?? error;
     if (isBusy(error)) throw lockedDatabase(file, Date.now() - started, lockHolder?.(file) ?? null);
     throw describeStorageFault(error, file) ?? error;
   }
   return db;
+}
+
+/**
+ * Why the database's folder cannot take the files SQLite needs beside the database (its journal
+ * and shared memory): a read-only file system or no permission. Null when it can.
+ */
+function folderFault(file: string): NodeJS.ErrnoException | null {
+  if (file === ':memory:') return null;
+  try {
+    accessSync(dirname(file), constants.W_OK);
+    return null;
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
+  }
 }
 
 export function isBusy(error: unknown): boolean {

@@ -165,11 +165,13 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void
 /**
  * The built `serve` spoken to in bare JSON-RPC over its stdio (no SDK client: a test measures the
  * server, or sends what an SDK client would refuse to). It is initialized; `call` sends a tool
- * call and resolves with its response line; `exit` resolves with the exit code.
+ * call and resolves with its response line; `exit` resolves with the exit code. `command` runs node
+ * (e.g. behind `unshare`, to give the server its own mounts).
  */
-export function bareServe(cwd: string, home: string) {
+export function bareServe(cwd: string, home: string, command: string[] = [process.execPath]) {
   requireBuild();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const [file, ...prefix] = command as [string, ...string[]];
+  const child = spawn(file, [...prefix, CLI, 'serve'], {
     cwd,
     env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
     stdio: ['pipe', 'pipe', 'pipe'],
