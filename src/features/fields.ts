@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { LIMITS, type LimitName, limitKey } from '../core/limits.js';
+import { atMost, LIMITS, type LimitName } from '../core/limits.js';
 
 /**
  * Fields the tools share. Sizes are checked against LIMITS when a call arrives (config.json may
- * change them), with a message that names the limit and its config key; the listed schemas leave
+ * change them), with a message that names the limit and its key in config.json's `limits`; the listed schemas leave
  * sizes out (they cost the client's context and are enforced here anyway).
  */
 function within(limit: LimitName, what: string) {
@@ -11,7 +11,7 @@ function within(limit: LimitName, what: string) {
     if (value.length > LIMITS[limit])
       ctx.addIssue({
         code: 'custom',
-        message: `${value.length} ${what} (at most ${LIMITS[limit]}: limits.${limitKey(limit)} in config.json)`,
+        message: `${value.length} ${what} (${atMost(limit)})`,
       });
   };
 }

@@ -50,6 +50,16 @@ const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclus
   COALESCE(f.added_at, c.created_at) AS added_at, c.expires_at,
   s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
 
+/** See `ClaimsStore.mark`. */
+export interface ClaimsMark {
+  projectId: string;
+  /** The greatest rowid of claim_files and of claims. */
+  patterns: number;
+  claims: number;
+  /** Active claims of the project. */
+  active: number;
+}
+
 export interface ClaimFilter {
   projectId: string | null;
   sessionId: string | null;
@@ -73,6 +83,10 @@ export class ClaimsStore {
   private readonly expireFiles;
   private readonly listStmt;
   private readonly countStmt;
+  private readonly markStmt;
+  private readonly releasedSinceStmt;
+  private readonly afterStmt;
+  private readonly activeAmongStmt;
   private readonly purgeStmt;
   private readonly bySource;
   private readonly latestTool;
@@ -132,6 +146,21 @@ export class ClaimsStore {
          AND (@status = 'all' OR c.status = @status)
          AND (@after_at IS NULL OR c.created_at < @after_at OR (c.created_at = @after_at AND c.id < @after_id))
        ORDER BY c.created_at DESC, c.id DESC`,
+    );
+    this.markStmt = db.prepare<[{ project: string }], { patterns: number; claims: number; active: number }>(
+      `SELECT (SELECT coalesce(max(rowid), 0) FROM claim_files) AS patterns,
+              (SELECT coalesce(max(rowid), 0) FROM claims) AS claims,
+              (SELECT count(*) FROM claims WHERE project_id = @project AND status = 'active') AS active`,
+    );
+    this.releasedSinceStmt = db.prepare<[{ project: string; claims: number; active: number }], { n: number }>(
+      `SELECT @active + (SELECT count(*) FROM claims WHERE rowid > @claims AND project_id = @project AND status = 'active')
+              - (SELECT count(*) FROM claims WHERE project_id = @project AND status = 'active') AS n`,
+    );
+    this.afterStmt = db.prepare<[{ project: string; after: number }], LivePattern>(
+      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.rowid > @after`,
+    );
+    this.activeAmongStmt = db.prepare<[string], { id: string }>(
+      "SELECT id FROM claims WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
     );
     this.countStmt = db.prepare<
       [{ project: string | null; session: string | null; status: string }],
@@ -228,6 +257,31 @@ export class ClaimsStore {
     const ids = this.expireStmt.all({ now }).map((r) => r.id);
     for (const id of ids) this.expireFiles.run(id);
     return ids;
+  }
+
+  /**
+   * Where a project's claims stand: every pattern or claim added later has a greater rowid, and
+   * the count of active claims tells whether any was released since (`releasedSince`). Read before
+   * overlaps are worked out, outside the write lock.
+   */
+  mark(projectId: string): ClaimsMark {
+    return { projectId, ...this.markStmt.get({ project: projectId })! };
+  }
+
+  /** How many of the claims active at `mark` are active no more. */
+  releasedSince(mark: ClaimsMark): number {
+    return this.releasedSinceStmt.get({ project: mark.projectId, claims: mark.claims, active: mark.active })!
+      .n;
+  }
+
+  /** Live patterns of the project added after `mark`. */
+  livePatternsAfter(mark: ClaimsMark): LivePattern[] {
+    return this.afterStmt.all({ project: mark.projectId, after: mark.patterns });
+  }
+
+  /** Which of these claims are still active. */
+  activeAmong(claimIds: string[]): Set<string> {
+    return new Set(this.activeAmongStmt.all(JSON.stringify(claimIds)).map((r) => r.id));
   }
 
   /** How many claims a filter selects (its `after` aside). */

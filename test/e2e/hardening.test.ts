@@ -57,16 +57,19 @@ describe('no request holds the database or breaks protection', () => {
     expect(chain.conflicts).toEqual([]);
     expect(deep).toMatchObject({
       code: 'INVALID_INPUT',
-      message: expect.stringContaining('segments (at most 128)'),
+      message: expect.stringContaining('segments (at most 128, limits.path_segments)'),
     });
-    expect(filter).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('at most 4096') });
+    expect(filter).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('at most 4096, limits.path_input_chars'),
+    });
     expect(braces).toMatchObject({
       code: 'INVALID_INPUT',
       message: expect.stringContaining('more than 64 alternatives'),
     });
     expect(globstars).toMatchObject({
       code: 'INVALID_INPUT',
-      message: expect.stringContaining('(at most 4)'),
+      message: expect.stringContaining('(at most 4, limits.globstars)'),
     });
     expect(parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     expect(exclusive.code).toBe('CLAIM_CONFLICT');

@@ -222,6 +222,49 @@ describe('claims and check', () => {
     ).toBe('created');
   });
 
+  it('claims made or released between working out the overlaps and taking the write lock count as they are then', async () => {
+    const { app, repo, a, idA, idB } = await twoSessions();
+    const c = await connectInMemory(app, repo, 'client-c');
+    const { session_id: idC } = await c.call<{ session_id: string }>('collab_session_start', {
+      name: 'C',
+      project_root: repo,
+    });
+    const held = await a.call<Claim>('collab_claim', { files: ['src/api/auth.py'], intent: 'a' });
+    // Another process's write lands after the overlaps were worked out, just before the lock.
+    const write = app.store.write.bind(app.store);
+    const beforeNextWrite = (other: () => void) => {
+      app.store.write = <T>(fn: () => T): T => {
+        app.store.write = write;
+        other();
+        return write(fn);
+      };
+    };
+    const claimB = (files: string[], exclusive: boolean) =>
+      app.claims.claim({
+        session: app.sessions.get(idB),
+        files,
+        intent: 'b',
+        scope: 'small',
+        exclusive,
+        ttlSeconds: undefined,
+      });
+    // A's claim, found before the lock, is released meanwhile: it no longer counts.
+    beforeNextWrite(() => app.claims.release(app.sessions.get(idA), held.claim_id, 'completed', undefined));
+    expect(claimB(['src/api/*'], true).conflicts).toEqual([]);
+    // C's exclusive claim made meanwhile over the same files refuses this one.
+    beforeNextWrite(() =>
+      app.claims.claim({
+        session: app.sessions.get(idC),
+        files: ['src/ui/app.tsx'],
+        intent: 'c',
+        scope: 'small',
+        exclusive: true,
+        ttlSeconds: undefined,
+      }),
+    );
+    expect(() => claimB(['src/ui/*'], false)).toThrow(/src\/ui\/app\.tsx held by "C" \(c\)/);
+  });
+
   it('an expired claim stops blocking and is marked expired', async () => {
     let clock = Date.parse('2026-01-01T10:00:00Z');
     const { a, b } = await twoSessions({ now: () => clock });
@@ -462,9 +505,7 @@ describe('errors', () => {
     const { a } = await twoSessions();
     const long = await a.fail('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(2001) });
     expect(long).toMatchObject({ code: 'INVALID_INPUT' });
-    expect(long.message).toContain(
-      'intent: 2001 characters (at most 2000: limits.intent_chars in config.json)',
-    );
+    expect(long.message).toContain('intent: 2001 characters (at most 2000, limits.intent_chars)');
     const deep = await a.fail('collab_check', { files: [Array(200).fill('d').join('/')] });
     expect(deep.message).toContain('has 200 segments (at most 128, limits.path_segments)');
     expect((await a.call<{ claims: unknown[] }>('collab_claims_list')).claims).toEqual([]);
@@ -472,7 +513,7 @@ describe('errors', () => {
     const app = testApp({ config: { limits: { intent_chars: 100, path_segments: 16 } } });
     const c = await connectInMemory(app, gitRepo());
     expect((await c.fail('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(101) })).message).toContain(
-      'at most 100: limits.intent_chars',
+      'at most 100, limits.intent_chars',
     );
     expect((await c.fail('collab_check', { files: [Array(17).fill('d').join('/')] })).message).toContain(
       'at most 16, limits.path_segments',

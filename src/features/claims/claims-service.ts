@@ -256,13 +256,24 @@ export class ClaimsService {
     const patterns = this.normalize(input.files, input.session);
     const intent = input.intent.trim();
     if (!intent) throw invalidInput('intent: say what you are changing, so others understand.');
-    // The costly part (glob overlaps) runs here, before the write lock; inside it, the same pairs
-    // are answered from the overlap cache and only claims made meanwhile are new work.
-    this.claimConflicts(input.session, patterns, this.app.now());
+    // The costly part (reading the candidates, glob overlaps) runs here, before the write lock.
+    // Inside it, only what changed meanwhile is read: patterns added since (after a mark), and
+    // which of the claims found are still active; then the holders' liveness, afresh.
+    const mark = store.claims.mark(input.session.project_id);
+    const found = this.candidateHits(input.session, patterns, this.app.now());
     const result = store.write(() => {
       const now = this.app.now();
       store.claims.expireDue(now);
-      const conflicts = this.claimConflicts(input.session, patterns, now);
+      // Usually nothing was released meanwhile; if something was, which of those found remain.
+      const active =
+        store.claims.releasedSince(mark) === 0
+          ? null
+          : store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
+      const added = store.claims.livePatternsAfter(mark);
+      const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
+        patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
+      );
+      const conflicts = this.conflictsOf(hits, now);
       const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
       if (blocking.length > 0) {
         throw new CollabError(
@@ -288,18 +299,20 @@ export class ClaimsService {
         },
         patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
       );
-      // Each holder learns that someone claimed next to it.
+      // Each holder learns, once, that someone claimed next to it, and where (a few places).
+      const byHolder = new Map<string, string[]>();
       for (const c of conflicts) {
+        const files = byHolder.get(c.session_id) ?? [];
+        for (const f of c.overlap)
+          if (files.length < LIMITS.notifiedPaths && !files.includes(f)) files.push(f);
+        byHolder.set(c.session_id, files);
+      }
+      for (const [holder, files] of byHolder) {
         this.notifications.notify(
-          [c.session_id],
+          [holder],
           'claim_conflict',
           `claim_conflict:${input.session.id}`,
-          {
-            session: input.session.name,
-            session_id: input.session.id,
-            files: c.overlap.slice(0, LIMITS.notifiedPaths),
-            intent,
-          },
+          { session: input.session.name, session_id: input.session.id, files, intent },
           input.session.project_id,
         );
       }
@@ -461,28 +474,36 @@ export class ClaimsService {
   }
 
   /** Live claims of other sessions overlapping any of `patterns`, grouped by claim. */
-  private claimConflicts(session: SessionRow, patterns: string[], now: number): ClaimConflict[] {
+  /** Every live pattern of other sessions that meets one of `patterns`, whoever holds it. */
+  private candidateHits(session: SessionRow, patterns: string[], now: number): Hit[] {
+    return patterns.flatMap((pattern) => this.hits(session.project_id, pattern, session.id, now));
+  }
+
+  /**
+   * The conflicts among candidate hits: claims not expired by `now`, of holders live now (their
+   * rows read afresh: one read per holder, however many patterns it has).
+   */
+  private conflictsOf(hits: Hit[], now: number): ClaimConflict[] {
     const byClaim = new Map<string, ClaimConflict>();
     const states = new Map<string, SessionState>();
-    for (const pattern of patterns) {
-      for (const hit of this.hits(session.project_id, pattern, session.id, now)) {
-        if (this.stateCached(hit.row, states) !== 'active') continue;
-        let c = byClaim.get(hit.row.claim_id);
-        if (!c) {
-          c = {
-            claim_id: hit.row.claim_id,
-            session: hit.row.session_name,
-            session_id: hit.row.session_id,
-            files: [],
-            intent: hit.row.intent,
-            overlap: [],
-            exclusive: hit.row.exclusive === 1,
-          };
-          byClaim.set(hit.row.claim_id, c);
-        }
-        if (!c.files.includes(hit.row.pattern)) c.files.push(hit.row.pattern);
-        if (!c.overlap.includes(hit.witness)) c.overlap.push(hit.witness);
+    for (const hit of hits) {
+      if (hit.row.expires_at !== null && hit.row.expires_at <= now) continue;
+      if (this.stateOfSession(hit.row.session_id, states) !== 'active') continue;
+      let c = byClaim.get(hit.row.claim_id);
+      if (!c) {
+        c = {
+          claim_id: hit.row.claim_id,
+          session: hit.row.session_name,
+          session_id: hit.row.session_id,
+          files: [],
+          intent: hit.row.intent,
+          overlap: [],
+          exclusive: hit.row.exclusive === 1,
+        };
+        byClaim.set(hit.row.claim_id, c);
       }
+      if (!c.files.includes(hit.row.pattern)) c.files.push(hit.row.pattern);
+      if (!c.overlap.includes(hit.witness)) c.overlap.push(hit.witness);
     }
     return [...byClaim.values()];
   }
@@ -501,6 +522,18 @@ export class ClaimsService {
     const rows = literal
       ? claims.livePatternsAt(projectId, ancestorBases(pattern))
       : claims.livePatternsNear(projectId, base, ancestorBases(base));
+    return this.matching(rows, pattern, excludeSession, now, alsoExclude);
+  }
+
+  /** The live patterns among `rows` that meet `pattern`, each with a witness path. */
+  private matching(
+    rows: LivePattern[],
+    pattern: string,
+    excludeSession: string | null,
+    now: number,
+    alsoExclude: readonly string[] = [],
+  ): Hit[] {
+    const literal = !isGlob(pattern);
     const out: Hit[] = [];
     for (const row of rows) {
       if (row.session_id === excludeSession || alsoExclude.includes(row.session_id)) continue;
