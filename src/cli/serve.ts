@@ -78,8 +78,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   // request path; from then on writes are refused with what to do.
   setTimeout(() => {
     try {
-      const { ok, detail } = app.store.verify();
-      if (!ok) app.log.error('database.damaged', { detail: detail.slice(0, 500) });
+      const result = app.maintenance.verifyIfDue();
+      if (result && !result.ok) app.log.error('database.damaged', { detail: result.detail.slice(0, 500) });
     } catch (error) {
       app.log.warn('database.verify_failed', { message: (error as Error).message });
     }

@@ -60,6 +60,21 @@ describe('database', () => {
   });
 });
 
+describe('the quick check of the whole file', () => {
+  it('runs once in ten minutes for all the processes sharing the database', () => {
+    const home = tempDir('collab-home-');
+    let clock = Date.now();
+    const first = testApp({ home, now: () => clock });
+    const second = testApp({ home, now: () => clock });
+    expect(first.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
+    expect(second.maintenance.verifyIfDue()).toBeNull();
+    clock += 11 * 60_000;
+    expect(second.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
+    first.close();
+    second.close();
+  });
+});
+
 describe('purge', () => {
   it('removes ended sessions, released claims and old messages after the retention period', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../app/app.js';
 import { NOTIFICATION_TTL_MS } from '../../core/notifications.js';
 
+const LAST_VERIFY = 'last_verify_at';
+const VERIFY_INTERVAL_MS = 10 * 60_000;
 const LAST_PURGE = 'last_purge_at';
 
 export interface PurgeResult {
@@ -16,6 +18,26 @@ export class MaintenanceService {
   constructor(private readonly app: AppContext) {}
 
   /** Purges if the last purge (by any process) is older than the configured interval. */
+  /**
+   * SQLite's quick check of the whole file, when no process ran it in the last ten minutes: it
+   * reads every page, which on a large database is seconds a server would not answer in, so many
+   * servers starting together share one. A damaged file is refused for writes from then on.
+   */
+  verifyIfDue(): { ok: boolean; detail: string } | null {
+    const { store } = this.app;
+    const now = this.app.now();
+    let last = 0;
+    try {
+      last = Number(store.meta.get(LAST_VERIFY) ?? 0);
+    } catch {
+      // unreadable: check
+    }
+    if (now - last < VERIFY_INTERVAL_MS) return null;
+    const result = store.verify();
+    if (result.ok) store.write(() => store.meta.set(LAST_VERIFY, String(now)));
+    return result;
+  }
+
   purgeIfDue(): PurgeResult | null {
     const { store, config } = this.app;
     const now = this.app.now();
