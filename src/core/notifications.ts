@@ -7,9 +7,6 @@ import { LIMITS } from './limits.js';
 
 export type NotificationState = 'pending' | 'seen' | 'expired';
 
-/** Items a list in a notification keeps (e.g. the paths of a conflict). */
-const MAX_LISTED = LIMITS.notifiedPaths;
-
 /** Notifications expire this long after they were created. */
 export const NOTIFICATION_TTL_MS = 7 * 86_400_000;
 
@@ -33,7 +30,7 @@ export function coalescePayload(
     const before = earlier[key];
     // Lists stay a summary: a notification never grows past a few KB, however often it repeats.
     if (Array.isArray(before) && Array.isArray(value))
-      out[key] = [...new Set([...before, ...value])].slice(0, MAX_LISTED);
+      out[key] = [...new Set([...before, ...value])].slice(0, LIMITS.notifiedPaths);
     else out[key] = value;
   }
   return out;
@@ -58,7 +55,7 @@ export function describeNotification(n: { type: string; count?: number } & Recor
     case 'binding_changed':
       return `Domain ${n.domain}: ${n.repo} ${n.change}`;
     case 'work_submitted':
-      return `"${n.from}" submitted ${n.type} "${n.title}" (${n.work_item_id}, v${n.version}) for review`;
+      return `"${n.from}" submitted ${n.work_type} "${n.title}" (${n.work_item_id}, v${n.version}) for review`;
     case 'review_submitted':
       return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
     case 'review_response':

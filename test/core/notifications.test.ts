@@ -26,3 +26,19 @@ describe('coalescing', () => {
     });
   });
 });
+
+describe('what a notification says', () => {
+  it('names the kind of work submitted, not the notification type', async () => {
+    const { describeNotification } = await import('../../src/core/notifications.js');
+    expect(
+      describeNotification({
+        type: 'work_submitted',
+        work_type: 'design',
+        title: 'Auth flow',
+        work_item_id: 'w1',
+        version: 2,
+        from: 'worker',
+      }),
+    ).toBe('"worker" submitted design "Auth flow" (w1, v2) for review');
+  });
+});

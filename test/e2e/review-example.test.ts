@@ -35,7 +35,12 @@ describe('the review spec’s Quick Example, worker and reviewer in two processe
       );
       expect(pending.work_items.map((w) => w.id)).toEqual([work.id]);
       expect(pending.notifications).toEqual([
-        expect.objectContaining({ type: 'work_submitted', work_item_id: work.id, from: 'worker' }),
+        expect.objectContaining({
+          type: 'work_submitted',
+          work_type: 'code',
+          work_item_id: work.id,
+          from: 'worker',
+        }),
       ]);
       expect(
         (await reviewer.call<{ status: string }>('get_work_detail', { workItemId: work.id })).status,

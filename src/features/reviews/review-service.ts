@@ -619,7 +619,7 @@ export class ReviewService {
       {
         work_item_id: item.id,
         title: item.title,
-        type: item.type,
+        work_type: item.type,
         version: item.version,
         from: actor.name,
         project: project.id,
