@@ -1,4 +1,4 @@
-// Checks the layer rules of DESIGN.md §2: which src/ folders each folder may import, and that
+// Checks the layer rules (docs/architecture.md, "Where a change goes"): which src/ folders each folder may import, and that
 // only mcp/, http/ and cli/ import the MCP SDK. Exits 1 and names every violation.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -79,7 +79,7 @@ while (stack.length > 0) {
 }
 
 if (problems.length > 0) {
-  console.error(`Layer rules (DESIGN.md §2) broken:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  console.error(`Layer rules (docs/architecture.md) broken:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   process.exit(1);
 }
 console.log('Layer rules hold.');

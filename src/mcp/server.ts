@@ -30,7 +30,7 @@ interface ListedTool {
 
 /**
  * JSON Schema of a descriptor's input or output, kept small: every listed schema costs the client's
- * context on every turn (DESIGN.md §6 caps the default list at 2,000 tokens).
+ * context on every turn (the default list is kept under 2,000 tokens: docs/benchmarks.md).
  * - Inputs list every field, type, default and enum; length limits and the refusal of unknown fields
  *   are enforced server-side only (a bad value is an INVALID_INPUT that names the field).
  * - Outputs describe their top-level fields, none marked required (a client reads what is there);

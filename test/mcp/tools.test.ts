@@ -1,8 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { selectTools } from '../../src/mcp/registry.js';
-import { toolDefinitions } from '../../src/mcp/server.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -36,11 +34,6 @@ async function twoSessions(options: { now?: () => number } = {}) {
 }
 
 describe('tools/list', () => {
-  it('matches the snapshot, so that every schema change is deliberate', async () => {
-    const defs = toolDefinitions(await selectTools(['collab']));
-    await expect(`${JSON.stringify(defs, null, 2)}\n`).toMatchFileSnapshot('./__snapshots__/tools-list.json');
-  });
-
   it('is what a real client lists', async () => {
     const app = testApp();
     const c = await connectInMemory(app, gitRepo(), 'test-client', ['collab']);

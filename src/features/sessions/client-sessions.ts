@@ -22,7 +22,7 @@ export function ownProcess(): ProcessRef {
 
 /**
  * Which collab session a connection, a hook or the git guard acts for, decided on evidence only
- * (DESIGN.md §3, Identity):
+ * (docs/architecture.md, "Sessions across processes"):
  * - A client session id names one session. It is the client's own word when it comes from the
  *   client (a hook's input, a server started by the client); a session already bound to it whose
  *   client is another live process is not this caller's (the id was inherited: an agent run from
