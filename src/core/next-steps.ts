@@ -3,6 +3,8 @@
  * for all the rules, so that they read alike and are tested together.
  */
 
+import { allowedActions, type WorkStatus } from './work-status.js';
+
 export interface StepInput {
   tool: string;
   /** The tool's structured result (null when it failed). */
@@ -69,8 +71,13 @@ export function nextSteps(input: StepInput): string[] {
     } else if (n.type === 'work_submitted') {
       steps.push(`Review "${n.title}": get_work_detail ${n.work_item_id}, then submit_review.`);
     } else if (n.type === 'review_submitted') {
+      // What the worker can do next depends on where the item is now: a merged item is final.
+      const status = n.status as WorkStatus | undefined;
+      const actions = status ? allowedActions(status) : ['update'];
       steps.push(
-        `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`,
+        actions.includes('update')
+          ? `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`
+          : `"${n.title}" is ${status}: nothing more to do on it (get_review_feedback ${n.work_item_id} shows the review).`,
       );
     } else if (n.type === 'review_response') {
       steps.push(`"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`);

@@ -21,6 +21,7 @@ export class NotificationsStore {
   private readonly updateStmt;
   private readonly takePending;
   private readonly markSeenStmt;
+  private readonly markTypeSeenStmt;
   private readonly listStmt;
   private readonly expireStmt;
   private readonly purgeStmt;
@@ -44,6 +45,9 @@ export class NotificationsStore {
     );
     this.markSeenStmt = db.prepare(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE id = ? AND state = 'pending'",
+    );
+    this.markTypeSeenStmt = db.prepare(
+      "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND state = 'pending'",
     );
     this.listStmt = db.prepare<
       [
@@ -113,6 +117,11 @@ export class NotificationsStore {
 
   markSeen(ids: string[], now: number): void {
     for (const id of ids) this.markSeenStmt.run(now, id);
+  }
+
+  /** Marks a session's pending notifications of one type seen (what they announced was read). */
+  markTypeSeen(sessionId: string, type: string, now: number): void {
+    this.markTypeSeenStmt.run(now, sessionId, type);
   }
 
   list(

@@ -81,3 +81,21 @@ describe('next_steps', () => {
     ]);
   });
 });
+
+describe('next_steps after a review', () => {
+  const reviewed = (status: string) =>
+    nextSteps({
+      ...base,
+      notifications: [{ type: 'review_submitted', title: 'JWT login', work_item_id: 'w1', status }],
+    });
+
+  it('asks the worker to respond or update while the item is open', () => {
+    expect(reviewed('changes_requested')[0]).toContain('respond_to_review or update_work');
+  });
+
+  it('says a merged item is final instead', () => {
+    const [step] = reviewed('merged');
+    expect(step).toContain('is merged: nothing more to do');
+    expect(step).not.toContain('update_work');
+  });
+});

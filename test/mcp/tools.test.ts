@@ -416,6 +416,8 @@ describe('messages and decisions', () => {
       ['B', 'auth.py line 50 has a bug', false],
       ['B', 'running migrations now', true],
     ]);
+    // What it just read is not announced again in the same answer.
+    expect((inboxA as { notifications?: unknown[] }).notifications).toBeUndefined();
     expect((await a!.call<Msgs>('collab_message_list')).messages).toEqual([]);
     // C has read nothing yet: the broadcast is still unread for C, and C never sees the direct one.
     const peek = await c!.call<Msgs>('collab_message_list', { mark_as_read: false });

@@ -102,7 +102,14 @@ export class MessagesService {
     const rows = store.messages.inboxOf(session, input.unreadOnly, input.limit);
     if (input.markAsRead) {
       const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
-      if (unread.length > 0) store.write(() => store.messages.markRead(unread, session.id, this.app.now()));
+      if (unread.length > 0)
+        store.write(() => {
+          const now = this.app.now();
+          store.messages.markRead(unread, session.id, now);
+          // Read now: the notifications announcing them would repeat them in this very answer.
+          if (store.messages.unreadCount(session) === 0)
+            store.notifications.markTypeSeen(session.id, 'message', now);
+        });
     }
     return rows.map((r) => ({
       id: r.id,
