@@ -2,13 +2,12 @@ import { Command } from 'commander';
 import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
-
-declare const __VERSION__: string | undefined;
+import { VERSION } from '../core/version.js';
 
 const program = new Command()
   .name('session-collab')
   .description('Coordination hub for AI coding sessions that work on the same code.')
-  .version(typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev')
+  .version(VERSION)
   // Program options only before the command, so that `realm contract --version 1.0.0` is the contract's.
   .enablePositionalOptions();
 

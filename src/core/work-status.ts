@@ -19,6 +19,15 @@ export const STATUSES = [
   'merged',
 ] as const;
 export const VERDICTS = ['approve', 'request_changes', 'comment'] as const;
+export const SUGGESTION_TYPES = [
+  'improvement',
+  'bug',
+  'security',
+  'performance',
+  'style',
+  'clarity',
+] as const;
+export const SEVERITIES = ['critical', 'major', 'minor', 'info'] as const;
 
 export type WorkType = (typeof WORK_TYPES)[number];
 export type Phase = (typeof PHASES)[number];

@@ -7,10 +7,11 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { App } from '../app/app.js';
-import type { ErrorBody } from '../core/errors.js';
+import { ERROR_CODES, type ErrorBody } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import { nextSteps } from '../core/next-steps.js';
 import { describeNotification } from '../core/notifications.js';
+import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
@@ -18,8 +19,7 @@ import type { ToolDescriptor } from './tool.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
-declare const __VERSION__: string | undefined;
-export const SERVER_VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+export const SERVER_VERSION = VERSION;
 
 export const INSTRUCTIONS = `Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.`;
 
@@ -130,7 +130,7 @@ export function callTool(app: App, connection: Connection, d: ToolDescriptor, ar
       error: {
         code: 'INVALID_INPUT',
         message: describeZodError(parsed.error),
-        hint: 'Fix the named field and call again.',
+        hint: ERROR_CODES.INVALID_INPUT,
       },
     });
   }

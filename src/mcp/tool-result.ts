@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CollabError, type ErrorBody } from '../core/errors.js';
+import { CollabError, ERROR_CODES, type ErrorBody } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 import { describeZodError } from '../core/zod-issues.js';
 
@@ -10,7 +10,7 @@ export function toErrorBody(error: unknown): ErrorBody {
     return {
       code: 'INVALID_INPUT',
       message: describeZodError(error),
-      hint: 'Fix the named field and call again.',
+      hint: ERROR_CODES.INVALID_INPUT,
     };
   }
   const fault = describeStorageFault(error, 'registry.db');

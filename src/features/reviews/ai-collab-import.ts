@@ -8,15 +8,22 @@
 import { z } from 'zod';
 import type { App } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
-import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
+import {
+  PHASES,
+  SEVERITIES,
+  STATUSES,
+  SUGGESTION_TYPES,
+  VERDICTS,
+  WORK_TYPES,
+} from '../../core/work-status.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
 const date = z.union([z.string(), z.number()]).optional();
 const suggestion = z.object({
   id: z.string(),
-  type: z.enum(['improvement', 'bug', 'security', 'performance', 'style', 'clarity']),
-  severity: z.enum(['critical', 'major', 'minor', 'info']),
+  type: z.enum(SUGGESTION_TYPES),
+  severity: z.enum(SEVERITIES),
   title: z.string(),
   explanation: z.string(),
   location: z

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { renderConversation } from '../../core/conversation.js';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { PHASES, STATUSES, VERDICTS, WORK_TYPES } from '../../core/work-status.js';
+import {
+  PHASES,
+  SEVERITIES,
+  STATUSES,
+  SUGGESTION_TYPES,
+  VERDICTS,
+  WORK_TYPES,
+} from '../../core/work-status.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { idField, list, text } from '../fields.js';
 import { itemView } from './review-views.js';
@@ -12,8 +19,8 @@ const phase = z.enum(PHASES);
 const projectStatus = z.enum(['active', 'completed', 'archived']);
 const loose = z.object({}).passthrough();
 const suggestion = z.strictObject({
-  type: z.enum(['improvement', 'bug', 'security', 'performance', 'style', 'clarity']),
-  severity: z.enum(['critical', 'major', 'minor', 'info']),
+  type: z.enum(SUGGESTION_TYPES),
+  severity: z.enum(SEVERITIES),
   title: text('titleChars'),
   explanation: text('descriptionChars'),
   location: z
