@@ -34,6 +34,8 @@ export interface Config {
   review_allow_self_review: boolean;
   review_auto_approve: boolean;
   review_auto_approve_max_lines: number;
+  /** Realm folders this machine works with besides those registered with `realm init|register`. */
+  realms: string[];
   /** Limits on what one request may ask, by name (docs/limits.md); unset ones keep their defaults. */
   limits: Record<string, number>;
 }
@@ -43,7 +45,8 @@ type Rule =
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'strings' }
   | { kind: 'boolean' }
-  | { kind: 'limits' };
+  | { kind: 'limits' }
+  | { kind: 'paths' };
 
 /**
  * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
@@ -64,6 +67,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   review_allow_self_review: { kind: 'boolean' },
   review_auto_approve: { kind: 'boolean' },
   review_auto_approve_max_lines: { kind: 'range', min: 1, max: 1_000_000, unit: 'lines' },
+  realms: { kind: 'paths' },
   limits: { kind: 'limits' },
 };
 
@@ -82,6 +86,7 @@ export const DEFAULT_CONFIG: Config = {
   review_allow_self_review: false,
   review_auto_approve: false,
   review_auto_approve_max_lines: 20,
+  realms: [],
   limits: {},
 };
 
@@ -103,6 +108,10 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
       const problems = checkLimits(value);
       return problems.length === 0 ? null : problems.join('; ');
     }
+    case 'paths':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string' && v.length > 0)
+        ? null
+        : `"${key}" must be a list of folder paths`;
     case 'strings':
       return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
         ? null

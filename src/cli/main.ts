@@ -114,6 +114,21 @@ realm
   .option(...realmOpt)
   .action(async (domain, repo, options) => (await import('./realm.js')).realmBind(domain, repo, options));
 realm
+  .command('register [folder]')
+  .description('Work with an existing realm folder on this machine (e.g. a clone); default: here')
+  .option('--json', 'machine-readable output')
+  .action(async (folder, options) => (await import('./realm.js')).realmRegister(folder, options));
+realm
+  .command('unregister [folder]')
+  .description('Stop working with a realm folder on this machine (its files stay)')
+  .option('--json', 'machine-readable output')
+  .action(async (folder, options) => (await import('./realm.js')).realmUnregister(folder, options));
+realm
+  .command('list')
+  .description('The realm folders registered on this machine')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./realm.js')).realmList(options));
+realm
   .command('check')
   .description('Validate the realm (for CI): exit 1 on errors')
   .option('--json', 'machine-readable output')

@@ -66,7 +66,8 @@ export function realmInit(folder: string, options: { name?: string }): void {
   } catch {
     history = 'git is not available: realm_check cannot see who changed contracts';
   }
-  console.log(`${green('Created')} realm ${bold(name)} in ${root} (${history}).`);
+  withApp((app) => realmFor(app).register(root));
+  console.log(`${green('Created')} realm ${bold(name)} in ${root} (${history}); registered on this machine.`);
   console.log(`Next: ${bold(`session-collab realm add-repo <name> --path <repo folder> --realm ${root}`)}`);
 }
 
@@ -83,7 +84,7 @@ export function realmAddRepo(
       'Give the folder of a clone of the repo.',
     );
   const repoRoot = locateProject(repoPath).worktree;
-  const root = options.realm ? resolve(options.realm) : realmRootFromCwd();
+  const root = realmRootFromCwd(options.realm);
   writeRepo(root, name, relative(root, repoRoot) || '.', options.defaultBranch ?? null);
   writeMembership(repoRoot, root, name);
   console.log(
@@ -91,10 +92,52 @@ export function realmAddRepo(
   );
 }
 
-/** For add-repo: the realm folder is the working folder, unless --realm says otherwise. */
-function realmRootFromCwd(): string {
-  if (existsSync(resolve(process.cwd(), 'realm.yaml'))) return process.cwd();
-  return withApp((app) => realmRoot(app));
+/** For add-repo: the realm folder is --realm, else the working folder when it is one, else this repo's. */
+function realmRootFromCwd(option?: string): string {
+  const here = existsSync(resolve(process.cwd(), 'realm.yaml')) ? process.cwd() : undefined;
+  return withApp((app) => realmRoot(app, option ?? here));
+}
+
+/** `realm register [folder]`: this machine works with the realm in that folder (default: here). */
+export function realmRegister(folder: string | undefined, options: { json?: boolean }): void {
+  const done = withApp((app) => realmFor(app).register(resolve(folder ?? '.')));
+  if (options.json) return printJson(done);
+  console.log(
+    done.already
+      ? `Realm ${bold(done.name)} (${done.root}) was registered already.`
+      : `${green('Registered')} realm ${bold(done.name)} (${done.root}): realm tools and commands work with it now.`,
+  );
+}
+
+/** `realm unregister [folder]`: forget a realm (its files stay). */
+export function realmUnregister(folder: string | undefined, options: { json?: boolean }): void {
+  const root = resolve(folder ?? '.');
+  const removed = withApp((app) => realmFor(app).unregister(root));
+  if (options.json) return printJson({ root, unregistered: removed });
+  if (!removed)
+    throw new CollabError(
+      'REALM_NOT_REGISTERED',
+      `${root} was not registered.`,
+      'See the registered realms with `session-collab realm list` (config.json may list it under "realms").',
+    );
+  console.log(`${green('Unregistered')} ${root}; its files are untouched.`);
+}
+
+/** `realm list`: the realm folders this machine works with. */
+export function realmList(options: { json?: boolean }): void {
+  const realms = withApp((app) => realmFor(app).registered());
+  if (options.json) return printJson({ realms });
+  if (realms.length === 0) {
+    console.log(
+      'No realms registered. Create one with `session-collab realm init <folder>`, or register one with `session-collab realm register <folder>`.',
+    );
+    return;
+  }
+  for (const r of realms) {
+    console.log(
+      `${bold(r.name ?? '(unnamed)')}  ${r.root}${r.source === 'config' ? dim('  (config.json)') : ''}${r.exists ? '' : red('  missing: no realm.yaml there')}`,
+    );
+  }
 }
 
 export function realmAddDomain(name: string, options: RealmOption & { description?: string }): void {

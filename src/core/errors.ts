@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   MESSAGE_NOT_FOUND: 'Check the id with collab_message_list (unread_only false).',
   REALM_NOT_FOUND:
     'Create a realm with `session-collab realm init`, add this repo with `session-collab realm add-repo`, or pass realm.',
+  REALM_NOT_REGISTERED:
+    'Realm folders are registered on each machine: `session-collab realm register <folder>` (realm init does it).',
   CONTRACT_NOT_FOUND: 'See the realm’s contracts with realm_status.',
   PROJECT_NOT_FOUND: 'See the projects with list_projects, or create one with create_project.',
   WORK_NOT_FOUND: 'See the work items with get_pending_reviews or get_project_context.',

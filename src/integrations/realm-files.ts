@@ -17,6 +17,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -34,7 +35,7 @@ import type {
   RealmModel,
   RepoDef,
 } from '../core/realm-model.js';
-import { gitOutput } from './git.js';
+import { gitOutput, tryGit } from './git.js';
 
 export const MEMBER_FILE = '.session-collab.yaml';
 
@@ -250,6 +251,35 @@ export function findMembership(folder: string): { realm: string; repo: string; f
     }
     if (dirname(dir) === dir) return null;
   }
+}
+
+/** A folder's real path (symlinks resolved), or null when it does not exist. */
+export function realPath(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a repo of a realm is not one of its members, or null when it is: its path must be the root of
+ * a git repository whose .session-collab.yaml names this realm and this repo. Only members get
+ * worktrees and branches made by realm tools.
+ */
+export function membershipProblem(realmRoot: string, repo: RepoDef): string | null {
+  const path = realPath(repo.path);
+  if (!path) return `${repo.path} does not exist`;
+  const top = tryGit(path, 'rev-parse', '--show-toplevel');
+  if (top === null || realPath(top.trim()) !== path) return `${path} is not the root of a git repository`;
+  const file = join(path, MEMBER_FILE);
+  if (!existsSync(file)) return `${path} has no ${MEMBER_FILE} naming this realm`;
+  const parsed = memberFile.safeParse(parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) return `${file} is not valid (realm: <folder>, repo: <name>)`;
+  if (realPath(resolve(path, parsed.data.realm)) !== realPath(realmRoot))
+    return `${file} names another realm (${parsed.data.realm})`;
+  if (parsed.data.repo !== repo.name) return `${file} names it "${parsed.data.repo}", not "${repo.name}"`;
+  return null;
 }
 
 function writeYaml(path: string, data: unknown): void {

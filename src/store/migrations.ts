@@ -314,6 +314,19 @@ CREATE TABLE client_session_aliases (
 ALTER TABLE claim_files ADD COLUMN added_at INTEGER;
 `,
   },
+  {
+    version: 7,
+    name: 'realm folders registered on this machine',
+    sql: `
+-- The realms this machine works with, by real path: a realm tool or command reads only these
+-- (a folder that merely holds a realm.yaml could send worktrees anywhere).
+CREATE TABLE realms (
+  root TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  registered_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -16,6 +16,7 @@ import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
 import { ProjectsStore } from './projects-store.js';
 import { RealmStateStore } from './realm-state-store.js';
+import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
 import { WorkEventsStore } from './work-events-store.js';
@@ -71,6 +72,9 @@ export class Store {
   }
   get notifications(): NotificationsStore {
     return this.module('notifications', (db) => new NotificationsStore(db));
+  }
+  get realms(): RealmsStore {
+    return this.module('realms', (db) => new RealmsStore(db));
   }
   get realmState(): RealmStateStore {
     return this.module('realmState', (db) => new RealmStateStore(db));

@@ -90,6 +90,40 @@ describe('session-collab realm', () => {
     ]);
   });
 
+  it('a realm cloned from elsewhere works once registered: register, list, unregister', () => {
+    const made = tempDir('collab-home-');
+    const base = tempDir('collab-realm-');
+    const realm = join(base, 'realm');
+    const api = gitRepo();
+    cli(made, base, 'realm', 'init', realm, '--name', 'shop');
+    cli(made, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', realm);
+    // Another machine (another home) has the same folders but has not registered the realm.
+    const home = tempDir('collab-home-');
+    const refused = cli(home, api, 'realm', 'status');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('is not registered on this machine');
+    expect(refused.stderr).toContain(`session-collab realm register ${realm}`);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(cli(home, base, 'realm', 'add-repo', 'web', '--path', gitRepo(), '--realm', realm).status).toBe(1);
+    expect(cli(home, realm, 'realm', 'list').stdout).toContain('No realms registered');
+
+    expect(cli(home, realm, 'realm', 'register').stdout).toContain('Registered realm shop');
+    expect(cli(home, realm, 'realm', 'register', realm).stdout).toContain('was registered already');
+    expect(cli(home, api, 'realm', 'status').status).toBe(0);
+    expect(JSON.parse(cli(home, base, 'realm', 'list', '--json').stdout)).toEqual({
+      realms: [{ root: realm, name: 'shop', source: 'registered', exists: true }],
+    });
+    expect(cli(home, base, 'realm', 'unregister', realm).stdout).toContain('Unregistered');
+    expect(cli(home, api, 'realm', 'status').status).toBe(1);
+    const again = cli(home, base, 'realm', 'unregister', realm);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('was not registered');
+    // A folder without a realm cannot be registered.
+    const none = cli(home, base, 'realm', 'register', gitRepo());
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('is not a realm');
+  });
+
   it('says what to do outside a realm', () => {
     const out = cli(tempDir('collab-home-'), gitRepo(), 'realm', 'check');
     expect(out.status).toBe(1);

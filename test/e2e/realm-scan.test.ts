@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeContract } from '../../src/integrations/realm-files.js';
-import { S3_SCHEMA, threeRepoRealm } from '../helpers/realm.js';
+import { registerRealm, S3_SCHEMA, threeRepoRealm } from '../helpers/realm.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -11,6 +11,7 @@ describe('a server in a realm member repo', () => {
     const home = tempDir('collab-home-');
     writeFileSync(join(home, 'config.json'), JSON.stringify({ realm_scan_seconds: 5 }));
     const { realm, repos } = threeRepoRealm();
+    registerRealm(home, realm);
     const consumer = await connectStdio({ cwd: repos.aperture, home, args: ['--toolsets', 'collab,realm'] });
     try {
       await consumer.call('session_start', { rfc: 'rfc-1' });

@@ -2,10 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { realmFor } from '../../src/features/realm/realm.js';
 import { writeBinding, writeContract } from '../../src/integrations/realm-files.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
-import { commitRealm, S3_SCHEMA, threeRepoRealm } from '../helpers/realm.js';
-import { git } from '../helpers/temp.js';
+import { appWithRealm, commitRealm, S3_SCHEMA, threeRepoRealm } from '../helpers/realm.js';
+import { git, gitRepo } from '../helpers/temp.js';
 
 type Finding = { level: string; code: string; file: string; field?: string; message: string };
 type Check = { ok: boolean; errors: Finding[]; warnings: Finding[] };
@@ -19,8 +20,8 @@ function editYaml(path: string, edit: (data: Record<string, unknown>) => void): 
 
 describe('realm tools over real repositories', () => {
   it('the spec example: realm_status from a repo, before a session', async () => {
-    const { repos } = threeRepoRealm();
-    const app = testApp();
+    const { realm, repos } = threeRepoRealm();
+    const app = appWithRealm(realm);
     const c = await connectInMemory(app, repos.fungal);
     const status = await c.call<Record<string, unknown> & Envelope>('realm_status');
     expect(status).toMatchObject({
@@ -44,7 +45,7 @@ describe('realm tools over real repositories', () => {
 
   it('realm_check finds every kind of problem, naming file and field', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = testApp();
+    const app = appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     expect(await c.call<Check>('realm_check')).toEqual({ ok: true, errors: [], warnings: [] });
 
@@ -116,7 +117,7 @@ describe('realm tools over real repositories', () => {
 
   it('realm_check: only the owner repo changes a contract (from git history)', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = testApp();
+    const app = appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     writeContract(realm, 's3-access', {
       name: 's3-permissions',
@@ -141,7 +142,7 @@ describe('realm tools over real repositories', () => {
 
   it('a contract change reaches consumer sessions once, coalesced, piggybacked on an unrelated call', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = testApp();
+    const app = appWithRealm(realm);
     const consumer = await connectInMemory(app, repos.aperture, 'consumer');
     const provider = await connectInMemory(app, repos.fungal, 'provider');
     const bystander = await connectInMemory(app, repos.other, 'bystander');
@@ -190,7 +191,7 @@ describe('realm tools over real repositories', () => {
 
   it('a binding added to a shared domain notifies its other repos', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = testApp();
+    const app = appWithRealm(realm);
     const consumer = await connectInMemory(app, repos.aperture, 'consumer');
     const provider = await connectInMemory(app, repos.fungal, 'provider');
     await consumer.call('session_start', {});
@@ -218,8 +219,8 @@ describe('realm tools over real repositories', () => {
 
   it('contract_get, session_start with realm context, session_stop with a summary', async () => {
     let clock = Date.parse('2026-01-01T10:00:00Z');
-    const { repos } = threeRepoRealm();
-    const app = testApp({ now: () => clock });
+    const { realm, repos } = threeRepoRealm();
+    const app = appWithRealm(realm, { now: () => clock });
     const c = await connectInMemory(app, repos.aperture);
     const contract = await c.call<Record<string, unknown>>('contract_get', { contract: 's3-permissions' });
     expect(contract).toMatchObject({
@@ -256,8 +257,8 @@ describe('realm tools over real repositories', () => {
   });
 
   it('worktree_create picks domain peers (or only itself), and pr_status reports each repo', async () => {
-    const { base, repos } = threeRepoRealm();
-    const app = testApp();
+    const { base, realm, repos } = threeRepoRealm();
+    const app = appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     const made = await c.call<{ created: string[]; reason: string; paths: Record<string, string> }>(
       'worktree_create',
@@ -300,6 +301,54 @@ describe('realm tools over real repositories', () => {
       pushed: true,
       upstream: 'origin/rfc-7',
     });
+  });
+
+  it('a realm folder not registered on this machine is refused, with the command that registers it', async () => {
+    const { realm, repos } = threeRepoRealm();
+    const app = testApp();
+    const c = await connectInMemory(app, repos.fungal);
+    const refused = await c.fail('realm_status');
+    expect(refused.code).toBe('REALM_NOT_REGISTERED');
+    expect(refused.hint).toContain(`session-collab realm register ${realm}`);
+    // Passing the folder explicitly is no way around it.
+    expect((await c.fail('worktree_create', { rfc: 'x', realm })).code).toBe('REALM_NOT_REGISTERED');
+    realmFor(app).register(realm);
+    expect((await c.call<{ realm: string }>('realm_status')).realm).toBe('aperture-realm');
+    expect(realmFor(app).unregister(realm)).toBe(true);
+    expect((await c.fail('realm_status')).code).toBe('REALM_NOT_REGISTERED');
+    // config.json may list realm folders too.
+    const listed = testApp({ config: { realms: [realm] } });
+    const d = await connectInMemory(listed, repos.fungal);
+    expect((await d.call<{ realm: string }>('realm_status')).realm).toBe('aperture-realm');
+  });
+
+  it('a repo path that is not a member of the realm gets no worktree, and realm_check and pr_status say why', async () => {
+    const { realm, repos } = threeRepoRealm();
+    // The realm's files point "other" at a repository that never joined it.
+    const stranger = gitRepo({ 'README.md': '# not a member\n' });
+    writeFileSync(
+      join(realm, 'repos', 'other.yaml'),
+      stringify({ name: 'other', path: stranger, default_branch: null }),
+    );
+    const app = appWithRealm(realm);
+    const c = await connectInMemory(app, repos.aperture);
+    const refused = await c.fail('worktree_create', { rfc: 'rfc-9', repos: ['aperture', 'other'] });
+    expect(refused.code).toBe('INVALID_INPUT');
+    expect(refused.message).toContain('other is not a member of realm aperture-realm');
+    expect(refused.message).toContain('has no .session-collab.yaml');
+    expect(refused.hint).toContain('session-collab realm add-repo other');
+    // Nothing was made, not even for the member named with it.
+    expect(git(stranger, 'branch', '--list', 'rfc-9').trim()).toBe('');
+    expect(git(repos.aperture, 'branch', '--list', 'rfc-9').trim()).toBe('');
+    const check = await c.call<Check>('realm_check');
+    expect(check.ok).toBe(false);
+    expect(check.errors).toEqual([
+      expect.objectContaining({ code: 'NOT_A_MEMBER', file: 'repos/other.yaml' }),
+    ]);
+    // From the realm folder, pr_status covers every repo.
+    const all = await connectInMemory(app, realm);
+    const status = await all.call<{ repos: Array<Record<string, unknown>> }>('pr_status');
+    expect(status.repos.find((r) => r.repo === 'other')?.error).toContain('not a member of the realm');
   });
 
   it('outside any realm: a clear error', async () => {

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { App } from '../../src/app/app.js';
+import { realmFor } from '../../src/features/realm/realm.js';
 import {
   writeBinding,
   writeContract,
@@ -8,6 +11,8 @@ import {
   writeRealm,
   writeRepo,
 } from '../../src/integrations/realm-files.js';
+import { testApp } from './app.js';
+import { CLI, requireBuild } from './stdio.js';
 import { git, tempDir } from './temp.js';
 
 export const S3_SCHEMA = {
@@ -67,4 +72,21 @@ export function threeRepoRealm() {
   });
   commitRealm(realm, 'realm', 'fungal');
   return { base, realm, repos: repos as { aperture: string; fungal: string; other: string } };
+}
+
+/** A fresh app whose machine has the realm registered, as `realm init` or `realm register` leave it. */
+export function appWithRealm(realm: string, options: Parameters<typeof testApp>[0] = {}): App {
+  const app = testApp(options);
+  realmFor(app).register(realm);
+  return app;
+}
+
+/** Registers a realm in a home with the built CLI (`session-collab realm register`). */
+export function registerRealm(home: string, realm: string): void {
+  requireBuild();
+  const out = spawnSync(process.execPath, [CLI, 'realm', 'register', realm], {
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+    encoding: 'utf8',
+  });
+  if (out.status !== 0) throw new Error(`realm register failed: ${out.stderr}`);
 }

@@ -18,7 +18,13 @@ import {
   defaultBranch,
   ensureWorktree,
 } from '../../integrations/git-worktrees.js';
-import { contractHistory, findMembership, loadRealm } from '../../integrations/realm-files.js';
+import {
+  contractHistory,
+  findMembership,
+  loadRealm,
+  membershipProblem,
+  realPath,
+} from '../../integrations/realm-files.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -64,9 +70,16 @@ export class RealmService {
     }
     let model: RealmModel;
     try {
-      model = loadRealm(folder);
+      model = loadRealm(realPath(folder) ?? folder);
     } catch (error) {
       throw new CollabError('REALM_NOT_FOUND', (error as Error).message, 'Check the realm folder path.');
+    }
+    if (!this.isRegistered(model.root)) {
+      throw new CollabError(
+        'REALM_NOT_REGISTERED',
+        `${model.root} holds a realm that is not registered on this machine.`,
+        `If you trust it, register it: session-collab realm register ${model.root}`,
+      );
     }
     let repo = membership && resolve(membership.realm) === model.root ? membership.repo : null;
     if (!repo) {
@@ -79,6 +92,65 @@ export class RealmService {
     }
     this.refresh(model);
     return { model, repo };
+  }
+
+  /** Whether a realm folder (a real path) is registered here, or listed in config.json's `realms`. */
+  isRegistered(root: string): boolean {
+    if (this.app.store.realms.get(root)) return true;
+    return this.app.config.realms.some((folder) => realPath(resolve(folder)) === root);
+  }
+
+  /**
+   * Registers a realm folder (it must hold a readable realm.yaml), so that realm tools and commands
+   * work with it. Returns its real path and name.
+   */
+  register(folder: string): { root: string; name: string; already: boolean } {
+    const root = realPath(folder);
+    let model: RealmModel;
+    try {
+      if (!root) throw new Error(`${folder} does not exist`);
+      model = loadRealm(root);
+    } catch (error) {
+      throw new CollabError(
+        'REALM_NOT_FOUND',
+        (error as Error).message,
+        'Pass a realm folder (one with realm.yaml), or create one with `session-collab realm init`.',
+      );
+    }
+    const already = this.isRegistered(model.root);
+    this.app.store.write(() => this.app.store.realms.register(model.root, model.name, this.app.now()));
+    return { root: model.root, name: model.name, already };
+  }
+
+  /** Forgets a registered realm folder (its files stay); false when it was not registered. */
+  unregister(folder: string): boolean {
+    const root = realPath(folder) ?? resolve(folder);
+    return this.app.store.write(() => this.app.store.realms.unregister(root));
+  }
+
+  /** The realm folders this machine works with: registered, and listed in config.json. */
+  registered(): Array<{
+    root: string;
+    name: string | null;
+    source: 'registered' | 'config';
+    exists: boolean;
+  }> {
+    const rows = this.app.store.realms.list().map((r) => ({
+      root: r.root,
+      name: r.name,
+      source: 'registered' as const,
+      exists: existsSync(join(r.root, 'realm.yaml')),
+    }));
+    const listed = this.app.config.realms
+      .map((folder) => realPath(resolve(folder)) ?? resolve(folder))
+      .filter((root) => !rows.some((r) => r.root === root))
+      .map((root) => ({
+        root,
+        name: null,
+        source: 'config' as const,
+        exists: existsSync(join(root, 'realm.yaml')),
+      }));
+    return [...rows, ...listed];
   }
 
   /** Compares the realm with its last recorded state and notifies the sessions a change concerns. */
@@ -147,6 +219,16 @@ export class RealmService {
 
   check(ctx: RealmContext): { ok: boolean; errors: Finding[]; warnings: Finding[] } {
     const findings = checkRealm(ctx.model, contractHistory(ctx.model.root));
+    for (const repo of ctx.model.repos.values()) {
+      const problem = membershipProblem(ctx.model.root, repo);
+      if (problem)
+        findings.push({
+          level: 'error',
+          code: 'NOT_A_MEMBER',
+          file: repo.file,
+          message: `repo ${repo.name}: ${problem}; add it with \`session-collab realm add-repo ${repo.name} --path <its folder>\``,
+        });
+    }
     const errors = findings.filter((f) => f.level === 'error');
     return { ok: errors.length === 0, errors, warnings: findings.filter((f) => f.level === 'warning') };
   }
@@ -227,6 +309,16 @@ export class RealmService {
     const paths: Record<string, string> = {};
     const created: string[] = [];
     const existing: string[] = [];
+    // Only members: a path in the realm's files that is not one could be any repository.
+    for (const name of selected) {
+      const problem = membershipProblem(ctx.model.root, ctx.model.repos.get(name)!);
+      if (problem)
+        throw new CollabError(
+          'INVALID_INPUT',
+          `repos: ${name} is not a member of realm ${ctx.model.name}: ${problem}. No worktree was made.`,
+          `Make it one: session-collab realm add-repo ${name} --path <its folder> --realm ${ctx.model.root}`,
+        );
+    }
     for (const name of selected) {
       const repo = ctx.model.repos.get(name)!;
       const path = join(this.app.paths.home, 'worktrees', ctx.model.name, rfc.replace(/\//g, '-'), name);
@@ -249,7 +341,8 @@ export class RealmService {
     const repos = ctx.repo ? domainPeers(ctx.model, ctx.repo).repos : [...ctx.model.repos.keys()];
     return repos.map((name) => {
       const repo = ctx.model.repos.get(name)!;
-      if (!existsSync(repo.path)) return { repo: name, error: `${repo.path} does not exist` };
+      const problem = membershipProblem(ctx.model.root, repo);
+      if (problem) return { repo: name, error: `not a member of the realm: ${problem}` };
       const branch = rfc ?? currentBranch(repo.path) ?? 'HEAD';
       const base = defaultBranch(repo.path, repo.default_branch);
       try {
