@@ -101,7 +101,10 @@ function realmRootFromCwd(option?: string): string {
 /** `realm register [folder]`: this machine works with the realm in that folder (default: here). */
 export function realmRegister(folder: string | undefined, options: { json?: boolean }): void {
   const done = withApp((app) => realmFor(app).register(resolve(folder ?? '.')));
-  if (options.json) return printJson(done);
+  if (options.json) {
+    printJson(done);
+    return;
+  }
   console.log(
     done.already
       ? `Realm ${bold(done.name)} (${done.root}) was registered already.`
@@ -113,7 +116,10 @@ export function realmRegister(folder: string | undefined, options: { json?: bool
 export function realmUnregister(folder: string | undefined, options: { json?: boolean }): void {
   const root = resolve(folder ?? '.');
   const removed = withApp((app) => realmFor(app).unregister(root));
-  if (options.json) return printJson({ root, unregistered: removed });
+  if (options.json) {
+    printJson({ root, unregistered: removed });
+    return;
+  }
   if (!removed)
     throw new CollabError(
       'REALM_NOT_REGISTERED',
@@ -126,7 +132,10 @@ export function realmUnregister(folder: string | undefined, options: { json?: bo
 /** `realm list`: the realm folders this machine works with. */
 export function realmList(options: { json?: boolean }): void {
   const realms = withApp((app) => realmFor(app).registered());
-  if (options.json) return printJson({ realms });
+  if (options.json) {
+    printJson({ realms });
+    return;
+  }
   if (realms.length === 0) {
     console.log(
       'No realms registered. Create one with `session-collab realm init <folder>`, or register one with `session-collab realm register <folder>`.',
