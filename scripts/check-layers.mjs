@@ -11,10 +11,11 @@ const ALLOWED = {
   store: ['core'],
   integrations: ['core'],
   app: ['core', 'store', 'integrations', 'features'],
-  features: ['core', 'store', 'integrations', 'app', 'mcp/tool.ts'],
-  mcp: ['core', 'store', 'integrations', 'app', 'features'],
+  // Services see the app only through its leaves: the context they are built on, and settings.
+  features: ['core', 'store', 'integrations', 'app/context.ts', 'app/config.ts', 'app/home.ts', 'app/log.ts'],
+  mcp: ['core', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
-  cli: ['core', 'store', 'integrations', 'app', 'features', 'mcp'],
+  cli: ['core', 'integrations', 'app', 'features', 'mcp'],
   'lib.ts': ['app', 'features', 'mcp', 'integrations'],
 };
 const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);
@@ -31,9 +32,20 @@ function files(dir) {
 
 const topOf = (path) => relative(SRC, path).split(sep)[0];
 const problems = [];
+/**
+ * The store is reached through services only: tool modules, the MCP layer and commands get
+ * services (features/tool-context.ts `Services`), never `.store.`.
+ */
+const noStore = (file) =>
+  ['mcp', 'cli', 'http', 'lib.ts'].includes(topOf(file)) || /-tools\.ts$/.test(file);
 for (const file of files(SRC)) {
   const from = topOf(file);
   const source = readFileSync(file, 'utf8');
+  if (noStore(file)) {
+    for (const [i, line] of source.split('\n').entries())
+      if (/\.store\./.test(line))
+        problems.push(`${relative(process.cwd(), file)}:${i + 1}: reaches the store (.store.); call a service instead`);
+  }
   for (const match of source.matchAll(
     /\b(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
   )) {

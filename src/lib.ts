@@ -5,6 +5,6 @@ export { homeAt, resolveHome } from './app/home.js';
 export { ownProcess } from './features/sessions/client-sessions.js';
 export { Connection } from './features/sessions/connection.js';
 export { COLLABORATION_RULES, claudeHooks } from './integrations/client-setup.js';
-export { allTools, selectTools } from './mcp/registry.js';
+export { allTools, everyToolset, select, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
 export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { applyLimits } from '../core/limits.js';
-import { type SessionState, sessionState } from '../core/liveness.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
 import { EnforcementService } from '../features/enforcement/enforcement-service.js';
@@ -10,9 +9,9 @@ import { MessagesService } from '../features/messages/messages-service.js';
 import { NotificationsService } from '../features/notifications/notifications-service.js';
 import { SessionsService } from '../features/sessions/sessions-service.js';
 import { writeLockHolder } from '../integrations/lock-holder.js';
-import { processAlive } from '../integrations/process-probe.js';
 import { Store } from '../store/store.js';
 import { type Config, loadConfig } from './config.js';
+import type { AppContext } from './context.js';
 import { type HomePaths, resolveHome } from './home.js';
 import { createLogger, type Logger } from './log.js';
 
@@ -27,24 +26,6 @@ export interface AppOptions {
    * synchronous call, where no timer can interrupt it.
    */
   busyTimeoutMs?: number;
-}
-
-/** What every feature service may use: the store, configuration, log, clock and liveness. */
-export interface AppContext {
-  readonly store: Store;
-  readonly config: Config;
-  readonly log: Logger;
-  readonly paths: HomePaths;
-  readonly host: string;
-  now(): number;
-  /** Liveness of a session row, by the rules of core/liveness. */
-  stateOf(session: {
-    status: 'active' | 'ended';
-    last_heartbeat: number;
-    host: string;
-    pid: number | null;
-    pid_start: string | null;
-  }): SessionState;
 }
 
 /** The wired application: one per process (or per test), over one database file. */
@@ -82,24 +63,6 @@ export class App implements AppContext {
     this.maintenance = new MaintenanceService(this);
     this.enforcement = new EnforcementService(this, this.sessions, this.claims);
     this.inbox = new InboxService(this, this.notifications);
-  }
-
-  stateOf(session: Parameters<AppContext['stateOf']>[0]): SessionState {
-    return sessionState(
-      {
-        status: session.status,
-        lastHeartbeat: session.last_heartbeat,
-        host: session.host,
-        pid: session.pid,
-        pidStart: session.pid_start,
-      },
-      {
-        now: this.now(),
-        inactiveAfterMs: this.config.inactive_after_minutes * 60_000,
-        host: this.host,
-        processAlive,
-      },
-    );
   }
 
   close(): void {

@@ -12,14 +12,12 @@ import {
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { loadConfig } from '../app/config.js';
+import { inspectDatabase, rebuildDatabase } from '../app/database-health.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
+import { VERSION } from '../core/version.js';
 import { databaseUsers } from '../integrations/lock-holder.js';
-import { SERVER_VERSION } from '../mcp/server.js';
-import { SCHEMA_VERSION } from '../store/migrations.js';
-import { salvageDatabase } from '../store/repair.js';
-import { Store } from '../store/store.js';
 import { green, printJson, red } from './format.js';
 
 interface Check {
@@ -72,7 +70,7 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
     detail: process.versions.node,
     hint: 'session-collab needs Node.js 20 or newer.',
   });
-  checks.push({ name: 'session-collab', ok: true, detail: SERVER_VERSION });
+  checks.push({ name: 'session-collab', ok: true, detail: VERSION });
   try {
     const config = loadConfig(paths.config);
     checks.push({
@@ -103,26 +101,17 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
     });
   }
   try {
-    const existed = existsSync(paths.database);
-    const store = Store.open(paths.database);
-    try {
-      const version = store.schemaVersion();
-      const journal = store.db.pragma('journal_mode', { simple: true });
-      const integrity = store.db.pragma('quick_check', { simple: true });
-      const sqlite = (store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-      databaseDamaged = integrity !== 'ok';
-      checks.push({
-        name: 'database',
-        ok: integrity === 'ok' && journal === 'wal',
-        ...(integrity === 'ok' ? {} : { hint: damagedDatabase(paths.database, String(integrity)).hint }),
-        detail: `${paths.database}${existed ? '' : ' (created)'}: schema ${version}/${SCHEMA_VERSION}, journal ${journal}, integrity ${integrity}, SQLite ${sqlite}`,
-      });
-    } finally {
-      store.close();
-    }
+    const db = inspectDatabase(paths.database);
+    databaseDamaged = db.integrity !== 'ok';
+    checks.push({
+      name: 'database',
+      ok: db.integrity === 'ok' && db.journal === 'wal',
+      ...(db.integrity === 'ok' ? {} : { hint: damagedDatabase(paths.database, db.integrity).hint }),
+      detail: `${paths.database}${db.created ? ' (created)' : ''}: schema ${db.version}/${db.expected}, journal ${db.journal}, integrity ${db.integrity}, SQLite ${db.sqlite}`,
+    });
   } catch (error) {
     const e = error as Error & { hint?: string };
-    databaseDamaged = /is damaged/.test(e.message);
+    databaseDamaged = /is damaged|malformed|not a database/i.test(e.message);
     checks.push({
       name: 'database',
       ok: false,
@@ -188,7 +177,7 @@ function repair(paths: HomePaths, found: { configBad: boolean; databaseDamaged: 
       );
     }
     const fresh = `${paths.database}.repair-${stamp}`;
-    const tables = salvageDatabase(paths.database, fresh);
+    const tables = rebuildDatabase(paths.database, fresh);
     const aside = `${paths.database}.damaged-${stamp}`;
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(paths.database + suffix)) renameSync(paths.database + suffix, aside + suffix);

@@ -121,7 +121,7 @@ function handle(app: App, event: HookEvent, input: HookInput): Record<string, un
     // After /clear, /compact or --resume the client says its new id carries the session on.
     const continues = CONTINUING_SOURCES.has(input.source ?? '');
     const { session } = app.enforcement.sessionFor(identity, input.cwd, client, continues);
-    return session ? sessionContext(input.format, describeStart(app, session.id)) : null;
+    return session ? sessionContext(input.format, app.inbox.welcome(session)) : null;
   }
   if (event === 'user-prompt-submit') {
     const { session } = app.enforcement.sessionFor(identity, input.cwd, client);
@@ -180,32 +180,6 @@ function handle(app: App, event: HookEvent, input: HookInput): Record<string, un
     files: [...new Set(verdict.conflicts.map((c) => c.file))],
   });
   return toolDecision(input.format, decision, verdict.reason);
-}
-
-/** What a newly started agent should know: who it is here, and who else is working. */
-function describeStart(app: App, sessionId: string): string {
-  const session = app.sessions.get(sessionId);
-  const others = app.sessions.liveInProject(session.project_id).filter((s) => s.id !== session.id);
-  const lines = [`session-collab: you are session "${session.name}" (session_id ${session.id}).`];
-  if (others.length === 0) lines.push('No other session is working in this project.');
-  else {
-    lines.push(`Other sessions working in this project:`);
-    for (const s of others) {
-      const claims = app.store.claims.list({
-        projectId: session.project_id,
-        sessionId: s.id,
-        status: 'active',
-      });
-      const files = claims.flatMap((c) => c.files);
-      lines.push(
-        `- "${inline(s.name, 60)}" (${s.id})${files.length > 0 ? `: ${inline(files.slice(0, 8).join(', '), 400)}${files.length > 8 ? ', …' : ''} (${inline(claims[0]!.intent)})` : ''}`,
-      );
-    }
-  }
-  lines.push(
-    'Edits to files another session holds are stopped with its name and intent. Declare what you change with collab_claim, call collab_check before deleting or rewriting, and read collab_message_list for messages.',
-  );
-  return lines.join('\n');
 }
 
 function readStdin(): Promise<string> {

@@ -18,6 +18,7 @@ program
     '--toolsets <list>',
     'comma-separated toolsets: collab, realm, review (default from config: collab)',
   )
+  .option('--read-only', 'serve only the tools that change nothing (their kind is read)')
   .option(
     '--session-name <name>',
     'name of the session this server starts (default: $SESSION_COLLAB_SESSION_NAME, else the client name)',

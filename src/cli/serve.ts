@@ -6,13 +6,15 @@ import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
-import { selectTools } from '../mcp/registry.js';
+import { select } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
 import { cliInvocation } from './invocation.js';
 
 export interface ServeOptions {
   toolsets?: string;
   sessionName?: string;
+  /** Serve only the tools that change nothing. */
+  readOnly?: boolean;
 }
 
 function connectHelp(): string {
@@ -42,8 +44,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     return;
   }
   const app = new App();
-  const tools = await selectTools(
+  const selection = await select(
     options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
+    { readOnly: options.readOnly === true },
   );
   let server: Server | undefined;
   const connection = new Connection(app, app.sessions, {
@@ -55,7 +58,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   const handle = serveStdio(
     () => {
-      server = createMcpServer(app, connection, tools);
+      server = createMcpServer(app, connection, selection);
       return server;
     },
     { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },

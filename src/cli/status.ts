@@ -2,8 +2,7 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
-import type { ClaimView } from '../features/claims/claims-service.js';
-import type { SessionView } from '../features/sessions/sessions-service.js';
+import { StatusService } from '../features/status/status-service.js';
 import { bold, dim, green, printJson, red, yellow } from './format.js';
 
 export interface StatusOptions {
@@ -15,22 +14,6 @@ export interface StatusOptions {
 
 /** What `status` shows per project unless --limit says otherwise: a screen, even with thousands. */
 const DEFAULT_LIMIT = 20;
-
-interface SessionStatus extends SessionView {
-  /** Uncommitted changes in its worktree to files other live sessions hold. */
-  changed_files_held_by_others: Array<{ file: string; session: string; session_id: string; intent: string }>;
-}
-
-interface ProjectStatus {
-  project_id: string;
-  root: string;
-  kind: string;
-  sessions: SessionStatus[];
-  claims: ClaimView[];
-  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
-  /** Rows of each list beyond --limit (for conflicts: whether there are more). */
-  more: { sessions: boolean; claims: number; conflicts: boolean };
-}
 
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return DEFAULT_LIMIT;
@@ -47,63 +30,12 @@ function parseLimit(value: string | undefined): number {
 
 const MORE_HINT = 'see them with --limit 0 (all) or --limit <n>';
 
-/** Conflicts whose meeting point is a real tracked file where one exists, else a marked example. */
-function honestConflicts(
-  app: App,
-  project: { root: string; kind: string },
-  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>,
-): Array<{ path: string; a: ClaimView; b: ClaimView }> {
-  const worktree = project.kind === 'git' ? project.root.replace(/\/\.git$/, '') : project.root;
-  const paths = app.claims.meetingPoints(
-    worktree,
-    conflicts.map((c) => ({ ours: c.a.files, theirs: c.b.files, witness: c.path })),
-  );
-  return conflicts.map((c, i) => ({ ...c, path: paths[i]! }));
-}
-
 /** Sessions, claims and current conflicts per project. */
 export function status(options: StatusOptions): void {
   const limit = parseLimit(options.limit);
   const app = new App();
   try {
-    const projects: ProjectStatus[] = [];
-    for (const project of app.store.projects.list()) {
-      const sessionPage = app.sessions.list(project.id, options.all === true, { limit });
-      const sessions = sessionPage.items.map((s): SessionStatus => {
-        const row = app.store.sessions.get(s.id)!;
-        const held = s.status === 'active' ? app.claims.changedFilesHeldByOthers(row) : [];
-        return {
-          ...s,
-          changed_files_held_by_others: held.map((c) => ({
-            file: c.file,
-            session: c.session,
-            session_id: c.session_id,
-            intent: c.intent,
-          })),
-        };
-      });
-      const activeClaims = { projectId: project.id, sessionId: null, status: 'active' as const };
-      const claims: ClaimView[] = [];
-      for (const c of app.store.claims.iterate(activeClaims)) {
-        if (claims.length === limit) break;
-        claims.push(app.claims.view(c));
-      }
-      if (!options.all && sessions.length === 0 && claims.length === 0) continue;
-      const conflicts = app.claims.projectConflicts(project.id, Math.min(limit, 1000));
-      projects.push({
-        project_id: project.id,
-        root: project.root,
-        kind: project.kind,
-        sessions,
-        claims,
-        conflicts: honestConflicts(app, project, conflicts.conflicts),
-        more: {
-          sessions: sessionPage.next_cursor !== null,
-          claims: claims.length < limit ? 0 : app.store.claims.count(activeClaims) - claims.length,
-          conflicts: conflicts.more,
-        },
-      });
-    }
+    const projects = new StatusService(app).projects({ all: options.all === true, limit });
     if (options.json) {
       printJson({ home: app.paths.home, projects });
       return;

@@ -1,15 +1,16 @@
-import type { App } from '../app/app.js';
+import type { Services, Wiring } from './tool-context.js';
 
 /**
  * A service made on first use and kept for the app's life: for the toolsets whose code only some
- * processes load (the hooks and the commit guard must not pay for realms or reviews).
+ * processes load (the hooks and the commit guard must not pay for realms or reviews). What a
+ * handler holds is the app itself, seen through `Services`; the service gets it whole.
  */
-export function perApp<T>(make: (app: App) => T): (app: App) => T {
-  const made = new WeakMap<App, T>();
+export function perApp<T>(make: (app: Wiring) => T): (app: Services) => T {
+  const made = new WeakMap<Services, T>();
   return (app) => {
     let service = made.get(app);
     if (service === undefined) {
-      service = make(app);
+      service = make(app as Wiring);
       made.set(app, service);
     }
     return service;

@@ -1,42 +1,53 @@
 import { CollabError } from '../core/errors.js';
-import { claimTools } from '../features/claims/claim-tools.js';
-import { decisionTools } from '../features/decisions/decision-tools.js';
-import { messageTools } from '../features/messages/message-tools.js';
-import { sessionTools } from '../features/sessions/session-tools.js';
-import { TOOLSETS, type ToolDescriptor, type Toolset } from './tool.js';
+import type { Tool } from '../features/tool-context.js';
+import { TOOLSET_IDS, TOOLSETS, type Toolset } from './toolsets.js';
+
+/** What a server serves: the tools of the chosen toolsets and the instructions that go with them. */
+export interface Selection {
+  toolsets: Toolset[];
+  tools: Tool[];
+  instructions: string;
+}
 
 /**
- * The tools of each toolset, in the order clients list them. Toolsets other than the default one
- * load when chosen: defining a tool builds its schemas, and every spawn of `serve` pays for what
- * it loads.
+ * The chosen toolsets, in table order; an unknown name is an error that lists the valid ones.
+ * `readOnly` keeps the tools that change nothing (their kind is `read`).
  */
-const LOADERS: Record<Toolset, () => Promise<ToolDescriptor[]>> = {
-  collab: async () => [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as ToolDescriptor[],
-  realm: async () => {
-    const [{ realmTools }, { notificationTools }] = await Promise.all([
-      import('../features/realm/realm-tools.js'),
-      import('../features/notifications/notification-tools.js'),
-    ]);
-    return [...realmTools, ...notificationTools] as ToolDescriptor[];
-  },
-  review: async () => (await import('../features/reviews/review-tools.js')).reviewTools as ToolDescriptor[],
-};
-
-/** The tools of the named toolsets; an unknown name is an error that lists the valid ones. */
-export async function selectTools(toolsets: readonly string[]): Promise<ToolDescriptor[]> {
-  const unknown = toolsets.filter((t) => !(TOOLSETS as readonly string[]).includes(t));
+export async function select(
+  ids: readonly string[],
+  options: { readOnly?: boolean } = {},
+): Promise<Selection> {
+  const unknown = ids.filter((t) => !TOOLSET_IDS.includes(t));
   if (unknown.length > 0) {
     throw new CollabError(
       'CONFIG_ERROR',
       `Unknown toolset ${unknown.map((t) => `"${t}"`).join(', ')}.`,
-      `Available toolsets: ${TOOLSETS.join(', ')}.`,
+      `Available toolsets: ${TOOLSET_IDS.join(', ')}.`,
     );
   }
-  const chosen = TOOLSETS.filter((t) => toolsets.includes(t));
-  return (await Promise.all(chosen.map((t) => LOADERS[t]()))).flat();
+  const toolsets = TOOLSETS.filter((t) => ids.includes(t.id));
+  const tools = (await Promise.all(toolsets.map((t) => t.load()))).flat();
+  return {
+    toolsets,
+    tools: options.readOnly ? tools.filter((t) => t.kind === 'read') : tools,
+    instructions: [
+      ...toolsets.map((t) => t.instructions),
+      ...(options.readOnly ? ['Read-only: tools that change anything are not served.'] : []),
+    ].join('\n\n'),
+  };
 }
 
-/** Every tool the product has (for its documentation). */
-export function allTools(): Promise<ToolDescriptor[]> {
-  return selectTools(TOOLSETS);
+/** The tools of the named toolsets. */
+export async function selectTools(ids: readonly string[]): Promise<Tool[]> {
+  return (await select(ids)).tools;
+}
+
+/** Every toolset with its tools (for the documentation and the schema snapshots). */
+export async function everyToolset(): Promise<Array<{ toolset: Toolset; tools: Tool[] }>> {
+  return Promise.all(TOOLSETS.map(async (toolset) => ({ toolset, tools: await toolset.load() })));
+}
+
+/** Every tool the product has. */
+export async function allTools(): Promise<Tool[]> {
+  return (await everyToolset()).flatMap((t) => t.tools);
 }

@@ -15,13 +15,11 @@ import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
-import type { ToolDescriptor } from './tool.js';
+import type { ToolContext, Tool as ToolDescriptor } from '../features/tool-context.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
 export const SERVER_VERSION = VERSION;
-
-export const INSTRUCTIONS = `Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.`;
 
 interface ListedTool {
   descriptor: ToolDescriptor;
@@ -99,10 +97,14 @@ export function toolDefinitions(tools: ToolDescriptor[]): Tool[] {
  * Serves descriptors over one MCP connection. Validation, the heartbeat, error mapping and the
  * response envelope live here, once, rather than in each tool.
  */
-export function createMcpServer(app: App, connection: Connection, tools: ToolDescriptor[]): Server {
+export function createMcpServer(
+  app: App,
+  connection: Connection,
+  { tools, instructions }: { tools: ToolDescriptor[]; instructions: string },
+): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions },
   );
   const definitions = toolDefinitions(tools);
   const byName = new Map<string, ListedTool>(
@@ -168,8 +170,7 @@ function envelope(app: App, connection: Connection, tool: string, outcome: Outco
   if (sessionId) {
     try {
       notifications = app.notifications.deliver(sessionId);
-      const session = app.store.sessions.get(sessionId);
-      if (session) unreadMessages = app.store.messages.unreadCount(session);
+      unreadMessages = app.messages.unreadFor(sessionId);
     } catch (error) {
       app.log.warn('envelope.failed', { tool, message: (error as Error).message });
     }

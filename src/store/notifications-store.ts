@@ -22,6 +22,7 @@ export class NotificationsStore {
   private readonly takePending;
   private readonly markSeenStmt;
   private readonly markTypeSeenStmt;
+  private readonly countTypeStmt;
   private readonly listStmt;
   private readonly expireStmt;
   private readonly purgeStmt;
@@ -45,6 +46,9 @@ export class NotificationsStore {
     );
     this.markSeenStmt = db.prepare(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE id = ? AND state = 'pending'",
+    );
+    this.countTypeStmt = db.prepare<[string, string], { n: number }>(
+      'SELECT count(*) AS n FROM notifications WHERE session_id = ? AND type = ?',
     );
     this.markTypeSeenStmt = db.prepare(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND state = 'pending'",
@@ -117,6 +121,11 @@ export class NotificationsStore {
 
   markSeen(ids: string[], now: number): void {
     for (const id of ids) this.markSeenStmt.run(now, id);
+  }
+
+  /** How many notifications of one type a session got (whatever their state). */
+  countOfType(sessionId: string, type: string): number {
+    return this.countTypeStmt.get(sessionId, type)!.n;
   }
 
   /** Marks a session's pending notifications of one type seen (what they announced was read). */

@@ -130,6 +130,16 @@ export class Store {
     return { ok: detail === 'ok', detail };
   }
 
+  /** What `doctor` reports: schema version, journal mode, SQLite's quick check and version. */
+  health(): { version: number; journal: string; integrity: string; sqlite: string } {
+    return {
+      version: schemaVersion(this.db),
+      journal: String(this.db.pragma('journal_mode', { simple: true })),
+      integrity: String(this.db.pragma('quick_check', { simple: true })),
+      sqlite: (this.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v,
+    };
+  }
+
   schemaVersion(): number {
     return schemaVersion(this.db);
   }

@@ -4,7 +4,7 @@ import { type Config, DEFAULT_CONFIG } from '../../src/app/config.js';
 import { homeAt } from '../../src/app/home.js';
 import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { Connection } from '../../src/features/sessions/connection.js';
-import { selectTools } from '../../src/mcp/registry.js';
+import { select } from '../../src/mcp/registry.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { tempDir } from './temp.js';
 
@@ -29,7 +29,7 @@ export async function connectInMemory(
     client: () => clientName,
     server: ownProcess(),
   });
-  const server = createMcpServer(app, connection, await selectTools(toolsets));
+  const server = createMcpServer(app, connection, await select(toolsets));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });

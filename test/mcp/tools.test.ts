@@ -57,6 +57,51 @@ describe('tools/list', () => {
   });
 });
 
+describe('toolsets', () => {
+  it("one table: the default toolsets are config.json's default, instructions follow what is served", async () => {
+    const { DEFAULT_CONFIG } = await import('../../src/app/config.js');
+    const { DEFAULT_TOOLSETS } = await import('../../src/mcp/toolsets.js');
+    const { select } = await import('../../src/mcp/registry.js');
+    expect(DEFAULT_CONFIG.toolsets).toEqual(DEFAULT_TOOLSETS);
+    const collab = await select(['collab']);
+    expect(collab.instructions).toContain('collab_claim');
+    expect(collab.instructions).not.toContain('submit_work');
+    const both = await select(['review', 'collab']);
+    expect(both.toolsets.map((t) => t.id)).toEqual(['collab', 'review']);
+    expect(both.instructions).toContain('submit_review');
+    await expect(select(['collab', 'nope'])).rejects.toThrow(/Unknown toolset "nope"/);
+  });
+
+  it('--read-only serves only the tools that change nothing, and a real client sees that', async () => {
+    const { select } = await import('../../src/mcp/registry.js');
+    const ro = await select(['collab', 'realm', 'review'], { readOnly: true });
+    expect(ro.tools.length).toBeGreaterThan(0);
+    expect(ro.tools.every((t) => t.kind === 'read')).toBe(true);
+    expect(ro.tools.map((t) => t.name)).toContain('collab_check');
+    expect(ro.tools.map((t) => t.name)).not.toContain('collab_claim');
+    // Over real stdio, as a client spawns it.
+    const { connectStdio } = await import('../helpers/stdio.js');
+    const served = await connectStdio({
+      cwd: gitRepo(),
+      home: tempDir('collab-home-'),
+      args: ['--read-only'],
+    });
+    try {
+      const { tools } = await served.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual([
+        'collab_session_list',
+        'collab_check',
+        'collab_claims_list',
+        'collab_decision_list',
+      ]);
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      expect(served.client.getInstructions()).toContain('Read-only');
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('sessions', () => {
   it('start counts the other active sessions; list shows claims and heartbeats', async () => {
     const { a, b, idA, idB, startB } = await twoSessions();

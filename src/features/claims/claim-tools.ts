@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
-import { defineTool } from '../../mcp/tool.js';
 import {
   cursorField,
   idField,
@@ -12,6 +11,7 @@ import {
   sessionIdField,
   text,
 } from '../fields.js';
+import { defineTool } from '../tool-context.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = list(z.string().min(1), 'filesPerRequest').min(1);
@@ -54,7 +54,6 @@ const claimView = z.object({
 
 export const claim = defineTool({
   name: 'collab_claim',
-  toolset: 'collab',
   title: 'Claim files',
   description: 'Declare files you will change, and why; others are warned before touching them.',
   kind: 'write',
@@ -127,7 +126,6 @@ export const claim = defineTool({
 
 export const check = defineTool({
   name: 'collab_check',
-  toolset: 'collab',
   title: 'Check files before changing them',
   description: 'Is another session working on these files? Call before deleting or rewriting.',
   kind: 'read',
@@ -172,7 +170,6 @@ export const check = defineTool({
 
 export const release = defineTool({
   name: 'collab_release',
-  toolset: 'collab',
   title: 'Release a claim',
   description: 'Release your claim when done (completed) or when giving up (abandoned).',
   kind: 'write',
@@ -202,7 +199,6 @@ export const release = defineTool({
 
 export const claimsList = defineTool({
   name: 'collab_claims_list',
-  toolset: 'collab',
   title: 'List claims',
   description: 'Claims in this project, newest first.',
   kind: 'read',

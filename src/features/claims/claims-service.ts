@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath, overlap } from '../../core/glob.js';
@@ -20,6 +20,7 @@ import type {
 } from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
 
 export interface ClaimConflict {
   claim_id: string;
@@ -552,7 +553,7 @@ export class ClaimsService {
     let state = states.get(sessionId);
     if (state === undefined) {
       const row = this.app.store.sessions.get(sessionId);
-      state = row ? this.app.stateOf(row) : 'ended';
+      state = row ? stateOf(this.app, row) : 'ended';
       states.set(sessionId, state);
     }
     return state;
@@ -561,7 +562,7 @@ export class ClaimsService {
   private stateCached(row: LivePattern, states: Map<string, SessionState>): SessionState {
     let state = states.get(row.session_id);
     if (state === undefined) {
-      state = this.app.stateOf({
+      state = stateOf(this.app, {
         status: row.session_status,
         last_heartbeat: row.last_heartbeat,
         host: row.host,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
-import { defineTool } from '../../mcp/tool.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
+import { defineTool } from '../tool-context.js';
 import { DECISION_CATEGORIES } from './decisions-service.js';
 
 const category = z.enum(DECISION_CATEGORIES);
@@ -17,7 +17,6 @@ const decision = z.object({
 
 export const decisionAdd = defineTool({
   name: 'collab_decision_add',
-  toolset: 'collab',
   title: 'Record a decision',
   description: 'Record an architecture or design decision for the other sessions.',
   kind: 'write',
@@ -42,7 +41,6 @@ export const decisionAdd = defineTool({
 
 export const decisionList = defineTool({
   name: 'collab_decision_list',
-  toolset: 'collab',
   title: 'List decisions',
   description: 'Decisions recorded in this project: newest first, or best match for a query.',
   kind: 'read',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';

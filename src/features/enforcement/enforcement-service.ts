@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';

@@ -1,9 +1,10 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { describeAge } from '../../core/liveness.js';
 import { describeNotification } from '../../core/notifications.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
 
 /** Shown in full; beyond these, a count and where to read the rest. */
 const MAX_MESSAGES = 3;
@@ -22,6 +23,36 @@ export class InboxService {
     private readonly app: AppContext,
     private readonly notifications: NotificationsService,
   ) {}
+
+  /** What a newly started agent should know: who it is here, and who else is working. */
+  welcome(session: SessionRow): string {
+    const { store } = this.app;
+    const others = store.sessions
+      .list(session.project_id, false)
+      .filter((s) => s.id !== session.id && stateOf(this.app, s) === 'active');
+    const lines = [
+      `session-collab: you are session "${inline(session.name, 60)}" (session_id ${session.id}).`,
+    ];
+    if (others.length === 0) lines.push('No other session is working in this project.');
+    else {
+      lines.push('Other sessions working in this project:');
+      for (const s of others) {
+        const claims = store.claims.list({
+          projectId: session.project_id,
+          sessionId: s.id,
+          status: 'active',
+        });
+        const files = claims.flatMap((c) => c.files);
+        lines.push(
+          `- "${inline(s.name, 60)}" (${s.id})${files.length > 0 ? `: ${inline(files.slice(0, 8).join(', '), 400)}${files.length > 8 ? ', …' : ''} (${inline(claims[0]!.intent)})` : ''}`,
+        );
+      }
+    }
+    lines.push(
+      'Edits to files another session holds are stopped with its name and intent. Declare what you change with collab_claim, call collab_check before deleting or rewriting, and read collab_message_list for messages.',
+    );
+    return lines.join('\n');
+  }
 
   /** The text to add to the model's context, or null when there is nothing new. */
   deliver(session: SessionRow): string | null {

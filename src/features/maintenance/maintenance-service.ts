@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { NOTIFICATION_TTL_MS } from '../../core/notifications.js';
 
 const LAST_VERIFY = 'last_verify_at';

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { defineTool } from '../../mcp/tool.js';
 import { idField, sessionIdField, text } from '../fields.js';
+import { defineTool } from '../tool-context.js';
 
 export const messageSend = defineTool({
   name: 'collab_message_send',
-  toolset: 'collab',
   title: 'Message a session',
   description: 'Message another session, or broadcast to the project.',
   kind: 'write',
@@ -36,7 +35,6 @@ export const messageSend = defineTool({
 
 export const messageList = defineTool({
   name: 'collab_message_list',
-  toolset: 'collab',
   title: 'Read messages',
   description: 'Messages to this session and broadcasts in its project, oldest first.',
   kind: 'write',

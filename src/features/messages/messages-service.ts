@@ -1,10 +1,11 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import { iso } from '../../core/time.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 
 export interface MessageView {
@@ -51,7 +52,7 @@ export class MessagesService {
       // By id, or by name among the project's live sessions.
       const recipient = this.sessions.findByRef(from.project_id, to);
       to = recipient.id;
-      recipientStatus = this.app.stateOf(recipient);
+      recipientStatus = stateOf(this.app, recipient);
     }
     const id = newId();
     store.messages.insert({
@@ -92,6 +93,12 @@ export class MessagesService {
       recipients,
       ...(recipientStatus !== undefined ? { recipient_status: recipientStatus } : {}),
     };
+  }
+
+  /** Unread messages for a session (direct, and broadcasts since it started); 0 for an unknown one. */
+  unreadFor(sessionId: string): number {
+    const session = this.app.store.sessions.get(sessionId);
+    return session ? this.app.store.messages.unreadCount(session) : 0;
   }
 
   list(

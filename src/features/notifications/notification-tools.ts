@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { defineTool } from '../../mcp/tool.js';
 import { cursorField, limitField, moreNote, nextCursorField } from '../fields.js';
+import { defineTool } from '../tool-context.js';
 
 export const notificationsList = defineTool({
   name: 'notifications_list',
-  toolset: 'realm',
   title: 'List notifications',
   description:
     'Notifications for this session (messages, overlapping claims, ended neighbours, contract and binding changes), newest first. Pending ones also arrive with every tool response.',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { newId } from '../../core/ids.js';
 import {
   coalescePayload,

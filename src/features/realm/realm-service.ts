@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
 import {
   type ContractDef,

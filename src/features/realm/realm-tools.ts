@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { list, sessionIdField, text } from '../fields.js';
+import { defineTool, type ToolContext } from '../tool-context.js';
 import { realmFor } from './realm.js';
 
 const realm = text('pathInputChars').optional().describe('Realm folder; default: from .session-collab.yaml');
@@ -17,7 +17,6 @@ const ctxOf = ({ app, connection }: ToolContext, realmPath?: string) =>
 
 export const realmStatus = defineTool({
   name: 'realm_status',
-  toolset: 'realm',
   title: 'Realm overview',
   description:
     'Repos, domains, contracts (versions, owners), bindings and live sessions of this repo’s realm.',
@@ -51,7 +50,7 @@ export const realmStatus = defineTool({
   }),
   handler(ctx, input) {
     const { model, repo } = ctxOf(ctx, input.realm);
-    const mine = ctx.connection.currentId ? ctx.app.store.sessions.get(ctx.connection.currentId) : undefined;
+    const mine = ctx.connection.currentId ? ctx.app.sessions.find(ctx.connection.currentId) : null;
     return {
       realm: model.name,
       realm_root: model.root,
@@ -95,7 +94,6 @@ export const realmStatus = defineTool({
 
 export const realmCheckTool = defineTool({
   name: 'realm_check',
-  toolset: 'realm',
   title: 'Validate the realm',
   description:
     'Errors and warnings: semver, unknown contracts, unsatisfied import ranges, changes by non-owners, schema drift.',
@@ -118,7 +116,6 @@ export const realmCheckTool = defineTool({
 
 export const contractGet = defineTool({
   name: 'contract_get',
-  toolset: 'realm',
   title: 'Contract details',
   description: 'A contract with its schema, value, owner, compatibility and version history.',
   kind: 'read',
@@ -149,7 +146,6 @@ export const contractGet = defineTool({
 
 export const sessionStartRealm = defineTool({
   name: 'session_start',
-  toolset: 'realm',
   title: 'Start a session with realm context',
   description:
     'Start (or resume) this connection’s session in its repo, with realm, domains and contracts; the same session as collab_*.',
@@ -172,7 +168,7 @@ export const sessionStartRealm = defineTool({
   handler(ctx, input) {
     const realmCtx = ctxOf(ctx, input.realm);
     const { session, others } = ctx.connection.start(undefined, ctx.connection.cwd);
-    if (input.rfc !== undefined) ctx.app.store.sessions.setRfc(session.id, input.rfc);
+    if (input.rfc !== undefined) ctx.app.sessions.setRfc(session.id, input.rfc);
     const info = realmFor(ctx.app).repoContext(realmCtx);
     return {
       session_id: session.id,
@@ -188,7 +184,6 @@ export const sessionStartRealm = defineTool({
 
 export const sessionStop = defineTool({
   name: 'session_stop',
-  toolset: 'realm',
   title: 'Stop the session',
   description:
     'End the session (releasing its claims) and summarise it: duration, claims, files, messages, contract changes.',
@@ -208,36 +203,9 @@ export const sessionStop = defineTool({
     released_claims: z.number(),
   }),
   handler({ app, connection }, input) {
-    const session = connection.actor(input.session_id);
-    const claims = app.store.claims.list({
-      projectId: session.project_id,
-      sessionId: session.id,
-      status: 'all',
-    });
-    const messages = app.store.messages.counts(session.id);
-    const contractChanges = app.store.notifications.list(
-      session.id,
-      'all',
-      'contract_updated',
-      10_000,
-      null,
-    ).length;
-    const { released } = app.sessions.end(session.id, 'complete', 'ended by session_stop');
-    const events = app.store.workEvents.countsByActor(session.id);
-    connection.forget(session.id);
-    return {
-      session_id: session.id,
-      duration_seconds: Math.round((app.now() - session.created_at) / 1000),
-      rfc: session.rfc,
-      claims: claims.length,
-      files: [...new Set(claims.flatMap((c) => c.files))],
-      messages_sent: messages.sent,
-      messages_read: messages.read,
-      contract_changes: contractChanges,
-      work_submitted: events.submitted ?? 0,
-      reviews: events.reviewed ?? 0,
-      released_claims: released,
-    };
+    const summary = app.sessions.stop(connection.actor(input.session_id).id);
+    connection.forget(summary.session_id);
+    return summary;
   },
   text: (o) =>
     `Session ended after ${Math.round(o.duration_seconds / 60)} min: ${o.claims} claim(s) on ${o.files.length} file pattern(s), ${o.messages_sent} message(s) sent, ${o.reviews} review(s), ${o.contract_changes} contract change(s) seen.`,
@@ -245,7 +213,6 @@ export const sessionStop = defineTool({
 
 export const worktreeCreate = defineTool({
   name: 'worktree_create',
-  toolset: 'realm',
   title: 'Create RFC worktrees',
   description:
     'Git worktrees on branch `rfc` for the given repos, or by default this repo and its domain peers; says which and why.',
@@ -272,7 +239,6 @@ export const worktreeCreate = defineTool({
 
 export const prStatus = defineTool({
   name: 'pr_status',
-  toolset: 'realm',
   title: 'Readiness across repos',
   description:
     'Per repo (this one and its domain peers): uncommitted files, commits ahead of the default branch, whether pushed.',

@@ -6,7 +6,6 @@
  * (by id) is left alone, so importing twice imports once.
  */
 import { z } from 'zod';
-import type { App } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
 import {
   PHASES,
@@ -17,6 +16,7 @@ import {
   WORK_TYPES,
 } from '../../core/work-status.js';
 import { describeZodError } from '../../core/zod-issues.js';
+import type { Wiring } from '../tool-context.js';
 import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
 const date = z.union([z.string(), z.number()]).optional();
@@ -117,7 +117,7 @@ export interface ImportResult {
   responses: number;
 }
 
-export function importAiCollab(app: App, raw: unknown, source: string): ImportResult {
+export function importAiCollab(app: Wiring, raw: unknown, source: string): ImportResult {
   const parsed = dataFile.safeParse(raw);
   if (!parsed.success)
     throw new CollabError(

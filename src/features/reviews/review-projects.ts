@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { iso } from '../../core/time.js';
 import type { ProjectRow } from '../../store/projects-store.js';

@@ -9,8 +9,8 @@ import {
   VERDICTS,
   WORK_TYPES,
 } from '../../core/work-status.js';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { idField, list, text } from '../fields.js';
+import { defineTool, type ToolContext } from '../tool-context.js';
 import { itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
 
@@ -52,7 +52,6 @@ const quoteAll = (text: string) => quoteBlock(text, Number.MAX_SAFE_INTEGER, Num
 
 export const createProject = defineTool({
   name: 'create_project',
-  toolset: 'review',
   title: 'Create a review project',
   description: 'Create a project by id, for work outside a repository (a repository is a project already).',
   kind: 'write',
@@ -68,7 +67,6 @@ export const createProject = defineTool({
 
 export const getProject = defineTool({
   name: 'get_project',
-  toolset: 'review',
   title: 'Project details',
   description: 'A project, its settings and its work items by status.',
   kind: 'read',
@@ -84,7 +82,6 @@ export const getProject = defineTool({
 
 export const listProjects = defineTool({
   name: 'list_projects',
-  toolset: 'review',
   title: 'List projects',
   description: 'All projects (repositories and projects created by id).',
   kind: 'read',
@@ -97,7 +94,6 @@ export const listProjects = defineTool({
 
 export const updateProject = defineTool({
   name: 'update_project',
-  toolset: 'review',
   title: 'Update a project',
   description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
   kind: 'write',
@@ -117,7 +113,6 @@ export const updateProject = defineTool({
 
 export const archiveProject = defineTool({
   name: 'archive_project',
-  toolset: 'review',
   title: 'Archive a project',
   description: 'Archive a project: it stays readable, takes no new work.',
   kind: 'destructive',
@@ -130,7 +125,6 @@ export const archiveProject = defineTool({
 
 export const submitWork = defineTool({
   name: 'submit_work',
-  toolset: 'review',
   title: 'Submit work for review',
   description: 'Worker: submit a design, code, tests, docs… for review. Returns the work item id and status.',
   kind: 'write',
@@ -158,7 +152,6 @@ export const submitWork = defineTool({
 
 export const getReviewFeedback = defineTool({
   name: 'get_review_feedback',
-  toolset: 'review',
   title: 'Review feedback',
   description: 'Worker: the reviews of a work item, with suggestions and responses.',
   kind: 'read',
@@ -180,7 +173,6 @@ export const getReviewFeedback = defineTool({
 
 export const respondToReview = defineTool({
   name: 'respond_to_review',
-  toolset: 'review',
   title: 'Respond to a review',
   description: 'Worker: answer a review (acknowledged, will_fix, need_discussion, disagree).',
   kind: 'write',
@@ -202,7 +194,6 @@ export const respondToReview = defineTool({
 
 export const updateWork = defineTool({
   name: 'update_work',
-  toolset: 'review',
   title: 'Update work',
   description:
     'Worker: a new version (content), a later phase, or status "merged"; phase and merge need an approval of the current version.',
@@ -223,7 +214,6 @@ export const updateWork = defineTool({
 
 export const markSuggestionResolved = defineTool({
   name: 'mark_suggestion_resolved',
-  toolset: 'review',
   title: 'Resolve a suggestion',
   description: 'Worker: accept, reject or partially accept a suggestion.',
   kind: 'write',
@@ -239,7 +229,6 @@ export const markSuggestionResolved = defineTool({
 
 export const getPendingReviews = defineTool({
   name: 'get_pending_reviews',
-  toolset: 'review',
   title: 'Work awaiting review',
   description: 'Reviewer: items awaiting review, except your own.',
   kind: 'read',
@@ -257,7 +246,6 @@ export const getPendingReviews = defineTool({
 
 export const getWorkDetail = defineTool({
   name: 'get_work_detail',
-  toolset: 'review',
   title: 'Work item detail',
   description:
     'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions and a diff (diffFrom/diffTo, default the last two).',
@@ -286,7 +274,6 @@ export const getWorkDetail = defineTool({
 
 export const submitReview = defineTool({
   name: 'submit_review',
-  toolset: 'review',
   title: 'Submit a review',
   description:
     'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed.',
@@ -314,7 +301,6 @@ export const submitReview = defineTool({
 
 export const addSuggestion = defineTool({
   name: 'add_suggestion',
-  toolset: 'review',
   title: 'Add a suggestion',
   description: 'Reviewer: add a located suggestion to an existing review.',
   kind: 'write',
@@ -326,7 +312,6 @@ export const addSuggestion = defineTool({
 
 export const getProjectContext = defineTool({
   name: 'get_project_context',
-  toolset: 'review',
   title: 'Project context',
   description: 'A project with all its work items, their latest review and open suggestions.',
   kind: 'read',
@@ -340,7 +325,6 @@ export const getProjectContext = defineTool({
 
 export const getHistory = defineTool({
   name: 'get_history',
-  toolset: 'review',
   title: 'History',
   description:
     'Every event (submit, review, suggestion, response, update, resolution), oldest first; page with cursor.',
@@ -359,7 +343,6 @@ export const getHistory = defineTool({
 
 export const getConversation = defineTool({
   name: 'get_conversation',
-  toolset: 'review',
   title: 'Worker ↔ reviewer conversation',
   description: 'The whole dialogue between worker and reviewer: detailed, summary or timeline.',
   kind: 'read',
@@ -390,7 +373,6 @@ export const getConversation = defineTool({
 
 export const searchWork = defineTool({
   name: 'search_work',
-  toolset: 'review',
   title: 'Search work',
   description:
     'Full-text search over titles, descriptions, content, review summaries and suggestions; best match first.',

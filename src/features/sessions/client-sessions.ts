@@ -1,7 +1,8 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { processAlive, processStartTime } from '../../integrations/process-probe.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
+import { stateOf } from './liveness.js';
 import type { ClientIdentity, ProcessRef, SessionsService, StartSessionInput } from './sessions-service.js';
 
 /** What a hook or the git guard found: its session, or the sessions it cannot tell apart. */
@@ -254,7 +255,7 @@ export class ClientSessions {
     const live: SessionRow[] = [];
     for (const row of rows) {
       if (this.sessions.processGone(row)) this.endDead(row);
-      else if (this.app.stateOf(row) === 'active') live.push(row);
+      else if (stateOf(this.app, row) === 'active') live.push(row);
     }
     return live;
   }

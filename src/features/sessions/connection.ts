@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClientIdentity, ProcessRef, SessionsService } from './sessions-service.js';

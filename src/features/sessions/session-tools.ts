@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
-import { defineTool } from '../../mcp/tool.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
+import { defineTool } from '../tool-context.js';
 
 const sessionView = z.object({
   id: z.string(),
@@ -17,7 +17,6 @@ const sessionView = z.object({
 
 export const sessionStart = defineTool({
   name: 'collab_session_start',
-  toolset: 'collab',
   title: 'Start a collaboration session',
   description: 'Register before working, so others see your claims and can message you.',
   kind: 'write',
@@ -44,7 +43,6 @@ export const sessionStart = defineTool({
 
 export const sessionEnd = defineTool({
   name: 'collab_session_end',
-  toolset: 'collab',
   title: 'End a session',
   description: 'End the session and release its active claims.',
   kind: 'destructive',
@@ -67,7 +65,6 @@ export const sessionEnd = defineTool({
 
 export const sessionList = defineTool({
   name: 'collab_session_list',
-  toolset: 'collab',
   title: 'List sessions',
   description: 'Sessions in this project: claims, last heartbeat.',
   kind: 'read',
@@ -94,7 +91,6 @@ export const sessionList = defineTool({
 
 export const sessionHeartbeat = defineTool({
   name: 'collab_session_heartbeat',
-  toolset: 'collab',
   title: 'Heartbeat',
   description: 'Mark the session alive (any call does).',
   kind: 'write',

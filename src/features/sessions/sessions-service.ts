@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/app.js';
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
@@ -12,6 +12,7 @@ import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.j
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { ClientSessions } from './client-sessions.js';
+import { stateOf } from './liveness.js';
 
 export interface StartSessionInput {
   name?: string | undefined;
@@ -61,6 +62,21 @@ export type ReleaseMode = 'complete' | 'abandon';
 /** Heartbeats from calls are written at most this often (see `heartbeatDue`). */
 const HEARTBEAT_EVERY_MS = 5_000;
 
+/** What `stop` tells of an ended session. */
+export interface SessionSummary {
+  session_id: string;
+  duration_seconds: number;
+  rfc: string | null;
+  claims: number;
+  files: string[];
+  messages_sent: number;
+  messages_read: number;
+  contract_changes: number;
+  work_submitted: number;
+  reviews: number;
+  released_claims: number;
+}
+
 export class SessionsService {
   /** Which session a connection, hook or guard acts for. */
   readonly clients: ClientSessions;
@@ -81,7 +97,7 @@ export class SessionsService {
 
   /** Whether a session's process has exited (so that no heartbeat can revive it). */
   processGone(session: SessionRow): boolean {
-    return this.app.stateOf({ ...session, last_heartbeat: this.app.now() }) === 'inactive';
+    return stateOf(this.app, { ...session, last_heartbeat: this.app.now() }) === 'inactive';
   }
 
   /** Where a folder belongs: its project key and worktree root (`INVALID_INPUT` if it is no folder). */
@@ -154,16 +170,53 @@ export class SessionsService {
     return session;
   }
 
+  /** A session by id, or null. */
+  find(id: string): SessionRow | null {
+    return this.app.store.sessions.get(id) ?? null;
+  }
+
+  /** Records the RFC (a branch) a session works on. */
+  setRfc(id: string, rfc: string | null): void {
+    this.app.store.write(() => this.app.store.sessions.setRfc(id, rfc));
+  }
+
+  /**
+   * Ends a session and sums up what it did (realm's `session_stop`): its claims and their files,
+   * messages, contract changes it was told of, work submitted and reviews made.
+   */
+  stop(id: string): SessionSummary {
+    const { store } = this.app;
+    const session = this.get(id);
+    const claims = store.claims.list({ projectId: session.project_id, sessionId: id, status: 'all' });
+    const messages = store.messages.counts(id);
+    const contractChanges = store.notifications.countOfType(id, 'contract_updated');
+    const events = store.workEvents.countsByActor(id);
+    const { released } = this.end(id, 'complete', 'ended by session_stop');
+    return {
+      session_id: id,
+      duration_seconds: Math.round((this.app.now() - session.created_at) / 1000),
+      rfc: session.rfc,
+      claims: claims.length,
+      files: [...new Set(claims.flatMap((c) => c.files))],
+      messages_sent: messages.sent,
+      messages_read: messages.read,
+      contract_changes: contractChanges,
+      work_submitted: events.submitted ?? 0,
+      reviews: events.reviewed ?? 0,
+      released_claims: released,
+    };
+  }
+
   /** A session that may act: it exists, has not ended, and is not dead or timed out. */
   requireLive(id: string): SessionRow {
     const session = this.get(id);
-    const state = this.app.stateOf(session);
+    const state = stateOf(this.app, session);
     if (state === 'ended') {
       throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has ended.`);
     }
     if (
       state === 'inactive' &&
-      this.app.stateOf({ ...session, last_heartbeat: this.app.now() }) === 'inactive'
+      stateOf(this.app, { ...session, last_heartbeat: this.app.now() }) === 'inactive'
     ) {
       // Its process is gone: a heartbeat cannot revive it.
       throw new CollabError(
@@ -228,7 +281,7 @@ export class SessionsService {
     if (byId) return byId;
     const named = this.app.store.sessions
       .byName(projectId, ref)
-      .filter((s) => this.app.stateOf(s) === 'active');
+      .filter((s) => stateOf(this.app, s) === 'active');
     if (named.length === 1) return named[0]!;
     if (named.length === 0) {
       const live = this.liveInProject(projectId).map((s) => `"${s.name}" (${s.id})`);
@@ -290,7 +343,7 @@ export class SessionsService {
       page.cursor === undefined ? null : (decodeCursor(page.cursor) as { at: number; id: string });
     const rows: SessionWithCounts[] = [];
     for (const row of this.app.store.sessions.iterate(projectId, includeInactive, after)) {
-      if (!includeInactive && this.app.stateOf(row) !== 'active') continue;
+      if (!includeInactive && stateOf(this.app, row) !== 'active') continue;
       rows.push(row);
       if (rows.length > page.limit) break;
     }
@@ -299,14 +352,14 @@ export class SessionsService {
   }
 
   liveInProject(projectId: string): SessionWithCounts[] {
-    return this.app.store.sessions.list(projectId, false).filter((s) => this.app.stateOf(s) === 'active');
+    return this.app.store.sessions.list(projectId, false).filter((s) => stateOf(this.app, s) === 'active');
   }
 
   view(s: SessionWithCounts): SessionView {
     return {
       id: s.id,
       name: s.name,
-      status: this.app.stateOf(s),
+      status: stateOf(this.app, s),
       active_claims: s.active_claims,
       last_heartbeat: iso(s.last_heartbeat),
       started_at: iso(s.created_at),

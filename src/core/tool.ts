@@ -1,0 +1,27 @@
+/**
+ * The tool descriptor: what a feature declares about one tool. Free of the MCP SDK and of the
+ * services (the context a handler gets is a type parameter), so that it sits below everything that
+ * defines or serves tools; `mcp/server.ts` turns descriptors into a served toolset.
+ */
+import type { z } from 'zod';
+
+/** read: changes nothing; write: adds or changes; destructive: ends or discards something. */
+export type ToolKind = 'read' | 'write' | 'destructive';
+
+export interface ToolDescriptor<
+  Ctx,
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  kind: ToolKind;
+  /** Whether calling twice with the same input has the effect of calling once. */
+  idempotent?: boolean;
+  handler(ctx: Ctx, input: z.output<I>): z.input<O>;
+  /** The short human-readable text that accompanies the structured result. */
+  text(output: z.output<O>): string;
+}

@@ -1,0 +1,84 @@
+import type { ClaimView } from '../claims/claims-service.js';
+import type { SessionView } from '../sessions/sessions-service.js';
+import type { Wiring } from '../tool-context.js';
+
+export interface SessionStatus extends SessionView {
+  /** Uncommitted changes in its worktree to files other live sessions hold. */
+  changed_files_held_by_others: Array<{ file: string; session: string; session_id: string; intent: string }>;
+}
+
+export interface ProjectStatus {
+  project_id: string;
+  root: string;
+  kind: string;
+  sessions: SessionStatus[];
+  claims: ClaimView[];
+  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+  /** Rows of each list beyond the limit (for conflicts: whether there are more). */
+  more: { sessions: boolean; claims: number; conflicts: boolean };
+}
+
+/**
+ * What `session-collab status` shows: per project, its sessions, claims and current conflicts, a
+ * page of each (`limit`), with what lies beyond counted.
+ */
+export class StatusService {
+  constructor(private readonly app: Wiring) {}
+
+  projects(options: { all: boolean; limit: number }): ProjectStatus[] {
+    const { app } = this;
+    const limit = options.limit;
+    const projects: ProjectStatus[] = [];
+    for (const project of app.store.projects.list()) {
+      const sessionPage = app.sessions.list(project.id, options.all, { limit });
+      const sessions = sessionPage.items.map((s): SessionStatus => {
+        const row = app.store.sessions.get(s.id)!;
+        const held = s.status === 'active' ? app.claims.changedFilesHeldByOthers(row) : [];
+        return {
+          ...s,
+          changed_files_held_by_others: held.map((c) => ({
+            file: c.file,
+            session: c.session,
+            session_id: c.session_id,
+            intent: c.intent,
+          })),
+        };
+      });
+      const activeClaims = { projectId: project.id, sessionId: null, status: 'active' as const };
+      const claims: ClaimView[] = [];
+      for (const c of app.store.claims.iterate(activeClaims)) {
+        if (claims.length === limit) break;
+        claims.push(app.claims.view(c));
+      }
+      if (!options.all && sessions.length === 0 && claims.length === 0) continue;
+      const conflicts = app.claims.projectConflicts(project.id, Math.min(limit, 1000));
+      projects.push({
+        project_id: project.id,
+        root: project.root,
+        kind: project.kind,
+        sessions,
+        claims,
+        conflicts: this.honest(project, conflicts.conflicts),
+        more: {
+          sessions: sessionPage.next_cursor !== null,
+          claims: claims.length < limit ? 0 : app.store.claims.count(activeClaims) - claims.length,
+          conflicts: conflicts.more,
+        },
+      });
+    }
+    return projects;
+  }
+
+  /** Conflicts whose meeting point is a real tracked file where one exists, else a marked example. */
+  private honest(
+    project: { root: string; kind: string },
+    conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>,
+  ): Array<{ path: string; a: ClaimView; b: ClaimView }> {
+    const worktree = project.kind === 'git' ? project.root.replace(/\/\.git$/, '') : project.root;
+    const paths = this.app.claims.meetingPoints(
+      worktree,
+      conflicts.map((c) => ({ ours: c.a.files, theirs: c.b.files, witness: c.path })),
+    );
+    return conflicts.map((c, i) => ({ ...c, path: paths[i]! }));
+  }
+}

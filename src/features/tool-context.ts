@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { Config } from '../app/config.js';
+import type { AppContext } from '../app/context.js';
+import type { HomePaths } from '../app/home.js';
+import type { Logger } from '../app/log.js';
+import type { ToolDescriptor } from '../core/tool.js';
+import type { ClaimsService } from './claims/claims-service.js';
+import type { DecisionsService } from './decisions/decisions-service.js';
+import type { EnforcementService } from './enforcement/enforcement-service.js';
+import type { InboxService } from './inbox/inbox-service.js';
+import type { MaintenanceService } from './maintenance/maintenance-service.js';
+import type { MessagesService } from './messages/messages-service.js';
+import type { NotificationsService } from './notifications/notifications-service.js';
+import type { Connection } from './sessions/connection.js';
+import type { SessionsService } from './sessions/sessions-service.js';
+
+/**
+ * What a tool handler (or a command) may use: the services, the settings, log and clock, but not
+ * the store: every read and write goes through a service, where the transactions are.
+ */
+export interface Services {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly paths: HomePaths;
+  readonly host: string;
+  now(): number;
+  readonly sessions: SessionsService;
+  readonly claims: ClaimsService;
+  readonly messages: MessagesService;
+  readonly decisions: DecisionsService;
+  readonly notifications: NotificationsService;
+  readonly maintenance: MaintenanceService;
+  readonly enforcement: EnforcementService;
+  readonly inbox: InboxService;
+}
+
+/** The context of one tool call: the services, and the connection it came over. */
+export interface ToolContext {
+  app: Services;
+  connection: Connection;
+}
+
+/** The services and what they are built on: the app as a service made on demand sees it. */
+export type Wiring = Services & AppContext;
+
+export type Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> = ToolDescriptor<
+  ToolContext,
+  I,
+  O
+>;
+
+/** Identity, for type inference of a descriptor's handler from its schemas. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(d: Tool<I, O>): Tool<I, O> {
+  return d;
+}

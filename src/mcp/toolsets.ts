@@ -1,0 +1,58 @@
+import { claimTools } from '../features/claims/claim-tools.js';
+import { decisionTools } from '../features/decisions/decision-tools.js';
+import { messageTools } from '../features/messages/message-tools.js';
+import { sessionTools } from '../features/sessions/session-tools.js';
+import type { Tool } from '../features/tool-context.js';
+
+/**
+ * The toolsets: the one table that serving, `--toolsets`, the server's instructions and the docs
+ * all read. Toolsets other than the default one load when chosen: defining a tool builds its
+ * schemas, and every spawn of `serve` pays for what it loads.
+ */
+export interface Toolset {
+  id: string;
+  /** One line, for `--toolsets` help and the docs. */
+  description: string;
+  /** Served when neither --toolsets nor config.json says otherwise. */
+  default: boolean;
+  /** What the server tells the client about this toolset (joined for the enabled ones). */
+  instructions: string;
+  /** Its tools, in the order clients list them. */
+  load(): Promise<Tool[]>;
+}
+
+export const TOOLSETS: readonly Toolset[] = [
+  {
+    id: 'collab',
+    description: 'sessions, claims, checks, messages and decisions between sessions on one project',
+    default: true,
+    instructions:
+      "Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.",
+    load: async () => [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as Tool[],
+  },
+  {
+    id: 'realm',
+    description: 'repos that share versioned contracts: contract changes, RFC worktrees, PR status',
+    default: false,
+    instructions:
+      'Realm: in a repo of a realm, session_start ties this session to an RFC; realm_status and contract_get show the contracts this repo provides and consumes; contract changes arrive as notifications; worktree_create and pr_status work across the domain peers.',
+    load: async () => {
+      const [{ realmTools }, { notificationTools }] = await Promise.all([
+        import('../features/realm/realm-tools.js'),
+        import('../features/notifications/notification-tools.js'),
+      ]);
+      return [...realmTools, ...notificationTools] as Tool[];
+    },
+  },
+  {
+    id: 'review',
+    description: 'a worker submits work, a reviewer approves or requests changes with located suggestions',
+    default: false,
+    instructions:
+      'Review: a worker submits work (submit_work) and answers reviews (respond_to_review, update_work); a reviewer takes get_pending_reviews, reads get_work_detail and decides with submit_review and its suggestions. Every version and word is kept (get_history, get_conversation).',
+    load: async () => (await import('../features/reviews/review-tools.js')).reviewTools as Tool[],
+  },
+];
+
+export const TOOLSET_IDS = TOOLSETS.map((t) => t.id);
+export const DEFAULT_TOOLSETS = TOOLSETS.filter((t) => t.default).map((t) => t.id);
