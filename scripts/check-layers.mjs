@@ -36,15 +36,16 @@ const problems = [];
  * The store is reached through services only: tool modules, the MCP layer and commands get
  * services (features/tool-context.ts `Services`), never `.store.`.
  */
-const noStore = (file) =>
-  ['mcp', 'cli', 'http', 'lib.ts'].includes(topOf(file)) || /-tools\.ts$/.test(file);
+const noStore = (file) => ['mcp', 'cli', 'http', 'lib.ts'].includes(topOf(file)) || /-tools\.ts$/.test(file);
 for (const file of files(SRC)) {
   const from = topOf(file);
   const source = readFileSync(file, 'utf8');
   if (noStore(file)) {
     for (const [i, line] of source.split('\n').entries())
       if (/\.store\./.test(line))
-        problems.push(`${relative(process.cwd(), file)}:${i + 1}: reaches the store (.store.); call a service instead`);
+        problems.push(
+          `${relative(process.cwd(), file)}:${i + 1}: reaches the store (.store.); call a service instead`,
+        );
   }
   for (const match of source.matchAll(
     /\b(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,

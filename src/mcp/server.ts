@@ -15,7 +15,7 @@ import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
-import type { ToolContext, Tool as ToolDescriptor } from '../features/tool-context.js';
+import type { Tool as ToolDescriptor } from '../features/tool-context.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
