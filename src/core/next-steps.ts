@@ -3,6 +3,7 @@
  * for all the rules, so that they read alike and are tested together.
  */
 
+import type { Delivered } from './notifications.js';
 import { allowedActions, type WorkStatus } from './work-status.js';
 
 export interface StepInput {
@@ -14,7 +15,7 @@ export interface StepInput {
   /** Unread messages for the caller's session (after this call). */
   unreadMessages: number;
   /** Notifications delivered with this response. */
-  notifications: Array<{ type: string } & Record<string, unknown>>;
+  notifications: Delivered[];
 }
 
 const MAX_STEPS = 4;
@@ -52,37 +53,50 @@ export function nextSteps(input: StepInput): string[] {
     );
   }
   for (const n of input.notifications) {
-    if (n.type === 'claim_conflict') {
-      steps.push(
-        `"${n.session}" claimed files overlapping yours (${(n.files as string[] | undefined)?.join(', ') ?? ''}): coordinate with collab_message_send.`,
-      );
-    } else if (n.type === 'claim_taken_over') {
-      steps.push(
-        `While you were inactive "${n.session}" (${n.session_id}) took ${(n.files as string[] | undefined)?.join(', ') ?? ''}: message it before touching those files again.`,
-      );
-    } else if (n.type === 'session_ended') {
-      steps.push(
-        `"${n.session}" ended; files it held next to yours are free: collab_check before building on them.`,
-      );
-    } else if (n.type === 'contract_updated') {
-      steps.push(
-        `Contract ${n.contract} changed (${n.old_version} → ${n.new_version}): review it with contract_get.`,
-      );
-    } else if (n.type === 'work_submitted') {
-      steps.push(`Review "${n.title}": get_work_detail ${n.work_item_id}, then submit_review.`);
-    } else if (n.type === 'review_submitted') {
-      // What the worker can do next depends on where the item is now: a merged item is final.
-      const status = n.status as WorkStatus | undefined;
-      const actions = status ? allowedActions(status) : ['update'];
-      steps.push(
-        actions.includes('update')
-          ? `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`
-          : `"${n.title}" is ${status}: nothing more to do on it (get_review_feedback ${n.work_item_id} shows the review).`,
-      );
-    } else if (n.type === 'review_response') {
-      steps.push(`"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`);
-    } else if (n.type === 'binding_changed') {
-      steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
+    switch (n.type) {
+      case 'claim_conflict':
+        steps.push(
+          `"${n.session}" claimed files overlapping yours (${n.files.join(', ')}): coordinate with collab_message_send.`,
+        );
+        break;
+      case 'claim_taken_over':
+        steps.push(
+          `While you were inactive "${n.session}" (${n.session_id}) took ${n.files.join(', ')}: message it before touching those files again.`,
+        );
+        break;
+      case 'session_ended':
+        steps.push(
+          `"${n.session}" ended; files it held next to yours are free: collab_check before building on them.`,
+        );
+        break;
+      case 'contract_updated':
+        steps.push(
+          `Contract ${n.contract} changed (${n.old_version} → ${n.new_version}): review it with contract_get.`,
+        );
+        break;
+      case 'work_submitted':
+        steps.push(`Review "${n.title}": get_work_detail ${n.work_item_id}, then submit_review.`);
+        break;
+      case 'review_submitted': {
+        // What the worker can do next depends on where the item is now: a merged item is final.
+        const actions = allowedActions(n.status as WorkStatus);
+        steps.push(
+          actions.includes('update')
+            ? `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`
+            : `"${n.title}" is ${n.status}: nothing more to do on it (get_review_feedback ${n.work_item_id} shows the review).`,
+        );
+        break;
+      }
+      case 'review_response':
+        steps.push(
+          `"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`,
+        );
+        break;
+      case 'binding_changed':
+        steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
+        break;
+      case 'message':
+        break; // the unread count above says it
     }
   }
   if (input.tool === 'realm_status' && out.session === null) {

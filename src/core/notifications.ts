@@ -7,6 +7,73 @@ import { LIMITS } from './limits.js';
 
 export type NotificationState = 'pending' | 'seen' | 'expired';
 
+/**
+ * What each kind of notification carries. One place, so that what emits a notification, what
+ * describes it and what suggests a next step from it agree; `type` is never a payload field (the
+ * delivered notification's `type` is its kind).
+ */
+export interface NotificationPayloads {
+  message: { from: string; from_session_id: string; message_id: string; broadcast: boolean; preview: string };
+  claim_conflict: { session: string; session_id: string; files: string[]; intent: string };
+  claim_taken_over: {
+    session: string;
+    session_id: string;
+    files: string[];
+    intent: string;
+    released: string[];
+  };
+  session_ended: { session: string; session_id: string; files: string[] };
+  contract_updated: {
+    realm: string;
+    domain: string;
+    contract: string;
+    from_repo: string | null;
+    old_version: string;
+    new_version: string;
+  };
+  binding_changed: { realm: string; domain: string; repo: string; change: string };
+  work_submitted: {
+    work_item_id: string;
+    title: string;
+    work_type: string;
+    version: number;
+    from: string;
+    project: string;
+  };
+  review_submitted: {
+    work_item_id: string;
+    title: string;
+    reviewer: string;
+    verdict: string;
+    status: string;
+    suggestions: number;
+  };
+  review_response: { work_item_id: string; title: string; from: string; action: string; preview: string };
+}
+
+export type NotificationType = keyof NotificationPayloads;
+
+/**
+ * One notification to emit: its kind, what it is about (repeats of a subject coalesce while
+ * pending) and its payload.
+ */
+export type Notice = {
+  [K in NotificationType]: { type: K; subject: string; payload: NotificationPayloads[K] };
+}[NotificationType];
+
+/** A notification as a session receives it: its payload, with its kind, state and times. */
+export type Delivered = {
+  [K in NotificationType]: NotificationPayloads[K] & {
+    type: K;
+    id: string;
+    state: NotificationState;
+    /** How many events this one stands for (repeats of a subject coalesce while pending). */
+    count: number;
+    created_at: string;
+    updated_at: string;
+  };
+}[NotificationType];
+
 /** Notifications expire this long after they were created. */
 export const NOTIFICATION_TTL_MS = 7 * 86_400_000;
 
@@ -37,19 +104,17 @@ export function coalescePayload(
 }
 
 /** One line for people and models. */
-export function describeNotification(n: { type: string; count?: number } & Record<string, unknown>): string {
-  const times = n.count && n.count > 1 ? ` (${n.count}×)` : '';
+export function describeNotification(n: Delivered): string {
+  const times = n.count > 1 ? ` (${n.count}×)` : '';
   switch (n.type) {
     case 'message':
       return `${n.broadcast ? 'Broadcast' : 'Message'} from "${n.from}"${times}: ${n.preview}`;
     case 'claim_conflict':
-      return `"${n.session}" claimed files overlapping yours: ${(n.files as string[]).join(', ')} (${n.intent})`;
-    case 'claim_taken_over': {
-      const released = (n.released as string[] | undefined) ?? [];
-      return `While this session was inactive, "${n.session}" claimed ${(n.files as string[]).join(', ')} (${n.intent}); ${released.length > 0 ? `your claim on ${released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
-    }
+      return `"${n.session}" claimed files overlapping yours: ${n.files.join(', ')} (${n.intent})`;
+    case 'claim_taken_over':
+      return `While this session was inactive, "${n.session}" claimed ${n.files.join(', ')} (${n.intent}); ${n.released.length > 0 ? `your claim on ${n.released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
     case 'session_ended':
-      return `"${n.session}" ended; it held ${(n.files as string[]).join(', ')} next to your claims`;
+      return `"${n.session}" ended; it held ${n.files.join(', ')} next to your claims`;
     case 'contract_updated':
       return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
     case 'binding_changed':
@@ -60,7 +125,5 @@ export function describeNotification(n: { type: string; count?: number } & Recor
       return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
     case 'review_response':
       return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
-    default:
-      return `${n.type}${times}`;
   }
 }

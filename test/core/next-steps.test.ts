@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { nextSteps, type StepInput } from '../../src/core/next-steps.js';
 
+/** What every delivered notification has besides its payload. */
+const delivered = { id: 'n1', state: 'pending', count: 1, created_at: '', updated_at: '' } as const;
+const contract = (name: string, from: string, to: string) => ({
+  ...delivered,
+  type: 'contract_updated' as const,
+  realm: 'r',
+  domain: 'd',
+  contract: name,
+  from_repo: null,
+  old_version: from,
+  new_version: to,
+});
+
 const base: StepInput = {
   tool: 'collab_claims_list',
   output: {},
@@ -41,9 +54,7 @@ describe('next_steps', () => {
   it('a contract you consume changed: review it', () => {
     const steps = nextSteps({
       ...base,
-      notifications: [
-        { type: 'contract_updated', contract: 's3-permissions', old_version: '1.0.0', new_version: '1.3.0' },
-      ],
+      notifications: [contract('s3-permissions', '1.0.0', '1.3.0')],
     });
     expect(steps).toEqual(['Contract s3-permissions changed (1.0.0 → 1.3.0): review it with contract_get.']);
   });
@@ -53,12 +64,7 @@ describe('next_steps', () => {
     const many = nextSteps({
       ...base,
       unreadMessages: 1,
-      notifications: Array.from({ length: 6 }, (_, i) => ({
-        type: 'contract_updated',
-        contract: `c${i}`,
-        old_version: '1',
-        new_version: '2',
-      })),
+      notifications: Array.from({ length: 6 }, (_, i) => contract(`c${i}`, '1', '2')),
     });
     expect(many).toHaveLength(4);
   });
@@ -68,10 +74,12 @@ describe('next_steps', () => {
       ...base,
       notifications: [
         {
+          ...delivered,
           type: 'claim_taken_over',
           session: 'taker',
           session_id: 's9',
           files: ['src/a.ts'],
+          intent: 'refactor',
           released: ['src/a.ts'],
         },
       ],
@@ -86,7 +94,18 @@ describe('next_steps after a review', () => {
   const reviewed = (status: string) =>
     nextSteps({
       ...base,
-      notifications: [{ type: 'review_submitted', title: 'JWT login', work_item_id: 'w1', status }],
+      notifications: [
+        {
+          ...delivered,
+          type: 'review_submitted',
+          title: 'JWT login',
+          work_item_id: 'w1',
+          reviewer: 'r',
+          verdict: 'approve',
+          suggestions: 0,
+          status,
+        },
+      ],
     });
 
   it('asks the worker to respond or update while the item is open', () => {

@@ -38,6 +38,12 @@ describe('what a notification says', () => {
         work_item_id: 'w1',
         version: 2,
         from: 'worker',
+        project: 'p',
+        id: 'n1',
+        state: 'pending',
+        count: 1,
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
       }),
     ).toBe('"worker" submitted design "Auth flow" (w1, v2) for review');
   });

@@ -309,13 +309,12 @@ export class ClaimsService {
         byHolder.set(c.session_id, files);
       }
       for (const [holder, files] of byHolder) {
-        this.notifications.notify(
-          [holder],
-          'claim_conflict',
-          `claim_conflict:${input.session.id}`,
-          { session: input.session.name, session_id: input.session.id, files, intent },
-          input.session.project_id,
-        );
+        this.notifications.notify([holder], {
+          type: 'claim_conflict',
+          subject: `claim_conflict:${input.session.id}`,
+          payload: { session: input.session.name, session_id: input.session.id, files, intent },
+          project: input.session.project_id,
+        });
       }
       return { id, conflicts, expiresAt };
     });
@@ -456,19 +455,18 @@ export class ClaimsService {
       released.push(...claim.files);
     }
     for (const [holderId, holder] of byHolder) {
-      this.notifications.notify(
-        [session.id],
-        'claim_taken_over',
-        `claim_taken_over:${holderId}`,
-        {
+      this.notifications.notify([session.id], {
+        type: 'claim_taken_over',
+        subject: `claim_taken_over:${holderId}`,
+        payload: {
           session: holder.session,
           session_id: holderId,
           files: holder.files,
           intent: holder.intents.join('; '),
           released: released.filter((f) => holder.files.some((w) => matchPath(glob(f), w))),
         },
-        session.project_id,
-      );
+        project: session.project_id,
+      });
     }
     if (byHolder.size > 0)
       this.app.log.info('claim.taken_over', { session: session.id, holders: [...byHolder.keys()], released });

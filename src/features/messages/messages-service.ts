@@ -73,19 +73,18 @@ export class MessagesService {
             .filter((s) => s.id !== from.id)
             .map((s) => s.id);
     const recipients = recipientIds.length;
-    this.notifications.notify(
-      recipientIds,
-      'message',
-      `message:${from.id}`,
-      {
+    this.notifications.notify(recipientIds, {
+      type: 'message',
+      subject: `message:${from.id}`,
+      payload: {
         from: from.name,
         from_session_id: from.id,
         message_id: id,
         broadcast: to === null,
         preview: content.slice(0, 160),
       },
-      from.project_id,
-    );
+      project: from.project_id,
+    });
     this.app.log.info('message.send', { message: id, from: from.id, to });
     return {
       message_id: id,

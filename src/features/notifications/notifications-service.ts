@@ -2,7 +2,9 @@ import type { AppContext } from '../../app/context.js';
 import { newId } from '../../core/ids.js';
 import {
   coalescePayload,
+  type Delivered,
   NOTIFICATION_TTL_MS,
+  type Notice,
   type NotificationState,
   stateAt,
 } from '../../core/notifications.js';
@@ -10,28 +12,8 @@ import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import type { NotificationRow } from '../../store/notifications-store.js';
 
-/** Kinds of notification the product emits. */
-export type NotificationType =
-  | 'message'
-  | 'claim_conflict'
-  | 'claim_taken_over'
-  | 'session_ended'
-  | 'contract_updated'
-  | 'binding_changed'
-  | 'work_submitted'
-  | 'review_submitted'
-  | 'review_response';
-
-export interface NotificationView {
-  id: string;
-  type: string;
-  state: NotificationState;
-  /** How many events this one stands for (repeats of a subject coalesce while pending). */
-  count: number;
-  created_at: string;
-  updated_at: string;
-  [field: string]: unknown;
-}
+/** A notification as a session receives it (the piggyback, notifications_list). */
+export type NotificationView = Delivered;
 
 /**
  * Notifications per recipient session: emitted by features, delivered by piggyback on every tool
@@ -44,13 +26,8 @@ export class NotificationsService {
    * Notifies sessions. A pending notification of the same type and subject absorbs the new one
    * (see core/notifications `coalescePayload`).
    */
-  notify(
-    recipients: Iterable<string>,
-    type: NotificationType,
-    subject: string,
-    payload: Record<string, unknown>,
-    projectId: string | null,
-  ): void {
+  notify(recipients: Iterable<string>, notice: Notice & { project: string | null }): void {
+    const { type, subject, payload, project: projectId } = notice;
     const { store } = this.app;
     const now = this.app.now();
     // Nested in an emitter's transaction, this is a savepoint of it.
@@ -58,7 +35,9 @@ export class NotificationsService {
       for (const sessionId of new Set(recipients)) {
         const pending = store.notifications.pending(sessionId, type, subject);
         if (pending) {
-          const merged = coalescePayload(JSON.parse(pending.payload) as Record<string, unknown>, payload);
+          const merged = coalescePayload(JSON.parse(pending.payload) as Record<string, unknown>, {
+            ...payload,
+          });
           store.notifications.coalesce(pending.id, JSON.stringify(merged), now);
         } else {
           store.notifications.insert({
@@ -116,15 +95,16 @@ export class NotificationsService {
     return { items: page.items.map((r) => this.view(r)), next_cursor: page.next_cursor };
   }
 
+  /** A stored notification as delivered: rows are written by `notify` only, from typed notices. */
   private view(r: NotificationRow): NotificationView {
     return {
-      ...(JSON.parse(r.payload) as Record<string, unknown>),
+      ...(JSON.parse(r.payload) as object),
       id: r.id,
       type: r.type,
       state: r.state,
       count: r.count,
       created_at: iso(r.created_at),
       updated_at: iso(r.updated_at),
-    };
+    } as NotificationView;
   }
 }

@@ -169,31 +169,35 @@ export class RealmService {
               .map((b) => b.repo);
             this.notifications.notify(
               consumers.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
-              'contract_updated',
-              `contract:${model.root}:${change.domain}/${change.contract}`,
               {
-                realm: model.name,
-                domain: change.domain,
-                contract: change.contract,
-                from_repo: contract?.owner ?? null,
-                old_version: change.old_version,
-                new_version: change.new_version,
+                type: 'contract_updated',
+                subject: `contract:${model.root}:${change.domain}/${change.contract}`,
+                payload: {
+                  realm: model.name,
+                  domain: change.domain,
+                  contract: change.contract,
+                  from_repo: contract?.owner ?? null,
+                  old_version: change.old_version,
+                  new_version: change.new_version,
+                },
+                project: null,
               },
-              null,
             );
           } else {
             const others = [...(domain?.bindings.keys() ?? [])].filter((r) => r !== change.repo);
             this.notifications.notify(
               others.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
-              'binding_changed',
-              `binding:${model.root}:${change.domain}/${change.repo}`,
               {
-                realm: model.name,
-                domain: change.domain,
-                repo: change.repo,
-                change: change.change === 'added' ? 'joined the domain' : 'left the domain',
+                type: 'binding_changed',
+                subject: `binding:${model.root}:${change.domain}/${change.repo}`,
+                payload: {
+                  realm: model.name,
+                  domain: change.domain,
+                  repo: change.repo,
+                  change: change.change === 'added' ? 'joined the domain' : 'left the domain',
+                },
+                project: null,
               },
-              null,
             );
           }
         }

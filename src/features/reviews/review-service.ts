@@ -340,11 +340,10 @@ export class ReviewService {
         if (status !== item.status) store.workItems.update({ ...item, status, updated_at: now });
       }
       if (item.submitted_by && item.submitted_by !== actor.id) {
-        this.notifications.notify(
-          [item.submitted_by],
-          'review_submitted',
-          `review:${item.id}`,
-          {
+        this.notifications.notify([item.submitted_by], {
+          type: 'review_submitted',
+          subject: `review:${item.id}`,
+          payload: {
             work_item_id: item.id,
             title: item.title,
             reviewer: actor.name,
@@ -352,8 +351,8 @@ export class ReviewService {
             status,
             suggestions: suggestions.length,
           },
-          item.project_id,
-        );
+          project: item.project_id,
+        });
       }
       return { review, suggestions, stale, status };
     });
@@ -416,19 +415,18 @@ export class ReviewService {
         response: input.response,
       });
       if (review.reviewer_id && review.reviewer_id !== actor.id) {
-        this.notifications.notify(
-          [review.reviewer_id],
-          'review_response',
-          `response:${review.id}`,
-          {
+        this.notifications.notify([review.reviewer_id], {
+          type: 'review_response',
+          subject: `response:${review.id}`,
+          payload: {
             work_item_id: item.id,
             title: item.title,
             from: actor.name,
             action: input.action,
             preview: input.response.slice(0, 160),
           },
-          item.project_id,
-        );
+          project: item.project_id,
+        });
       }
       return { response_id: row.id, review_id: review.id, work_item_id: item.id, action: input.action };
     });
@@ -612,11 +610,10 @@ export class ReviewService {
     const recipients = [...this.app.store.workEvents.watchers(project.id), ...live].filter(
       (id) => id !== actor.id,
     );
-    this.notifications.notify(
-      recipients,
-      'work_submitted',
-      `work:${item.id}`,
-      {
+    this.notifications.notify(recipients, {
+      type: 'work_submitted',
+      subject: `work:${item.id}`,
+      payload: {
         work_item_id: item.id,
         title: item.title,
         work_type: item.type,
@@ -624,7 +621,7 @@ export class ReviewService {
         from: actor.name,
         project: project.id,
       },
-      project.id,
-    );
+      project: project.id,
+    });
   }
 }

@@ -312,13 +312,12 @@ export class SessionsService {
       }
       // Sessions whose claims sat next to this one's learn that those files are free now.
       for (const [holder, files] of this.claims.neighbours(session)) {
-        this.notifications.notify(
-          [holder],
-          'session_ended',
-          `session_ended:${id}`,
-          { session: session.name, session_id: id, files: files.slice(0, LIMITS.notifiedPaths) },
-          session.project_id,
-        );
+        this.notifications.notify([holder], {
+          type: 'session_ended',
+          subject: `session_ended:${id}`,
+          payload: { session: session.name, session_id: id, files: files.slice(0, LIMITS.notifiedPaths) },
+          project: session.project_id,
+        });
       }
       const released = store.claims.releaseAllOf(
         id,
