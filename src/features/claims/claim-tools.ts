@@ -12,6 +12,7 @@ import {
   text,
 } from '../fields.js';
 import { defineTool } from '../tool-context.js';
+import type { CheckConflict, ClaimConflict, ClaimView } from './claims-service.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = list(z.string().min(1), 'filesPerRequest').min(1);
@@ -24,7 +25,7 @@ const conflict = z.object({
   intent: z.string(),
   overlap: z.array(z.string()),
   exclusive: z.boolean(),
-});
+}) satisfies z.ZodType<ClaimConflict>;
 
 const checkEntry = z.object({
   file: z.string(),
@@ -34,7 +35,7 @@ const checkEntry = z.object({
   intent: z.string(),
   scope,
   started_at: z.string(),
-});
+}) satisfies z.ZodType<CheckConflict>;
 
 const claimView = z.object({
   claim_id: z.string(),
@@ -50,7 +51,7 @@ const claimView = z.object({
   released_at: z.string().nullable(),
   summary: z.string().nullable(),
   source: z.enum(['tool', 'edit', 'git']).describe('collab_claim, an edit seen by a hook, or from_git'),
-});
+}) satisfies z.ZodType<ClaimView>;
 
 export const claim = defineTool({
   name: 'collab_claim',

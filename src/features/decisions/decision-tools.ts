@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
-import { DECISION_CATEGORIES } from './decisions-service.js';
+import { DECISION_CATEGORIES, type DecisionView } from './decisions-service.js';
 
 const category = z.enum(DECISION_CATEGORIES);
 const decision = z.object({
@@ -13,7 +13,7 @@ const decision = z.object({
   session: z.string(),
   session_id: z.string(),
   created_at: z.string(),
-});
+}) satisfies z.ZodType<DecisionView>;
 
 export const decisionAdd = defineTool({
   name: 'collab_decision_add',

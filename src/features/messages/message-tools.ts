@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { idField, sessionIdField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
+import type { MessageView } from './messages-service.js';
 
 export const messageSend = defineTool({
   name: 'collab_message_send',
@@ -57,7 +58,7 @@ export const messageList = defineTool({
         content: z.string(),
         created_at: z.string(),
         read: z.boolean(),
-      }),
+      }) satisfies z.ZodType<MessageView>,
     ),
   }),
   handler({ app, connection }, input) {

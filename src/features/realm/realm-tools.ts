@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { Finding } from '../../core/realm-model.js';
 import { list, sessionIdField, text } from '../fields.js';
+import type { SessionSummary } from '../sessions/sessions-service.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
 import { realmFor } from './realm.js';
 
@@ -10,7 +12,7 @@ const finding = z.object({
   file: z.string(),
   field: z.string().optional(),
   message: z.string(),
-});
+}) satisfies z.ZodType<Finding>;
 
 const ctxOf = ({ app, connection }: ToolContext, realmPath?: string) =>
   realmFor(app).context(connection.cwd, realmPath);
@@ -201,7 +203,7 @@ export const sessionStop = defineTool({
     work_submitted: z.number(),
     reviews: z.number(),
     released_claims: z.number(),
-  }),
+  }) satisfies z.ZodType<SessionSummary>,
   handler({ app, connection }, input) {
     const summary = app.sessions.stop(connection.actor(input.session_id).id);
     connection.forget(summary.session_id);

@@ -3,6 +3,7 @@ import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
+import type { SessionView } from './sessions-service.js';
 
 const sessionView = z.object({
   id: z.string(),
@@ -13,7 +14,7 @@ const sessionView = z.object({
   started_at: z.string(),
   branch: z.string().nullable(),
   client: z.string().nullable(),
-});
+}) satisfies z.ZodType<SessionView>;
 
 export const sessionStart = defineTool({
   name: 'collab_session_start',
