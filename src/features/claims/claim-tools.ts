@@ -12,7 +12,8 @@ import {
   text,
 } from '../fields.js';
 import { defineTool } from '../tool-context.js';
-import type { CheckConflict, ClaimConflict, ClaimView } from './claims-service.js';
+import { changedFiles } from './claim-paths.js';
+import type { CheckConflict, ClaimConflict, ClaimView } from './claim-queries.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = list(z.string().min(1), 'filesPerRequest').min(1);
@@ -85,9 +86,7 @@ export const claim = defineTool({
     const session = connection.actor(input.session_id);
     const result = app.claims.claim({
       session,
-      files: input.from_git
-        ? [...(input.files ?? []), ...app.claims.changedFiles(session)]
-        : (input.files ?? []),
+      files: input.from_git ? [...(input.files ?? []), ...changedFiles(session)] : (input.files ?? []),
       source: input.from_git ? 'git' : 'tool',
       intent: input.intent,
       scope: input.scope,

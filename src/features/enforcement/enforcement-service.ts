@@ -6,7 +6,9 @@ import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 import type { SessionRow } from '../../store/sessions-store.js';
-import type { CheckConflict, ClaimsService, StaleClaim, Viewpoint } from '../claims/claims-service.js';
+import { normalizeInside } from '../claims/claim-paths.js';
+import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-queries.js';
+import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity, SessionsService } from '../sessions/sessions-service.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
@@ -79,7 +81,7 @@ export class EnforcementService {
 
   /** Files about to be written (absolute, or relative to `cwd`). */
   checkPaths(viewer: Viewpoint, paths: string[], cwd: string, action: string): Verdict {
-    const patterns = this.claims.normalizeInside(paths, cwd, viewer);
+    const patterns = normalizeInside(paths, cwd, viewer, this.app.log);
     if (patterns.length === 0) return CLEAR;
     const { conflicts, stale } = this.claims.check(viewer, patterns);
     return { conflicts, stale, reason: conflicts.length > 0 ? this.describe(conflicts, action) : null };
@@ -112,14 +114,14 @@ export class EnforcementService {
 
   /** Records edited files as the session's claim. */
   recordEdits(session: SessionRow, paths: string[], cwd: string): string[] {
-    const patterns = this.claims.normalizeInside(paths, cwd, session);
+    const patterns = normalizeInside(paths, cwd, session, this.app.log);
     if (patterns.length === 0) return [];
     return this.claims.recordEdits(session, patterns).added;
   }
 
   /** Paths relative to the worktree root that an effect touches. */
   private pathsOf(effect: FileEffect, session: Viewpoint, cwd: string): string[] {
-    const inWorktree = (p: string) => this.claims.normalizeInside([p], cwd, session);
+    const inWorktree = (p: string) => normalizeInside([p], cwd, session, this.app.log);
     if (effect.kind === 'paths') return effect.paths.flatMap(inWorktree);
     let changes: { tracked: string[]; untracked: string[] };
     try {

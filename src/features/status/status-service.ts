@@ -1,4 +1,4 @@
-import type { ClaimView } from '../claims/claims-service.js';
+import type { ClaimView } from '../claims/claim-queries.js';
 import type { SessionView } from '../sessions/sessions-service.js';
 import type { Wiring } from '../tool-context.js';
 

@@ -1,0 +1,109 @@
+/**
+ * Paths as clients give them, turned into the patterns claims hold: relative to the worktree,
+ * normalised, within the limits, a literal directory standing for everything below it.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Logger } from '../../app/log.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
+import { glob } from '../../core/glob.js';
+import { isGlob, normalizePattern } from '../../core/paths.js';
+import { workingTreeChanges } from '../../integrations/git-status.js';
+
+/** Normalises client paths against the session's worktree; a literal directory claims all below. */
+export function normalizeFiles(files: string[], session: { worktree: string }, field = 'files'): string[] {
+  if (files.length === 0) throw invalidInput(`${field}: give at least one path or pattern.`);
+  const out: string[] = [];
+  for (const file of files) {
+    let pattern: string;
+    try {
+      pattern = normalizePattern(file, session.worktree);
+    } catch (error) {
+      if (error instanceof CollabError) throw invalidInput(`${field}: ${error.message}`, error.hint);
+      throw error;
+    }
+    if (!isGlob(pattern) && isDirectory(join(session.worktree, pattern))) pattern = `${pattern}/**`;
+    glob(pattern); // reject patterns too large to compile, before anything is written
+    if (!out.includes(pattern)) out.push(pattern);
+  }
+  return out;
+}
+
+/** The uncommitted changes (staged, unstaged, untracked) of the session's worktree. */
+export function changedFiles(session: { worktree: string }): string[] {
+  let changes: { tracked: string[]; untracked: string[] };
+  try {
+    changes = workingTreeChanges(session.worktree);
+  } catch (error) {
+    throw invalidInput(
+      `from_git: cannot read the changes of ${session.worktree} (${(error as Error).message.split('\n')[0]}).`,
+      'from_git needs a git worktree and the git command; list the files instead.',
+    );
+  }
+  const files = [...new Set([...changes.tracked, ...changes.untracked])];
+  if (files.length === 0) {
+    throw invalidInput(
+      `from_git: ${session.worktree} has no uncommitted changes to claim.`,
+      'List the files you are about to change instead.',
+    );
+  }
+  return files;
+}
+
+/**
+ * Normalises paths a client acted on (absolute, or relative to `cwd`), leaving out those outside
+ * the session's worktree: hooks see every file an agent touches, not only project files.
+ */
+export function normalizeInside(
+  paths: string[],
+  cwd: string,
+  session: { worktree: string },
+  log: Logger,
+): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    // Through a symlinked folder a file is still the worktree's file: compare real paths.
+    const absolute = realPathOf(resolve(cwd, p.replace(/\\/g, '/')));
+    const rel = relative(session.worktree, absolute);
+    // `..env` is a file in the worktree; `..` and `../x` are outside it.
+    if (rel === '..' || rel.startsWith('../') || rel.startsWith('..\\') || isAbsolute(rel)) continue;
+    let pattern: string | undefined;
+    try {
+      [pattern] = normalizeFiles([rel === '' ? '.' : rel], session);
+    } catch (error) {
+      // Past the limits on paths (longer than any file system allows): no file to protect.
+      if (!(error instanceof CollabError) || error.code !== 'INVALID_INPUT') throw error;
+      log.info('path.skipped', { path: inline(rel, 120), reason: error.message.slice(0, 200) });
+      continue;
+    }
+    if (pattern && !out.includes(pattern)) out.push(pattern);
+  }
+  return out;
+}
+
+/**
+ * The real path of a file that may not exist yet: its nearest existing ancestor resolved, the rest
+ * appended as given.
+ */
+function realPathOf(path: string): string {
+  const rest: string[] = [];
+  for (let current = path; ; ) {
+    try {
+      return join(realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
