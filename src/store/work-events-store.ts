@@ -18,6 +18,7 @@ export interface WorkEventRow {
 export class WorkEventsStore {
   private readonly insertStmt;
   private readonly pageStmt;
+  private readonly latestStmt;
   private readonly watchStmt;
   private readonly watchersStmt;
   private readonly byActorStmt;
@@ -34,6 +35,14 @@ export class WorkEventsStore {
       `SELECT * FROM work_events WHERE (@project IS NULL OR project_id = @project) AND (@item IS NULL OR work_item_id = @item)
          AND seq > @after ORDER BY seq LIMIT @limit`,
     );
+    this.latestStmt = db.prepare<
+      [{ project: string | null; item: string | null; exclude: string; limit: number }],
+      WorkEventRow
+    >(
+      `SELECT * FROM (SELECT * FROM work_events WHERE (@project IS NULL OR project_id = @project)
+         AND (@item IS NULL OR work_item_id = @item) AND kind NOT IN (SELECT value FROM json_each(@exclude))
+         ORDER BY seq DESC LIMIT @limit) ORDER BY seq`,
+    );
     this.watchStmt = db.prepare(
       'INSERT OR IGNORE INTO review_watchers (project_id, session_id) VALUES (?, ?)',
     );
@@ -47,6 +56,21 @@ export class WorkEventsStore {
 
   append(row: Omit<WorkEventRow, 'seq'>): void {
     this.insertStmt.run(row);
+  }
+
+  /** The newest `limit` events (of other kinds than `exclude`), in order. */
+  latest(f: {
+    projectId: string | null;
+    workItemId: string | null;
+    exclude: string[];
+    limit: number;
+  }): WorkEventRow[] {
+    return this.latestStmt.all({
+      project: f.projectId,
+      item: f.workItemId,
+      exclude: JSON.stringify(f.exclude),
+      limit: f.limit,
+    });
   }
 
   /** Events in order, after `after` (a seq), at most `limit`. */

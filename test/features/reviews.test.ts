@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo } from '../helpers/temp.js';
 
-type Item = { id: string; status: string; version: number; phase: string; auto_approved?: boolean };
+type Item = {
+  id: string;
+  projectId: string;
+  status: string;
+  version: number;
+  phase: string;
+  auto_approved?: boolean;
+};
 
 async function setup(config: Record<string, unknown> = {}) {
   const app = testApp({ config });
@@ -300,6 +307,47 @@ describe('review workflow rules', () => {
       limit: 2,
     });
     expect(limited.entries).toHaveLength(2);
+    // A limit keeps the newest events: the suggestion and the response, not the submission.
+    expect(JSON.stringify(limited.entries)).toContain('Measured hit rate');
+    expect(JSON.stringify(limited.entries)).not.toContain('"submitted"');
+  });
+
+  it('a long conversation: the newest events, however many came before', async () => {
+    const { app, worker, reviewer, submit } = await setup();
+    const item = await submit();
+    const r = await reviewer.call<{ review_id: string }>('submit_review', {
+      workItemId: item.id,
+      verdict: 'comment',
+      summary: 'first',
+    });
+    // 12,000 earlier responses (more than any one read of the history), then the last word.
+    app.store.write(() => {
+      for (let i = 0; i < 12_000; i++)
+        app.store.workEvents.append({
+          project_id: item.projectId,
+          work_item_id: item.id,
+          kind: 'responded',
+          actor_id: null,
+          actor_name: 'W',
+          role: 'worker',
+          content: JSON.stringify({ review_id: r.review_id, action: 'acknowledged', response: `old ${i}` }),
+          created_at: app.now(),
+        });
+    });
+    await worker.call('respond_to_review', {
+      workItemId: item.id,
+      reviewId: r.review_id,
+      response: 'the last word',
+      action: 'acknowledged',
+    });
+    const recent = await worker.call<{ text: string }>('get_conversation', {
+      workItemId: item.id,
+      format: 'timeline',
+      limit: 3,
+    });
+    expect(recent.text).toContain('the last word');
+    expect(recent.text).toContain('old 11999');
+    expect(recent.text).not.toContain('old 9999');
   });
 
   it('search ranks title matches first and finds words in reviews and suggestions', async () => {

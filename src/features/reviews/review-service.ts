@@ -15,34 +15,26 @@ import {
 } from '../../core/work-status.js';
 import type { ProjectRow } from '../../store/projects-store.js';
 import type { ResponseRow, ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/reviews-store.js';
-import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
-import { type Actor, ReviewProjects } from './review-projects.js';
+import type { Actor } from './review-projects.js';
+import { ReviewQueries } from './review-queries.js';
 import { type SuggestionInput, saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 import { itemView, suggestionView } from './review-views.js';
 
-/** The AI worker / AI reviewer workflow, over the same database and sessions as everything else. */
-export class ReviewService {
-  readonly projects: ReviewProjects;
-
+/**
+ * The AI worker / AI reviewer workflow, over the same database and sessions as everything else:
+ * the write use cases (submit, open, update, review, suggest, respond, resolve), on top of the
+ * read side (`ReviewQueries`).
+ */
+export class ReviewService extends ReviewQueries {
   constructor(
-    private readonly app: AppContext,
+    app: AppContext,
     private readonly sessions: SessionsService,
     private readonly notifications: NotificationsService,
   ) {
-    this.projects = new ReviewProjects(app, (projectId, kind, actor, content) =>
-      this.event(projectId, null, kind, actor, 'system', content),
-    );
-  }
-
-  // ---- work items ----------------------------------------------------------------------------
-
-  item(id: string): WorkItemRow {
-    const item = this.app.store.workItems.get(id);
-    if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id "${id}".`);
-    return item;
+    super(app);
   }
 
   submitWork(
@@ -278,8 +270,6 @@ export class ReviewService {
     return true;
   }
 
-  // ---- reviews -------------------------------------------------------------------------------
-
   submitReview(
     actor: Actor,
     input: {
@@ -456,38 +446,6 @@ export class ReviewService {
     });
   }
 
-  /** Reviews of an item with their suggestions and the worker's responses. */
-  feedback(workItemId: string) {
-    const { store } = this.app;
-    const item = this.item(workItemId);
-    const suggestions = store.reviews.suggestionsOf(workItemId);
-    const responses = store.reviews.responsesOf(workItemId);
-    return {
-      reviews: store.reviews.ofItem(workItemId).map((r) => ({
-        id: r.id,
-        version: r.work_item_version,
-        stale: r.work_item_version < item.version,
-        reviewer: r.reviewer_name,
-        reviewer_id: r.reviewer_id,
-        verdict: r.verdict,
-        summary: r.summary,
-        automatic: r.automatic === 1,
-        created_at: iso(r.created_at),
-        suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => suggestionView(s)),
-        responses: responses
-          .filter((x) => x.review_id === r.id)
-          .map((x) => ({
-            id: x.id,
-            by: x.responder_name,
-            action: x.action,
-            response: x.response,
-            created_at: iso(x.created_at),
-          })),
-      })),
-      open_suggestions: suggestions.filter((s) => s.status === 'pending').length,
-    };
-  }
-
   pendingReviews(
     actor: Actor,
     f: { projectId?: string | undefined; type?: string | undefined; phase?: string | undefined },
@@ -506,102 +464,6 @@ export class ReviewService {
         excludeSubmitter: actor.id,
       })
       .map((i) => itemView(i));
-  }
-
-  projectContext(projectId: string, includeResolved: boolean) {
-    const p = this.projects.project(projectId);
-    const items = this.app.store.workItems
-      .filter({ projectId, type: null, phase: null, statuses: null, excludeSubmitter: null })
-      .filter((i) => includeResolved || i.status !== 'merged');
-    return {
-      project: this.projects.projectView(p),
-      work_items: items.map((i) => {
-        const fb = this.feedback(i.id);
-        const latest = fb.reviews[fb.reviews.length - 1];
-        return {
-          ...itemView(i),
-          open_suggestions: fb.open_suggestions,
-          latest_review: latest
-            ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
-            : null,
-        };
-      }),
-    };
-  }
-
-  search(
-    query: string,
-    f: {
-      projectId?: string | undefined;
-      type?: string | undefined;
-      status?: string | undefined;
-      limit: number;
-    },
-  ) {
-    const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (words.length === 0) throw invalidInput('query: give at least one word to search for.');
-    return this.app.store.workItems
-      .search(words.map((w) => `"${w}"*`).join(' '), {
-        projectId: f.projectId ?? null,
-        type: f.type ?? null,
-        status: f.status ?? null,
-        limit: f.limit,
-      })
-      .map(({ score, matched, ...row }) => ({
-        ...itemView(row),
-        score: -score,
-        matched_in: matched.split(','),
-      }));
-  }
-
-  // ---- history -------------------------------------------------------------------------------
-
-  history(f: {
-    projectId?: string | undefined;
-    workItemId?: string | undefined;
-    limit: number;
-    cursor?: number | undefined;
-  }) {
-    const rows = this.app.store.workEvents.page({
-      projectId: f.projectId ?? null,
-      workItemId: f.workItemId ?? null,
-      after: f.cursor ?? 0,
-      limit: f.limit + 1,
-    });
-    const page = rows.slice(0, f.limit);
-    return {
-      events: page.map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        work_item_id: e.work_item_id,
-        actor: e.actor_name,
-        actor_id: e.actor_id,
-        role: e.role,
-        content: JSON.parse(e.content) as Record<string, unknown>,
-        at: iso(e.created_at),
-      })),
-      next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
-    };
-  }
-
-  private event(
-    projectId: string,
-    workItemId: string | null,
-    kind: string,
-    actor: { id: string | null; name: string },
-    role: EventRole,
-    content: unknown,
-  ): void {
-    this.app.store.workEvents.append({
-      project_id: projectId,
-      work_item_id: workItemId,
-      kind,
-      actor_id: actor.id,
-      actor_name: actor.name,
-      role,
-      content: JSON.stringify(content),
-      created_at: this.app.now(),
-    });
   }
 
   /** Reviewers of a project hear of new work: its watchers, and the other live sessions in its repo. */

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { renderConversation } from '../../core/conversation.js';
 import { inline, quoteBlock } from '../../core/fence.js';
 import {
   PHASES,
@@ -353,21 +352,7 @@ export const getConversation = defineTool({
     limit: z.number().int().min(1).max(1000).default(100),
   }),
   output: z.object({ format: z.string(), entries: z.array(loose), text: z.string() }),
-  handler: (ctx, input) => {
-    const s = svc(ctx);
-    const { events } = s.history({ projectId: input.projectId, workItemId: input.workItemId, limit: 10_000 });
-    const recent = events
-      .filter((e) => e.kind !== 'project_created' && e.kind !== 'project_updated')
-      .slice(-input.limit);
-    const titles = new Map<string, string>();
-    for (const e of recent)
-      if (e.work_item_id && !titles.has(e.work_item_id))
-        titles.set(e.work_item_id, s.item(e.work_item_id).title);
-    return {
-      format: input.format,
-      ...renderConversation(recent as Parameters<typeof renderConversation>[0], titles, input.format),
-    };
-  },
+  handler: (ctx, input) => svc(ctx).conversation(input),
   text: (o) => (o.text ? quoteAll(o.text) : 'No conversation yet.'),
 });
 

@@ -1,0 +1,193 @@
+import type { AppContext } from '../../app/context.js';
+import { type ConversationFormat, renderConversation } from '../../core/conversation.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { iso } from '../../core/time.js';
+import type { EventRole } from '../../store/work-events-store.js';
+import type { WorkItemRow } from '../../store/work-items-store.js';
+import { ReviewProjects } from './review-projects.js';
+import { itemView, suggestionView } from './review-views.js';
+
+/** Events that are not part of the worker–reviewer dialogue. */
+const NOT_DIALOGUE = ['project_created', 'project_updated'];
+
+/**
+ * The read side of reviews: an item, its feedback, a project's context, search, the history and
+ * the conversation. `ReviewService` (the write use cases) builds on it.
+ */
+export class ReviewQueries {
+  readonly projects: ReviewProjects;
+
+  constructor(protected readonly app: AppContext) {
+    this.projects = new ReviewProjects(app, (projectId, kind, actor, content) =>
+      this.event(projectId, null, kind, actor, 'system', content),
+    );
+  }
+
+  item(id: string): WorkItemRow {
+    const item = this.app.store.workItems.get(id);
+    if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id "${id}".`);
+    return item;
+  }
+
+  /** Reviews of an item with their suggestions and the worker's responses. */
+  feedback(workItemId: string) {
+    const { store } = this.app;
+    const item = this.item(workItemId);
+    const suggestions = store.reviews.suggestionsOf(workItemId);
+    const responses = store.reviews.responsesOf(workItemId);
+    return {
+      reviews: store.reviews.ofItem(workItemId).map((r) => ({
+        id: r.id,
+        version: r.work_item_version,
+        stale: r.work_item_version < item.version,
+        reviewer: r.reviewer_name,
+        reviewer_id: r.reviewer_id,
+        verdict: r.verdict,
+        summary: r.summary,
+        automatic: r.automatic === 1,
+        created_at: iso(r.created_at),
+        suggestions: suggestions.filter((s) => s.review_id === r.id).map((s) => suggestionView(s)),
+        responses: responses
+          .filter((x) => x.review_id === r.id)
+          .map((x) => ({
+            id: x.id,
+            by: x.responder_name,
+            action: x.action,
+            response: x.response,
+            created_at: iso(x.created_at),
+          })),
+      })),
+      open_suggestions: suggestions.filter((s) => s.status === 'pending').length,
+    };
+  }
+
+  projectContext(projectId: string, includeResolved: boolean) {
+    const p = this.projects.project(projectId);
+    const items = this.app.store.workItems
+      .filter({ projectId, type: null, phase: null, statuses: null, excludeSubmitter: null })
+      .filter((i) => includeResolved || i.status !== 'merged');
+    return {
+      project: this.projects.projectView(p),
+      work_items: items.map((i) => {
+        const fb = this.feedback(i.id);
+        const latest = fb.reviews[fb.reviews.length - 1];
+        return {
+          ...itemView(i),
+          open_suggestions: fb.open_suggestions,
+          latest_review: latest
+            ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
+            : null,
+        };
+      }),
+    };
+  }
+
+  search(
+    query: string,
+    f: {
+      projectId?: string | undefined;
+      type?: string | undefined;
+      status?: string | undefined;
+      limit: number;
+    },
+  ) {
+    const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (words.length === 0) throw invalidInput('query: give at least one word to search for.');
+    return this.app.store.workItems
+      .search(words.map((w) => `"${w}"*`).join(' '), {
+        projectId: f.projectId ?? null,
+        type: f.type ?? null,
+        status: f.status ?? null,
+        limit: f.limit,
+      })
+      .map(({ score, matched, ...row }) => ({
+        ...itemView(row),
+        score: -score,
+        matched_in: matched.split(','),
+      }));
+  }
+
+  history(f: {
+    projectId?: string | undefined;
+    workItemId?: string | undefined;
+    limit: number;
+    cursor?: number | undefined;
+  }) {
+    const rows = this.app.store.workEvents.page({
+      projectId: f.projectId ?? null,
+      workItemId: f.workItemId ?? null,
+      after: f.cursor ?? 0,
+      limit: f.limit + 1,
+    });
+    const page = rows.slice(0, f.limit);
+    return {
+      events: page.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        work_item_id: e.work_item_id,
+        actor: e.actor_name,
+        actor_id: e.actor_id,
+        role: e.role,
+        content: JSON.parse(e.content) as Record<string, unknown>,
+        at: iso(e.created_at),
+      })),
+      next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
+    };
+  }
+
+  /**
+   * The dialogue between worker and reviewer (the newest `limit` events, in order), rendered as
+   * `format` says, with each item's title.
+   */
+  conversation(f: {
+    projectId?: string | undefined;
+    workItemId?: string | undefined;
+    format: ConversationFormat;
+    limit: number;
+  }) {
+    if (f.projectId) this.projects.project(f.projectId);
+    if (f.workItemId) this.item(f.workItemId);
+    const events = this.app.store.workEvents
+      .latest({
+        projectId: f.projectId ?? null,
+        workItemId: f.workItemId ?? null,
+        exclude: NOT_DIALOGUE,
+        limit: f.limit,
+      })
+      .map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        work_item_id: e.work_item_id,
+        actor: e.actor_name,
+        actor_id: e.actor_id,
+        role: e.role,
+        content: JSON.parse(e.content) as Record<string, unknown>,
+        at: iso(e.created_at),
+      }));
+    const titles = new Map<string, string>();
+    for (const e of events)
+      if (e.work_item_id && !titles.has(e.work_item_id))
+        titles.set(e.work_item_id, this.item(e.work_item_id).title);
+    return { format: f.format, ...renderConversation(events, titles, f.format) };
+  }
+
+  protected event(
+    projectId: string,
+    workItemId: string | null,
+    kind: string,
+    actor: { id: string | null; name: string },
+    role: EventRole,
+    content: unknown,
+  ): void {
+    this.app.store.workEvents.append({
+      project_id: projectId,
+      work_item_id: workItemId,
+      kind,
+      actor_id: actor.id,
+      actor_name: actor.name,
+      role,
+      content: JSON.stringify(content),
+      created_at: this.app.now(),
+    });
+  }
+}
