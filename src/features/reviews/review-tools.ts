@@ -10,7 +10,7 @@ import {
 } from '../../core/work-status.js';
 import { idField, list, text } from '../fields.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
-import { itemView } from './review-views.js';
+import { type ItemView, itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
 
 const workType = z.enum(WORK_TYPES);
@@ -37,11 +37,20 @@ const item = z
   .object({
     id: z.string(),
     projectId: z.string(),
+    type: workType,
+    phase,
+    title: z.string(),
+    description: z.string().nullable(),
+    content: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
     status: z.enum(STATUSES),
     version: z.number(),
-    title: z.string(),
+    submittedBy: z.string(),
+    submittedById: z.string().nullable(),
+    submittedAt: z.string(),
+    updatedAt: z.string(),
   })
-  .passthrough();
+  .passthrough() satisfies z.ZodType<ItemView>;
 
 const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
 const me = (ctx: ToolContext) => ctx.connection.current();

@@ -5,6 +5,9 @@ import type { WorkItemRow } from '../../store/work-items-store.js';
 
 /** How work items and suggestions look in tool results (the field names of the spec's data models). */
 
+export type ItemView = ReturnType<typeof itemView>;
+export type SuggestionView = ReturnType<typeof suggestionView>;
+
 export function itemView(i: WorkItemRow) {
   return {
     id: i.id,
