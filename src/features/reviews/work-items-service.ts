@@ -1,0 +1,287 @@
+import type { AppContext } from '../../app/context.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { MAX_DIFF_EDITS, unifiedDiff } from '../../core/line-diff.js';
+import { iso } from '../../core/time.js';
+import {
+  assertCan,
+  assertGate,
+  changedLines,
+  nextStatus,
+  type Phase,
+  phaseIndex,
+  type WorkType,
+} from '../../core/work-status.js';
+import type { ProjectRow } from '../../store/projects-store.js';
+import type { WorkItemRow } from '../../store/work-items-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+import type { Actor } from './review-projects.js';
+import { ReviewQueries } from './review-queries.js';
+import { saveReview } from './review-records.js';
+import { itemView } from './review-views.js';
+
+/** Work items: submitted, opened for review, updated to new versions (merged when approved). */
+export class WorkItemsService extends ReviewQueries {
+  constructor(
+    app: AppContext,
+    protected readonly sessions: SessionsService,
+    protected readonly notifications: NotificationsService,
+  ) {
+    super(app);
+  }
+
+  submitWork(
+    actor: Actor,
+    input: {
+      projectId?: string | undefined;
+      type: WorkType;
+      phase: Phase;
+      title: string;
+      description?: string | undefined;
+      content: string;
+      metadata?: Record<string, unknown> | undefined;
+      draft?: boolean | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    const project = this.projects.projectOf(actor, input.projectId);
+    if (project.status === 'archived')
+      throw new CollabError(
+        'INVALID_STATE',
+        `Project ${project.id} is archived.`,
+        'Reopen it with update_project {status: "active"}.',
+      );
+    const now = this.app.now();
+    const item: WorkItemRow = {
+      id: `work_${newId().slice(0, 8)}`,
+      project_id: project.id,
+      type: input.type,
+      phase: input.phase,
+      title: input.title,
+      description: input.description ?? null,
+      content: input.content,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      status: input.draft ? 'draft' : 'pending_review',
+      version: 1,
+      submitted_by: actor.id,
+      submitted_by_name: actor.name,
+      created_at: now,
+      updated_at: now,
+    };
+    store.write(() => {
+      store.workItems.insert(item);
+      store.workItems.addRevision({
+        work_item_id: item.id,
+        version: 1,
+        title: item.title,
+        content: item.content,
+        change_description: 'submitted',
+        created_by: actor.id,
+        created_by_name: actor.name,
+        created_at: now,
+      });
+      this.event(project.id, item.id, 'submitted', actor, 'worker', {
+        title: item.title,
+        type: item.type,
+        phase: item.phase,
+        version: 1,
+        content: item.content,
+        draft: input.draft === true,
+      });
+      if (!input.draft) this.notifyReviewers(project, item, actor);
+    });
+    return itemView(item);
+  }
+
+  /** Opens (if it awaits review) and describes an item; with history, its revisions and a diff. */
+  workDetail(
+    actor: Actor,
+    id: string,
+    includeHistory: boolean,
+    diff?: { from?: number | undefined; to?: number | undefined },
+  ) {
+    const { store } = this.app;
+    const item = store.write(() => {
+      const current = this.item(id);
+      if (current.status === 'pending_review' && current.submitted_by !== actor.id) {
+        const opened = { ...current, status: nextStatus(current.status, 'open'), updated_at: this.app.now() };
+        store.workItems.update(opened);
+        store.workEvents.watch(current.project_id, actor.id);
+        this.event(current.project_id, id, 'opened', actor, 'reviewer', { version: current.version });
+        return opened;
+      }
+      return current;
+    });
+    const revisions = includeHistory ? store.workItems.revisions(id) : [];
+    let diffText: string | null = null;
+    if (includeHistory && revisions.length > 1) {
+      const from = diff?.from ?? item.version - 1;
+      const to = diff?.to ?? item.version;
+      const a = store.workItems.revision(id, from);
+      const b = store.workItems.revision(id, to);
+      if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
+      diffText =
+        unifiedDiff(a.content, b.content, `v${from}`, `v${to}`) ??
+        `diff too large: v${from} and v${to} differ by more than ${MAX_DIFF_EDITS} added and removed lines; compare the revisions' content instead.`;
+    }
+    return {
+      ...itemView(item),
+      ...this.feedback(id),
+      ...(includeHistory
+        ? {
+            revisions: revisions.map((r) => ({
+              version: r.version,
+              title: r.title,
+              content: r.content,
+              change_description: r.change_description,
+              by: r.created_by_name,
+              at: iso(r.created_at),
+            })),
+            diff: diffText,
+          }
+        : {}),
+    };
+  }
+
+  updateWork(
+    actor: Actor,
+    input: {
+      workItemId: string;
+      content?: string | undefined;
+      changeDescription: string;
+      title?: string | undefined;
+      phase?: Phase | undefined;
+      status?: 'merged' | undefined;
+    },
+  ) {
+    const { store } = this.app;
+    if (
+      input.content === undefined &&
+      input.phase === undefined &&
+      input.status === undefined &&
+      input.title === undefined
+    ) {
+      throw invalidInput('give content (a new version), phase, or status "merged".');
+    }
+    let autoApproved = false;
+    const updated = store.write(() => {
+      let item = this.item(input.workItemId);
+      const project = this.projects.project(item.project_id);
+      const settings = this.projects.settings(project);
+      const now = this.app.now();
+      const approvedVersions = () =>
+        store.reviews
+          .ofItem(item.id)
+          .filter((r) => r.verdict === 'approve')
+          .map((r) => r.work_item_version);
+      if (input.content !== undefined || input.title !== undefined) {
+        assertCan(item.status, 'update', item.id);
+        const previous = item;
+        item = {
+          ...item,
+          title: input.title ?? item.title,
+          content: input.content ?? item.content,
+          version: item.version + 1,
+          status: nextStatus(item.status, 'update'),
+          updated_at: now,
+        };
+        store.workItems.update(item);
+        store.workItems.addRevision({
+          work_item_id: item.id,
+          version: item.version,
+          title: item.title,
+          content: item.content,
+          change_description: input.changeDescription,
+          created_by: actor.id,
+          created_by_name: actor.name,
+          created_at: now,
+        });
+        this.event(item.project_id, item.id, 'updated', actor, 'worker', {
+          version: item.version,
+          change_description: input.changeDescription,
+          content: item.content,
+        });
+        autoApproved = this.maybeAutoApprove(previous, item);
+        if (autoApproved) item = this.item(item.id);
+        else this.notifyReviewers(project, item, actor);
+      }
+      if (input.phase !== undefined && input.phase !== item.phase) {
+        if (phaseIndex(input.phase) > phaseIndex(item.phase)) {
+          assertGate(item, approvedVersions(), settings.require_approval, `move to phase ${input.phase}`);
+        }
+        const from = item.phase;
+        item = { ...item, phase: input.phase, updated_at: now };
+        store.workItems.update(item);
+        this.event(item.project_id, item.id, 'phase_changed', actor, 'worker', { from, to: input.phase });
+      }
+      if (input.status === 'merged') {
+        assertCan(item.status, 'merge', item.id);
+        assertGate(item, approvedVersions(), settings.require_approval, 'merge');
+        item = { ...item, status: 'merged', updated_at: now };
+        store.workItems.update(item);
+        this.event(item.project_id, item.id, 'merged', actor, 'worker', {
+          version: item.version,
+          change_description: input.changeDescription,
+        });
+      }
+      return item;
+    });
+    return { ...itemView(updated), auto_approved: autoApproved };
+  }
+
+  /**
+   * Automatic approval (AI_COLLAB_AUTO_APPROVE=true, or review_auto_approve in config): a new
+   * version of an item whose changes were requested, when its open suggestions are all minor or
+   * info and the change is small. Recorded as a review by "auto-approval", never silently.
+   */
+  private maybeAutoApprove(previous: WorkItemRow, item: WorkItemRow): boolean {
+    const enabled = process.env.AI_COLLAB_AUTO_APPROVE === 'true' || this.app.config.review_auto_approve;
+    if (!enabled || previous.status !== 'changes_requested') return false;
+    const open = this.app.store.reviews.suggestionsOf(item.id).filter((s) => s.status === 'pending');
+    if (open.some((s) => s.severity === 'critical' || s.severity === 'major')) return false;
+    const lines = changedLines(previous.content, item.content);
+    if (lines > this.app.config.review_auto_approve_max_lines) return false;
+    const now = this.app.now();
+    const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
+    saveReview(this.app.store, {
+      id: `review_${newId().slice(0, 8)}`,
+      work_item_id: item.id,
+      work_item_version: item.version,
+      reviewer_id: null,
+      reviewer_name: 'auto-approval',
+      verdict: 'approve',
+      summary,
+      automatic: 1,
+      created_at: now,
+      updated_at: now,
+    });
+    this.app.store.workItems.update({ ...item, status: 'approved', updated_at: now });
+    this.event(item.project_id, item.id, 'auto_approved', { id: null, name: 'auto-approval' }, 'system', {
+      version: item.version,
+      summary,
+    });
+    return true;
+  }
+
+  /** Reviewers of a project hear of new work: its watchers, and the other live sessions in its repo. */
+  protected notifyReviewers(project: ProjectRow, item: WorkItemRow, actor: Actor): void {
+    const live = project.kind === 'named' ? [] : this.sessions.liveInProject(project.id).map((s) => s.id);
+    const recipients = [...this.app.store.workEvents.watchers(project.id), ...live].filter(
+      (id) => id !== actor.id,
+    );
+    this.notifications.notify(recipients, {
+      type: 'work_submitted',
+      subject: `work:${item.id}`,
+      payload: {
+        work_item_id: item.id,
+        title: item.title,
+        work_type: item.type,
+        version: item.version,
+        from: actor.name,
+        project: project.id,
+      },
+      project: project.id,
+    });
+  }
+}
