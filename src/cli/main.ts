@@ -3,6 +3,7 @@ import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';
+import { DEFAULT_TOOLSETS, TOOLSETS } from '../mcp/toolsets.js';
 
 const program = new Command()
   .name('session-collab')
@@ -16,7 +17,7 @@ program
   .description('Run the MCP server over stdio (started by an MCP client)')
   .option(
     '--toolsets <list>',
-    'comma-separated toolsets: collab, realm, review (default from config: collab)',
+    `comma-separated toolsets: ${TOOLSETS.map((t) => `${t.id} (${t.description})`).join('; ')}. Default from config.json: ${DEFAULT_TOOLSETS.join(', ')}`,
   )
   .option('--read-only', 'serve only the tools that change nothing (their kind is read)')
   .option(

@@ -1,13 +1,9 @@
-import { claimTools } from '../features/claims/claim-tools.js';
-import { decisionTools } from '../features/decisions/decision-tools.js';
-import { messageTools } from '../features/messages/message-tools.js';
-import { sessionTools } from '../features/sessions/session-tools.js';
 import type { Tool } from '../features/tool-context.js';
 
 /**
  * The toolsets: the one table that serving, `--toolsets`, the server's instructions and the docs
- * all read. Toolsets other than the default one load when chosen: defining a tool builds its
- * schemas, and every spawn of `serve` pays for what it loads.
+ * all read. Tools load when their toolset is chosen: defining a tool builds its schemas, and every
+ * spawn of `serve` pays for what it loads (and the CLI reads this table for its help).
  */
 export interface Toolset {
   id: string;
@@ -28,7 +24,20 @@ export const TOOLSETS: readonly Toolset[] = [
     default: true,
     instructions:
       "Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.",
-    load: async () => [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as Tool[],
+    load: async () => {
+      const [sessions, claims, messages, decisions] = await Promise.all([
+        import('../features/sessions/session-tools.js'),
+        import('../features/claims/claim-tools.js'),
+        import('../features/messages/message-tools.js'),
+        import('../features/decisions/decision-tools.js'),
+      ]);
+      return [
+        ...sessions.sessionTools,
+        ...claims.claimTools,
+        ...messages.messageTools,
+        ...decisions.decisionTools,
+      ] as Tool[];
+    },
   },
   {
     id: 'realm',
