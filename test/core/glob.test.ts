@@ -1,9 +1,21 @@
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
+import { CollabError } from '../../src/core/errors.js';
 import { glob, matchPath, patternsOverlap } from '../../src/core/glob.js';
 
 const pm = (pattern: string) => picomatch(pattern, { dot: true });
+
+/** Patterns past the limits (too many brace alternatives…) are refused by design: not in scope here. */
+const accepted = (pattern: string) => {
+  try {
+    glob(pattern);
+    return true;
+  } catch (error) {
+    if (error instanceof CollabError && error.code === 'INVALID_INPUT') return false;
+    throw error;
+  }
+};
 
 describe('overlap examples', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -78,6 +90,7 @@ describe('overlap properties', () => {
   it('every witness matches both patterns (by picomatch)', () => {
     fc.assert(
       fc.property(patternArb, patternArb, (a, b) => {
+        fc.pre(accepted(a) && accepted(b));
         const w = patternsOverlap(a, b);
         if (w === null) return true;
         return pm(a)(w) && pm(b)(w) && !w.split('/').some((s) => s === '' || s === '.' || s === '..');
@@ -89,6 +102,7 @@ describe('overlap properties', () => {
   it('never says "no overlap" when a path matching both exists (brute force)', () => {
     fc.assert(
       fc.property(patternArb, patternArb, (a, b) => {
+        fc.pre(accepted(a) && accepted(b));
         if (patternsOverlap(a, b) !== null) return true;
         const ma = pm(a);
         const mb = pm(b);
@@ -100,11 +114,10 @@ describe('overlap properties', () => {
 
   it('matches concrete paths exactly as picomatch does', () => {
     fc.assert(
-      fc.property(
-        patternArb,
-        fc.constantFrom(...allPaths),
-        (p, path) => matchPath(glob(p), path) === pm(p)(path),
-      ),
+      fc.property(patternArb, fc.constantFrom(...allPaths), (p, path) => {
+        fc.pre(accepted(p));
+        return matchPath(glob(p), path) === pm(p)(path);
+      }),
       { numRuns: 5000 },
     );
   });
