@@ -2,10 +2,10 @@
 // real stdio and real hook processes: how long each takes to be answered (or refused), how large
 // the answers are, and what a concurrent session sees meanwhile. `node bench/probes.mjs` (after
 // `npm run build`); prints a table, each time beside a bare `node -e 0` of the same run.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, homePaths, lib, median, tempDir } from './common.mjs';
+import { cleanup, homePaths, lib, median, stdioServer, tempDir } from './common.mjs';
 
 const CLI = new URL('../dist/cli.cjs', import.meta.url).pathname;
 const rows = [];
@@ -27,63 +27,12 @@ function bareNode() {
   return median(times);
 }
 
-/** A server over stdio spoken to in bare JSON-RPC: `call` resolves with the parsed response and its size. */
-function serve(cwd, home, args = []) {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args], {
+/** The built server over stdio (see `stdioServer` in common.mjs). */
+const serve = (cwd, home, args = []) =>
+  stdioServer([process.execPath, CLI, 'serve', ...args], {
     cwd,
     env: { ...process.env, SESSION_COLLAB_HOME: home },
-    stdio: ['pipe', 'pipe', 'ignore'],
   });
-  child.stdin.on('error', () => {});
-  let buffer = '';
-  const waiting = new Map();
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    let nl = buffer.indexOf('\n');
-    while (nl !== -1) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      const message = JSON.parse(line);
-      waiting.get(message.id)?.({ message, bytes: line.length });
-      waiting.delete(message.id);
-      nl = buffer.indexOf('\n');
-    }
-  });
-  const closed = new Promise((r) => child.once('exit', r));
-  child.once('exit', () => {
-    for (const resolve of waiting.values()) resolve({ message: null, bytes: 0 });
-  });
-  let next = 1;
-  const request = (method, params) =>
-    new Promise((resolve) => {
-      const id = next++;
-      waiting.set(id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  const ready = request('initialize', {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'probe', version: '1' },
-  }).then(() => child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
-  return {
-    child,
-    closed,
-    async call(name, args = {}) {
-      await ready;
-      const t = performance.now();
-      const { message, bytes } = await request('tools/call', { name, arguments: args });
-      return { ms: performance.now() - t, bytes, result: message?.result ?? null };
-    },
-    rssMb() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
-    },
-    close() {
-      child.stdin.end();
-      return closed;
-    },
-  };
-}
 
 const errorOf = (r) => r.result?.structuredContent?.error ?? null;
 const fmt = (ms) => `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { cleanup, homePaths, lib, median, percentile, tempDir, tool } from './common.mjs';
+import { cleanup, homePaths, lib, median, percentile, stdioServer, tempDir, tool } from './common.mjs';
 
 const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
@@ -132,6 +132,67 @@ function checkLatency() {
   return { claims, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
+/**
+ * `collab_check` as a client sees it: a server over stdio, `claims` live claims held by 100 other
+ * sessions, 1,000 checks one after another; the server's RSS after them.
+ */
+async function checkOverStdio(claims) {
+  const home = tempDir('bench-home-');
+  const repo = gitRepo();
+  const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+  const sessions = [];
+  for (let s = 0; s < 100; s++) {
+    const c = new lib.Connection(app, app.sessions, {
+      cwd: repo,
+      client: () => 'bench',
+      server: lib.ownProcess(),
+    });
+    sessions.push(tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo }).session_id);
+  }
+  const project = app.sessions.get(sessions[0]).project_id;
+  app.store.write(() => {
+    for (let k = 0; k < claims; k++) {
+      const s = k % 100;
+      const pattern =
+        k % 10 === 0 ? `packages/p${s}/src/m${k}/**` : `packages/p${s}/src/m${k % 10}/file${k}.ts`;
+      app.store.claims.insert(
+        {
+          id: `c${k}`,
+          session_id: sessions[s],
+          project_id: project,
+          intent: `work ${k}`,
+          scope: 'small',
+          exclusive: 0,
+          created_at: app.now(),
+          expires_at: null,
+        },
+        [{ pattern, base: pattern.replace(/\/\*\*$/, '') }],
+      );
+    }
+  });
+  app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  app.close();
+  const server = stdioServer([process.execPath, CLI, 'serve'], {
+    cwd: repo,
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+  });
+  const targets = [
+    ['packages/p42/src/m3/file3.ts'],
+    ['packages/p7/src/m0/deep/x.ts'],
+    ['packages/p99/README.md'],
+    ['src/unclaimed.ts', 'packages/p1/src/m1/file11.ts'],
+  ];
+  for (let i = 0; i < 50; i++) await server.call('collab_check', { files: targets[i % targets.length] });
+  const times = [];
+  for (let i = 0; i < 1000; i++)
+    times.push((await server.call('collab_check', { files: targets[i % targets.length] })).ms);
+  times.sort((a, b) => a - b);
+  const rss = server.rssMb('now');
+  await server.close();
+  cleanup(home, repo);
+  return { claims, p50: percentile(times, 50), p99: percentile(times, 99), rss };
+}
+
 async function throughput(processes = 8, seconds = 5) {
   const home = tempDir('bench-home-');
   const repo = gitRepo();
@@ -255,6 +316,9 @@ progress('cold start (20 spawns)…');
 const cold = await coldStart();
 progress('collab_check with 10,000 live claims…');
 const check = checkLatency();
+progress('collab_check over stdio with 10,000 and 100,000 live claims (1,000 calls each)…');
+const stdio10k = await checkOverStdio(10_000);
+const stdio100k = await checkOverStdio(100_000);
 progress('8 processes: claim + check + release for 5 s…');
 const tp = await throughput();
 progress('hook processes: PreToolUse and PostToolUse with 1,000 live claims (40 runs each)…');
@@ -275,6 +339,12 @@ const rows = [
     'p99 ≤ 2 ms',
     check.p99 <= 2,
   ],
+  ...[stdio10k, stdio100k].map((r) => [
+    `\`collab_check\` client round trip over stdio, ${r.claims.toLocaleString('en')} live claims (1,000 calls)`,
+    `p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; server RSS after: ${fmt(r.rss, 0)} MiB`,
+    'p99 ≤ 2 ms',
+    r.p99 <= 2,
+  ]),
   [
     `claim + check + release, ${tp.processes} processes on one DB`,
     `${Math.round(tp.opsPerSecond).toLocaleString('en')} ops/s (${tp.cycles} cycles), ${tp.busy} busy errors, ${tp.lost} lost, ${tp.duplicates} duplicated`,
@@ -318,7 +388,10 @@ The benchmarks build first and use the bundled \`dist/\`; they are never asserti
   bundle through V8's code cache, which the first \`serve\` to exit saves in the home folder; the
   figure in brackets is a first start on a fresh home (median of 5), before that cache exists.
 - **collab_check**: 100 sessions × 100 claims (files and directory globs across 100 packages), 4,000
-  checks through the full tool path (input validation, liveness, glob matching, output schema).
+  checks through the full tool path (input validation, liveness, glob matching, output schema), in
+  process. **Over stdio**: the same kind of claims (10,000 and 100,000, held by 100 live sessions)
+  and a real \`serve\` spoken to in bare JSON-RPC (no SDK client, so the client costs nothing), 1,000
+  checks one after another, timed at the client; the server's RSS after them.
 - **throughput**: 8 processes, each its own connection to one database file, loop
   claim → check → release for 5 s; every call counts as one op. Afterwards every claim id must be
   unique and every claim completed.

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
@@ -11,19 +11,23 @@ export interface Logger {
   error(event: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON line per event in logs/collab.log; never throws (logging must not break a tool call). */
+/**
+ * One JSON line per event in logs/collab.log; never throws (logging must not break a tool call).
+ * The file is opened once, on the first line, in append mode: each line is one write, whole, however
+ * many processes log at once.
+ */
 export function createLogger(file: string, level: LogLevel): Logger {
-  let ready = false;
+  let fd: number | null = null;
   const write = (lvl: LogLevel, event: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < LEVELS[level]) return;
     try {
-      if (!ready) {
+      if (fd === null) {
         mkdirSync(dirname(file), { recursive: true });
-        ready = true;
+        fd = openSync(file, 'a');
       }
       // The line's own keys win over fields of the same name.
-      appendFileSync(
-        file,
+      writeSync(
+        fd,
         `${JSON.stringify({ ...fields, t: new Date().toISOString(), level: lvl, pid: process.pid, event })}\n`,
       );
     } catch {

@@ -26,17 +26,34 @@ export function processStartTime(pid: number): string | null {
  * (exited, not yet reaped by its parent) does not run.
  */
 export function processAlive(pid: number, pidStart: string | null): boolean {
+  // A signal 0 is cheap and says at once when a process is gone. Reading /proc (a zombie, a reused
+  // pid) costs more; its answer holds for a moment, since every check and every listed session asks
+  // about the same few processes.
   try {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const key = `${pid}:${pidStart}`;
+  const now = Date.now();
+  const known = answers.get(key);
+  if (known && now - known.at < ANSWER_MS) return known.alive;
   const stat = procStat(pid);
-  if (stat === null) return true; // no /proc: the signal said it exists
-  if (stat.state === 'Z' || stat.state === 'X') return false;
-  return pidStart === null || stat.start === null || stat.start === pidStart;
+  const alive =
+    stat === null // no /proc: the signal said it exists
+      ? true
+      : stat.state !== 'Z' &&
+        stat.state !== 'X' &&
+        (pidStart === null || stat.start === null || stat.start === pidStart);
+  if (answers.size > 1_000) answers.clear();
+  answers.set(key, { alive, at: now });
+  return alive;
 }
+
+/** How long an answer read from /proc holds. */
+const ANSWER_MS = 1_000;
+const answers = new Map<string, { alive: boolean; at: number }>();
 
 /** What a person needs to know of a process: its command line (bounded) and whether it is stopped. */
 export function describeProcess(pid: number): { pid: number; command: string; stopped: boolean } | null {

@@ -1,6 +1,27 @@
 import { CollabError } from '../core/errors.js';
+import { claimTools } from '../features/claims/claim-tools.js';
+import { decisionTools } from '../features/decisions/decision-tools.js';
+import { messageTools } from '../features/messages/message-tools.js';
+import { sessionTools } from '../features/sessions/session-tools.js';
 import type { Tool } from '../features/tool-context.js';
-import { TOOLSET_IDS, TOOLSETS, type Toolset } from './toolsets.js';
+import { TOOLSET_IDS, TOOLSETS, type Toolset, type ToolsetId } from './toolsets.js';
+
+/**
+ * The tools of each toolset (of the table in toolsets.ts), in the order clients list them. Toolsets
+ * other than the default one load when chosen: defining a tool builds its schemas, and every spawn
+ * of `serve` pays for what it loads.
+ */
+const LOAD: Record<ToolsetId, () => Promise<Tool[]>> = {
+  collab: async () => [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as Tool[],
+  realm: async () => {
+    const [{ realmTools }, { notificationTools }] = await Promise.all([
+      import('../features/realm/realm-tools.js'),
+      import('../features/notifications/notification-tools.js'),
+    ]);
+    return [...realmTools, ...notificationTools] as Tool[];
+  },
+  review: async () => (await import('../features/reviews/review-tools.js')).reviewTools as Tool[],
+};
 
 /** What a server serves: the tools of the chosen toolsets and the instructions that go with them. */
 export interface Selection {
@@ -17,7 +38,7 @@ export async function select(
   ids: readonly string[],
   options: { readOnly?: boolean } = {},
 ): Promise<Selection> {
-  const unknown = ids.filter((t) => !TOOLSET_IDS.includes(t));
+  const unknown = ids.filter((t) => !(TOOLSET_IDS as string[]).includes(t));
   if (unknown.length > 0) {
     throw new CollabError(
       'CONFIG_ERROR',
@@ -26,7 +47,7 @@ export async function select(
     );
   }
   const toolsets = TOOLSETS.filter((t) => ids.includes(t.id));
-  const tools = (await Promise.all(toolsets.map((t) => t.load()))).flat();
+  const tools = (await Promise.all(toolsets.map((t) => LOAD[t.id]()))).flat();
   return {
     toolsets,
     tools: options.readOnly ? tools.filter((t) => t.kind === 'read') : tools,
@@ -44,7 +65,7 @@ export async function selectTools(ids: readonly string[]): Promise<Tool[]> {
 
 /** Every toolset with its tools (for the documentation and the schema snapshots). */
 export async function everyToolset(): Promise<Array<{ toolset: Toolset; tools: Tool[] }>> {
-  return Promise.all(TOOLSETS.map(async (toolset) => ({ toolset, tools: await toolset.load() })));
+  return Promise.all(TOOLSETS.map(async (toolset) => ({ toolset, tools: await LOAD[toolset.id]() })));
 }
 
 /** Every tool the product has. */

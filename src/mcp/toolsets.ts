@@ -1,21 +1,19 @@
-import type { Tool } from '../features/tool-context.js';
-
 /**
- * The toolsets: the one table that serving, `--toolsets`, the server's instructions and the docs
- * all read. Tools load when their toolset is chosen: defining a tool builds its schemas, and every
- * spawn of `serve` pays for what it loads (and the CLI reads this table for its help).
+ * The toolsets: the one table that serving, `--toolsets` (its help and its check), the server's
+ * instructions and the docs all read. It imports nothing, so the CLI reads it for its help at no
+ * cost; each toolset's tools are loaded by `registry.ts`, which has a loader for every id here.
  */
 export interface Toolset {
-  id: string;
+  id: ToolsetId;
   /** One line, for `--toolsets` help and the docs. */
   description: string;
   /** Served when neither --toolsets nor config.json says otherwise. */
   default: boolean;
   /** What the server tells the client about this toolset (joined for the enabled ones). */
   instructions: string;
-  /** Its tools, in the order clients list them. */
-  load(): Promise<Tool[]>;
 }
+
+export type ToolsetId = 'collab' | 'realm' | 'review';
 
 export const TOOLSETS: readonly Toolset[] = [
   {
@@ -24,20 +22,6 @@ export const TOOLSETS: readonly Toolset[] = [
     default: true,
     instructions:
       "Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.",
-    load: async () => {
-      const [sessions, claims, messages, decisions] = await Promise.all([
-        import('../features/sessions/session-tools.js'),
-        import('../features/claims/claim-tools.js'),
-        import('../features/messages/message-tools.js'),
-        import('../features/decisions/decision-tools.js'),
-      ]);
-      return [
-        ...sessions.sessionTools,
-        ...claims.claimTools,
-        ...messages.messageTools,
-        ...decisions.decisionTools,
-      ] as Tool[];
-    },
   },
   {
     id: 'realm',
@@ -45,13 +29,6 @@ export const TOOLSETS: readonly Toolset[] = [
     default: false,
     instructions:
       'Realm: in a repo of a realm, session_start ties this session to an RFC; realm_status and contract_get show the contracts this repo provides and consumes; contract changes arrive as notifications; worktree_create and pr_status work across the domain peers.',
-    load: async () => {
-      const [{ realmTools }, { notificationTools }] = await Promise.all([
-        import('../features/realm/realm-tools.js'),
-        import('../features/notifications/notification-tools.js'),
-      ]);
-      return [...realmTools, ...notificationTools] as Tool[];
-    },
   },
   {
     id: 'review',
@@ -59,7 +36,6 @@ export const TOOLSETS: readonly Toolset[] = [
     default: false,
     instructions:
       'Review: a worker submits work (submit_work) and answers reviews (respond_to_review, update_work); a reviewer takes get_pending_reviews, reads get_work_detail and decides with submit_review and its suggestions. Every version and word is kept (get_history, get_conversation).',
-    load: async () => (await import('../features/reviews/review-tools.js')).reviewTools as Tool[],
   },
 ];
 

@@ -22,6 +22,19 @@ async function cli(home: string, args: string[], cwd = process.cwd()) {
   }
 }
 
+describe('the bundles', () => {
+  it('the library bundle (dist/lib.js, which the benchmarks use) loads', async () => {
+    requireBuild();
+    const lib = new URL('../../dist/lib.js', import.meta.url).href;
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const lib = await import(${JSON.stringify(lib)}); console.log((await lib.allTools()).length);`,
+    ]);
+    expect(Number(stdout.trim())).toBeGreaterThan(30);
+  });
+});
+
 describe('session-collab status', () => {
   it('shows sessions, claims and conflicts per project, as text and as JSON', async () => {
     const home = tempDir('collab-home-');
