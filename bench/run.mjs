@@ -18,13 +18,18 @@ function gitRepo() {
   return dir;
 }
 
-/** Spawn `serve`, send initialize + a tool call at once, time until the tool result arrives. */
-function coldStartOnce(home, repo) {
+/**
+ * Spawn `serve` (or, with `server`, another command), send initialize + a tool call at once, time
+ * until the tool result arrives.
+ */
+function coldStartOnce(home, repo, server = null) {
+  const command = server?.command ?? [process.execPath, CLI, 'serve'];
+  const call = server?.call ?? { name: 'collab_check', arguments: { files: ['src/a.ts'] } };
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, 'serve'], {
+    const child = spawn(command[0], command.slice(1), {
       cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home },
+      env: { ...process.env, SESSION_COLLAB_HOME: home, ...(server?.env?.(home) ?? {}) },
     });
     let buffer = '';
     child.stdout.on('data', (chunk) => {
@@ -51,12 +56,7 @@ function coldStartOnce(home, repo) {
       },
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'collab_check', arguments: { files: ['src/a.ts'] } },
-    });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: call });
   });
 }
 
@@ -130,6 +130,32 @@ function checkLatency() {
   app.close();
   cleanup(home, repo);
   return { claims, p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+/**
+ * With PEER_DIR pointing at a built peer (leaf76/session-collab-mcp), cold start side by side:
+ * spawn → initialize → `collab_session_list` (a tool both have, with no arguments), the two servers
+ * alternating, 20 starts each after a warm-up, each on its own home.
+ */
+async function coldStartVsPeer(peerDir) {
+  const repo = gitRepo();
+  const homes = { ours: tempDir('bench-home-'), peer: tempDir('bench-home-') };
+  const call = { name: 'collab_session_list', arguments: {} };
+  const servers = {
+    ours: { command: [process.execPath, CLI, 'serve'], call },
+    peer: {
+      command: [process.execPath, `${peerDir}/dist/cli.js`],
+      call,
+      env: (home) => ({ SESSION_COLLAB_DB: `${home}/peer.db` }),
+    },
+  };
+  for (const k of ['ours', 'peer']) await coldStartOnce(homes[k], repo, servers[k]);
+  const times = { ours: [], peer: [] };
+  for (let i = 0; i < 20; i++)
+    for (const k of i % 2 ? ['ours', 'peer'] : ['peer', 'ours'])
+      times[k].push(await coldStartOnce(homes[k], repo, servers[k]));
+  cleanup(homes.ours, homes.peer, repo);
+  return { ours: median(times.ours), peer: median(times.peer) };
 }
 
 /**
@@ -314,6 +340,12 @@ async function listSize() {
 
 progress('cold start (20 spawns)…');
 const cold = await coldStart();
+const peerDir = process.env.PEER_DIR;
+let vsPeer = null;
+if (peerDir) {
+  progress(`cold start side by side with the peer in ${peerDir}…`);
+  vsPeer = await coldStartVsPeer(peerDir);
+} else progress('PEER_DIR not set: the side-by-side figures with the peer are left out.');
 progress('collab_check with 10,000 live claims…');
 const check = checkLatency();
 progress('collab_check over stdio with 10,000 and 100,000 live claims (1,000 calls each)…');
@@ -333,6 +365,16 @@ const rows = [
     '≤ 120 ms',
     cold.median <= 120,
   ],
+  ...(vsPeer
+    ? [
+        [
+          'cold start side by side with the peer (spawn → `collab_session_list`, alternating, median of 20)',
+          `ratio ${fmt(vsPeer.ours / vsPeer.peer, 2)} (ours ${fmt(vsPeer.ours)} ms, peer ${fmt(vsPeer.peer)} ms)`,
+          '≤ 1.0× the peer',
+          vsPeer.ours <= vsPeer.peer,
+        ],
+      ]
+    : []),
   [
     `\`collab_check\` with ${check.claims.toLocaleString('en')} live claims`,
     `p50 ${fmt(check.p50, 3)} ms, p99 ${fmt(check.p99, 3)} ms`,
@@ -401,6 +443,9 @@ The benchmarks build first and use the bundled \`dist/\`; they are never asserti
   same for \`hook post-tool-use\` after a Read when the session has nothing new (it runs after every
   tool call: an indexed read, a heartbeat, no output).
 - **tools/list**: the default toolset's \`tools/list\` result as JSON, bytes / 4.
+- **side by side with the peer** (only when \`PEER_DIR\` points at a built leaf76/session-collab-mcp,
+  e.g. cloned and built in a temporary folder, never in this repository): cold start of both
+  servers, alternating in one run, as a ratio.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}. On this shared 2-core machine the
 process timings move by 10–20 % between runs, and more when the host is busy (a bare \`node -e 0\` spawn has measured 53–134 ms); the
