@@ -4,7 +4,8 @@
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
 //   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
 //   dist/lib.js    the application as a library (benchmarks)
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+//   dist/tool-definitions.json  every tool's listed schema, for `serve` to read instead of building
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -63,3 +64,10 @@ await Promise.all([
   }),
 ]);
 chmodSync('dist/cli.cjs', 0o755);
+
+// Every tool's listed schema, worked out once here rather than by each `serve` at start (building
+// JSON Schema from zod is the largest part of a first tools/list). `serve` reads this file when it
+// runs from dist/; from source it computes them.
+const lib = await import(new URL('../dist/lib.js', import.meta.url).href);
+const definitions = Object.fromEntries(lib.toolDefinitions(await lib.allTools()).map((d) => [d.name, d]));
+writeFileSync(new URL('../dist/tool-definitions.json', import.meta.url), JSON.stringify(definitions));

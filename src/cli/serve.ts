@@ -1,4 +1,6 @@
-import type { Server } from '@modelcontextprotocol/server';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
@@ -37,6 +39,22 @@ Check the installation:        ${me} doctor
 `;
 }
 
+/**
+ * The tools' listed schemas worked out when dist/ was built (scripts/build.mjs), beside this bundle;
+ * none when running from source (they are built at start then).
+ */
+function builtDefinitions(): Record<string, Tool> {
+  try {
+    if (typeof __filename !== 'string') return {};
+    return JSON.parse(readFileSync(join(dirname(__filename), 'tool-definitions.json'), 'utf8')) as Record<
+      string,
+      Tool
+    >;
+  } catch {
+    return {};
+  }
+}
+
 /** Serves the MCP tools over stdio until the client goes away; then ends this session. */
 export async function serve(options: ServeOptions): Promise<void> {
   if (process.stdin.isTTY) {
@@ -58,7 +76,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   const handle = serveStdio(
     () => {
-      server = createMcpServer(app, connection, selection);
+      server = createMcpServer(app, connection, selection, builtDefinitions());
       return server;
     },
     { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },

@@ -81,16 +81,22 @@ function annotations(d: ToolDescriptor): NonNullable<Tool['annotations']> {
   };
 }
 
-/** The MCP `tools/list` entries of descriptors; annotations derive from each tool's kind. */
-export function toolDefinitions(tools: ToolDescriptor[]): Tool[] {
-  return tools.map((d) => ({
-    name: d.name,
-    title: d.title,
-    description: d.description,
-    inputSchema: jsonSchema(d.input, 'input') as Tool['inputSchema'],
-    outputSchema: jsonSchema(d.output, 'output') as Tool['outputSchema'],
-    annotations: annotations(d),
-  }));
+/**
+ * The MCP `tools/list` entries of descriptors; annotations derive from each tool's kind. `built`
+ * holds entries worked out when the bundle was built (dist/tool-definitions.json), used as they are.
+ */
+export function toolDefinitions(tools: ToolDescriptor[], built: Record<string, Tool> = {}): Tool[] {
+  return tools.map(
+    (d) =>
+      built[d.name] ?? {
+        name: d.name,
+        title: d.title,
+        description: d.description,
+        inputSchema: jsonSchema(d.input, 'input') as Tool['inputSchema'],
+        outputSchema: jsonSchema(d.output, 'output') as Tool['outputSchema'],
+        annotations: annotations(d),
+      },
+  );
 }
 
 /**
@@ -101,12 +107,13 @@ export function createMcpServer(
   app: App,
   connection: Connection,
   { tools, instructions }: { tools: ToolDescriptor[]; instructions: string },
+  built: Record<string, Tool> = {},
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions },
   );
-  const definitions = toolDefinitions(tools);
+  const definitions = toolDefinitions(tools, built);
   const byName = new Map<string, ListedTool>(
     tools.map((d, i) => [d.name, { descriptor: d, definition: definitions[i]! }]),
   );

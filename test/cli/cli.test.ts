@@ -33,6 +33,17 @@ describe('the bundles', () => {
     ]);
     expect(Number(stdout.trim())).toBeGreaterThan(30);
   });
+
+  it('the listed schemas the build worked out are the ones the code gives', async () => {
+    requireBuild();
+    const { readFileSync } = await import('node:fs');
+    const { allTools } = await import('../../src/mcp/registry.js');
+    const { toolDefinitions } = await import('../../src/mcp/server.js');
+    const built = JSON.parse(
+      readFileSync(new URL('../../dist/tool-definitions.json', import.meta.url), 'utf8'),
+    );
+    expect(built).toEqual(Object.fromEntries(toolDefinitions(await allTools()).map((d) => [d.name, d])));
+  });
 });
 
 describe('session-collab status', () => {
