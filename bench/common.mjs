@@ -1,8 +1,10 @@
 // Shared helpers for the benchmarks: temp homes, percentiles, the built library.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+export { stdioServer } from './stdio-client.mjs';
 
 export const lib = await import(new URL('../dist/lib.js', import.meta.url).href);
 const TOOLS = await lib.allTools();
@@ -34,61 +36,14 @@ export function tool(app, connection, name, args) {
   return result.structuredContent;
 }
 
-/**
- * An MCP server over stdio spoken to in bare JSON-RPC (no SDK client: neither side pays a client's
- * costs): `call` resolves with the parsed result, its size and the round trip; `rssMb` is the
- * server's peak RSS.
- */
-export function stdioServer(command, { cwd, env }) {
-  const child = spawn(command[0], command.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
-  child.stdin.on('error', () => {});
-  let buffer = '';
-  const waiting = new Map();
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    let nl = buffer.indexOf('\n');
-    while (nl !== -1) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      const message = JSON.parse(line);
-      waiting.get(message.id)?.({ message, bytes: line.length });
-      waiting.delete(message.id);
-      nl = buffer.indexOf('\n');
-    }
-  });
-  const closed = new Promise((r) => child.once('exit', r));
-  child.once('exit', () => {
-    for (const resolve of waiting.values()) resolve({ message: null, bytes: 0 });
-  });
-  let next = 1;
-  const request = (method, params) =>
-    new Promise((resolve) => {
-      const id = next++;
-      waiting.set(id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  const ready = request('initialize', {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'probe', version: '1' },
-  }).then(() => child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
-  return {
-    child,
-    closed,
-    async call(name, args = {}) {
-      await ready;
-      const t = performance.now();
-      const { message, bytes } = await request('tools/call', { name, arguments: args });
-      return { ms: performance.now() - t, bytes, result: message?.result ?? null };
-    },
-    /** Peak RSS (`peak`) or now, in MiB. */
-    rssMb(which = 'peak') {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(new RegExp(`${which === 'peak' ? 'VmHWM' : 'VmRSS'}:\\s+(\\d+)`).exec(status)[1]) / 1024;
-    },
-    close() {
-      child.stdin.end();
-      return closed;
-    },
-  };
+/** One bare `node -e 0` spawn, in ms: Node's own start on this machine, right now. */
+export function bareNode() {
+  const t = performance.now();
+  execFileSync(process.execPath, ['-e', '0']);
+  return performance.now() - t;
+}
+
+/** The machine's load averages (1, 5, 15 minutes), for the record. */
+export function load() {
+  return loadavg().map((n) => n.toFixed(2));
 }

@@ -1,46 +1,45 @@
-// `npm run bench`: the figures of DESIGN.md §6 on this machine, printed as a table.
+// `npm run bench`: the figures of DESIGN.md §6 as a client sees them, printed as a table.
 // `npm run bench -- --record` also writes them to docs/benchmarks.md.
-import { execFileSync, spawn } from 'node:child_process';
+// Every figure is taken over real stdio (or real hook processes) with a minimal JSON-RPC client,
+// paired in the same run with a bare `node -e 0` and, when PEER_DIR points at a built
+// leaf76/session-collab-mcp, with that peer, alternating; ratios are ours ÷ theirs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { cleanup, homePaths, lib, median, percentile, stdioServer, tempDir, tool } from './common.mjs';
+import { bareNode, cleanup, load, median, percentile, stdioServer, tempDir } from './common.mjs';
+import { CHECK_TARGETS, gitRepo, ours, peer } from './servers.mjs';
 
-const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
-const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 const record = process.argv.includes('--record');
 const progress = (s) => process.stderr.write(`${s}\n`);
-
-function gitRepo() {
-  const dir = tempDir('bench-repo-');
-  execFileSync('git', ['init', '-q', dir]);
-  return dir;
+const PEER = process.env.PEER_DIR ? peer(process.env.PEER_DIR) : null;
+if (process.env.PEER_DIR && !PEER) {
+  progress(`PEER_DIR=${process.env.PEER_DIR} holds no built peer (dist/cli.js): run its npm run build.`);
+  process.exit(2);
 }
+const servers = PEER ? [ours, PEER] : [ours];
+const loads = [load()];
 
 /**
- * Spawn `serve` (or, with `server`, another command), send initialize + a tool call at once, time
- * until the tool result arrives.
+ * Spawn a server, write initialize + a tool call at once, time until the tool result arrives.
  */
-function coldStartOnce(home, repo, server = null) {
-  const command = server?.command ?? [process.execPath, CLI, 'serve'];
-  const call = server?.call ?? { name: 'collab_check', arguments: { files: ['src/a.ts'] } };
+function coldStartOnce(target, home, repo, call) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command[0], command.slice(1), {
+    const child = spawn(target.command[0], target.command.slice(1), {
       cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, ...(server?.env?.(home) ?? {}) },
+      env: { ...process.env, ...target.env(home) },
+      stdio: ['pipe', 'pipe', 'ignore'],
     });
     let buffer = '';
     child.stdout.on('data', (chunk) => {
       buffer += chunk;
-      for (const line of buffer.split('\n')) {
-        if (line.includes('"id":2')) {
-          const elapsed = performance.now() - started;
-          child.stdin.end();
-          child.on('exit', () => resolve(elapsed));
-          return;
-        }
+      if (buffer.includes('"id":2')) {
+        const elapsed = performance.now() - started;
+        child.stdin.end();
+        child.on('exit', () => resolve(elapsed));
+        buffer = '';
       }
     });
     child.on('error', reject);
@@ -60,170 +59,91 @@ function coldStartOnce(home, repo, server = null) {
   });
 }
 
+/**
+ * Cold start: spawn → initialize → `collab_session_list` (a tool both servers have, no arguments),
+ * ours, the peer and a bare `node -e 0` in turn, 21 rounds after a warm-up, each server on its own
+ * home; and ours on a fresh home (no database, no code cache yet), median of 5.
+ */
 async function coldStart() {
-  const repo = gitRepo();
-  // First start on a machine: no database, no code cache yet.
-  const first = [];
-  for (let i = 0; i < 5; i++) {
-    const fresh = tempDir('bench-home-');
-    first.push(await coldStartOnce(fresh, repo));
-    cleanup(fresh);
-  }
-  const home = tempDir('bench-home-');
-  await coldStartOnce(home, repo); // creates the database and the code cache; not counted
-  const times = [];
-  for (let i = 0; i < 20; i++) times.push(await coldStartOnce(home, repo));
-  const bare = [];
-  for (let i = 0; i < 10; i++) {
-    const t = performance.now();
-    execFileSync(process.execPath, ['-e', '0']);
-    bare.push(performance.now() - t);
-  }
-  cleanup(home, repo);
-  return { median: median(times), first: median(first), bare: median(bare) };
-}
-
-function checkLatency() {
-  const home = tempDir('bench-home-');
-  const repo = gitRepo();
-  const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-  // 100 sessions × 100 claims: files spread over packages, plus some directory globs.
-  const connections = [];
-  for (let s = 0; s < 100; s++) {
-    const c = new lib.Connection(app, app.sessions, {
-      cwd: repo,
-      client: () => 'bench',
-      server: lib.ownProcess(),
-    });
-    tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
-    connections.push(c);
-  }
-  let claims = 0;
-  for (let s = 0; s < 100; s++) {
-    for (let k = 0; k < 100; k++) {
-      const files =
-        k % 10 === 0 ? [`packages/p${s}/src/m${k}/**`] : [`packages/p${s}/src/m${k % 10}/file${k}.ts`];
-      tool(app, connections[s], 'collab_claim', { files, intent: `work ${s}/${k}` });
-      claims++;
-    }
-  }
-  const probe = new lib.Connection(app, app.sessions, {
-    cwd: repo,
-    client: () => 'bench',
-    server: lib.ownProcess(),
-  });
-  tool(app, probe, 'collab_session_start', { name: 'probe', project_root: repo });
-  const targets = [
-    ['packages/p42/src/m3/file33.ts'],
-    ['packages/p7/src/m0/deep/x.ts'],
-    ['packages/p99/README.md'],
-    ['src/unclaimed.ts', 'packages/p1/src/m1/file11.ts'],
-  ];
-  for (let i = 0; i < 200; i++) tool(app, probe, 'collab_check', { files: targets[i % targets.length] });
-  const times = [];
-  for (let i = 0; i < 4000; i++) {
-    const t = performance.now();
-    tool(app, probe, 'collab_check', { files: targets[i % targets.length] });
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  app.close();
-  cleanup(home, repo);
-  return { claims, p50: percentile(times, 50), p99: percentile(times, 99) };
-}
-
-/**
- * With PEER_DIR pointing at a built peer (leaf76/session-collab-mcp), cold start side by side:
- * spawn → initialize → `collab_session_list` (a tool both have, with no arguments), the two servers
- * alternating, 20 starts each after a warm-up, each on its own home.
- */
-async function coldStartVsPeer(peerDir) {
-  const repo = gitRepo();
-  const homes = { ours: tempDir('bench-home-'), peer: tempDir('bench-home-') };
+  const repo = gitRepo(tempDir);
   const call = { name: 'collab_session_list', arguments: {} };
-  const servers = {
-    ours: { command: [process.execPath, CLI, 'serve'], call },
-    peer: {
-      command: [process.execPath, `${peerDir}/dist/cli.js`],
-      call,
-      env: (home) => ({ SESSION_COLLAB_DB: `${home}/peer.db` }),
-    },
+  const homes = new Map(servers.map((s) => [s, tempDir('bench-home-')]));
+  for (const s of servers) await coldStartOnce(s, homes.get(s), repo, call);
+  const times = new Map(servers.map((s) => [s, []]));
+  const bare = [];
+  for (let i = 0; i < 21; i++) {
+    for (const s of i % 2 ? [...servers].reverse() : servers)
+      times.get(s).push(await coldStartOnce(s, homes.get(s), repo, call));
+    bare.push(bareNode());
+  }
+  const fresh = [];
+  for (let i = 0; i < 5; i++) {
+    const home = tempDir('bench-home-');
+    fresh.push(await coldStartOnce(ours, home, repo, call));
+    cleanup(home);
+  }
+  cleanup(repo, ...homes.values());
+  return {
+    ours: median(times.get(ours)),
+    peer: PEER ? median(times.get(PEER)) : null,
+    bare: median(bare),
+    fresh: median(fresh),
   };
-  for (const k of ['ours', 'peer']) await coldStartOnce(homes[k], repo, servers[k]);
-  const times = { ours: [], peer: [] };
-  for (let i = 0; i < 20; i++)
-    for (const k of i % 2 ? ['ours', 'peer'] : ['peer', 'ours'])
-      times[k].push(await coldStartOnce(homes[k], repo, servers[k]));
-  cleanup(homes.ours, homes.peer, repo);
-  return { ours: median(times.ours), peer: median(times.peer) };
 }
 
 /**
- * `collab_check` as a client sees it: a server over stdio, `claims` live claims held by 100 other
- * sessions, 1,000 checks one after another; the server's RSS after them.
+ * `collab_check` as a client sees it with `claims` live claims held by 100 other sessions: the
+ * servers answer in turn, up to 1,000 checks each (or 20 s of checks, for a server that is slow at
+ * this size); the server's RSS after them.
  */
-async function checkOverStdio(claims) {
-  const home = tempDir('bench-home-');
-  const repo = gitRepo();
-  const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-  const sessions = [];
-  for (let s = 0; s < 100; s++) {
-    const c = new lib.Connection(app, app.sessions, {
-      cwd: repo,
-      client: () => 'bench',
-      server: lib.ownProcess(),
-    });
-    sessions.push(tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo }).session_id);
+async function checkAt(claims) {
+  const repo = gitRepo(tempDir);
+  const runs = [];
+  for (const s of servers) {
+    const home = tempDir('bench-home-');
+    await s.seed(home, repo, claims, stdioServer);
+    const server = stdioServer(s.command, { cwd: repo, env: { ...process.env, ...s.env(home) } });
+    const sid = await s.startSession(server, repo, 'probe');
+    runs.push({ s, home, server, sid, times: [], spent: 0 });
   }
-  const project = app.sessions.get(sessions[0]).project_id;
-  app.store.write(() => {
-    for (let k = 0; k < claims; k++) {
-      const s = k % 100;
-      const pattern =
-        k % 10 === 0 ? `packages/p${s}/src/m${k}/**` : `packages/p${s}/src/m${k % 10}/file${k}.ts`;
-      app.store.claims.insert(
-        {
-          id: `c${k}`,
-          session_id: sessions[s],
-          project_id: project,
-          intent: `work ${k}`,
-          scope: 'small',
-          exclusive: 0,
-          created_at: app.now(),
-          expires_at: null,
-        },
-        [{ pattern, base: pattern.replace(/\/\*\*$/, '') }],
-      );
+  for (const run of runs)
+    for (let i = 0; i < 20; i++)
+      await run.s.check(run.server, run.sid, CHECK_TARGETS[i % CHECK_TARGETS.length]);
+  for (let i = 0; i < 1000; i++) {
+    for (const run of runs) {
+      if (run.spent > 20_000) continue;
+      const r = await run.s.check(run.server, run.sid, CHECK_TARGETS[i % CHECK_TARGETS.length]);
+      const error = run.s.errorText(r);
+      if (error) throw new Error(`${run.s.name} collab_check: ${error}`);
+      run.times.push(r.ms);
+      run.spent += r.ms;
     }
-  });
-  app.store.db.pragma('wal_checkpoint(TRUNCATE)');
-  app.close();
-  const server = stdioServer([process.execPath, CLI, 'serve'], {
-    cwd: repo,
-    env: { ...process.env, SESSION_COLLAB_HOME: home },
-  });
-  const targets = [
-    ['packages/p42/src/m3/file3.ts'],
-    ['packages/p7/src/m0/deep/x.ts'],
-    ['packages/p99/README.md'],
-    ['src/unclaimed.ts', 'packages/p1/src/m1/file11.ts'],
-  ];
-  for (let i = 0; i < 50; i++) await server.call('collab_check', { files: targets[i % targets.length] });
-  const times = [];
-  for (let i = 0; i < 1000; i++)
-    times.push((await server.call('collab_check', { files: targets[i % targets.length] })).ms);
-  times.sort((a, b) => a - b);
-  const rss = server.rssMb('now');
-  await server.close();
-  cleanup(home, repo);
-  return { claims, p50: percentile(times, 50), p99: percentile(times, 99), rss };
+  }
+  const out = { claims };
+  for (const run of runs) {
+    run.times.sort((a, b) => a - b);
+    out[run.s.name] = {
+      calls: run.times.length,
+      p50: percentile(run.times, 50),
+      p99: percentile(run.times, 99),
+      rss: run.server.rssMb('now'),
+    };
+    await run.server.close();
+    cleanup(run.home);
+  }
+  cleanup(repo);
+  return out;
 }
 
-async function throughput(processes = 8, seconds = 5) {
+/**
+ * Eight clients, each its own process with its own server over stdio, on one database: claim →
+ * check → release for 5 s; every call counts as one op. Ours and the peer take turns (two rounds
+ * each); afterwards every claim id must be unique and every claim completed.
+ */
+async function throughput(target, processes = 8, seconds = 5) {
   const home = tempDir('bench-home-');
-  const repo = gitRepo();
-  new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG }).close(); // create the schema once
-  const start = Date.now() + 1500;
+  const repo = gitRepo(tempDir);
+  const start = Date.now() + 3000;
   const deadline = start + seconds * 1000;
   const results = await Promise.all(
     Array.from(
@@ -231,7 +151,8 @@ async function throughput(processes = 8, seconds = 5) {
       (_, i) =>
         new Promise((resolve, reject) => {
           const child = spawn(process.execPath, [
-            WORKER,
+            CLIENT,
+            target.name,
             home,
             repo,
             String(i),
@@ -251,43 +172,51 @@ async function throughput(processes = 8, seconds = 5) {
     ),
   );
   const cycles = results.reduce((n, r) => n + r.cycles, 0);
-  const busy = results.reduce((n, r) => n + r.busy, 0);
+  const errors = {};
+  for (const r of results) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + v;
   const ids = results.flatMap((r) => r.ids);
-  const db = new Database(homePaths(home).database, { readonly: true });
-  const completed = db.prepare("SELECT COUNT(*) AS n FROM claims WHERE status = 'completed'").get().n;
-  db.close();
+  const lost = await target.notCompleted(home, ids);
   cleanup(home, repo);
-  const lost = ids.length - completed;
   return {
-    processes,
     opsPerSecond: (cycles * 3) / seconds,
     cycles,
-    busy,
+    errors,
+    busy: Object.entries(errors)
+      .filter(([k]) => /busy|locked/i.test(k))
+      .reduce((n, [, v]) => n + v, 0),
     lost,
     duplicates: ids.length - new Set(ids).size,
+    rss: median(results.map((r) => r.rss)),
   };
 }
 
+async function throughputRounds() {
+  const rounds = new Map(servers.map((s) => [s, []]));
+  for (let i = 0; i < 2; i++)
+    for (const s of i % 2 ? [...servers].reverse() : servers) {
+      progress(`  ${s.name}, round ${i + 1}…`);
+      rounds.get(s).push(await throughput(s));
+    }
+  const summary = (list) => ({
+    opsPerSecond: list.reduce((n, r) => n + r.opsPerSecond, 0) / list.length,
+    range: list.map((r) => Math.round(r.opsPerSecond)),
+    busy: list.reduce((n, r) => n + r.busy, 0),
+    lost: list.reduce((n, r) => n + r.lost, 0),
+    duplicates: list.reduce((n, r) => n + r.duplicates, 0),
+    errors: Object.assign({}, ...list.map((r) => r.errors)),
+    rss: median(list.map((r) => r.rss)),
+  });
+  return { ours: summary(rounds.get(ours)), peer: PEER ? summary(rounds.get(PEER)) : null };
+}
+
 /**
- * The hook processes, with 1,000 live claims of 20 other sessions: a PreToolUse decision (deny),
- * and a PostToolUse after a Read with nothing to deliver.
+ * The PreToolUse hook process with 1,000 live claims of 20 other sessions, for a file another
+ * session holds (each run denies): ours, the peer's and a bare `node -e 0` in turn, 40 rounds. And
+ * ours after every tool call (PostToolUse after a Read with nothing to deliver: no output).
  */
-function hookLatency() {
-  const home = tempDir('bench-home-');
-  const repo = gitRepo();
-  const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-  for (let s = 0; s < 20; s++) {
-    const c = new lib.Connection(app, app.sessions, {
-      cwd: repo,
-      client: () => 'bench',
-      server: lib.ownProcess(),
-    });
-    tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
-    for (let k = 0; k < 50; k++)
-      tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
-  }
-  app.close();
-  const input = JSON.stringify({
+async function hooks() {
+  const repo = gitRepo(tempDir);
+  const input = {
     session_id: 'bench-hook',
     transcript_path: '/dev/null',
     cwd: repo,
@@ -295,164 +224,228 @@ function hookLatency() {
     tool_name: 'Edit',
     tool_input: { file_path: `${repo}/pkg7/src/file7.ts`, old_string: 'a', new_string: 'b' },
     tool_use_id: 'toolu_bench',
-  });
-  const env = { ...process.env, SESSION_COLLAB_HOME: home };
-  const pre = timeHook(env, 'pre-tool-use', input, (out) => out.includes('"permissionDecision":"deny"'));
-  // After every tool call: nothing new for the session, so nothing is added (the common case).
-  const postInput = JSON.stringify({
-    ...JSON.parse(input),
-    session_id: 'bench-post',
-    hook_event_name: 'PostToolUse',
-    tool_name: 'Read',
-    tool_input: { file_path: `${repo}/README.md` },
-    tool_response: {},
-  });
-  const post = timeHook(env, 'post-tool-use', postInput, (out) => out === '');
-  cleanup(home, repo);
-  return { pre, post };
-}
-
-/** Median time of 40 runs of one hook, with a bare `node -e 0` timed between runs. */
-function timeHook(env, event, input, ok) {
-  const run = () => {
-    const t = performance.now();
-    const out = execFileSync(process.execPath, [CLI, 'hook', event], { input, env, encoding: 'utf8' });
-    const ms = performance.now() - t;
-    if (!ok(out)) throw new Error(`hook ${event} answered unexpectedly: ${out}`);
-    return ms;
   };
-  run(); // saves the code cache (and starts the session); not counted
-  const times = [];
+  const runs = [];
+  for (const s of servers) {
+    const home = tempDir('bench-home-');
+    await s.hook.seed(home, repo, stdioServer);
+    const env = { ...process.env, ...s.env(home) };
+    const run = (command, payload, ok) => () => {
+      const t = performance.now();
+      const r = spawnSync(command[0], command.slice(1), {
+        input: JSON.stringify(payload),
+        env,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (!ok(r.stdout, r.stderr, r.status))
+        throw new Error(`${s.name} hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    };
+    runs.push({ s, home, name: `${s.name} pre`, run: run(s.hook.command, input, s.hook.denied), times: [] });
+    if (s === ours) {
+      const post = {
+        ...input,
+        session_id: 'bench-post',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_input: { file_path: `${repo}/README.md` },
+        tool_response: {},
+      };
+      const command = [process.execPath, ours.hook.command[1], 'hook', 'post-tool-use'];
+      runs.push({ s, home, name: 'ours post', run: run(command, post, (out) => out === ''), times: [] });
+    }
+  }
+  for (const r of runs) r.run(); // saves the code cache and starts the session; not counted
   const bare = [];
   for (let i = 0; i < 40; i++) {
-    times.push(run());
-    const t = performance.now();
-    execFileSync(process.execPath, ['-e', '0']);
-    bare.push(performance.now() - t);
+    for (const r of i % 2 ? [...runs].reverse() : runs) r.times.push(r.run());
+    bare.push(bareNode());
   }
-  return { median: median(times), bare: median(bare) };
+  const out = { bare: median(bare) };
+  for (const r of runs) out[r.name] = median(r.times);
+  cleanup(repo, ...new Set(runs.map((r) => r.home)));
+  return out;
 }
 
-async function listSize() {
-  const json = JSON.stringify({ tools: lib.toolDefinitions(await lib.selectTools(['collab'])) });
-  return { bytes: json.length, tokens: Math.round(json.length / 4) };
+/** The default `tools/list` result as a client receives it, JSON bytes / 4. */
+async function listSizes() {
+  const repo = gitRepo(tempDir);
+  const out = {};
+  for (const s of servers) {
+    const home = tempDir('bench-home-');
+    const server = stdioServer(s.command, { cwd: repo, env: { ...process.env, ...s.env(home) } });
+    const bytes = JSON.stringify(await server.list()).length;
+    out[s.name] = { bytes, tokens: Math.round(bytes / 4) };
+    await server.close();
+    cleanup(home);
+  }
+  cleanup(repo);
+  return out;
 }
 
-progress('cold start (20 spawns)…');
+if (!PEER) progress('PEER_DIR not set: the side-by-side figures with the peer are left out.');
+progress(`cold start: ${servers.map((s) => s.name).join(', ')} and bare node in turn, 21 rounds…`);
 const cold = await coldStart();
-const peerDir = process.env.PEER_DIR;
-let vsPeer = null;
-if (peerDir) {
-  progress(`cold start side by side with the peer in ${peerDir}…`);
-  vsPeer = await coldStartVsPeer(peerDir);
-} else progress('PEER_DIR not set: the side-by-side figures with the peer are left out.');
-progress('collab_check with 10,000 live claims…');
-const check = checkLatency();
-progress('collab_check over stdio with 10,000 and 100,000 live claims (1,000 calls each)…');
-const stdio10k = await checkOverStdio(10_000);
-const stdio100k = await checkOverStdio(100_000);
-progress('8 processes: claim + check + release for 5 s…');
-const tp = await throughput();
-progress('hook processes: PreToolUse and PostToolUse with 1,000 live claims (40 runs each)…');
-const hook = hookLatency();
-const size = await listSize();
+loads.push(load());
+const scale = [];
+for (const claims of [100, 10_000, 100_000]) {
+  progress(`collab_check over stdio with ${claims.toLocaleString('en')} live claims…`);
+  scale.push(await checkAt(claims));
+}
+loads.push(load());
+progress('8 clients, each with its own server over stdio: claim + check + release for 5 s…');
+const tp = await throughputRounds();
+loads.push(load());
+progress('hook processes with 1,000 live claims (40 rounds)…');
+const hook = await hooks();
+const size = await listSizes();
+loads.push(load());
 
-const fmt = (n, d = 1) => n.toFixed(d);
-const rows = [
-  [
-    'cold start: spawn of `serve` → first tool result (median of 20)',
-    `${fmt(cold.median)} ms (first start, no code cache yet: ${fmt(cold.first)} ms; bare \`node -e 0\`: ${fmt(cold.bare)} ms)`,
-    '≤ 120 ms',
-    cold.median <= 120,
-  ],
-  ...(vsPeer
-    ? [
-        [
-          'cold start side by side with the peer (spawn → `collab_session_list`, alternating, median of 20)',
-          `ratio ${fmt(vsPeer.ours / vsPeer.peer, 2)} (ours ${fmt(vsPeer.ours)} ms, peer ${fmt(vsPeer.peer)} ms)`,
-          '≤ 1.0× the peer',
-          vsPeer.ours <= vsPeer.peer,
-        ],
-      ]
-    : []),
-  [
-    `\`collab_check\` with ${check.claims.toLocaleString('en')} live claims`,
-    `p50 ${fmt(check.p50, 3)} ms, p99 ${fmt(check.p99, 3)} ms`,
-    'p99 ≤ 2 ms',
-    check.p99 <= 2,
-  ],
-  ...[stdio10k, stdio100k].map((r) => [
-    `\`collab_check\` client round trip over stdio, ${r.claims.toLocaleString('en')} live claims (1,000 calls)`,
-    `p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; server RSS after: ${fmt(r.rss, 0)} MiB`,
-    'p99 ≤ 2 ms',
-    r.p99 <= 2,
-  ]),
-  [
-    `claim + check + release, ${tp.processes} processes on one DB`,
-    `${Math.round(tp.opsPerSecond).toLocaleString('en')} ops/s (${tp.cycles} cycles), ${tp.busy} busy errors, ${tp.lost} lost, ${tp.duplicates} duplicated`,
-    '≥ 3,000 ops/s, 0 busy, nothing lost',
-    tp.opsPerSecond >= 3000 && tp.busy === 0 && tp.lost === 0 && tp.duplicates === 0,
-  ],
-  [
-    'PreToolUse hook process, 1,000 live claims (median of 40)',
-    `${fmt(hook.pre.median)} ms (bare \`node -e 0\` in the same runs: ${fmt(hook.pre.bare)} ms; ratio ${fmt(hook.pre.median / hook.pre.bare, 2)})`,
-    '≤ bare + 25 ms',
-    hook.pre.median <= hook.pre.bare + 25,
-  ],
-  [
-    'PostToolUse hook process after a Read, nothing to deliver (median of 40)',
-    `${fmt(hook.post.median)} ms (bare \`node -e 0\` in the same runs: ${fmt(hook.post.bare)} ms; ratio ${fmt(hook.post.median / hook.post.bare, 2)})`,
-    '≤ bare + 25 ms',
-    hook.post.median <= hook.post.bare + 25,
-  ],
-  [
-    'default toolset `tools/list` (JSON bytes / 4)',
-    `${size.tokens} tokens (${size.bytes} bytes)`,
-    '≤ 2,000 tokens',
-    size.tokens <= 2000,
-  ],
-];
+const fmt = (n, d = 1) => (n === null || n === undefined ? '–' : n.toFixed(d));
+const ms = (n, d = 1) => (n === null || n === undefined ? '–' : `${fmt(n, d)} ms`);
+const ratio = (a, b) => (a === null || b === null || b === undefined ? '–' : fmt(a / b, 2));
+const rows = [];
+const row = (figure, o, p, r, target, ok) => rows.push({ figure, o, p, r, target, ok });
+
+row(
+  'cold start: spawn → initialize → first tool result (median of 21)',
+  `${ms(cold.ours)} (fresh home: ${ms(cold.fresh)})`,
+  ms(cold.peer),
+  `${ratio(cold.ours, cold.peer)} · bare + ${fmt(cold.ours - cold.bare, 0)} ms`,
+  '≤ 1.0× the peer; ≤ bare + 60 ms',
+  cold.ours <= cold.bare + 60 && (cold.peer === null || cold.ours <= cold.peer),
+);
+for (const r of scale) {
+  const p = r.peer;
+  row(
+    `\`collab_check\` round trip, ${r.claims.toLocaleString('en')} live claims: p50 / p99 (calls)`,
+    `${ms(r.ours.p50, 2)} / ${ms(r.ours.p99, 2)} (${r.ours.calls})`,
+    p ? `${ms(p.p50, 2)} / ${ms(p.p99, 2)} (${p.calls})` : '–',
+    p ? `${ratio(r.ours.p50, p.p50)} / ${ratio(r.ours.p99, p.p99)}` : '–',
+    r.claims >= 10_000 ? 'p99 ≤ 2 ms' : '',
+    r.claims >= 10_000 ? r.ours.p99 <= 2 : null,
+  );
+}
+for (const r of scale) {
+  row(
+    `server RSS after those calls, ${r.claims.toLocaleString('en')} claims`,
+    `${fmt(r.ours.rss, 0)} MiB`,
+    r.peer ? `${fmt(r.peer.rss, 0)} MiB` : '–',
+    r.peer ? ratio(r.ours.rss, r.peer.rss) : '–',
+    '≤ 60 MiB',
+    r.ours.rss <= 60,
+  );
+}
+const tpText = (t) =>
+  `${Math.round(t.opsPerSecond).toLocaleString('en')} ops/s (${t.range.join(', ')}), ${t.busy} busy, ${t.lost} lost, ${t.duplicates} dup`;
+row(
+  'claim + check + release, 8 clients × own server over stdio, one DB (mean of 2 rounds)',
+  tpText(tp.ours),
+  tp.peer ? tpText(tp.peer) : '–',
+  tp.peer ? ratio(tp.ours.opsPerSecond, tp.peer.opsPerSecond) : '–',
+  '≥ 2× the peer, 0 busy, nothing lost',
+  tp.ours.busy === 0 &&
+    tp.ours.lost === 0 &&
+    tp.ours.duplicates === 0 &&
+    (tp.peer === null || tp.ours.opsPerSecond >= 2 * tp.peer.opsPerSecond),
+);
+row(
+  'server RSS after the throughput run (median of the 8)',
+  `${fmt(tp.ours.rss, 0)} MiB`,
+  tp.peer ? `${fmt(tp.peer.rss, 0)} MiB` : '–',
+  tp.peer ? ratio(tp.ours.rss, tp.peer.rss) : '–',
+  '≤ 60 MiB',
+  tp.ours.rss <= 60,
+);
+row(
+  'PreToolUse hook process, 1,000 live claims, denies (median of 40)',
+  ms(hook['ours pre']),
+  ms(hook['peer pre']),
+  `${ratio(hook['ours pre'], hook['peer pre'] ?? null)} · bare + ${fmt(hook['ours pre'] - hook.bare, 0)} ms`,
+  '≤ bare + 25 ms',
+  hook['ours pre'] <= hook.bare + 25,
+);
+row(
+  'PostToolUse hook process after a Read, nothing to deliver (median of 40)',
+  ms(hook['ours post']),
+  '–',
+  `bare + ${fmt(hook['ours post'] - hook.bare, 0)} ms`,
+  '≤ bare + 25 ms',
+  hook['ours post'] <= hook.bare + 25,
+);
+row(
+  'default `tools/list` as received (JSON bytes / 4)',
+  `${size.ours.tokens} tokens`,
+  size.peer ? `${size.peer.tokens} tokens` : '–',
+  size.peer ? ratio(size.ours.tokens, size.peer.tokens) : '–',
+  '≤ 2,000 tokens',
+  size.ours.tokens <= 2000,
+);
+
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}, ${process.platform}`;
+const peerVersion = PEER
+  ? JSON.parse(
+      execFileSync(
+        'node',
+        ['-p', `JSON.stringify(require('${process.env.PEER_DIR}/package.json').version)`],
+        { encoding: 'utf8' },
+      ),
+    )
+  : null;
 const table = [
-  '| figure | measured | target | met |',
-  '|---|---|---|---|',
-  ...rows.map(([name, value, target, ok]) => `| ${name} | ${value} | ${target} | ${ok ? 'yes' : '**no**'} |`),
+  `| figure | ours | ${PEER ? `peer ${peerVersion}` : 'peer'} | ratio (ours ÷ peer) · vs bare node | target | met |`,
+  '|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.figure} | ${r.o} | ${r.p} | ${r.r} | ${r.target} | ${r.ok === null ? '' : r.ok ? 'yes' : '**no**'} |`,
+  ),
 ].join('\n');
-console.log(`\nMachine: ${machine}\n\n${table}\n`);
+const context = `bare \`node -e 0\` in the same runs: ${ms(cold.bare)} (cold start rounds), ${ms(hook.bare)} (hook rounds); load average (1/5/15 min) during the run: ${loads.map((l) => l.join('/')).join(' → ')}`;
+const unmatched = Object.entries({ ours: tp.ours.errors, peer: tp.peer?.errors ?? {} })
+  .filter(([, e]) => Object.keys(e).length > 0)
+  .map(([k, e]) => `${k}: ${JSON.stringify(e)}`);
+console.log(`\nMachine: ${machine}\n${context}\n\n${table}\n`);
+if (unmatched.length) console.log(`Errors during the throughput runs: ${unmatched.join('; ')}\n`);
 if (record) {
   const doc = `# Benchmarks
 
-Run with \`npm run bench\` (prints this table) or \`npm run bench -- --record\` (rewrites this file).
-The benchmarks build first and use the bundled \`dist/\`; they are never assertions in the test suite.
+Run with \`npm run bench\` (prints this table) or \`npm run bench -- --record\` (rewrites this file);
+with \`PEER_DIR=/path/to/built/session-collab-mcp\` the peer (leaf76/session-collab-mcp, cloned and
+built in a temporary folder, never in this repository) runs side by side. The benchmarks build first
+and use the bundled \`dist/\`; they are never assertions in the test suite.
 
-- **cold start**: \`session-collab serve\` spawned 20 times; each time \`initialize\` and a \`collab_check\`
-  call are written at once and the clock stops when the tool result arrives. The executable runs the
-  bundle through V8's code cache, which the first \`serve\` to exit saves in the home folder; the
-  figure in brackets is a first start on a fresh home (median of 5), before that cache exists.
-- **collab_check**: 100 sessions × 100 claims (files and directory globs across 100 packages), 4,000
-  checks through the full tool path (input validation, liveness, glob matching, output schema), in
-  process. **Over stdio**: the same kind of claims (10,000 and 100,000, held by 100 live sessions)
-  and a real \`serve\` spoken to in bare JSON-RPC (no SDK client, so the client costs nothing), 1,000
-  checks one after another, timed at the client; the server's RSS after them.
-- **throughput**: 8 processes, each its own connection to one database file, loop
-  claim → check → release for 5 s; every call counts as one op. Afterwards every claim id must be
-  unique and every claim completed.
-- **hook**: \`session-collab hook pre-tool-use\` spawned 40 times with a Claude Code PreToolUse
-  input for a file another session holds (each run answers \`deny\`), 20 other sessions holding
-  1,000 claims; a bare \`node -e 0\` is timed between runs, for the machine's own spawn cost. The
-  same for \`hook post-tool-use\` after a Read when the session has nothing new (it runs after every
-  tool call: an indexed read, a heartbeat, no output).
-- **tools/list**: the default toolset's \`tools/list\` result as JSON, bytes / 4.
-- **side by side with the peer** (only when \`PEER_DIR\` points at a built leaf76/session-collab-mcp,
-  e.g. cloned and built in a temporary folder, never in this repository): cold start of both
-  servers, alternating in one run, as a ratio.
+Every figure is what a client sees: real processes over real stdio, spoken to by a minimal JSON-RPC
+client (no SDK on the client side, so that neither server pays for it). Ours and the peer take
+turns within one run, and a bare \`node -e 0\` is timed between rounds: on this shared 2-core machine
+an absolute time moves by 10–20 % from one run to the next, and by more when the host is busy, so
+the ratios are the figures to read.
 
-Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}. On this shared 2-core machine the
-process timings move by 10–20 % between runs, and more when the host is busy (a bare \`node -e 0\` spawn has measured 53–134 ms); the
-bare spawn is timed in the same run to show how much of a figure is Node's own start.
+- **cold start**: spawn → \`initialize\`, \`notifications/initialized\` and a \`collab_session_list\`
+  call written at once → the tool result. Ours runs its bundle through V8's code cache, which the
+  first \`serve\` to exit saves in the home folder; "fresh home" is a first start, before that cache
+  and the database exist (median of 5).
+- **collab_check**: \`claims\` live claims (files and folder globs across 100 packages) held by 100
+  live sessions, written straight to each server's tables; a probe session checks a held file, a
+  file inside a held folder, a free file and two at once, in turn; up to 1,000 checks per server
+  (20 s of checks at most: the peer at 100,000 claims stops there), the two servers alternating
+  call by call. RSS is the server's resident memory after those calls.
+- **throughput**: 8 client processes, each starting its own server over stdio (as real clients
+  do) on one database, loop claim → check → release for 5 s (two files per claim, one shared by all,
+  so claims overlap as in real work; the peer's claims pass \`allow_conflicts\` to behave as ours,
+  which are advisory). Every call counts as one op; two rounds each, alternating. Afterwards every
+  claim id must be unique and every claim completed in the database.
+- **hook**: the PreToolUse hook process with a Claude Code \`Edit\` input for a file another session
+  holds (each run must deny), 20 other sessions holding 1,000 claims. And ours after every tool call
+  (PostToolUse after a Read when the session has nothing new: no output).
+- **tools/list**: the default toolset's \`tools/list\` result as the server sends it, bytes / 4.
+- The hub over HTTP is not built yet; its figures will stand beside these.
+
+Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.
+${context}.
 
 ${table}
-`;
+${unmatched.length ? `\nErrors during the throughput runs: ${unmatched.join('; ')}\n` : ''}`;
   writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), doc);
   progress('docs/benchmarks.md updated.');
 }

@@ -1,0 +1,32 @@
+// One client of the throughput benchmark, in its own process as a real client is: it starts its
+// own server over stdio (ours, or the peer with PEER_DIR), waits for the common start, then loops
+// claim → check → release until the deadline and prints its counts as JSON.
+import { ours, peer } from './servers.mjs';
+import { stdioServer } from './stdio-client.mjs';
+
+const [which, home, repo, index, start, deadline] = process.argv.slice(2);
+const target = which === 'peer' ? peer(process.env.PEER_DIR) : ours;
+const server = stdioServer(target.command, { cwd: repo, env: { ...process.env, ...target.env(home) } });
+const sid = await target.startSession(server, repo, `worker-${index}`);
+await target.check(server, sid, ['warm-up.ts']);
+while (Date.now() < Number(start)) await new Promise((r) => setTimeout(r, 1));
+let cycles = 0;
+const errors = {};
+const ids = [];
+const failed = (r) => {
+  const text = target.errorText(r);
+  if (text) errors[text.slice(0, 80)] = (errors[text.slice(0, 80)] ?? 0) + 1;
+  return text !== null;
+};
+while (Date.now() < Number(deadline)) {
+  const claimed = await target.claim(server, sid, [`shared/${cycles % 7}.ts`, `own/${index}/${cycles}.ts`]);
+  if (failed(claimed)) continue;
+  const id = target.claimId(claimed);
+  ids.push(id);
+  failed(await target.check(server, sid, [`shared/${(cycles + 3) % 7}.ts`]));
+  failed(await target.release(server, sid, id));
+  cycles++;
+}
+const rss = server.rssMb('now');
+await server.close();
+process.stdout.write(JSON.stringify({ cycles, errors, ids, rss }));

@@ -1,0 +1,217 @@
+// The servers a benchmark runs side by side, each behind one small adapter: how to start it over
+// stdio, how to speak claim → check → release to it, how to seed its database with live claims,
+// and its PreToolUse hook. `ours` is the built CLI; `peer(dir)` a built leaf76/session-collab-mcp
+// (the server with the same tool names), found through PEER_DIR.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
+
+/** The pattern of the k-th seeded claim of session s: files across packages, every tenth a folder. */
+export function seededPattern(k, s) {
+  return k % 10 === 0 ? `packages/p${s}/src/m${k}/**` : `packages/p${s}/src/m${k % 10}/file${k}.ts`;
+}
+
+/** What a client checks in the latency runs: a held file, inside a held folder, free, and two. */
+export const CHECK_TARGETS = [
+  ['packages/p42/src/m3/file3.ts'],
+  ['packages/p7/src/m0/deep/x.ts'],
+  ['packages/p99/README.md'],
+  ['src/unclaimed.ts', 'packages/p1/src/m1/file11.ts'],
+];
+
+const errorText = (r) => {
+  const error = r.result?.structuredContent?.error;
+  if (error) return `${error.code}: ${error.message}`;
+  if (r.result?.isError) return r.result.content?.[0]?.text ?? 'error';
+  if (!r.result) return 'no answer';
+  return null;
+};
+
+export const ours = {
+  name: 'ours',
+  command: [process.execPath, CLI, 'serve'],
+  env: (home) => ({ SESSION_COLLAB_HOME: home }),
+  /** The session is the connection's own, started on first use. */
+  async startSession() {
+    return null;
+  },
+  claim: (server, _sid, files) => server.call('collab_claim', { files, intent: 'bench' }),
+  claimId: (r) => r.result?.structuredContent?.claim_id ?? null,
+  check: (server, _sid, files) => server.call('collab_check', { files }),
+  release: (server, _sid, claimId) =>
+    server.call('collab_release', { claim_id: claimId, status: 'completed' }),
+  errorText,
+  /** `claims` live claims held by 100 sessions of the project in `repo`, written straight to the store. */
+  async seed(home, repo, claims) {
+    const { homePaths, lib, tool } = await import('./common.mjs');
+    const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+    const sessions = [];
+    for (let s = 0; s < 100; s++) {
+      const c = new lib.Connection(app, app.sessions, {
+        cwd: repo,
+        client: () => 'bench',
+        server: lib.ownProcess(),
+      });
+      sessions.push(tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo }).session_id);
+    }
+    const project = app.sessions.get(sessions[0]).project_id;
+    app.store.write(() => {
+      for (let k = 0; k < claims; k++) {
+        const pattern = seededPattern(k, k % 100);
+        app.store.claims.insert(
+          {
+            id: `c${k}`,
+            session_id: sessions[k % 100],
+            project_id: project,
+            intent: `work ${k}`,
+            scope: 'small',
+            exclusive: 0,
+            created_at: app.now(),
+            expires_at: null,
+          },
+          [{ pattern, base: pattern.replace(/\/\*\*$/, '') }],
+        );
+      }
+    });
+    app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    app.close();
+  },
+  /** Ids of the claims left in a state other than completed, among `ids`. */
+  async notCompleted(home, ids) {
+    const { homePaths } = await import('./common.mjs');
+    const db = new Database(homePaths(home).database, { readonly: true });
+    const done = new Set(
+      db
+        .prepare("SELECT id FROM claims WHERE status = 'completed'")
+        .all()
+        .map((r) => r.id),
+    );
+    db.close();
+    return ids.filter((id) => !done.has(id)).length;
+  },
+  hook: {
+    command: [process.execPath, CLI, 'hook', 'pre-tool-use'],
+    /** 20 sessions of `repo` holding 50 claims each, through the tools. */
+    async seed(home, repo) {
+      const { homePaths, lib, tool } = await import('./common.mjs');
+      const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+      for (let s = 0; s < 20; s++) {
+        const c = new lib.Connection(app, app.sessions, {
+          cwd: repo,
+          client: () => 'bench',
+          server: lib.ownProcess(),
+        });
+        tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
+        for (let k = 0; k < 50; k++)
+          tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
+      }
+      app.close();
+    },
+    denied: (out) => out.includes('"permissionDecision":"deny"'),
+  },
+};
+
+/** The peer built in `dir`; null when it is not there. */
+export function peer(dir) {
+  const cli = `${dir}/dist/cli.js`;
+  const hook = `${dir}/dist/hooks/pretool-claim.js`;
+  if (!existsSync(cli)) return null;
+  const dbOf = (home) => `${home}/peer.db`;
+  const claimCall = (server, sid, args) => server.call('collab_claim', { session_id: sid, ...args });
+  return {
+    name: 'peer',
+    command: [process.execPath, cli],
+    env: (home) => ({ SESSION_COLLAB_DB: dbOf(home) }),
+    startSession: peerSession,
+    // Its claims refuse overlaps unless asked: allowed here, as ours are advisory by default.
+    claim: (server, sid, files) =>
+      claimCall(server, sid, { action: 'create', files, intent: 'bench', allow_conflicts: true }),
+    claimId(r) {
+      const body = r.result?.structuredContent ?? safeJson(r.result?.content?.[0]?.text);
+      return body?.claim_id ?? null;
+    },
+    check: (server, sid, files) => claimCall(server, sid, { action: 'check', files }),
+    release: (server, sid, claimId) =>
+      claimCall(server, sid, { action: 'release', claim_id: claimId, status: 'completed' }),
+    errorText,
+    /** The same claims as ours: 100 sessions started through the tool, claims written to its tables. */
+    async seed(home, repo, claims, stdioServer) {
+      const server = stdioServer([process.execPath, cli], {
+        cwd: repo,
+        env: { ...process.env, SESSION_COLLAB_DB: dbOf(home) },
+      });
+      const sessions = [];
+      for (let s = 0; s < 100; s++) sessions.push(await peerSession(server, repo, `s${s}`));
+      await server.close();
+      const db = new Database(dbOf(home));
+      const claim = db.prepare(
+        "INSERT INTO claims (id, session_id, intent, scope, status) VALUES (?, ?, ?, 'small', 'active')",
+      );
+      const file = db.prepare('INSERT INTO claim_files (claim_id, file_path, is_pattern) VALUES (?, ?, ?)');
+      db.transaction(() => {
+        for (let k = 0; k < claims; k++) {
+          const pattern = seededPattern(k, k % 100);
+          claim.run(`c${k}`, sessions[k % 100], `work ${k}`);
+          file.run(`c${k}`, pattern, pattern.endsWith('**') ? 1 : 0);
+        }
+      })();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+    },
+    notCompleted(home, ids) {
+      const db = new Database(dbOf(home), { readonly: true });
+      const done = new Set(
+        db
+          .prepare("SELECT id FROM claims WHERE status = 'completed'")
+          .all()
+          .map((r) => r.id),
+      );
+      db.close();
+      return ids.filter((id) => !done.has(id)).length;
+    },
+    hook: {
+      command: [process.execPath, hook],
+      async seed(home, repo, stdioServer) {
+        const server = stdioServer([process.execPath, cli], {
+          cwd: repo,
+          env: { ...process.env, SESSION_COLLAB_DB: dbOf(home) },
+        });
+        for (let s = 0; s < 20; s++) {
+          const sid = await peerSession(server, repo, `s${s}`);
+          for (let k = 0; k < 50; k++)
+            await claimCall(server, sid, {
+              action: 'create',
+              files: [`pkg${s}/src/file${k}.ts`],
+              intent: `work ${s}/${k}`,
+            });
+        }
+        await server.close();
+      },
+      // It answers a denial with exit code 2 and the decision on stderr.
+      denied: (_out, err, status) => status === 2 && err.includes('"permissionDecision":"deny"'),
+    },
+  };
+}
+
+async function peerSession(server, repo, name) {
+  const r = await server.call('collab_session_start', { name, project_root: repo, force_new: true });
+  return r.result?.structuredContent?.session_id ?? JSON.parse(r.result.content[0].text).session_id;
+}
+
+function safeJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A git repository in a fresh temporary folder. */
+export function gitRepo(tempDir) {
+  const dir = tempDir('bench-repo-');
+  execFileSync('git', ['init', '-q', dir]);
+  return dir;
+}

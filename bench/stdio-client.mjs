@@ -1,0 +1,73 @@
+// A minimal MCP client over stdio, in bare JSON-RPC (no SDK: neither side pays a client's costs).
+// Imports nothing of the product, so that a benchmark's client processes stay small.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * An MCP server over stdio spoken to in bare JSON-RPC (no SDK client: neither side pays a client's
+ * costs): `call` resolves with the parsed result, its size and the round trip; `rssMb` is the
+ * server's peak RSS.
+ */
+export function stdioServer(command, { cwd, env }) {
+  const child = spawn(command[0], command.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+  child.stdin.on('error', () => {});
+  let buffer = '';
+  const waiting = new Map();
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    let nl = buffer.indexOf('\n');
+    while (nl !== -1) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        message = {};
+      }
+      waiting.get(message.id)?.({ message, bytes: line.length });
+      waiting.delete(message.id);
+      nl = buffer.indexOf('\n');
+    }
+  });
+  const closed = new Promise((r) => child.once('exit', r));
+  child.once('exit', () => {
+    for (const resolve of waiting.values()) resolve({ message: null, bytes: 0 });
+  });
+  let next = 1;
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  const ready = request('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'probe', version: '1' },
+  }).then(() => child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
+  return {
+    child,
+    closed,
+    async call(name, args = {}) {
+      await ready;
+      const t = performance.now();
+      const { message, bytes } = await request('tools/call', { name, arguments: args });
+      return { ms: performance.now() - t, bytes, result: message?.result ?? null };
+    },
+    /** The `tools/list` result. */
+    async list() {
+      await ready;
+      return (await request('tools/list', {})).message?.result ?? null;
+    },
+    /** Peak RSS (`peak`) or now, in MiB. */
+    rssMb(which = 'peak') {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(new RegExp(`${which === 'peak' ? 'VmHWM' : 'VmRSS'}:\\s+(\\d+)`).exec(status)[1]) / 1024;
+    },
+    close() {
+      child.stdin.end();
+      return closed;
+    },
+  };
+}
