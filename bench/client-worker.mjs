@@ -10,6 +10,7 @@ const server = stdioServer(target.command, { cwd: repo, env: { ...process.env, .
 const sid = await target.startSession(server, repo, `worker-${index}`);
 await target.check(server, sid, ['warm-up.ts']);
 while (Date.now() < Number(start)) await new Promise((r) => setTimeout(r, 1));
+const cpuBefore = server.cpuMs();
 let cycles = 0;
 const errors = {};
 const ids = [];
@@ -28,5 +29,6 @@ while (Date.now() < Number(deadline)) {
   cycles++;
 }
 const rss = server.rssMb('now');
+const cpuPerCall = (server.cpuMs() - cpuBefore) / Math.max(1, cycles * 3);
 await server.close();
-process.stdout.write(JSON.stringify({ cycles, errors, ids, rss }));
+process.stdout.write(JSON.stringify({ cycles, errors, ids, rss, cpuPerCall }));

@@ -187,6 +187,7 @@ async function throughput(target, processes = 8, seconds = 5) {
     lost,
     duplicates: ids.length - new Set(ids).size,
     rss: median(results.map((r) => r.rss)),
+    cpuPerCall: median(results.map((r) => r.cpuPerCall)),
   };
 }
 
@@ -205,6 +206,7 @@ async function throughputRounds() {
     duplicates: list.reduce((n, r) => n + r.duplicates, 0),
     errors: Object.assign({}, ...list.map((r) => r.errors)),
     rss: median(list.map((r) => r.rss)),
+    cpuPerCall: median(list.map((r) => r.cpuPerCall)),
   });
   return { ours: summary(rounds.get(ours)), peer: PEER ? summary(rounds.get(PEER)) : null };
 }
@@ -349,6 +351,14 @@ row(
     tp.ours.lost === 0 &&
     tp.ours.duplicates === 0 &&
     (tp.peer === null || tp.ours.opsPerSecond >= 2 * tp.peer.opsPerSecond),
+);
+row(
+  'server CPU per call in the throughput run (median of the 8 servers)',
+  ms(tp.ours.cpuPerCall, 2),
+  tp.peer ? ms(tp.peer.cpuPerCall, 2) : '–',
+  tp.peer ? ratio(tp.ours.cpuPerCall, tp.peer.cpuPerCall) : '–',
+  '',
+  null,
 );
 row(
   'server RSS after the throughput run (median of the 8)',

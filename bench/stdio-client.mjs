@@ -60,6 +60,11 @@ export function stdioServer(command, { cwd, env }) {
       await ready;
       return (await request('tools/list', {})).message?.result ?? null;
     },
+    /** CPU time the server has used so far (user + system), in ms. */
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    },
     /** Peak RSS (`peak`) or now, in MiB. */
     rssMb(which = 'peak') {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
