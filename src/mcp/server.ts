@@ -100,6 +100,24 @@ export function toolDefinitions(tools: ToolDescriptor[], built: Record<string, T
 }
 
 /**
+ * The SDK's server, with `tools/call` validated once. The SDK checks a `tools/call` request against
+ * the protocol's schema when it arrives (the handler registered with `setRequestHandler`), and its
+ * default wrapper then checks the request a second time and parses the whole result against the
+ * protocol's result schema, copying it. Here every result is built by `envelope` below in one shape
+ * (text content, a structured object checked against the tool's own output schema, `isError`), and
+ * no tool answers with `input_required`: the wrapper's checks are left out of the hot path.
+ */
+class CollabServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: Parameters<Server['_wrapHandler']>[1],
+  ): ReturnType<Server['_wrapHandler']> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    return handler;
+  }
+}
+
+/**
  * Serves descriptors over one MCP connection. Validation, the heartbeat, error mapping and the
  * response envelope live here, once, rather than in each tool.
  */
@@ -109,7 +127,7 @@ export function createMcpServer(
   { tools, instructions }: { tools: ToolDescriptor[]; instructions: string },
   built: Record<string, Tool> = {},
 ): Server {
-  const server = new Server(
+  const server = new CollabServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions },
   );
