@@ -64,6 +64,11 @@ await Promise.all([
   }),
 ]);
 chmodSync('dist/cli.cjs', 0o755);
+// The launcher reads the bundles as latin1 (src/cli/launch.ts): they must hold ASCII only.
+for (const file of ['dist/main.cjs', 'dist/hot.cjs']) {
+  const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
+  if (at !== -1) throw new Error(`${file} holds a non-ASCII byte at ${at}: the launcher reads it as latin1`);
+}
 
 // Every tool's listed schema, worked out once here rather than by each `serve` at start (building
 // JSON Schema from zod is the largest part of a first tools/list). `serve` reads this file when it

@@ -100,9 +100,11 @@ function realPathOf(path: string): string {
   }
 }
 
+/** Whether a folder is there; most paths a client names are files, or do not exist yet. */
 function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    // No exception (and its stack trace) for a path that does not exist: the common case.
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }
