@@ -162,6 +162,16 @@ export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void
   throw new Error(`process ${pid} still runs after ${timeoutMs} ms`);
 }
 
+/** The id a JSON-RPC response line answers; undefined for anything else (a partial line, a notification, a request). */
+function responseId(line: string): unknown {
+  try {
+    const message = JSON.parse(line) as { id?: unknown; result?: unknown; error?: unknown };
+    return 'result' in message || 'error' in message ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The built `serve` spoken to in bare JSON-RPC over its stdio (no SDK client: a test measures the
  * server, or sends what an SDK client would refuse to). It is initialized; `call` sends a tool
@@ -195,23 +205,33 @@ export function bareServe(cwd: string, home: string, command: string[] = [proces
   });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   let next = 2;
+  const ask = (method: string, params: unknown): number => {
+    const id = next++;
+    send({ jsonrpc: '2.0', id, method, params });
+    return id;
+  };
+  const responseLine = (id: number) =>
+    new Promise<string | null>((resolve) => {
+      const look = () => {
+        const line = out.split('\n').find((l) => responseId(l) === id);
+        if (line) return resolve(line);
+        if (child.exitCode !== null) return resolve(null);
+        setTimeout(look, 10);
+      };
+      look();
+    });
   return {
     child,
     exit,
     output: () => ({ out, err }),
     /** Resolves with the response line, or null if the server exits first. */
     call(name: string, args: Record<string, unknown> = {}): Promise<string | null> {
-      const id = next++;
-      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-      return new Promise((resolve) => {
-        const look = () => {
-          const line = out.split('\n').find((l) => l.startsWith(`{"result"`) && l.includes(`"id":${id}`));
-          if (line) return resolve(line);
-          if (child.exitCode !== null) return resolve(null);
-          setTimeout(look, 10);
-        };
-        look();
-      });
+      return responseLine(ask('tools/call', { name, arguments: args }));
+    },
+    /** Any request, as sent (an SDK client would refuse to send some): its parsed response, or null. */
+    async request(method: string, params: unknown): Promise<Record<string, unknown> | null> {
+      const line = await responseLine(ask(method, params));
+      return line === null ? null : (JSON.parse(line) as Record<string, unknown>);
     },
   };
 }
