@@ -15,8 +15,8 @@ let cycles = 0;
 const errors = {};
 const ids = [];
 const failed = (r) => {
-  const text = target.errorText(r);
-  if (text) errors[text.slice(0, 80)] = (errors[text.slice(0, 80)] ?? 0) + 1;
+  const text = target.errorText(r)?.slice(0, 80) ?? null;
+  if (text) errors[text] = (errors[text] ?? 0) + 1;
   return text !== null;
 };
 while (Date.now() < Number(deadline)) {

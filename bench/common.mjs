@@ -13,6 +13,13 @@ export function tempDir(prefix) {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
+/** A git repository in a fresh temporary folder. */
+export function gitRepo() {
+  const dir = tempDir('bench-repo-');
+  execFileSync('git', ['init', '-q', dir]);
+  return dir;
+}
+
 export function cleanup(...dirs) {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }

@@ -5,27 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, homePaths, lib, median, stdioServer, tempDir } from './common.mjs';
+import { bareNode, cleanup, gitRepo, homePaths, lib, median, stdioServer, tempDir } from './common.mjs';
 
 const CLI = new URL('../dist/cli.cjs', import.meta.url).pathname;
 const rows = [];
 const progress = (m) => process.stderr.write(`${m}\n`);
 
-function gitRepo() {
-  const dir = tempDir('probe-repo-');
-  execFileSync('git', ['init', '-q', dir]);
-  return dir;
-}
-
-function bareNode() {
-  const times = [];
-  for (let i = 0; i < 5; i++) {
-    const t = performance.now();
-    execFileSync(process.execPath, ['-e', '0']);
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
+/** A bare `node -e 0`, median of 5. */
+const bareNodeMedian = () => median(Array.from({ length: 5 }, bareNode));
 
 /** The built server over stdio (see `stdioServer` in common.mjs). */
 const serve = (cwd, home, args = []) =>
@@ -238,7 +225,7 @@ function hooks() {
   cleanup(home, repo);
 }
 
-const bare = bareNode();
+const bare = bareNodeMedian();
 await claims();
 await manyClaims();
 await bigDiff();

@@ -3,12 +3,12 @@
 // Every figure is taken over real stdio (or real hook processes) with a minimal JSON-RPC client,
 // paired in the same run with a bare `node -e 0` and, when PEER_DIR points at a built
 // leaf76/session-collab-mcp, with that peer, alternating; ratios are ours ÷ theirs.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { bareNode, cleanup, load, median, percentile, stdioServer, tempDir } from './common.mjs';
-import { CHECK_TARGETS, gitRepo, ours, peer } from './servers.mjs';
+import { bareNode, cleanup, gitRepo, load, median, percentile, stdioServer, tempDir } from './common.mjs';
+import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 const record = process.argv.includes('--record');
@@ -65,7 +65,7 @@ function coldStartOnce(target, home, repo, call) {
  * home; and ours on a fresh home (no database, no code cache yet), median of 5.
  */
 async function coldStart() {
-  const repo = gitRepo(tempDir);
+  const repo = gitRepo();
   const call = { name: 'collab_session_list', arguments: {} };
   const homes = new Map(servers.map((s) => [s, tempDir('bench-home-')]));
   for (const s of servers) await coldStartOnce(s, homes.get(s), repo, call);
@@ -97,11 +97,11 @@ async function coldStart() {
  * this size); the server's RSS after them.
  */
 async function checkAt(claims) {
-  const repo = gitRepo(tempDir);
+  const repo = gitRepo();
   const runs = [];
   for (const s of servers) {
     const home = tempDir('bench-home-');
-    await s.seed(home, repo, claims, stdioServer);
+    await s.seed(home, repo, claims);
     const server = stdioServer(s.command, { cwd: repo, env: { ...process.env, ...s.env(home) } });
     const sid = await s.startSession(server, repo, 'probe');
     runs.push({ s, home, server, sid, times: [], spent: 0 });
@@ -142,7 +142,7 @@ async function checkAt(claims) {
  */
 async function throughput(target, processes = 8, seconds = 5) {
   const home = tempDir('bench-home-');
-  const repo = gitRepo(tempDir);
+  const repo = gitRepo();
   const start = Date.now() + 3000;
   const deadline = start + seconds * 1000;
   const results = await Promise.all(
@@ -217,7 +217,7 @@ async function throughputRounds() {
  * ours after every tool call (PostToolUse after a Read with nothing to deliver: no output).
  */
 async function hooks() {
-  const repo = gitRepo(tempDir);
+  const repo = gitRepo();
   const input = {
     session_id: 'bench-hook',
     transcript_path: '/dev/null',
@@ -230,7 +230,7 @@ async function hooks() {
   const runs = [];
   for (const s of servers) {
     const home = tempDir('bench-home-');
-    await s.hook.seed(home, repo, stdioServer);
+    await s.hook.seed(home, repo);
     const env = { ...process.env, ...s.env(home) };
     const run = (command, payload, ok) => () => {
       const t = performance.now();
@@ -272,7 +272,7 @@ async function hooks() {
 
 /** The default `tools/list` result as a client receives it, JSON bytes / 4. */
 async function listSizes() {
-  const repo = gitRepo(tempDir);
+  const repo = gitRepo();
   const out = {};
   for (const s of servers) {
     const home = tempDir('bench-home-');
@@ -395,13 +395,7 @@ row(
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}, ${process.platform}`;
 const peerVersion = PEER
-  ? JSON.parse(
-      execFileSync(
-        'node',
-        ['-p', `JSON.stringify(require('${process.env.PEER_DIR}/package.json').version)`],
-        { encoding: 'utf8' },
-      ),
-    )
+  ? JSON.parse(readFileSync(`${process.env.PEER_DIR}/package.json`, 'utf8')).version
   : null;
 const table = [
   `| figure | ours | ${PEER ? `peer ${peerVersion}` : 'peer'} | ratio (ours ÷ peer) · vs bare node | target | met |`,

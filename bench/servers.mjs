@@ -2,10 +2,9 @@
 // stdio, how to speak claim → check → release to it, how to seed its database with live claims,
 // and its PreToolUse hook. `ours` is the built CLI; `peer(dir)` a built leaf76/session-collab-mcp
 // (the server with the same tool names), found through PEER_DIR.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { stdioServer } from './stdio-client.mjs';
 
 export const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 
@@ -21,6 +20,36 @@ export const CHECK_TARGETS = [
   ['packages/p99/README.md'],
   ['src/unclaimed.ts', 'packages/p1/src/m1/file11.ts'],
 ];
+
+/** How many of `ids` are not completed claims in the database `file` (both servers name them so). */
+async function notCompletedIn(file, ids) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file, { readonly: true });
+  const done = new Set(
+    db
+      .prepare("SELECT id FROM claims WHERE status = 'completed'")
+      .all()
+      .map((r) => r.id),
+  );
+  db.close();
+  return ids.filter((id) => !done.has(id)).length;
+}
+
+/** `count` sessions of the project in `repo`, started through the tool in a library App. */
+function startSessions(app, repo, count, { lib, tool }) {
+  return Array.from({ length: count }, (_, s) => {
+    const connection = new lib.Connection(app, app.sessions, {
+      cwd: repo,
+      client: () => 'bench',
+      server: lib.ownProcess(),
+    });
+    const { session_id } = tool(app, connection, 'collab_session_start', {
+      name: `s${s}`,
+      project_root: repo,
+    });
+    return { connection, id: session_id };
+  });
+}
 
 const errorText = (r) => {
   const error = r.result?.structuredContent?.error;
@@ -46,17 +75,10 @@ export const ours = {
   errorText,
   /** `claims` live claims held by 100 sessions of the project in `repo`, written straight to the store. */
   async seed(home, repo, claims) {
-    const { homePaths, lib, tool } = await import('./common.mjs');
+    const common = await import('./common.mjs');
+    const { homePaths, lib } = common;
     const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-    const sessions = [];
-    for (let s = 0; s < 100; s++) {
-      const c = new lib.Connection(app, app.sessions, {
-        cwd: repo,
-        client: () => 'bench',
-        server: lib.ownProcess(),
-      });
-      sessions.push(tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo }).session_id);
-    }
+    const sessions = startSessions(app, repo, 100, common).map((s) => s.id);
     const project = app.sessions.get(sessions[0]).project_id;
     app.store.write(() => {
       for (let k = 0; k < claims; k++) {
@@ -79,35 +101,24 @@ export const ours = {
     app.store.db.pragma('wal_checkpoint(TRUNCATE)');
     app.close();
   },
-  /** Ids of the claims left in a state other than completed, among `ids`. */
+  /** How many of the claims `ids` are not completed. */
   async notCompleted(home, ids) {
     const { homePaths } = await import('./common.mjs');
-    const db = new Database(homePaths(home).database, { readonly: true });
-    const done = new Set(
-      db
-        .prepare("SELECT id FROM claims WHERE status = 'completed'")
-        .all()
-        .map((r) => r.id),
-    );
-    db.close();
-    return ids.filter((id) => !done.has(id)).length;
+    return notCompletedIn(homePaths(home).database, ids);
   },
   hook: {
     command: [process.execPath, CLI, 'hook', 'pre-tool-use'],
     /** 20 sessions of `repo` holding 50 claims each, through the tools. */
     async seed(home, repo) {
-      const { homePaths, lib, tool } = await import('./common.mjs');
+      const common = await import('./common.mjs');
+      const { homePaths, lib, tool } = common;
       const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-      for (let s = 0; s < 20; s++) {
-        const c = new lib.Connection(app, app.sessions, {
-          cwd: repo,
-          client: () => 'bench',
-          server: lib.ownProcess(),
-        });
-        tool(app, c, 'collab_session_start', { name: `s${s}`, project_root: repo });
+      for (const [s, { connection }] of startSessions(app, repo, 20, common).entries())
         for (let k = 0; k < 50; k++)
-          tool(app, c, 'collab_claim', { files: [`pkg${s}/src/file${k}.ts`], intent: `work ${s}/${k}` });
-      }
+          tool(app, connection, 'collab_claim', {
+            files: [`pkg${s}/src/file${k}.ts`],
+            intent: `work ${s}/${k}`,
+          });
       app.close();
     },
     denied: (out) => out.includes('"permissionDecision":"deny"'),
@@ -121,6 +132,11 @@ export function peer(dir) {
   if (!existsSync(cli)) return null;
   const dbOf = (home) => `${home}/peer.db`;
   const claimCall = (server, sid, args) => server.call('collab_claim', { session_id: sid, ...args });
+  const serve = (home, repo) =>
+    stdioServer([process.execPath, cli], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_DB: dbOf(home) },
+    });
   return {
     name: 'peer',
     command: [process.execPath, cli],
@@ -138,14 +154,12 @@ export function peer(dir) {
       claimCall(server, sid, { action: 'release', claim_id: claimId, status: 'completed' }),
     errorText,
     /** The same claims as ours: 100 sessions started through the tool, claims written to its tables. */
-    async seed(home, repo, claims, stdioServer) {
-      const server = stdioServer([process.execPath, cli], {
-        cwd: repo,
-        env: { ...process.env, SESSION_COLLAB_DB: dbOf(home) },
-      });
+    async seed(home, repo, claims) {
+      const server = serve(home, repo);
       const sessions = [];
       for (let s = 0; s < 100; s++) sessions.push(await peerSession(server, repo, `s${s}`));
       await server.close();
+      const { default: Database } = await import('better-sqlite3');
       const db = new Database(dbOf(home));
       const claim = db.prepare(
         "INSERT INTO claims (id, session_id, intent, scope, status) VALUES (?, ?, ?, 'small', 'active')",
@@ -161,24 +175,11 @@ export function peer(dir) {
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
     },
-    notCompleted(home, ids) {
-      const db = new Database(dbOf(home), { readonly: true });
-      const done = new Set(
-        db
-          .prepare("SELECT id FROM claims WHERE status = 'completed'")
-          .all()
-          .map((r) => r.id),
-      );
-      db.close();
-      return ids.filter((id) => !done.has(id)).length;
-    },
+    notCompleted: (home, ids) => notCompletedIn(dbOf(home), ids),
     hook: {
       command: [process.execPath, hook],
-      async seed(home, repo, stdioServer) {
-        const server = stdioServer([process.execPath, cli], {
-          cwd: repo,
-          env: { ...process.env, SESSION_COLLAB_DB: dbOf(home) },
-        });
+      async seed(home, repo) {
+        const server = serve(home, repo);
         for (let s = 0; s < 20; s++) {
           const sid = await peerSession(server, repo, `s${s}`);
           for (let k = 0; k < 50; k++)
@@ -207,11 +208,4 @@ function safeJson(text) {
   } catch {
     return null;
   }
-}
-
-/** A git repository in a fresh temporary folder. */
-export function gitRepo(tempDir) {
-  const dir = tempDir('bench-repo-');
-  execFileSync('git', ['init', '-q', dir]);
-  return dir;
 }
