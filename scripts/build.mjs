@@ -1,5 +1,6 @@
 // Bundles the CLI into dist/ with esbuild: one minified file starts much faster than loading the
-// SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache.
+// SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache. better-sqlite3's
+// JavaScript is bundled too; its compiled addon stays in node_modules (src/store/sqlite.ts).
 //   dist/cli.cjs   the executable (bin): the launcher
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
 //   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
@@ -34,7 +35,6 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
   minify: true,
   legalComments: 'none',
@@ -59,7 +59,7 @@ await Promise.all([
     outfile: 'dist/lib.js',
     format: 'esm',
     banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      js: "import { createRequire as __createRequire } from 'node:module'; import { fileURLToPath as __fileURLToPath } from 'node:url'; const require = __createRequire(import.meta.url); const __filename = __fileURLToPath(import.meta.url);",
     },
   }),
 ]);

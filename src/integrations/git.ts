@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { runProgram } from './run-program.js';
 
 /**
  * Runs `git` in a folder and returns its raw standard output (callers trim or split it: `-z`
  * output must keep its leading spaces). Throws with git's message when it fails.
  */
 export function gitOutput(cwd: string, args: string[], timeoutMs = 30_000): string {
-  return execFileSync('git', args, {
+  return runProgram('git', args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { processStartTime } from './process-probe.js';
+import { runProgram } from './run-program.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -39,7 +39,7 @@ function readProc(pid: number): ProcessInfo | null {
 
 function readPs(pid: number): ProcessInfo | null {
   try {
-    const out = execFileSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], {
+    const out = runProgram('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], {
       encoding: 'utf8',
       timeout: 1000,
     }).trim();

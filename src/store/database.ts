@@ -1,9 +1,10 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { sqliteConnection } from './sqlite.js';
 
 export type Db = Database.Database;
 
@@ -23,7 +24,7 @@ export function openDatabase(
   let db: Db;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file);
+    db = sqliteConnection(file);
   } catch (error) {
     throw (
       describeStorageFault(folderFault(file) ?? error, file) ??

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { type Db, openDatabase } from './database.js';
+import { sqliteConnection } from './sqlite.js';
 
 /** What a salvage kept of one table: rows copied, and rows (or the rest of the table) lost. */
 export interface TableSalvage {
@@ -18,7 +18,7 @@ export interface TableSalvage {
 export function salvageDatabase(damaged: string, target: string): TableSalvage[] {
   let source: Db | null = null;
   try {
-    source = new Database(damaged, { readonly: true, fileMustExist: true });
+    source = sqliteConnection(damaged, { readonly: true, fileMustExist: true });
   } catch {
     source = null; // not even a header to read: an empty database is all there is
   }

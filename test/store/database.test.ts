@@ -1,12 +1,20 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { sqliteAddon } from '../../src/store/sqlite.js';
 import { testApp } from '../helpers/app.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 describe('database', () => {
+  it("hands better-sqlite3 its compiled addon, found where the package's build puts it", () => {
+    const addon = sqliteAddon();
+    expect(addon).toMatch(/better-sqlite3[/\\]build[/\\]Release[/\\]better_sqlite3\.node$/);
+    expect(existsSync(addon!)).toBe(true);
+  });
+
   it('migrates a new file to the current schema, in WAL mode with foreign keys', () => {
     const file = join(tempDir(), 'registry.db');
     const db = openDatabase(file);
