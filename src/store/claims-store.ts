@@ -53,11 +53,10 @@ const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclus
 /** See `ClaimsStore.mark`. */
 export interface ClaimsMark {
   projectId: string;
-  /** The greatest rowid of claim_files and of claims. */
+  /** The greatest rowid of claim_files. */
   patterns: number;
-  claims: number;
-  /** Active claims of the project. */
-  active: number;
+  /** How many of the project's claims had stopped being active (projects.claims_released). */
+  released: number;
 }
 
 export interface ClaimFilter {
@@ -147,17 +146,19 @@ export class ClaimsStore {
          AND (@after_at IS NULL OR c.created_at < @after_at OR (c.created_at = @after_at AND c.id < @after_id))
        ORDER BY c.created_at DESC, c.id DESC`,
     );
-    this.markStmt = db.prepare<[{ project: string }], { patterns: number; claims: number; active: number }>(
-      `SELECT (SELECT coalesce(max(rowid), 0) FROM claim_files) AS patterns,
-              (SELECT coalesce(max(rowid), 0) FROM claims) AS claims,
-              (SELECT count(*) FROM claims WHERE project_id = @project AND status = 'active') AS active`,
+    // Each read here is one b-tree seek whatever the number of claims (max(rowid) reads the last
+    // row; the patterns after a mark are read by rowid, not through the live-pattern index).
+    this.markStmt = db.prepare<[{ project: string }], { patterns: number; released: number }>(
+      `SELECT coalesce((SELECT max(rowid) FROM claim_files), 0) AS patterns,
+              coalesce((SELECT claims_released FROM projects WHERE id = @project), 0) AS released`,
     );
-    this.releasedSinceStmt = db.prepare<[{ project: string; claims: number; active: number }], { n: number }>(
-      `SELECT @active + (SELECT count(*) FROM claims WHERE rowid > @claims AND project_id = @project AND status = 'active')
-              - (SELECT count(*) FROM claims WHERE project_id = @project AND status = 'active') AS n`,
+    this.releasedSinceStmt = db.prepare<[{ project: string; released: number }], { n: number }>(
+      'SELECT coalesce((SELECT claims_released FROM projects WHERE id = @project), 0) - @released AS n',
     );
     this.afterStmt = db.prepare<[{ project: string; after: number }], LivePattern>(
-      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.rowid > @after`,
+      `SELECT ${LIVE_PATTERN_COLUMNS}
+       FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+       WHERE f.rowid > @after AND +f.active = 1 AND +f.project_id = @project`,
     );
     this.activeAmongStmt = db.prepare<[string], { id: string }>(
       "SELECT id FROM claims WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
@@ -260,18 +261,17 @@ export class ClaimsStore {
   }
 
   /**
-   * Where a project's claims stand: every pattern or claim added later has a greater rowid, and
-   * the count of active claims tells whether any was released since (`releasedSince`). Read before
-   * overlaps are worked out, outside the write lock.
+   * Where a project's claims stand: every pattern added later has a greater rowid, and
+   * the project's count of claims that stopped being active tells whether any did since
+   * (`releasedSince`). Read before overlaps are worked out, outside the write lock.
    */
   mark(projectId: string): ClaimsMark {
     return { projectId, ...this.markStmt.get({ project: projectId })! };
   }
 
-  /** How many of the claims active at `mark` are active no more. */
+  /** How many of the project's claims stopped being active since `mark` (0: none of those found did). */
   releasedSince(mark: ClaimsMark): number {
-    return this.releasedSinceStmt.get({ project: mark.projectId, claims: mark.claims, active: mark.active })!
-      .n;
+    return this.releasedSinceStmt.get({ project: mark.projectId, released: mark.released })!.n;
   }
 
   /** Live patterns of the project added after `mark`. */

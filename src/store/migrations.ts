@@ -327,6 +327,23 @@ CREATE TABLE realms (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 8,
+    name: 'projects count their claims that stopped being active',
+    sql: `
+-- A claim works out its overlaps before it takes the write lock, then asks inside it whether any
+-- claim of the project stopped being active meanwhile: this count answers in one row read, where
+-- counting the active claims took a scan of them all (~0.3 ms at 10,000 claims, inside the lock).
+-- Triggers keep it, whatever statement releases, expires or deletes a claim.
+ALTER TABLE projects ADD COLUMN claims_released INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER claims_released_on_update AFTER UPDATE OF status ON claims
+  WHEN OLD.status = 'active' AND NEW.status <> 'active'
+  BEGIN UPDATE projects SET claims_released = claims_released + 1 WHERE id = NEW.project_id; END;
+CREATE TRIGGER claims_released_on_delete AFTER DELETE ON claims
+  WHEN OLD.status = 'active'
+  BEGIN UPDATE projects SET claims_released = claims_released + 1 WHERE id = OLD.project_id; END;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -83,6 +83,43 @@ describe('the quick check of the whole file', () => {
   });
 });
 
+describe("what changed in a project's claims since a mark", () => {
+  it('counts every way a claim stops being active, and reads patterns added after the mark', () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const app = testApp({ now: () => clock });
+    const repo = gitRepo();
+    const a = app.sessions.start({ projectRoot: repo, name: 'a' }).session;
+    const b = app.sessions.start({ projectRoot: repo, name: 'b' }).session;
+    const claim = (session: typeof a, files: string[], ttlSeconds?: number) =>
+      app.claims.claim({ session, files, intent: 'x', scope: 'small', exclusive: false, ttlSeconds })
+        .claim_id;
+    const first = claim(a, ['a.ts']);
+    claim(a, ['short.ts'], 60);
+    claim(b, ['b.ts']);
+    const claims = app.store.claims;
+    const mark = claims.mark(a.project_id);
+    expect(claims.releasedSince(mark)).toBe(0);
+    expect(claims.livePatternsAfter(mark)).toEqual([]);
+
+    const later = claim(b, ['c.ts', 'd/**']);
+    expect(claims.livePatternsAfter(mark).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
+    expect(claims.releasedSince(mark)).toBe(0);
+
+    app.store.write(() => claims.release(first, 'completed', null, clock)); // released
+    expect(claims.releasedSince(mark)).toBe(1);
+    app.store.write(() => claims.release(first, 'completed', null, clock)); // already released: no change
+    expect(claims.releasedSince(mark)).toBe(1);
+    clock += 61_000;
+    app.store.write(() => claims.expireDue(clock)); // expired
+    expect(claims.releasedSince(mark)).toBe(2);
+    app.sessions.end(b.id, 'complete', 'test'); // its claims released with the session
+    expect(claims.releasedSince(mark)).toBe(4);
+    expect(claims.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
+    expect(claims.activeAmong([first, later])).toEqual(new Set());
+    app.close();
+  });
+});
+
 describe('purge', () => {
   it('removes ended sessions, released claims and old messages after the retention period', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
