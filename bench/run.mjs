@@ -119,14 +119,36 @@ async function checkAt(claims) {
       run.spent += r.ms;
     }
   }
+  // Then a claim, a check of it and its release, timed together, up to 200 times (or 10 s).
+  for (const run of runs) Object.assign(run, { cycles: [], cycleSpent: 0, rss: run.server.rssMb('now') });
+  for (let i = 0; i < 200; i++) {
+    for (const run of runs) {
+      if (run.cycleSpent > 10_000) continue;
+      const t = performance.now();
+      const files = [`cycle/f${i}.ts`];
+      const claimed = await run.s.claim(run.server, run.sid, files);
+      const id = run.s.claimId(claimed);
+      if (!id) throw new Error(`${run.s.name} collab_claim: ${run.s.errorText(claimed)}`);
+      await run.s.check(run.server, run.sid, files);
+      const released = await run.s.release(run.server, run.sid, id);
+      const error = run.s.errorText(released);
+      if (error) throw new Error(`${run.s.name} collab_release: ${error}`);
+      const elapsed = performance.now() - t;
+      run.cycles.push(elapsed);
+      run.cycleSpent += elapsed;
+    }
+  }
   const out = { claims };
   for (const run of runs) {
     run.times.sort((a, b) => a - b);
+    run.cycles.sort((a, b) => a - b);
     out[run.s.name] = {
       calls: run.times.length,
       p50: percentile(run.times, 50),
       p99: percentile(run.times, 99),
-      rss: run.server.rssMb('now'),
+      rss: run.rss,
+      cycles: run.cycles.length,
+      cycle50: percentile(run.cycles, 50),
     };
     await run.server.close();
     cleanup(run.home);
@@ -330,8 +352,19 @@ for (const r of scale) {
   );
 }
 for (const r of scale) {
+  const p = r.peer;
   row(
-    `server RSS after those calls, ${r.claims.toLocaleString('en')} claims`,
+    `claim → check → release of a new file, ${r.claims.toLocaleString('en')} live claims: p50 (cycles)`,
+    `${ms(r.ours.cycle50, 2)} (${r.ours.cycles})`,
+    p ? `${ms(p.cycle50, 2)} (${p.cycles})` : '–',
+    p ? ratio(r.ours.cycle50, p.cycle50) : '–',
+    '',
+    null,
+  );
+}
+for (const r of scale) {
+  row(
+    `server RSS after the 1,000 checks, ${r.claims.toLocaleString('en')} claims`,
     `${fmt(r.ours.rss, 0)} MiB`,
     r.peer ? `${fmt(r.peer.rss, 0)} MiB` : '–',
     r.peer ? ratio(r.ours.rss, r.peer.rss) : '–',

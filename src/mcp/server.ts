@@ -191,11 +191,11 @@ interface Outcome {
 function envelope(app: App, connection: Connection, tool: string, outcome: Outcome): CallToolResult {
   let notifications: NotificationView[] = [];
   let unreadMessages = 0;
-  const sessionId = connection.currentId;
-  if (sessionId) {
+  const session = connection.lastRead;
+  if (session) {
     try {
-      notifications = app.notifications.deliver(sessionId);
-      unreadMessages = app.messages.unreadFor(sessionId);
+      notifications = app.notifications.deliver(session.id);
+      unreadMessages = app.messages.unreadFor(session);
     } catch (error) {
       app.log.warn('envelope.failed', { tool, message: (error as Error).message });
     }

@@ -94,10 +94,9 @@ export class MessagesService {
     };
   }
 
-  /** Unread messages for a session (direct, and broadcasts since it started); 0 for an unknown one. */
-  unreadFor(sessionId: string): number {
-    const session = this.app.store.sessions.get(sessionId);
-    return session ? this.app.store.messages.unreadCount(session) : 0;
+  /** Unread messages for a session (direct, and broadcasts since it started). */
+  unreadFor(session: { id: string; project_id: string; created_at: number }): number {
+    return this.app.store.messages.unreadCount(session);
   }
 
   list(

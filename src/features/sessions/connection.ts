@@ -27,6 +27,8 @@ export interface ConnectionOrigin {
  */
 export class Connection {
   private sessionId: string | null = null;
+  /** The session's row as last read; its fixed fields (id, project, start) are what others use. */
+  private row: SessionRow | null = null;
   private cachedIdentity: ClientIdentity | undefined;
   private lastBeat = 0;
 
@@ -38,6 +40,15 @@ export class Connection {
 
   get currentId(): string | null {
     return this.sessionId;
+  }
+
+  /**
+   * The connection's session as this connection last read it (null when it has none): enough to
+   * know who it is and since when (its status and names may have changed since) without reading
+   * the row again for each response.
+   */
+  get lastRead(): Pick<SessionRow, 'id' | 'project_id' | 'created_at'> | null {
+    return this.row !== null && this.row.id === this.sessionId ? this.row : null;
   }
 
   /** The folder the client runs in. */
@@ -52,7 +63,10 @@ export class Connection {
   current(): SessionRow {
     if (this.sessionId) {
       const row = this.app.store.sessions.get(this.sessionId);
-      if (row && row.status === 'active') return row;
+      if (row && row.status === 'active') {
+        this.row = row;
+        return row;
+      }
     }
     return this.open({
       projectRoot: this.origin.cwd,
@@ -80,7 +94,7 @@ export class Connection {
     const others = (s: SessionRow) => this.sessions.liveInProject(s.project_id).filter((o) => o.id !== s.id);
     if (existing && existing.status === 'active' && existing.worktree === location.worktree) {
       const session = name?.trim() ? this.sessions.rename(existing, name.trim()) : existing;
-      this.attached(session.id);
+      this.attached(session);
       return { session, others: others(session), resumed: true };
     }
     if (existing && existing.status === 'active') {
@@ -105,7 +119,7 @@ export class Connection {
           create,
         )!
       : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
-    this.attached(session.id);
+    this.attached(session);
     return session;
   }
 
@@ -156,10 +170,11 @@ export class Connection {
   }
 
   /** Takes a session on: heard from now (a session that was silent settles what it missed). */
-  private attached(sessionId: string): void {
-    if (this.sessionId === sessionId) return;
-    this.sessionId = sessionId;
-    this.sessions.touch(sessionId);
+  private attached(session: SessionRow): void {
+    this.row = session;
+    if (this.sessionId === session.id) return;
+    this.sessionId = session.id;
+    this.sessions.touch(session.id);
     this.lastBeat = this.app.now();
   }
 
