@@ -38,7 +38,42 @@ export interface Config {
   realms: string[];
   /** Limits on what one request may ask, by name (docs/limits.md); unset ones keep their defaults. */
   limits: Record<string, number>;
+  /** How long ask_human waits for an answer when the call does not say (human toolset). */
+  human_wait_seconds: number;
+  /** The longest a call waits for an answer, whatever it asks (clients cut calls at 60–120 s). */
+  human_max_wait_seconds: number;
+  /** Whether a question is also put to the person in the client, when the client can show a form. */
+  human_elicitation: boolean;
+  /** Pending questions expire after this many minutes; 0: never. */
+  question_expiry_minutes: number;
+  /** Audit files of sessions silent this long are archived. */
+  audit_archive_after_hours: number;
+  /** The Telegram bot that carries questions to a phone (env SESSION_COLLAB_TELEGRAM_* overrides). */
+  telegram: TelegramConfig;
 }
+
+export interface TelegramConfig {
+  /** From @BotFather; none: Telegram is off. */
+  bot_token: string | null;
+  /** Telegram user ids that may answer; anyone else is ignored. */
+  allowed_user_ids: number[];
+  /** The Bot API's address (tests point it at a local fake). */
+  api_root: string;
+  /** `polling` (getUpdates, the default) or `webhook` (Telegram calls `webhook_url`). */
+  mode: 'polling' | 'webhook';
+  webhook_url: string | null;
+  /** Checked against the X-Telegram-Bot-Api-Secret-Token header of every webhook call. */
+  webhook_secret: string | null;
+}
+
+export const DEFAULT_TELEGRAM: TelegramConfig = {
+  bot_token: null,
+  allowed_user_ids: [],
+  api_root: 'https://api.telegram.org',
+  mode: 'polling',
+  webhook_url: null,
+  webhook_secret: null,
+};
 
 type Rule =
   | { kind: 'range'; min: number; max: number; unit: string }
@@ -46,7 +81,8 @@ type Rule =
   | { kind: 'strings' }
   | { kind: 'boolean' }
   | { kind: 'limits' }
-  | { kind: 'paths' };
+  | { kind: 'paths' }
+  | { kind: 'telegram' };
 
 /**
  * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
@@ -69,6 +105,12 @@ const RULES: { [K in keyof Config]: Rule } = {
   review_auto_approve_max_lines: { kind: 'range', min: 1, max: 1_000_000, unit: 'lines' },
   realms: { kind: 'paths' },
   limits: { kind: 'limits' },
+  human_wait_seconds: { kind: 'range', min: 0, max: 110, unit: 'seconds' },
+  human_max_wait_seconds: { kind: 'range', min: 1, max: 110, unit: 'seconds' },
+  human_elicitation: { kind: 'boolean' },
+  question_expiry_minutes: { kind: 'range', min: 0, max: 30 * 24 * 60, unit: 'minutes' },
+  audit_archive_after_hours: { kind: 'range', min: 1, max: 30 * 24, unit: 'hours' },
+  telegram: { kind: 'telegram' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -88,6 +130,12 @@ export const DEFAULT_CONFIG: Config = {
   review_auto_approve_max_lines: 20,
   realms: [],
   limits: {},
+  human_wait_seconds: 45,
+  human_max_wait_seconds: 110,
+  human_elicitation: true,
+  question_expiry_minutes: 0,
+  audit_archive_after_hours: 24,
+  telegram: DEFAULT_TELEGRAM,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -116,7 +164,67 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
       return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')
         ? null
         : `"${key}" must be a non-empty list of strings`;
+    case 'telegram':
+      return telegramProblem(value);
   }
+}
+
+const TELEGRAM_KEYS = Object.keys(DEFAULT_TELEGRAM);
+
+/**
+ * The Telegram settings in force: config.json's, with SESSION_COLLAB_TELEGRAM_BOT_TOKEN,
+ * SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS (comma-separated) and SESSION_COLLAB_TELEGRAM_API_ROOT
+ * taking precedence (a token kept out of files). A bad value in the environment is a CONFIG_ERROR
+ * naming the variable.
+ */
+export function telegramSettings(config: Config, env: NodeJS.ProcessEnv = process.env): TelegramConfig {
+  const merged: Record<string, unknown> = { ...config.telegram };
+  if (env.SESSION_COLLAB_TELEGRAM_BOT_TOKEN) merged.bot_token = env.SESSION_COLLAB_TELEGRAM_BOT_TOKEN.trim();
+  if (env.SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS)
+    merged.allowed_user_ids = env.SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(Number);
+  if (env.SESSION_COLLAB_TELEGRAM_API_ROOT) merged.api_root = env.SESSION_COLLAB_TELEGRAM_API_ROOT.trim();
+  const bad = telegramProblem(merged);
+  if (bad)
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `Telegram settings (config.json "telegram" and SESSION_COLLAB_TELEGRAM_* variables): ${bad}`,
+    );
+  return merged as unknown as TelegramConfig;
+}
+
+function telegramProblem(value: unknown): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return '"telegram" must be an object (bot_token, allowed_user_ids, …)';
+  const t = value as Record<string, unknown>;
+  const unknown = Object.keys(t).filter((k) => !TELEGRAM_KEYS.includes(k));
+  if (unknown.length > 0) return `unknown key "telegram.${unknown[0]}" (valid: ${TELEGRAM_KEYS.join(', ')})`;
+  if (
+    t.bot_token !== undefined &&
+    t.bot_token !== null &&
+    !(typeof t.bot_token === 'string' && /^\d+:[\w-]+$/.test(t.bot_token))
+  )
+    return '"telegram.bot_token" must be the token @BotFather gave (digits, a colon, then letters)';
+  if (
+    t.allowed_user_ids !== undefined &&
+    !(
+      Array.isArray(t.allowed_user_ids) &&
+      t.allowed_user_ids.every((id) => Number.isSafeInteger(id) && id > 0)
+    )
+  )
+    return '"telegram.allowed_user_ids" must be a list of Telegram user ids (numbers)';
+  if (t.api_root !== undefined && !(typeof t.api_root === 'string' && /^https?:\/\/[^\s]+$/.test(t.api_root)))
+    return '"telegram.api_root" must be an http(s) address';
+  if (t.mode !== undefined && t.mode !== 'polling' && t.mode !== 'webhook')
+    return '"telegram.mode" must be "polling" or "webhook"';
+  for (const key of ['webhook_url', 'webhook_secret'])
+    if (t[key] !== undefined && t[key] !== null && typeof t[key] !== 'string')
+      return `"telegram.${key}" must be a string`;
+  if (t.mode === 'webhook' && (typeof t.webhook_url !== 'string' || typeof t.webhook_secret !== 'string'))
+    return '"telegram.mode" webhook needs "webhook_url" (https) and "webhook_secret"';
+  return null;
 }
 
 /** Checks a parsed config.json; missing keys take their defaults. Errors name every bad key. */
@@ -134,7 +242,7 @@ export function parseConfig(raw: unknown, file: string): Config {
     }
     const bad = problem(key, rule, value);
     if (bad) problems.push(bad);
-    else config[key] = value;
+    else config[key] = rule.kind === 'telegram' ? { ...DEFAULT_TELEGRAM, ...(value as object) } : value;
   }
   const beat = config.heartbeat_interval_seconds as number;
   const inactive = (config.inactive_after_minutes as number) * 60;

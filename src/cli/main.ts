@@ -152,6 +152,18 @@ program
   );
 
 program
+  .command('answer [id] [text...]')
+  .description(
+    "Answer sessions' questions to a person: pick one in the terminal, or give its id and the answer",
+  )
+  .option('--option <n>', "answer with the question's choice n (from 1)")
+  .option('--list', 'list the pending questions and exit')
+  .option('--json', 'machine-readable output')
+  .action(async (id: string | undefined, text: string[], options) =>
+    (await import('./answer.js')).answerCommand(id, text, options),
+  );
+
+program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')

@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   INVALID_STATE: 'See what the item allows in the message, or its status with get_work_detail.',
   GATE_CLOSED: 'Get an approving review of the current version first.',
   NOT_ALLOWED: 'Another session has to do this (a reviewer other than the submitter).',
+  QUESTION_NOT_FOUND:
+    'See your questions with list_questions (status "all"); a person sees every pending one with `session-collab answer --list`.',
   INVALID_INPUT: 'Fix the named field and call again.',
   DB_BUSY: 'Another process held the database past the wait; call again in a moment.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',

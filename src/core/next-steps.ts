@@ -95,6 +95,11 @@ export function nextSteps(input: StepInput): string[] {
       case 'binding_changed':
         steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
         break;
+      case 'question_answered':
+        steps.push(
+          `A person answered your question ${n.question_id}: act on the answer in this notification.`,
+        );
+        break;
       case 'message':
         break; // the unread count above says it
     }

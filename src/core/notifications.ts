@@ -49,6 +49,14 @@ export interface NotificationPayloads {
     suggestions: number;
   };
   review_response: { work_item_id: string; title: string; from: string; action: string; preview: string };
+  /** A person answered a question this session asked, after the call that asked had returned. */
+  question_answered: {
+    question_id: string;
+    question: string;
+    answer: string;
+    answered_via: string;
+    answered_at: string;
+  };
 }
 
 export type NotificationType = keyof NotificationPayloads;
@@ -125,5 +133,7 @@ export function describeNotification(n: Delivered): string {
       return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
     case 'review_response':
       return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
+    case 'question_answered':
+      return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
   }
 }

@@ -21,7 +21,12 @@ export interface ToolDescriptor<
   kind: ToolKind;
   /** Whether calling twice with the same input has the effect of calling once. */
   idempotent?: boolean;
-  handler(ctx: Ctx, input: z.output<I>): z.input<O>;
+  /**
+   * A tool that may wait (for a person, for another agent): its handler may return a promise, and
+   * its context carries the call's controls (cancellation, progress, the client's own form).
+   */
+  waits?: boolean;
+  handler(ctx: Ctx, input: z.output<I>): z.input<O> | Promise<z.input<O>>;
   /** The short human-readable text that accompanies the structured result. */
   text(output: z.output<O>): string;
 }

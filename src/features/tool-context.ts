@@ -38,7 +38,30 @@ export interface Services {
 export interface ToolContext {
   app: Services;
   connection: Connection;
+  /** For a tool that waits (`waits: true`); absent when called from elsewhere (tests, the CLI). */
+  call?: CallControls;
 }
+
+/** What a waiting call can do besides answer: see it was cancelled, say it still works, ask the person in the client. */
+export interface CallControls {
+  /** Aborted when the client cancels the request or goes away. */
+  signal: AbortSignal;
+  /** Tells the client the call is still working (an MCP progress notification, when the request asked for them). */
+  progress(message: string): void;
+  /**
+   * Puts a question to the person in the client (an MCP form elicitation); null when the client
+   * cannot show one. `options` become a choice list.
+   */
+  elicit:
+    | ((
+        request: { message: string; options: string[] | null },
+        options: { signal: AbortSignal; timeoutMs: number },
+      ) => Promise<ElicitOutcome>)
+    | null;
+}
+
+/** What the person did with the client's form. */
+export type ElicitOutcome = { action: 'accept'; answer: string } | { action: 'decline' | 'cancel' };
 
 /** The services and what they are built on: the app as a service made on demand sees it. */
 export type Wiring = Services & AppContext;

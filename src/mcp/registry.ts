@@ -21,6 +21,7 @@ const LOAD: Record<ToolsetId, () => Promise<Tool[]>> = {
     return [...realmTools, ...notificationTools] as Tool[];
   },
   review: async () => (await import('../features/reviews/review-tools.js')).reviewTools as Tool[],
+  human: async () => (await import('../features/human/human-tools.js')).humanTools as Tool[],
 };
 
 /** What a server serves: the tools of the chosen toolsets and the instructions that go with them. */

@@ -3,6 +3,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -15,7 +16,7 @@ import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
-import type { Tool as ToolDescriptor } from '../features/tool-context.js';
+import type { CallControls, Tool as ToolDescriptor } from '../features/tool-context.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
@@ -137,18 +138,82 @@ export function createMcpServer(
   );
 
   server.setRequestHandler('tools/list', () => ({ tools: definitions }));
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const listed = byName.get(request.params.name);
     if (!listed)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const result = callTool(app, connection, listed.descriptor, request.params.arguments ?? {});
-    return server.projectCallToolResult(result, listed.definition.outputSchema);
+    const { descriptor } = listed;
+    const args = request.params.arguments ?? {};
+    const result = descriptor.waits
+      ? await callTool(app, connection, descriptor, args, callControls(app, server, ctx))
+      : callTool(app, connection, descriptor, args);
+    return server.projectCallToolResult(result as CallToolResult, listed.definition.outputSchema);
   });
   return server;
 }
 
-/** Runs one tool call to a complete MCP result: never throws. */
-export function callTool(app: App, connection: Connection, d: ToolDescriptor, args: unknown): CallToolResult {
+/**
+ * The controls of one waiting call, over the SDK's request context: its cancellation, progress
+ * notifications (only when the request carried a progress token) and, when the client declared
+ * form elicitation and config allows it, the client's own form.
+ */
+function callControls(app: App, server: Server, ctx: ServerContext): CallControls {
+  const token = ctx.mcpReq._meta?.progressToken;
+  let step = 0;
+  const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+  const canForm =
+    app.config.human_elicitation &&
+    elicitation !== undefined &&
+    (elicitation.form !== undefined || elicitation.url === undefined);
+  return {
+    signal: ctx.mcpReq.signal,
+    progress(message) {
+      if (token === undefined) return;
+      step += 1;
+      ctx.mcpReq
+        .notify({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: step, message },
+        })
+        .catch(() => {}); // a client that went away hears nothing more
+    },
+    elicit: canForm
+      ? async ({ message, options }, { signal, timeoutMs }) => {
+          const result = await ctx.mcpReq.elicitInput(
+            {
+              message,
+              requestedSchema: {
+                type: 'object',
+                properties: {
+                  answer: options
+                    ? { type: 'string', title: 'Answer', enum: options }
+                    : { type: 'string', title: 'Answer', minLength: 1 },
+                },
+                required: ['answer'],
+              },
+            },
+            { signal, timeout: timeoutMs },
+          );
+          const answer = result.content?.answer;
+          return result.action === 'accept' && typeof answer === 'string' && answer.trim()
+            ? { action: 'accept', answer }
+            : { action: result.action === 'accept' ? 'cancel' : result.action };
+        }
+      : null,
+  };
+}
+
+/**
+ * Runs one tool call to a complete MCP result: never throws (a waiting tool's promise never
+ * rejects). A tool that does not wait answers synchronously.
+ */
+export function callTool(
+  app: App,
+  connection: Connection,
+  d: ToolDescriptor,
+  args: unknown,
+  call?: CallControls,
+): CallToolResult | Promise<CallToolResult> {
   const parsed = d.input.safeParse(args);
   if (!parsed.success) {
     return envelope(app, connection, d.name, {
@@ -161,11 +226,11 @@ export function callTool(app: App, connection: Connection, d: ToolDescriptor, ar
       },
     });
   }
-  try {
-    connection.heartbeat();
-    const output = d.output.parse(d.handler({ app, connection }, parsed.data)) as Record<string, unknown>;
+  const answered = (raw: unknown): CallToolResult => {
+    const output = d.output.parse(raw) as Record<string, unknown>;
     return envelope(app, connection, d.name, { output, text: d.text(output), error: null });
-  } catch (error) {
+  };
+  const failed = (error: unknown): CallToolResult => {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {
       tool: d.name,
@@ -174,6 +239,14 @@ export function callTool(app: App, connection: Connection, d: ToolDescriptor, ar
       ...(body.code === 'INTERNAL_ERROR' ? { stack: (error as Error).stack } : {}),
     });
     return envelope(app, connection, d.name, { output: null, text: '', error: body });
+  };
+  try {
+    connection.heartbeat();
+    const raw = d.handler({ app, connection, ...(call ? { call } : {}) }, parsed.data);
+    if (raw instanceof Promise) return raw.then(answered).catch(failed);
+    return answered(raw);
+  } catch (error) {
+    return failed(error);
   }
 }
 

@@ -13,7 +13,7 @@ export interface Toolset {
   instructions: string;
 }
 
-export type ToolsetId = 'collab' | 'realm' | 'review';
+export type ToolsetId = 'collab' | 'realm' | 'review' | 'human';
 
 export const TOOLSETS: readonly Toolset[] = [
   {
@@ -36,6 +36,13 @@ export const TOOLSETS: readonly Toolset[] = [
     default: false,
     instructions:
       'Review: a worker submits work (submit_work) and answers reviews (respond_to_review, update_work); a reviewer takes get_pending_reviews, reads get_work_detail and decides with submit_review and its suggestions. Every version and word is kept (get_history, get_conversation).',
+  },
+  {
+    id: 'human',
+    description: 'ask a person and get the answer back: Telegram, the terminal, the web page or this client',
+    default: false,
+    instructions:
+      'Human: when a decision needs a person, ask_human (with options when there are a few answers). It waits a while; if the answer is still pending, carry on with other work: the answer comes with a later tool response, or call check_answers. cancel_question when it no longer matters.',
   },
 ];
 

@@ -344,6 +344,81 @@ CREATE TRIGGER claims_released_on_delete AFTER DELETE ON claims
   BEGIN UPDATE projects SET claims_released = claims_released + 1 WHERE id = OLD.project_id; END;
 `,
   },
+  {
+    version: 9,
+    name: 'questions to a person, and the Telegram bot that carries them',
+    sql: `
+-- A question a session put to a person. Only a pending one changes, once: the first answer from any
+-- channel wins (an UPDATE … WHERE status = 'pending' in one transaction).
+CREATE TABLE questions (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL,
+  question TEXT NOT NULL,
+  -- JSON array of the choices offered, or null for a free answer.
+  options TEXT,
+  label TEXT,
+  urgency TEXT NOT NULL DEFAULT 'normal' CHECK (urgency IN ('low', 'normal', 'high')),
+  status TEXT NOT NULL DEFAULT 'pending'
+    CHECK (status IN ('pending', 'answered', 'cancelled', 'expired', 'abandoned')),
+  answer TEXT,
+  answered_via TEXT CHECK (answered_via IN ('telegram', 'terminal', 'web', 'elicitation')),
+  -- Who answered, in the channel's terms (a Telegram user id, a terminal user).
+  answered_by TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  closed_at INTEGER,
+  -- When a tool result handed the asker its answer (else it comes as a notification).
+  returned_at INTEGER,
+  -- What the person did with the client's own form, when it was not an answer: declined, cancelled.
+  elicitation TEXT,
+  -- 0: still to be sent to Telegram; 1: sent (or being sent) by one process.
+  telegram_sent INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX questions_by_status ON questions(status, created_at);
+CREATE INDEX questions_by_session ON questions(session_id, created_at);
+-- A session that ends leaves nobody to read its answers.
+CREATE TRIGGER questions_abandoned AFTER UPDATE OF status ON sessions WHEN NEW.status = 'ended'
+  BEGIN
+    UPDATE questions SET status = 'abandoned', closed_at = coalesce(NEW.ended_at, NEW.last_heartbeat)
+    WHERE session_id = NEW.id AND status = 'pending';
+  END;
+
+-- Telegram messages that show a question, or ask for its answer: a reply to one answers that
+-- question, and once it closes each is edited to say how.
+CREATE TABLE question_messages (
+  chat_id INTEGER NOT NULL,
+  message_id INTEGER NOT NULL,
+  question_id TEXT NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  -- 1 once edited to show how the question closed.
+  closed_shown INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (chat_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX question_messages_by_question ON question_messages(question_id);
+
+-- Free text sent to the bot without replying to a question, kept until the person says which
+-- question it answers.
+CREATE TABLE telegram_drafts (
+  chat_id INTEGER NOT NULL,
+  message_id INTEGER NOT NULL,
+  from_id INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (chat_id, message_id)
+) WITHOUT ROWID;
+
+-- One row per bot (by a hash of its token): the process that polls it, until when, and the next
+-- update to ask for. Exactly one process polls a bot at a time.
+CREATE TABLE telegram_pollers (
+  bot TEXT PRIMARY KEY,
+  holder TEXT,
+  holder_pid INTEGER,
+  holder_host TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  update_offset INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -22,6 +22,7 @@ export class NotificationsStore {
   private readonly takePending;
   private readonly markSeenStmt;
   private readonly markTypeSeenStmt;
+  private readonly markSubjectSeenStmt;
   private readonly countTypeStmt;
   private readonly listStmt;
   private readonly expireStmt;
@@ -52,6 +53,9 @@ export class NotificationsStore {
     );
     this.markTypeSeenStmt = db.prepare(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND state = 'pending'",
+    );
+    this.markSubjectSeenStmt = db.prepare(
+      "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND subject = ? AND state = 'pending'",
     );
     this.listStmt = db.prepare<
       [
@@ -129,6 +133,11 @@ export class NotificationsStore {
   }
 
   /** Marks a session's pending notifications of one type seen (what they announced was read). */
+  /** The session's pending notification of this type and subject, marked seen. */
+  markSubjectSeen(sessionId: string, type: string, subject: string, now: number): void {
+    this.markSubjectSeenStmt.run(now, sessionId, type, subject);
+  }
+
   markTypeSeen(sessionId: string, type: string, now: number): void {
     this.markTypeSeenStmt.run(now, sessionId, type);
   }

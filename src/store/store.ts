@@ -15,10 +15,12 @@ import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
 import { ProjectsStore } from './projects-store.js';
+import { QuestionsStore } from './questions-store.js';
 import { RealmStateStore } from './realm-state-store.js';
 import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
+import { TelegramStore } from './telegram-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
 
@@ -87,6 +89,12 @@ export class Store {
   }
   get workEvents(): WorkEventsStore {
     return this.module('workEvents', (db) => new WorkEventsStore(db));
+  }
+  get questions(): QuestionsStore {
+    return this.module('questions', (db) => new QuestionsStore(db));
+  }
+  get telegram(): TelegramStore {
+    return this.module('telegram', (db) => new TelegramStore(db));
   }
 
   static open(file: string, options: StoreOptions = {}): Store {

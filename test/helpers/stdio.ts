@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { toolCaller } from './app.js';
 import { tempDir } from './temp.js';
@@ -61,6 +61,9 @@ export async function connectStdio(options: {
   hooks?: boolean;
   direct?: boolean;
   env?: Record<string, string>;
+  /** What the client declares it can do (e.g. form elicitation), and its handlers for that. */
+  capabilities?: ClientCapabilities;
+  setup?: (client: Client) => void;
 }) {
   requireBuild();
   const socketPath = options.hooks ? join(tempDir('collab-sock-'), 'control.sock') : '-';
@@ -88,7 +91,11 @@ export async function connectStdio(options: {
       if (m) resolve(Number(m[1]));
     });
   });
-  const client = new Client({ name: options.name ?? 'stdio-test', version: '1.0.0' });
+  const client = new Client(
+    { name: options.name ?? 'stdio-test', version: '1.0.0' },
+    options.capabilities ? { capabilities: options.capabilities } : {},
+  );
+  options.setup?.(client);
   await client.connect(transport);
   const spawned = transport.pid;
   if (spawned === null) throw new Error('client process did not start');

@@ -6,6 +6,7 @@ import {
   NOTIFICATION_TTL_MS,
   type Notice,
   type NotificationState,
+  type NotificationType,
   stateAt,
 } from '../../core/notifications.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
@@ -52,6 +53,14 @@ export class NotificationsService {
         }
       }
     });
+  }
+
+  /**
+   * Marks what a session was told another way (a tool result that carried it) as seen: it is not
+   * delivered a second time. Inside the caller's transaction.
+   */
+  markSeen(sessionId: string, type: NotificationType, subject: string): void {
+    this.app.store.notifications.markSubjectSeen(sessionId, type, subject, this.app.now());
   }
 
   /**

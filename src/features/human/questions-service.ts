@@ -1,0 +1,338 @@
+import type { AppContext } from '../../app/context.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
+import { newId } from '../../core/ids.js';
+import type { AnswerChannel, QuestionStatus, Urgency } from '../../core/questions.js';
+import { iso } from '../../core/time.js';
+import type { QuestionRow, QuestionWithSession } from '../../store/questions-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+
+/** A question as tools, the CLI and the channels show it. */
+export interface QuestionView {
+  question_id: string;
+  status: QuestionStatus;
+  question: string;
+  options: string[] | null;
+  label: string | null;
+  urgency: Urgency;
+  asked_at: string;
+  session_id: string;
+  session: string;
+  answer: string | null;
+  answered_via: AnswerChannel | null;
+  answered_at: string | null;
+  closed_at: string | null;
+  /** What the person did with the client's own form when it was not an answer (declined, cancelled). */
+  elicitation: string | null;
+}
+
+/** What happened to an answer: it won (the question was pending), or the question had already closed. */
+export interface AnswerOutcome {
+  won: boolean;
+  question: QuestionWithSession;
+}
+
+export const MAX_OPTIONS = 20;
+export const OPTION_CHARS = 200;
+/** How often a waiting call looks for answers recorded by other processes. */
+const POLL_MS = 200;
+
+/**
+ * Questions sessions put to a person, and their answers. Any channel (Telegram, the terminal, the
+ * web page, the client's own form) answers through `answer`; the first answer to a pending question
+ * wins, in one write transaction, and the others find it closed. The asker learns it from its
+ * waiting call, from `check_answers`, or, when neither is waiting, from a notification on its next
+ * tool response and through its hooks.
+ */
+export class QuestionsService {
+  /** Calls of this process waiting for an answer: woken at once by an answer recorded here. */
+  private readonly waiters = new Set<() => void>();
+  /** Told of every question asked and closed in this process (the Telegram channel listens). */
+  private readonly listeners = new Set<(event: QuestionEvent) => void>();
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationsService,
+  ) {}
+
+  onEvent(listener: (event: QuestionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  ask(
+    session: SessionRow,
+    input: { question: string; options?: string[]; label?: string; urgency?: Urgency },
+  ): QuestionWithSession {
+    const question = input.question.trim();
+    if (!question) throw invalidInput('question: say what you need the person to decide.');
+    const options = input.options?.map((o) => o.trim());
+    if (options) {
+      if (options.length > MAX_OPTIONS) throw invalidInput(`options: at most ${MAX_OPTIONS} choices.`);
+      if (options.some((o) => o.length === 0 || o.length > OPTION_CHARS))
+        throw invalidInput(`options: each choice is 1 to ${OPTION_CHARS} characters.`);
+      if (new Set(options).size !== options.length) throw invalidInput('options: the choices must differ.');
+    }
+    const { store } = this.app;
+    const id = newId();
+    const now = this.app.now();
+    const expiry = this.app.config.question_expiry_minutes;
+    store.write(() => {
+      store.questions.insert({
+        id,
+        session_id: session.id,
+        project_id: session.project_id,
+        question,
+        options: options && options.length > 0 ? JSON.stringify(options) : null,
+        label: input.label?.trim() || null,
+        urgency: input.urgency ?? 'normal',
+        created_at: now,
+        expires_at: expiry > 0 ? now + expiry * 60_000 : null,
+      });
+    });
+    const row = store.questions.getWithSession(id)!;
+    this.app.log.info('question.asked', { question: id, session: session.id, urgency: row.urgency });
+    this.emit({ kind: 'asked', question: row });
+    return row;
+  }
+
+  /**
+   * Records an answer; the first to a pending question wins. The asker is notified (it reads the
+   * notification unless a waiting call hands it the answer first).
+   */
+  answer(questionId: string, text: string, via: AnswerChannel, by: string | null): AnswerOutcome {
+    const answer = text.trim();
+    if (!answer) throw invalidInput('answer: it is empty.');
+    const { store } = this.app;
+    const outcome = store.write(() => {
+      const now = this.app.now();
+      this.expireWithin(now);
+      const row = store.questions.get(questionId);
+      if (!row) throw notFound(questionId);
+      const won = store.questions.answer(questionId, answer, via, by, now);
+      if (won) {
+        this.notifications.notify([row.session_id], {
+          type: 'question_answered',
+          subject: questionId,
+          project: row.project_id,
+          payload: {
+            question_id: questionId,
+            question: inline(row.question, 200),
+            answer: inline(answer, 2_000),
+            answered_via: via,
+            answered_at: iso(now),
+          },
+        });
+      }
+      return { won, question: store.questions.getWithSession(questionId)! };
+    });
+    if (outcome.won) {
+      this.app.log.info('question.answered', { question: questionId, via });
+      this.closed(outcome.question);
+    }
+    return outcome;
+  }
+
+  /** The answer of option `n` (from 1) of a question offering choices. */
+  answerOption(questionId: string, n: number, via: AnswerChannel, by: string | null): AnswerOutcome {
+    const row = this.app.store.questions.get(questionId);
+    if (!row) throw notFound(questionId);
+    const options = optionsOf(row);
+    const choice = options?.[n - 1];
+    if (choice === undefined) throw invalidInput(`option ${n}: the question offers ${options?.length ?? 0}.`);
+    return this.answer(questionId, choice, via, by);
+  }
+
+  /** Cancels one of the session's own pending questions. */
+  cancel(session: SessionRow, questionId: string): QuestionWithSession {
+    const { store } = this.app;
+    const row = this.own(session, questionId);
+    const closed = store.write(() => store.questions.close(row.id, 'cancelled', this.app.now()));
+    const after = store.questions.getWithSession(row.id)!;
+    if (closed) {
+      this.app.log.info('question.cancelled', { question: row.id, session: session.id });
+      this.closed(after);
+    }
+    return after;
+  }
+
+  /** What the person did with the client's form, when it was not an answer. */
+  recordElicitation(questionId: string, outcome: 'declined' | 'cancelled' | 'failed'): void {
+    const { store } = this.app;
+    store.write(() => store.questions.recordElicitation(questionId, outcome));
+    this.app.log.info('question.elicitation', { question: questionId, outcome });
+  }
+
+  /** A question by its id or a unique start of it (a person types a few characters). */
+  resolve(idOrPrefix: string): QuestionWithSession {
+    const exact = this.app.store.questions.getWithSession(idOrPrefix);
+    if (exact) return exact;
+    const ids = /^[0-9a-f-]{4,}$/.test(idOrPrefix)
+      ? this.app.store.questions.idsStartingWith(idOrPrefix)
+      : [];
+    if (ids.length === 1) return this.get(ids[0]!);
+    if (ids.length > 1)
+      throw invalidInput(
+        `"${idOrPrefix}" starts ${ids.length >= 5 ? 'several' : ids.length} question ids (${ids.join(', ')}).`,
+        'Type more of the id.',
+      );
+    throw notFound(idOrPrefix);
+  }
+
+  get(questionId: string): QuestionWithSession {
+    const row = this.app.store.questions.getWithSession(questionId);
+    if (!row) throw notFound(questionId);
+    return row;
+  }
+
+  /** One of the session's own questions; another session's is NOT_OWNER. */
+  own(session: SessionRow, questionId: string): QuestionWithSession {
+    const row = this.get(questionId);
+    if (row.session_id !== session.id)
+      throw new CollabError(
+        'NOT_OWNER',
+        `Question ${questionId} was asked by session "${row.session_name}", not this one.`,
+        'A session sees and cancels only its own questions (list_questions).',
+      );
+    return row;
+  }
+
+  /** A session's questions (or, with no session, every session's: the CLI and the web page), newest first. */
+  list(session: SessionRow | null, status: QuestionStatus | 'all', limit: number): QuestionWithSession[] {
+    this.expireDue();
+    return session
+      ? this.app.store.questions.ofSession(session.id, status, limit)
+      : this.app.store.questions.all(status, limit);
+  }
+
+  /**
+   * The session's questions a call should report: those given (its own), or else those pending and
+   * those answered that no call has handed it yet.
+   */
+  targets(session: SessionRow, ids: string[] | undefined): QuestionWithSession[] {
+    this.expireDue();
+    if (ids && ids.length > 0) return ids.map((id) => this.own(session, id));
+    return this.app.store.questions
+      .ofSession(session.id, 'all', 200)
+      .filter((q) => q.status === 'pending' || (q.status === 'answered' && q.returned_at === null));
+  }
+
+  /**
+   * Waits until one of `ids` is no longer pending, `ms` have passed or `signal` aborts; `tick` is
+   * called about every `tickMs` with the time waited. Answers recorded by this process wake it at
+   * once; those of other processes within POLL_MS.
+   */
+  async waitForAny(
+    ids: string[],
+    ms: number,
+    signal: AbortSignal | undefined,
+    tick?: { everyMs: number; fn: (waitedMs: number) => void },
+  ): Promise<void> {
+    if (ids.length === 0 || ms <= 0) return;
+    const started = Date.now();
+    let lastTick = started;
+    const settled = () => {
+      this.expireDue();
+      return this.app.store.questions.statuses(ids).some((q) => q.status !== 'pending');
+    };
+    while (!settled()) {
+      const now = Date.now();
+      if (now - started >= ms || signal?.aborted) return;
+      if (tick && now - lastTick >= tick.everyMs) {
+        lastTick = now;
+        tick.fn(now - started);
+      }
+      await this.pause(Math.min(POLL_MS, ms - (now - started)), signal);
+    }
+  }
+
+  /**
+   * Hands answered questions to their asker through a tool result: recorded, and the notification
+   * that would have told it is marked seen (each answer reaches the session once).
+   */
+  markReturned(questions: QuestionWithSession[]): void {
+    const answered = questions.filter((q) => q.status === 'answered' && q.returned_at === null);
+    if (answered.length === 0) return;
+    const { store } = this.app;
+    store.write(() => {
+      const now = this.app.now();
+      for (const q of answered) {
+        store.questions.markReturned(q.id, now);
+        this.notifications.markSeen(q.session_id, 'question_answered', q.id);
+      }
+    });
+  }
+
+  /** Pending questions past their time become expired. */
+  expireDue(): void {
+    if (this.app.config.question_expiry_minutes <= 0) return;
+    const { store } = this.app;
+    const expired = store.write(() => this.expireWithin(this.app.now()));
+    for (const id of expired) this.closed(store.questions.getWithSession(id)!);
+  }
+
+  view(q: QuestionWithSession): QuestionView {
+    return {
+      question_id: q.id,
+      status: q.status,
+      question: q.question,
+      options: optionsOf(q),
+      label: q.label,
+      urgency: q.urgency,
+      asked_at: iso(q.created_at),
+      session_id: q.session_id,
+      session: q.session_name,
+      answer: q.answer,
+      answered_via: q.answered_via,
+      answered_at: q.status === 'answered' && q.closed_at !== null ? iso(q.closed_at) : null,
+      closed_at: q.closed_at === null ? null : iso(q.closed_at),
+      elicitation: q.elicitation,
+    };
+  }
+
+  private expireWithin(now: number): string[] {
+    return this.app.config.question_expiry_minutes > 0 ? this.app.store.questions.expireDue(now) : [];
+  }
+
+  private closed(question: QuestionWithSession): void {
+    for (const wake of this.waiters) wake();
+    this.emit({ kind: 'closed', question });
+  }
+
+  private emit(event: QuestionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.app.log.warn('question.listener_failed', { message: (error as Error).message });
+      }
+    }
+  }
+
+  private pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+export type QuestionEvent =
+  | { kind: 'asked'; question: QuestionWithSession }
+  | { kind: 'closed'; question: QuestionWithSession };
+
+export function optionsOf(q: Pick<QuestionRow, 'options'>): string[] | null {
+  return q.options === null ? null : (JSON.parse(q.options) as string[]);
+}
+
+function notFound(id: string): CollabError {
+  return new CollabError('QUESTION_NOT_FOUND', `No question ${id}.`);
+}
