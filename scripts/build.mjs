@@ -35,6 +35,9 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
+  // grammY (loaded only when a Telegram bot is configured) stays in node_modules: minified, the
+  // class names node-fetch checks its abort signal by are lost.
+  external: ['grammy'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
   minify: true,
   legalComments: 'none',

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Server, Tool } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
+import { telegramSettings } from '../app/config.js';
 import { inline } from '../core/fence.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
@@ -126,6 +127,25 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
   }, 200).unref();
   setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
+  // The human toolset with a bot configured: this process sends its sessions' questions to
+  // Telegram, and polls the bot when no other process does.
+  let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
+  if (selection.toolsets.some((t) => t.id === 'human')) {
+    telegram = (async () => {
+      try {
+        const settings = telegramSettings(app.config);
+        if (!settings.bot_token) return null;
+        const [{ humanFor }, { startTelegram }] = await Promise.all([
+          import('../features/human/human.js'),
+          import('../features/human/telegram-channel.js'),
+        ]);
+        return await startTelegram(app, humanFor(app), settings);
+      } catch (error) {
+        app.log.warn('telegram.start_failed', { message: (error as Error).message });
+        return null;
+      }
+    })();
+  }
 
   let stopping = false;
   const stop = (reason: string) => {
@@ -133,10 +153,14 @@ export async function serve(options: ServeOptions): Promise<void> {
     stopping = true;
     clearInterval(heartbeat);
     connection.close(reason);
-    void handle.close().finally(() => {
-      app.close();
-      process.exit(0);
-    });
+    void telegram
+      .then((channel) => channel?.stop())
+      .catch(() => {})
+      .then(() => handle.close())
+      .finally(() => {
+        app.close();
+        process.exit(0);
+      });
   };
   process.stdin.once('end', () => stop('client disconnected'));
   // The transport may close without stdin ending (a message over its 10 MB limit): once nothing

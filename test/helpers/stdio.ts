@@ -147,10 +147,15 @@ export async function hookClient(options: { cwd: string; home: string }) {
   };
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Resolves once `condition` holds (checked every 10 ms); throws after `timeoutMs`, naming `what`. */
+export async function waitFor(
+  condition: () => boolean,
+  timeoutMs = 10_000,
+  what = 'the fake client',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the fake client');
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -1,0 +1,411 @@
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { TelegramConfig } from '../../app/config.js';
+import type { AppContext } from '../../app/context.js';
+import { CollabError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { age, closedNote, decodeButton, encodeButton } from '../../core/questions.js';
+import { processAlive } from '../../integrations/process-probe.js';
+import {
+  type Keyboard,
+  type TelegramApi,
+  TelegramConflict,
+  type TelegramMessage,
+  type TelegramUpdate,
+  telegramApi,
+} from '../../integrations/telegram-api.js';
+import type { QuestionWithSession } from '../../store/questions-store.js';
+import { optionsOf, type QuestionEvent, type QuestionsService } from './questions-service.js';
+
+/** Seconds one getUpdates long poll lasts. */
+const POLL_SECONDS = 5;
+/** A poller's lease outlasts its poll by this much: it is renewed before each poll. */
+const LEASE_MS = POLL_SECONDS * 1000 + 10_000;
+/** How often a process that does not poll looks whether the poller is gone. */
+const WATCH_MS = 1_000;
+const LIST_MAX = 20;
+const PENDING_BUTTON = 'Pending';
+
+/**
+ * Starts the Telegram channel of this process when a bot token is configured (config.json
+ * `telegram` or SESSION_COLLAB_TELEGRAM_*); null when none is.
+ */
+export async function startTelegram(
+  app: AppContext,
+  human: QuestionsService,
+  settings: TelegramConfig,
+): Promise<TelegramChannel | null> {
+  if (!settings.bot_token) return null;
+  if (settings.mode === 'webhook') {
+    app.log.warn('telegram.webhook_unserved', {
+      message: 'webhook mode needs the hub; polling is not started',
+    });
+    return null;
+  }
+  const api = telegramApi(settings.bot_token, settings.api_root);
+  const channel = new TelegramChannel(app, human, { ...settings, bot_token: settings.bot_token }, api);
+  channel.start();
+  return channel;
+}
+
+/**
+ * Telegram for the human toolset, one per process that serves it with a bot configured. Every such
+ * process sends the questions its sessions ask, at once; exactly one of them (the holder of the
+ * bot's lease row, renewed before each poll, taken over when the holder's process is gone or its
+ * lease has run out) polls getUpdates, so that Telegram never sees two pollers for one token. The
+ * next update to ask for is stored with the lease, and advanced after each update is handled: a
+ * new poller repeats and loses nothing. An answer is stored for the question its button or its
+ * reply names, never by order.
+ */
+export class TelegramChannel {
+  private readonly instance = newId();
+  private readonly bot: string;
+  private readonly allowed: Set<number>;
+  private stopped = false;
+  private polling: AbortController | null = null;
+  private running: Promise<void> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private webhookCleared = false;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly human: QuestionsService,
+    settings: TelegramConfig & { bot_token: string },
+    private readonly api: TelegramApi,
+  ) {
+    this.bot = createHash('sha256').update(settings.bot_token).digest('hex').slice(0, 16);
+    this.allowed = new Set(settings.allowed_user_ids);
+  }
+
+  /** Starts sending and (when this process gets the lease) polling. */
+  start(): void {
+    this.unsubscribe = this.human.onEvent((event) => void this.onQuestion(event));
+    this.running = this.run();
+  }
+
+  /** Stops polling and gives the lease up, so that another process takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.polling?.abort();
+    this.wake?.();
+    await this.running;
+    try {
+      this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+    } catch {
+      // The lease runs out by itself.
+    }
+  }
+
+  /** Whether this process polls the bot now. */
+  get polls(): boolean {
+    const row = this.app.store.telegram.poller(this.bot);
+    return row?.holder === this.instance && row.lease_until > this.app.now();
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 1_000;
+    while (!this.stopped) {
+      try {
+        if (!this.holdLease()) {
+          await this.sleep(WATCH_MS);
+          continue;
+        }
+        if (!this.webhookCleared) {
+          await this.api.deleteWebhook();
+          this.webhookCleared = true;
+          this.app.log.info('telegram.polling', { pid: process.pid });
+        }
+        await this.flush();
+        if (this.stopped || !this.holdLease()) continue;
+        const offset = this.app.store.telegram.poller(this.bot)?.update_offset ?? 0;
+        this.polling = new AbortController();
+        const updates = await this.api.getUpdates(offset, POLL_SECONDS, this.polling.signal);
+        this.polling = null;
+        for (const update of updates) {
+          await this.handle(update);
+          // Handled, then confirmed: a poller that dies in between hands the update over again,
+          // and answering twice finds the question already answered.
+          const moved = this.app.store.write(() =>
+            this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
+          );
+          if (!moved) break; // another process took over: it reads from the stored offset
+        }
+        backoff = 1_000;
+      } catch (error) {
+        this.polling = null;
+        if (this.stopped) break;
+        if (error instanceof TelegramConflict) {
+          // Another poller for this token (elsewhere, or a webhook): give the lease up, wait.
+          this.app.log.warn('telegram.conflict', { message: error.message });
+          this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+          this.webhookCleared = false;
+          await this.sleep(LEASE_MS);
+        } else {
+          this.app.log.warn('telegram.error', { message: (error as Error).message });
+          await this.sleep(backoff);
+          backoff = Math.min(backoff * 2, 30_000);
+        }
+      }
+    }
+  }
+
+  /**
+   * Holds (or takes) the bot's lease when nobody else holds it: its holder's lease ran out, or its
+   * process on this host is gone. Read first, so that watching costs no write lock.
+   */
+  private holdLease(): boolean {
+    const { store } = this.app;
+    const takeable = (now: number) => {
+      const row = store.telegram.poller(this.bot);
+      return (
+        !row ||
+        row.holder === this.instance ||
+        row.lease_until <= now ||
+        (row.holder_host === this.app.host && row.holder_pid !== null && !processAlive(row.holder_pid, null))
+      );
+    };
+    if (!takeable(this.app.now())) return false;
+    return store.write(() => {
+      const now = this.app.now();
+      if (!takeable(now)) return false;
+      store.telegram.take(this.bot, this.instance, process.pid, this.app.host, now + LEASE_MS);
+      return true;
+    });
+  }
+
+  private async onQuestion(event: QuestionEvent): Promise<void> {
+    try {
+      if (event.kind === 'asked') await this.sendQuestion(event.question);
+      else await this.showClosed(event.question.id);
+    } catch (error) {
+      this.app.log.warn('telegram.error', { message: (error as Error).message });
+    }
+  }
+
+  /** Questions still to send, and closed questions whose messages do not say so yet. */
+  private async flush(): Promise<void> {
+    for (const q of this.app.store.questions.unsent(20)) await this.sendQuestion(q);
+    const closed = new Set(this.app.store.questions.unshownClosed(50).map((m) => m.question_id));
+    for (const id of closed) await this.showClosed(id);
+  }
+
+  /** Sends a question to every allowed user, once whichever process gets to it first. */
+  private async sendQuestion(q: QuestionWithSession): Promise<void> {
+    const { store } = this.app;
+    if (!store.write(() => store.questions.setSent(q.id, true))) return;
+    try {
+      for (const chat of this.allowed) {
+        const id = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
+        store.write(() => store.questions.addMessage(q.id, chat, id));
+      }
+    } catch (error) {
+      store.write(() => store.questions.setSent(q.id, false)); // sent again by the poller
+      throw error;
+    }
+  }
+
+  /** Edits a closed question's messages to say how it closed (and takes its buttons away). */
+  private async showClosed(questionId: string): Promise<void> {
+    const { store } = this.app;
+    const q = store.questions.getWithSession(questionId);
+    if (!q || q.status === 'pending') return;
+    for (const m of store.questions.messagesOf(questionId)) {
+      if (m.closed_shown) continue;
+      try {
+        await this.api.edit(
+          m.chat_id,
+          m.message_id,
+          `${questionText(q, this.app.now())}\n\n${closedText(q)}`,
+        );
+      } catch (error) {
+        // A message the person deleted cannot be edited; nothing more to show there.
+        if ((error as { status?: number }).status !== 400) throw error;
+      }
+      store.write(() => store.questions.markShown(m.chat_id, m.message_id));
+    }
+  }
+
+  private async handle(update: TelegramUpdate): Promise<void> {
+    const from = update.message?.from?.id ?? update.callback_query?.from.id;
+    if (from === undefined || !this.allowed.has(from)) {
+      this.app.log.warn('telegram.ignored', {
+        from: from ?? null,
+        kind: update.callback_query ? 'button' : 'message',
+      });
+      return;
+    }
+    try {
+      if (update.callback_query) await this.onButton(update.callback_query, from);
+      else if (update.message?.text !== undefined) await this.onText(update.message, from);
+    } catch (error) {
+      if (!(error instanceof CollabError)) throw error;
+      const chat = update.message?.chat.id ?? update.callback_query?.message?.chat.id ?? from;
+      await this.api.send(chat, `Not sent: ${error.message}`);
+    }
+  }
+
+  private async onButton(cb: NonNullable<TelegramUpdate['callback_query']>, from: number): Promise<void> {
+    const action = decodeButton(cb.data);
+    const chat = cb.message?.chat.id ?? from;
+    if (!action) return this.api.answerCallback(cb.id);
+    switch (action.kind) {
+      case 'list':
+        await this.api.answerCallback(cb.id);
+        return this.sendPending(chat);
+      case 'pick': {
+        await this.api.answerCallback(cb.id);
+        const q = this.human.get(action.questionId);
+        if (q.status !== 'pending')
+          return void (await this.api.send(chat, `That question is ${closedText(q)}.`));
+        const shown = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
+        const prompt = await this.api.send(chat, `Your answer to "${short(q.question, 60)}":`, {
+          forceReply: 'Type your answer',
+        });
+        this.app.store.write(() => {
+          this.app.store.questions.addMessage(q.id, chat, shown);
+          this.app.store.questions.addMessage(q.id, chat, prompt);
+        });
+        return;
+      }
+      case 'option': {
+        const outcome = this.human.answerOption(action.questionId, action.option, 'telegram', String(from));
+        return this.api.answerCallback(cb.id, this.confirmation(outcome.won, outcome.question));
+      }
+      case 'draft': {
+        const draft = this.app.store.telegram.draft(chat, action.messageId);
+        if (!draft) return this.api.answerCallback(cb.id, 'That message was already used.');
+        const outcome = this.human.answer(action.questionId, draft.text, 'telegram', String(from));
+        if (outcome.won)
+          this.app.store.write(() => this.app.store.telegram.dropDraft(chat, action.messageId));
+        await this.api.answerCallback(cb.id, this.confirmation(outcome.won, outcome.question));
+        if (outcome.won)
+          await this.api.send(
+            chat,
+            `✓ Sent to "${outcome.question.session_name}": ${short(draft.text, 200)}`,
+          );
+        return;
+      }
+    }
+  }
+
+  private async onText(message: TelegramMessage, from: number): Promise<void> {
+    const chat = message.chat.id;
+    const text = (message.text ?? '').trim();
+    if (text === '/start' || text === '/help')
+      return void (await this.api.send(
+        chat,
+        'Questions from your coding sessions arrive here. Tap a choice, or reply to a question with your own answer. "Pending" lists the open ones.',
+        { buttons: [PENDING_BUTTON] },
+      ));
+    if (text === '/pending' || text === PENDING_BUTTON) return this.sendPending(chat);
+    if (!text) return;
+    const replied = message.reply_to_message
+      ? this.app.store.questions.questionOfMessage(chat, message.reply_to_message.message_id)
+      : null;
+    if (replied) {
+      const outcome = this.human.answer(replied, text, 'telegram', String(from));
+      await this.api.send(chat, this.confirmation(outcome.won, outcome.question, text));
+      return;
+    }
+    // Free text that answers nothing yet: kept until the person says which question it answers.
+    const pending = this.human.list(null, 'pending', LIST_MAX);
+    if (pending.length === 0) return void (await this.api.send(chat, 'No pending questions.'));
+    this.app.store.write(() => {
+      this.app.store.telegram.purgeDrafts(this.app.now() - 86_400_000);
+      this.app.store.telegram.addDraft({
+        chat_id: chat,
+        message_id: message.message_id,
+        from_id: from,
+        text,
+        created_at: this.app.now(),
+      });
+    });
+    await this.api.send(chat, 'Which question does this answer?', {
+      inline: pending.map((q) => [
+        {
+          text: buttonLabel(q, this.app.now()),
+          data: encodeButton({ kind: 'draft', messageId: message.message_id, questionId: q.id }),
+        },
+      ]),
+    });
+  }
+
+  private async sendPending(chat: number): Promise<void> {
+    const pending = this.human.list(null, 'pending', LIST_MAX);
+    if (pending.length === 0) return void (await this.api.send(chat, 'No pending questions.'));
+    await this.api.send(chat, `${pending.length} pending question${pending.length === 1 ? '' : 's'}:`, {
+      inline: pending.map((q) => [
+        { text: buttonLabel(q, this.app.now()), data: encodeButton({ kind: 'pick', questionId: q.id }) },
+      ]),
+    });
+  }
+
+  private confirmation(won: boolean, q: QuestionWithSession, text?: string): string {
+    if (won) return `✓ Sent to "${q.session_name}"${text ? `: ${short(text, 200)}` : ''}`;
+    return `Not sent: the question was ${already(q)}.`;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+}
+
+function short(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Who asks: the label (when given) or the session's name, with its repo and branch. */
+function asker(q: QuestionWithSession): string {
+  const where = `${basename(q.session_worktree)}${q.session_branch ? `@${q.session_branch}` : ''}`;
+  return `${q.label ? `${q.label} (${q.session_name})` : q.session_name} · ${where}`;
+}
+
+function questionText(q: QuestionWithSession, now: number): string {
+  const urgency = q.urgency === 'high' ? ' · URGENT' : q.urgency === 'low' ? ' · low priority' : '';
+  const how = optionsOf(q)
+    ? 'Tap a choice, or reply to this message with your own answer.'
+    : 'Reply to this message with your answer.';
+  const body = q.question.length > 3_000 ? `${q.question.slice(0, 2_999)}…` : q.question;
+  return `❓ ${asker(q)}${urgency} · ${age(now - q.created_at)}\n\n${body}\n\n${how}`;
+}
+
+function questionButtons(q: QuestionWithSession): Keyboard | undefined {
+  const options = optionsOf(q);
+  if (!options) return undefined;
+  return {
+    inline: options.map((text, i) => [
+      { text, data: encodeButton({ kind: 'option', questionId: q.id, option: i + 1 }) },
+    ]),
+  };
+}
+
+function noteOf(q: QuestionWithSession): string {
+  return closedNote(q.status as Exclude<typeof q.status, 'pending'>, q.answered_via, q.closed_at ?? 0);
+}
+
+/** The line a closed question's messages end with. */
+function closedText(q: QuestionWithSession): string {
+  return q.status === 'answered' ? `✅ ${noteOf(q)}: ${short(q.answer ?? '', 500)}` : `— ${noteOf(q)}`;
+}
+
+/** "already answered in the terminal at 10:32 UTC: yes", for a person whose answer came too late. */
+function already(q: QuestionWithSession): string {
+  return `already ${noteOf(q)}${q.status === 'answered' ? `: ${short(q.answer ?? '', 200)}` : ''}`;
+}
+
+function buttonLabel(q: QuestionWithSession, now: number): string {
+  return short(`${q.label ?? q.session_name}: ${q.question} (${age(now - q.created_at)})`, 60);
+}

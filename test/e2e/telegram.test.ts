@@ -1,0 +1,238 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeTelegram, type SentMessage } from '../fixtures/fake-telegram.js';
+import { CLI, connectStdio, waitFor, waitForExit } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const PERSON = 42;
+const STRANGER = 99;
+type Connected = Awaited<ReturnType<typeof connectStdio>>;
+type Outcome = { question_id: string; status: string; answer?: string; answered_via?: string };
+
+const open: Connected[] = [];
+const fakes: FakeTelegram[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function setup() {
+  const telegram = new FakeTelegram();
+  fakes.push(telegram);
+  const root = await telegram.start();
+  const home = tempDir('collab-home-');
+  const repo = gitRepo();
+  const env = {
+    SESSION_COLLAB_TELEGRAM_BOT_TOKEN: telegram.token,
+    SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS: String(PERSON),
+    SESSION_COLLAB_TELEGRAM_API_ROOT: root,
+  };
+  const connect = async (name: string) => {
+    const c = await connectStdio({ cwd: repo, home, name, args: ['--toolsets', 'collab,human'], env });
+    open.push(c);
+    return c;
+  };
+  return { telegram, home, repo, connect };
+}
+
+/** The process that polls the bot now, from the lease row. */
+function poller(home: string): number | null {
+  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT holder_pid, lease_until FROM telegram_pollers').get() as
+      | { holder_pid: number; lease_until: number }
+      | undefined;
+    return row && row.lease_until > Date.now() ? row.holder_pid : null;
+  } finally {
+    db.close();
+  }
+}
+
+/** The question's message sent to the person. */
+async function questionMessage(telegram: FakeTelegram, text: string): Promise<SentMessage> {
+  await waitFor(() => telegram.sentTo(PERSON, text).length > 0, 10_000, `the question "${text}" in Telegram`);
+  return telegram.sentTo(PERSON, text)[0]!;
+}
+
+describe('Telegram: several sessions ask, one person answers from a phone', () => {
+  it('each answer, by button or by reply, reaches its own asker; a stranger is ignored', async () => {
+    const { telegram, connect } = await setup();
+    const a = await connect('api');
+    const b = await connect('web');
+    const askA = a.call<Outcome>('ask_human', {
+      question: 'Deploy the API now?',
+      options: ['yes', 'later'],
+      label: 'release',
+      urgency: 'high',
+      wait_seconds: 40,
+    });
+    const askB = b.call<Outcome>('ask_human', { question: 'Name for the new table?', wait_seconds: 40 });
+    const deploy = await questionMessage(telegram, 'Deploy the API now?');
+    const naming = await questionMessage(telegram, 'Name for the new table?');
+    expect(deploy.text).toMatch(/release \(api-\w+\) · collab-repo-\w+@main/);
+    expect(deploy.text).toContain('URGENT');
+    expect(deploy.reply_markup?.inline_keyboard?.map((row) => row[0]!.text)).toEqual(['yes', 'later']);
+
+    // A stranger presses a button and replies: nothing is answered.
+    telegram.press(STRANGER, deploy.message_id, telegram.button(deploy, 'yes'));
+    telegram.send(STRANGER, 'orders', naming.message_id);
+    await waitFor(() => telegram.pendingUpdates === 0, 10_000, 'the stranger’s updates to be read');
+    // The person answers the second by replying, the first by its button.
+    telegram.send(PERSON, 'orders_v2', naming.message_id);
+    telegram.press(PERSON, deploy.message_id, telegram.button(deploy, 'later'));
+    expect(await askA).toMatchObject({ status: 'answered', answer: 'later', answered_via: 'telegram' });
+    expect(await askB).toMatchObject({ status: 'answered', answer: 'orders_v2', answered_via: 'telegram' });
+    // Both question messages now say how they were answered, without buttons.
+    await waitFor(() => deploy.edited && naming.edited, 10_000, 'the question messages to be edited');
+    expect(deploy.text).toMatch(/answered in Telegram at \d\d:\d\d UTC: later/);
+    expect(deploy.reply_markup).toBeUndefined();
+    expect(telegram.conflicts).toBe(0);
+  }, 40_000);
+
+  it('the Pending list, a picked question answered by a forced reply, free text attached afterwards', async () => {
+    const { telegram, home, connect } = await setup();
+    const a = await connect('a');
+    const first = await a.call<Outcome>('ask_human', { question: 'Which port?', wait_seconds: 0 });
+    const second = await a.call<Outcome>('ask_human', { question: 'Which region?', wait_seconds: 0 });
+    await questionMessage(telegram, 'Which region?');
+
+    telegram.send(PERSON, 'Pending');
+    await waitFor(() => telegram.sentTo(PERSON, '2 pending questions').length > 0, 10_000, 'the list');
+    const list = telegram.sentTo(PERSON, '2 pending questions')[0]!;
+    telegram.press(PERSON, list.message_id, telegram.button(list, 'Which port?'));
+    await waitFor(
+      () => telegram.sentTo(PERSON, 'Your answer to "Which port?"').length > 0,
+      10_000,
+      'the prompt',
+    );
+    const prompt = telegram.sentTo(PERSON, 'Your answer to "Which port?"')[0]!;
+    expect(prompt.reply_markup?.force_reply).toBe(true);
+    telegram.send(PERSON, '8080', prompt.message_id);
+
+    // Free text replying to nothing: the bot asks which question it answers.
+    telegram.send(PERSON, 'eu-west-1');
+    await waitFor(
+      () => telegram.sentTo(PERSON, 'Which question does this answer?').length > 0,
+      10_000,
+      'the attach prompt',
+    );
+    const attach = telegram.sentTo(PERSON, 'Which question does this answer?')[0]!;
+    telegram.press(PERSON, attach.message_id, telegram.button(attach, 'Which region?'));
+
+    const { questions } = await a.call<{ questions: Outcome[] }>('check_answers', {
+      question_ids: [first.question_id, second.question_id],
+      wait_seconds: 20,
+    });
+    const answered = async () =>
+      (await a.call<{ questions: Outcome[] }>('list_questions', { status: 'answered' })).questions.length;
+    for (let i = 0; i < 100 && (await answered()) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    const all = (
+      await a.call<{ questions: Array<Outcome & { question: string }> }>('list_questions', { status: 'all' })
+    ).questions;
+    expect(all.find((q) => q.question_id === first.question_id)).toMatchObject({
+      status: 'answered',
+      answer: '8080',
+    });
+    expect(all.find((q) => q.question_id === second.question_id)).toMatchObject({
+      status: 'answered',
+      answer: 'eu-west-1',
+    });
+    expect(questions.length).toBe(2);
+    // Answered from the terminal meanwhile? No: a late terminal answer is refused.
+    const late = await run(process.execPath, [CLI, 'answer', first.question_id, '9090'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+    }).catch((e: { code: number; stdout: string }) => e);
+    expect((late as { code: number }).code).toBe(3);
+    expect((late as { stdout: string }).stdout).toContain('already answered via telegram');
+  }, 40_000);
+
+  it('an answer from the terminal closes the Telegram message; Telegram down, the terminal still works', async () => {
+    const { telegram, home, connect } = await setup();
+    const a = await connect('a');
+    const asked = await a.call<Outcome>('ask_human', {
+      question: 'Merge now?',
+      options: ['yes', 'no'],
+      wait_seconds: 0,
+    });
+    const message = await questionMessage(telegram, 'Merge now?');
+    await run(process.execPath, [CLI, 'answer', asked.question_id, '--option', '1'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+    });
+    await waitFor(() => message.edited, 15_000, 'the message to say it was answered in the terminal');
+    expect(message.text).toMatch(/answered in the terminal at \d\d:\d\d UTC: yes/);
+
+    telegram.setDown(true);
+    const offline = a.call<Outcome>('ask_human', { question: 'Rotate the keys?', wait_seconds: 30 });
+    await new Promise((r) => setTimeout(r, 500));
+    const { stdout } = await run(process.execPath, [CLI, 'answer', '--json'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+    });
+    const id = (JSON.parse(stdout).questions as Outcome[])[0]!.question_id;
+    await run(process.execPath, [CLI, 'answer', id, 'not today'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+    });
+    expect(await offline).toMatchObject({
+      status: 'answered',
+      answer: 'not today',
+      answered_via: 'terminal',
+    });
+    // Back up: a pending question asked while it was down is sent.
+    const later = await a.call<Outcome>('ask_human', { question: 'Sent once it is back?', wait_seconds: 0 });
+    telegram.setDown(false);
+    await questionMessage(telegram, 'Sent once it is back?');
+    expect(telegram.sentTo(PERSON, 'Sent once it is back?')).toHaveLength(1);
+    void later;
+  }, 60_000);
+});
+
+describe('Telegram: exactly one poller per bot, across processes', () => {
+  it('three servers, one polls; killed, another takes over within seconds; nothing is lost or answered twice', async () => {
+    const { telegram, home, connect } = await setup();
+    const servers = [await connect('one'), await connect('two'), await connect('three')];
+    await waitFor(() => poller(home) !== null, 10_000, 'a poller');
+    const first = poller(home)!;
+    expect(servers.map((s) => s.pid)).toContain(first);
+    const survivor = servers.find((s) => s.pid !== first)!;
+
+    const q1 = await survivor.call<Outcome>('ask_human', {
+      question: 'Before the kill?',
+      options: ['a', 'b'],
+      wait_seconds: 0,
+    });
+    const m1 = await questionMessage(telegram, 'Before the kill?');
+    const [buttonA, buttonB] = [telegram.button(m1, 'a'), telegram.button(m1, 'b')];
+    process.kill(first, 'SIGKILL');
+    await waitForExit(first);
+    // Pressed while nobody polls: the next poller must read it, once.
+    telegram.press(PERSON, m1.message_id, buttonB);
+    const killedAt = Date.now();
+    await waitFor(() => poller(home) !== null && poller(home) !== first, 15_000, 'another poller');
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const { questions } = await survivor.call<{ questions: Outcome[] }>('check_answers', {
+      question_ids: [q1.question_id],
+      wait_seconds: 20,
+    });
+    expect(questions[0]).toMatchObject({ status: 'answered', answer: 'b' });
+
+    // The other button, tapped before the message lost its buttons: still one answer, the second told so.
+    telegram.press(PERSON, m1.message_id, buttonA);
+    await waitFor(() => telegram.pendingUpdates === 0, 15_000, 'the double tap to be read');
+    await waitFor(() => telegram.callbackAnswers.length >= 2, 10_000, 'the callback answers');
+    expect(telegram.callbackAnswers.at(-1)?.text).toContain('already answered');
+    const after = await survivor.call<{ questions: Outcome[] }>('list_questions', { status: 'all' });
+    expect(after.questions.find((q) => q.question_id === q1.question_id)).toMatchObject({ answer: 'b' });
+
+    // A clean stop hands the lease over at once.
+    const current = poller(home)!;
+    const holder = servers.find((s) => s.pid === current)!;
+    await holder.close();
+    await waitForExit(current);
+    await waitFor(() => poller(home) !== null && poller(home) !== current, 5_000, 'the third poller');
+    expect(telegram.conflicts).toBe(0);
+    expect(telegram.maxConcurrentPolls).toBe(1);
+  }, 60_000);
+});
