@@ -83,10 +83,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
   );
 
-  const heartbeat = setInterval(
-    () => connection.heartbeat(true),
-    app.config.heartbeat_interval_seconds * 1000,
-  );
+  const heartbeat = setInterval(() => {
+    connection.heartbeat(true);
+    if (connection.currentId) audit?.heartbeat(connection.currentId);
+  }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();
   const purge = () => {
     try {
@@ -129,22 +129,28 @@ export async function serve(options: ServeOptions): Promise<void> {
   setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
   // The human toolset with a bot configured: this process sends its sessions' questions to
   // Telegram, and polls the bot when no other process does.
+  // Its sessions' audit files are kept too: stale ones archived at start, heartbeats batched.
   let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
+  let audit: import('../features/human/audit-trail.js').AuditTrail | null = null;
   if (selection.toolsets.some((t) => t.id === 'human')) {
     telegram = (async () => {
+      const { humanFor } = await import('../features/human/human.js');
+      const human = humanFor(app);
+      audit = human.audit;
+      audit?.archiveStale();
       try {
         const settings = telegramSettings(app.config);
         if (!settings.bot_token) return null;
-        const [{ humanFor }, { startTelegram }] = await Promise.all([
-          import('../features/human/human.js'),
-          import('../features/human/telegram-channel.js'),
-        ]);
-        return await startTelegram(app, humanFor(app), settings);
+        const { startTelegram } = await import('../features/human/telegram-channel.js');
+        return await startTelegram(app, human, settings);
       } catch (error) {
         app.log.warn('telegram.start_failed', { message: (error as Error).message });
         return null;
       }
-    })();
+    })().catch((error: Error) => {
+      app.log.warn('human.start_failed', { message: error.message });
+      return null;
+    });
   }
 
   let stopping = false;
@@ -152,6 +158,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(heartbeat);
+    if (connection.currentId) audit?.lifecycle(connection.currentId, 'ended', { reason });
     connection.close(reason);
     void telegram
       .then((channel) => channel?.stop())

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
@@ -277,5 +279,135 @@ describe('ask_human through the client itself (MCP elicitation)', () => {
     });
     for (let i = 0; i < 50 && !withdrawn; i++) await new Promise((r) => setTimeout(r, 50));
     expect(withdrawn).toBe(true);
+  });
+});
+
+describe('session-collab answer in a terminal (a real pseudo-terminal)', () => {
+  /** Runs `answer` under script(1), which gives it a pty; `steps` wait for text, then type keys. */
+  async function inTerminal(home: string, steps: Array<[waitFor: string, keys: string]>): Promise<string> {
+    const { spawn } = await import('node:child_process');
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} answer`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home, TERM: 'xterm', NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.on('data', (d) => {
+      screen += d;
+    });
+    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+    let from = 0;
+    for (const [text, keys] of steps) {
+      const deadline = Date.now() + 10_000;
+      while (!screen.slice(from).includes(text)) {
+        if (Date.now() > deadline) throw new Error(`the terminal never showed "${text}":\n${screen}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      from = screen.indexOf(text, from) + text.length;
+      child.stdin.write(keys);
+    }
+    expect(await exited).toBe(0);
+    return screen;
+  }
+
+  it('picks a question with the arrow keys and answers with a choice; then one by number, in words', async () => {
+    const hasScript = await run('script', ['--version']).then(
+      () => true,
+      () => false,
+    );
+    if (!hasScript) {
+      console.warn('SKIPPED: script(1) (util-linux) is not installed: the pseudo-terminal test needs it.');
+      return;
+    }
+    const home = tempDir('collab-home-');
+    const a = await connect(home, gitRepo(), { name: 'shell' });
+    const free = await a.call<Outcome>('ask_human', { question: 'Commit message?', wait_seconds: 0 });
+    const choice = await a.call<Outcome>('ask_human', {
+      question: 'Which strategy?',
+      options: ['rebase', 'merge'],
+      wait_seconds: 0,
+    });
+    // Newest first: "Which strategy?" then "Commit message?". Down arrow + Enter takes the second…
+    // so go down and back up, then Enter: the first.
+    const screen = await inTerminal(home, [
+      ['2 pending question(s)', '\x1b[B\x1b[A\r'],
+      ['Answer:', '2'],
+    ]);
+    expect(screen).toContain('Which strategy?');
+    expect(screen).toContain('Answer sent to session');
+    await inTerminal(home, [
+      ['1 pending question(s)', '1'],
+      ['Your answer: ', 'tidy the imports\r'],
+    ]);
+    const { questions } = await a.call<{ questions: Outcome[] }>('check_answers', {
+      question_ids: [choice.question_id, free.question_id],
+    });
+    expect(questions).toEqual([
+      expect.objectContaining({ status: 'answered', answer: 'merge', answered_via: 'terminal' }),
+      expect.objectContaining({ status: 'answered', answer: 'tidy the imports', answered_via: 'terminal' }),
+    ]);
+  }, 30_000);
+});
+
+describe('session audit files (sessions/<id>.jsonl)', () => {
+  /** The session id of the one audit file in the home folder. */
+  const onlyTrail = (home: string) => {
+    const files = readdirSync(join(home, 'sessions')).filter((f) => f.endsWith('.jsonl'));
+    expect(files).toHaveLength(1);
+    return files[0]!.slice(0, -'.jsonl'.length);
+  };
+  const lines = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('many processes append to one session file at once: every line whole, metadata first', async () => {
+    const home = tempDir('collab-home-');
+    const a = await connect(home, gitRepo(), { name: 'audited' });
+    const asked: Outcome[] = [];
+    for (let i = 0; i < 8; i++)
+      asked.push(await a.call<Outcome>('ask_human', { question: `Question ${i}?`, wait_seconds: 0 }));
+    await Promise.all(asked.map((q, i) => answer(home, [q.question_id, `answer ${i}`])));
+    await a.call('cancel_question', { question_id: asked[0]!.question_id }); // already answered: no line
+    const sessionId = onlyTrail(home);
+    const trail = lines(join(home, 'sessions', `${sessionId}.jsonl`));
+    expect(trail[0]).toMatchObject({
+      type: 'session',
+      session_id: sessionId,
+      name: expect.stringContaining('audited'),
+    });
+    expect(trail.filter((l) => l.type === 'question')).toHaveLength(8);
+    const answers = trail.filter((l) => l.type === 'answer');
+    expect(answers.map((l) => l.answer).sort()).toEqual(asked.map((_, i) => `answer ${i}`).sort());
+    expect(answers.every((l) => l.via === 'terminal')).toBe(true);
+    expect(trail.filter((l) => l.type === 'session')).toHaveLength(1);
+    expect(readdirSync(join(home, 'sessions')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('a damaged file is set aside and started again; ended sessions are archived by day', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const a = await connect(home, repo, { name: 'first' });
+    const q = await a.call<Outcome>('ask_human', { question: 'One?', wait_seconds: 0 });
+    const sessionId = onlyTrail(home);
+    const file = join(home, 'sessions', `${sessionId}.jsonl`);
+    writeFileSync(file, 'not json at all\n{"type":"question"}\n');
+    expect((await answer(home, [q.question_id, 'kept'])).code).toBe(0);
+    const fresh = lines(file);
+    expect(fresh[0]).toMatchObject({ type: 'session', session_id: sessionId });
+    expect(fresh[1]).toMatchObject({ type: 'answer', answer: 'kept' });
+    expect(readdirSync(join(home, 'sessions')).some((f) => f.startsWith(`${sessionId}.jsonl.damaged-`))).toBe(
+      true,
+    );
+
+    await a.call('collab_session_end', {});
+    // A new session writing its first line clears out the ended one's file.
+    const b = await connect(home, repo, { name: 'second' });
+    await b.call('ask_human', { question: 'Two?', wait_seconds: 0 });
+    const day = new Date().toISOString().slice(0, 10);
+    expect(existsSync(file)).toBe(false);
+    const archived = join(home, 'sessions', 'archive', day, `${sessionId}.jsonl`);
+    expect(lines(archived).map((l) => l.type)).toEqual(['session', 'answer']);
   });
 });

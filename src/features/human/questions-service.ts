@@ -7,6 +7,7 @@ import { iso } from '../../core/time.js';
 import type { QuestionRow, QuestionWithSession } from '../../store/questions-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import type { AuditTrail } from './audit-trail.js';
 
 /** A question as tools, the CLI and the channels show it. */
 export interface QuestionView {
@@ -54,6 +55,8 @@ export class QuestionsService {
   constructor(
     private readonly app: AppContext,
     private readonly notifications: NotificationsService,
+    /** The sessions' audit files (sessions/<id>.jsonl): every event here is written there too. */
+    readonly audit: AuditTrail | null = null,
   ) {}
 
   onEvent(listener: (event: QuestionEvent) => void): () => void {
@@ -162,6 +165,8 @@ export class QuestionsService {
     const { store } = this.app;
     store.write(() => store.questions.recordElicitation(questionId, outcome));
     this.app.log.info('question.elicitation', { question: questionId, outcome });
+    const row = store.questions.getWithSession(questionId);
+    if (row) this.emit({ kind: 'elicitation', question: row });
   }
 
   /** A question by its id or a unique start of it (a person types a few characters). */
@@ -301,6 +306,7 @@ export class QuestionsService {
   }
 
   private emit(event: QuestionEvent): void {
+    this.audit?.question(event);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -327,7 +333,8 @@ export class QuestionsService {
 
 export type QuestionEvent =
   | { kind: 'asked'; question: QuestionWithSession }
-  | { kind: 'closed'; question: QuestionWithSession };
+  | { kind: 'closed'; question: QuestionWithSession }
+  | { kind: 'elicitation'; question: QuestionWithSession };
 
 export function optionsOf(q: Pick<QuestionRow, 'options'>): string[] | null {
   return q.options === null ? null : (JSON.parse(q.options) as string[]);

@@ -178,9 +178,15 @@ export class TelegramChannel {
   private async onQuestion(event: QuestionEvent): Promise<void> {
     try {
       if (event.kind === 'asked') await this.sendQuestion(event.question);
-      else await this.showClosed(event.question.id);
+      else if (event.kind === 'closed') await this.showClosed(event.question.id);
     } catch (error) {
-      this.app.log.warn('telegram.error', { message: (error as Error).message });
+      const message = (error as Error).message;
+      this.app.log.warn('telegram.error', { message });
+      this.human.audit?.error(event.question.session_id, {
+        channel: 'telegram',
+        question_id: event.question.id,
+        message,
+      });
     }
   }
 
