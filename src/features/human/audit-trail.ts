@@ -29,21 +29,20 @@ export class AuditTrail {
   /** Records what happened to a question. */
   question(event: QuestionEvent): void {
     const q = event.question;
-    switch (event.kind) {
-      case 'asked':
-        return this.write(q.session_id, {
-          type: 'question',
-          question_id: q.id,
-          question: q.question,
-          options: q.options === null ? null : JSON.parse(q.options),
-          label: q.label,
-          urgency: q.urgency,
-        });
-      case 'closed':
-        return this.write(q.session_id, closedLine(q));
-      case 'elicitation':
-        return this.write(q.session_id, { type: 'elicitation', question_id: q.id, outcome: q.elicitation });
-    }
+    const line =
+      event.kind === 'asked'
+        ? {
+            type: 'question',
+            question_id: q.id,
+            question: q.question,
+            options: q.options === null ? null : JSON.parse(q.options),
+            label: q.label,
+            urgency: q.urgency,
+          }
+        : event.kind === 'closed'
+          ? closedLine(q)
+          : { type: 'elicitation', question_id: q.id, outcome: q.elicitation };
+    this.write(q.session_id, line);
   }
 
   /** A delivery or channel error about one of the session's questions. */
