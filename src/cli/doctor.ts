@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   accessSync,
   constants,
@@ -11,13 +10,14 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadConfig } from '../app/config.js';
+import { loadConfig, telegramSettings } from '../app/config.js';
 import { inspectDatabase, rebuildDatabase } from '../app/database-health.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';
 import { databaseUsers } from '../integrations/lock-holder.js';
+import { cacheChecksum } from './code-cache-checksum.js';
 import { green, printJson, red } from './format.js';
 
 interface Check {
@@ -41,8 +41,7 @@ function cacheCheck(dir: string): Check {
   const damaged: string[] = [];
   for (const f of files) {
     const data = readFileSync(join(dir, f));
-    const sound =
-      data.length > 16 && createHash('md5').update(data.subarray(16)).digest().equals(data.subarray(0, 16));
+    const sound = data.length > 16 && cacheChecksum(data.subarray(16)).equals(data.subarray(0, 16));
     if (!sound) {
       damaged.push(f);
       rmSync(join(dir, f), { force: true });
@@ -206,8 +205,57 @@ interface Repair {
   tables?: Array<{ table: string; kept: number; lost: number | string }>;
 }
 
+/**
+ * The Telegram bot, when one is configured: the token works (getMe, 5 s at most), someone may
+ * answer, and which process polls it. Telegram down or a bad token: questions still work through
+ * the other channels, so this says what is wrong without stopping anything.
+ */
+async function telegramCheck(paths: HomePaths): Promise<Check | null> {
+  let settings: ReturnType<typeof telegramSettings>;
+  try {
+    settings = telegramSettings(loadConfig(paths.config));
+  } catch (error) {
+    return {
+      name: 'telegram',
+      ok: false,
+      detail: (error as Error).message,
+      hint: 'Fix the Telegram settings.',
+    };
+  }
+  if (!settings.bot_token) return null;
+  if (settings.allowed_user_ids.length === 0)
+    return {
+      name: 'telegram',
+      ok: false,
+      detail: 'a bot token is set but no one may answer',
+      hint: 'Add your Telegram user id to telegram.allowed_user_ids in config.json (message @userinfobot to learn it).',
+    };
+  const { telegramApi } = await import('../integrations/telegram-api.js');
+  const api = telegramApi(settings.bot_token, settings.api_root);
+  try {
+    const name = await Promise.race([
+      api.me(),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref(),
+      ),
+    ]);
+    return {
+      name: 'telegram',
+      ok: true,
+      detail: `bot @${name}, ${settings.allowed_user_ids.length} user(s) may answer${settings.mode === 'webhook' ? ', webhook mode' : ''}`,
+    };
+  } catch (error) {
+    return {
+      name: 'telegram',
+      ok: false,
+      detail: `${settings.api_root} did not accept the bot: ${(error as Error).message}`,
+      hint: 'Check telegram.bot_token (from @BotFather) and the network; questions still reach the terminal and the clients meanwhile.',
+    };
+  }
+}
+
 /** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
-export function doctor(options: { json?: boolean; repair?: boolean }): void {
+export async function doctor(options: { json?: boolean; repair?: boolean }): Promise<void> {
   const paths = resolveHome();
   let found = runChecks(paths);
   let repairs: Repair[] = [];
@@ -215,7 +263,8 @@ export function doctor(options: { json?: boolean; repair?: boolean }): void {
     repairs = repair(paths, found);
     found = runChecks(paths);
   }
-  const { checks } = found;
+  const telegram = found.configBad ? null : await telegramCheck(paths);
+  const checks = telegram ? [...found.checks, telegram] : found.checks;
   const ok = checks.every((c) => c.ok);
   if (options.json) {
     printJson({ ok, checks, ...(options.repair ? { repairs } : {}) });

@@ -10,8 +10,8 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import Module from 'node:module';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
 import { resolveHome } from '../app/home.js';
+import { cacheChecksum } from './code-cache-checksum.js';
 
 const command = process.argv[2];
 const hot = command === 'hook' || (command === 'guard' && process.argv[3] === 'check');
@@ -37,7 +37,7 @@ try {
   if (crashedBefore()) rmSync(cacheFile, { force: true });
   const file = readFileSync(cacheFile);
   const data = file.subarray(16);
-  if (file.length > 16 && checksum(data).equals(file.subarray(0, 16))) {
+  if (file.length > 16 && cacheChecksum(data).equals(file.subarray(0, 16))) {
     cached = data;
     writeFileSync(marker, '');
   } else rmSync(cacheFile, { force: true });
@@ -55,7 +55,7 @@ if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
       mkdirSync(cacheDir, { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
       const data = script.createCachedData();
-      writeFileSync(tmp, Buffer.concat([checksum(data), data]));
+      writeFileSync(tmp, Buffer.concat([cacheChecksum(data), data]));
       renameSync(tmp, cacheFile); // atomic: many processes may race
       // Caches of other builds or Node versions of this bundle are dead weight.
       for (const file of readdirSync(cacheDir)) {
@@ -67,22 +67,6 @@ if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
       // Best effort: without a cache the next start is only slower.
     }
   });
-}
-
-/**
- * The 16-byte checksum of a cache's data: its CRC-32 where node:zlib has it (Node 20.15 and later),
- * else its MD5. node:crypto costs a hook process about 5 ms to load, zlib about 3, and CRC-32 is
- * several times faster than MD5 over a megabyte of cache. The file name holds the Node version, so
- * one file is always checked as it was written.
- */
-function checksum(data: Buffer): Buffer {
-  if (typeof crc32 !== 'function') {
-    const { createHash } = Module.createRequire(__filename)('node:crypto') as typeof import('node:crypto');
-    return createHash('md5').update(data).digest();
-  }
-  const sum = Buffer.alloc(16);
-  sum.writeUInt32BE(crc32(data));
-  return sum;
 }
 
 /** Whether a process that loaded this cache died while loading it (its marker is still there). */

@@ -221,6 +221,12 @@ describe('the executable', () => {
     await waitForExit(first.pid);
     const cached = readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'));
     expect(cached).toHaveLength(1);
+    // doctor checks it as the launcher wrote it, and keeps it.
+    const doctor = JSON.parse((await cli(home, ['doctor', '--json'])).stdout) as {
+      checks: Array<{ name: string; detail: string }>;
+    };
+    expect(doctor.checks.find((c) => c.name === 'code cache')?.detail).toBe('1 file(s), checksums match');
+    expect(readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'))).toEqual(cached);
     writeFileSync(join(home, 'cache', cached[0]!), 'not a code cache');
     const second = await connectStdio({ cwd: repo, home });
     try {

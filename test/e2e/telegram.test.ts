@@ -36,7 +36,7 @@ async function setup() {
     open.push(c);
     return c;
   };
-  return { telegram, home, repo, connect };
+  return { telegram, home, repo, connect, env };
 }
 
 /** The process that polls the bot now, from the lease row. */
@@ -187,6 +187,33 @@ describe('Telegram: several sessions ask, one person answers from a phone', () =
     expect(telegram.sentTo(PERSON, 'Sent once it is back?')).toHaveLength(1);
     void later;
   }, 60_000);
+});
+
+describe('doctor and Telegram', () => {
+  it('reports the bot when the token works, and what to do when Telegram does not answer', async () => {
+    const { telegram, home, env: telegramEnv } = await setup();
+    const env = { ...process.env, SESSION_COLLAB_HOME: home, ...telegramEnv };
+    const doctor = async () => {
+      const out = await run(process.execPath, [CLI, 'doctor', '--json'], { env }).catch(
+        (e: { stdout: string }) => e,
+      );
+      return JSON.parse(out.stdout) as {
+        ok: boolean;
+        checks: Array<{ name: string; ok: boolean; detail: string; hint?: string }>;
+      };
+    };
+    const good = await doctor();
+    expect(good.checks.find((c) => c.name === 'telegram')).toMatchObject({
+      ok: true,
+      detail: 'bot @collab_test_bot, 1 user(s) may answer',
+    });
+    telegram.setDown(true);
+    const bad = await doctor();
+    const check = bad.checks.find((c) => c.name === 'telegram')!;
+    expect(check.ok).toBe(false);
+    expect(check.hint).toContain('@BotFather');
+    expect(JSON.stringify(bad)).not.toContain(telegram.token);
+  });
 });
 
 describe('Telegram: exactly one poller per bot, across processes', () => {
