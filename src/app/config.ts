@@ -61,9 +61,12 @@ export interface TelegramConfig {
   api_root: string;
   /** `polling` (getUpdates, the default) or `webhook` (Telegram calls `webhook_url`). */
   mode: 'polling' | 'webhook';
+  /** The public https address Telegram posts updates to (a reverse proxy in front of `webhook_listen`). */
   webhook_url: string | null;
   /** Checked against the X-Telegram-Bot-Api-Secret-Token header of every webhook call. */
   webhook_secret: string | null;
+  /** Where the process that holds the bot listens for those posts: host:port. */
+  webhook_listen: string;
 }
 
 export const DEFAULT_TELEGRAM: TelegramConfig = {
@@ -73,6 +76,7 @@ export const DEFAULT_TELEGRAM: TelegramConfig = {
   mode: 'polling',
   webhook_url: null,
   webhook_secret: null,
+  webhook_listen: '127.0.0.1:8788',
 };
 
 type Rule =
@@ -219,11 +223,20 @@ function telegramProblem(value: unknown): string | null {
     return '"telegram.api_root" must be an http(s) address';
   if (t.mode !== undefined && t.mode !== 'polling' && t.mode !== 'webhook')
     return '"telegram.mode" must be "polling" or "webhook"';
-  for (const key of ['webhook_url', 'webhook_secret'])
+  for (const key of ['webhook_url', 'webhook_secret', 'webhook_listen'])
     if (t[key] !== undefined && t[key] !== null && typeof t[key] !== 'string')
       return `"telegram.${key}" must be a string`;
-  if (t.mode === 'webhook' && (typeof t.webhook_url !== 'string' || typeof t.webhook_secret !== 'string'))
-    return '"telegram.mode" webhook needs "webhook_url" (https) and "webhook_secret"';
+  if (
+    t.webhook_listen !== undefined &&
+    !(typeof t.webhook_listen === 'string' && /^[^\s:]+:\d{1,5}$/.test(t.webhook_listen))
+  )
+    return '"telegram.webhook_listen" must be host:port, e.g. "127.0.0.1:8788"';
+  if (t.mode === 'webhook') {
+    if (typeof t.webhook_url !== 'string' || !/^https?:\/\/\S+$/.test(t.webhook_url))
+      return '"telegram.mode" webhook needs "webhook_url": the public address Telegram posts to';
+    if (typeof t.webhook_secret !== 'string' || !/^[A-Za-z0-9_-]{16,256}$/.test(t.webhook_secret))
+      return '"telegram.webhook_secret" must be 16 to 256 letters, digits, _ or - (Telegram\'s rule)';
+  }
   return null;
 }
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -188,6 +189,72 @@ describe('Telegram: several sessions ask, one person answers from a phone', () =
     void later;
   }, 60_000);
 });
+
+describe('Telegram webhook mode', () => {
+  it('the holder listens for the posts, checks the secret token, and answers from them; nobody polls', async () => {
+    const { telegram, home, repo, env } = await setup();
+    const port = await freePort();
+    const secret = 'secret-token-0123456789';
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        telegram: {
+          mode: 'webhook',
+          webhook_url: 'https://collab.example.test/telegram/updates',
+          webhook_secret: secret,
+          webhook_listen: `127.0.0.1:${port}`,
+        },
+      }),
+    );
+    const a = await connectStdio({ cwd: repo, home, args: ['--toolsets', 'collab,human'], env });
+    open.push(a);
+    await waitFor(() => telegram.webhook !== null, 10_000, 'setWebhook');
+    expect(telegram.webhook).toEqual({
+      url: 'https://collab.example.test/telegram/updates',
+      secret_token: secret,
+    });
+    const asking = a.call<Outcome>('ask_human', {
+      question: 'Via webhook?',
+      options: ['yes', 'no'],
+      wait_seconds: 30,
+    });
+    const message = await questionMessage(telegram, 'Via webhook?');
+    const post = (token: string, update: unknown) =>
+      fetch(`http://127.0.0.1:${port}/telegram/updates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': token },
+        body: JSON.stringify(update),
+      });
+    const yes = telegram.button(message, 'yes');
+    const press = (id: number) => ({
+      update_id: id,
+      callback_query: {
+        id: `cb${id}`,
+        from: { id: PERSON },
+        data: yes,
+        message: { message_id: message.message_id, chat: { id: PERSON } },
+      },
+    });
+    expect((await post('wrong-token-0123456789', press(7))).status).toBe(401);
+    expect((await post(secret, { not: 'an update' })).status).toBe(400);
+    expect((await post(secret, press(8))).status).toBe(200);
+    expect(await asking).toMatchObject({ status: 'answered', answer: 'yes', answered_via: 'telegram' });
+    // Telegram posting the same update again (its answer was lost): handled once.
+    expect((await post(secret, press(8))).status).toBe(200);
+    expect(telegram.callbackAnswers.filter((c) => c.id === 'cb8')).toHaveLength(1);
+    expect(telegram.calls.some((c) => c.method === 'getUpdates')).toBe(false);
+  }, 30_000);
+});
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 describe('doctor and Telegram', () => {
   it('reports the bot when the token works, and what to do when Telegram does not answer', async () => {

@@ -36,12 +36,6 @@ export async function startTelegram(
   settings: TelegramConfig,
 ): Promise<TelegramChannel | null> {
   if (!settings.bot_token) return null;
-  if (settings.mode === 'webhook') {
-    app.log.warn('telegram.webhook_unserved', {
-      message: 'webhook mode needs the hub; polling is not started',
-    });
-    return null;
-  }
   const api = telegramApi(settings.bot_token, settings.api_root);
   const channel = new TelegramChannel(app, human, { ...settings, bot_token: settings.bot_token }, api);
   channel.start();
@@ -67,6 +61,11 @@ export class TelegramChannel {
   private unsubscribe: (() => void) | null = null;
   private webhookCleared = false;
   private wake: (() => void) | null = null;
+  private readonly settings: TelegramConfig & { bot_token: string };
+  /** Webhook mode: the listener of the process that holds the bot. */
+  private listener: { close(): Promise<void> } | null = null;
+  /** Webhook posts are handled one at a time, in order. */
+  private handling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly app: AppContext,
@@ -74,6 +73,7 @@ export class TelegramChannel {
     settings: TelegramConfig & { bot_token: string },
     private readonly api: TelegramApi,
   ) {
+    this.settings = settings;
     this.bot = createHash('sha256').update(settings.bot_token).digest('hex').slice(0, 16);
     this.allowed = new Set(settings.allowed_user_ids);
   }
@@ -91,6 +91,7 @@ export class TelegramChannel {
     this.polling?.abort();
     this.wake?.();
     await this.running;
+    await this.listener?.close();
     try {
       this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
     } catch {
@@ -105,6 +106,7 @@ export class TelegramChannel {
   }
 
   private async run(): Promise<void> {
+    if (this.settings.mode === 'webhook') return this.runWebhook();
     let backoff = 1_000;
     while (!this.stopped) {
       try {
@@ -149,6 +151,59 @@ export class TelegramChannel {
         }
       }
     }
+  }
+
+  /**
+   * Webhook mode: the process that holds the bot's lease listens on `webhook_listen` and tells
+   * Telegram to post to `webhook_url`; it renews the lease every second, and stops listening if
+   * it loses it. Nobody polls.
+   */
+  private async runWebhook(): Promise<void> {
+    const { webhook_url: url, webhook_secret: secret, webhook_listen: listen } = this.settings;
+    if (!url || !secret) return;
+    let backoff = 1_000;
+    while (!this.stopped) {
+      try {
+        if (this.holdLease()) {
+          if (!this.listener) {
+            const { listenForUpdates } = await import('../../integrations/telegram-webhook.js');
+            this.listener = await listenForUpdates(listen, new URL(url).pathname, secret, (u) =>
+              this.onPosted(u),
+            );
+            await this.api.setWebhook(url, secret);
+            this.app.log.info('telegram.webhook', { listen, pid: process.pid });
+          }
+          await this.flush();
+        } else if (this.listener) {
+          await this.listener.close();
+          this.listener = null;
+        }
+        backoff = 1_000;
+        await this.sleep(WATCH_MS);
+      } catch (error) {
+        if (this.stopped) break;
+        this.app.log.warn('telegram.error', { message: (error as Error).message });
+        await this.listener?.close();
+        this.listener = null;
+        this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+  }
+
+  /** An update Telegram posted: handled once, in order (a repeat of one handled is skipped). */
+  private onPosted(update: TelegramUpdate): Promise<void> {
+    const next = this.handling.then(async () => {
+      const offset = this.app.store.telegram.poller(this.bot)?.update_offset ?? 0;
+      if (update.update_id < offset) return;
+      await this.handle(update);
+      this.app.store.write(() =>
+        this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
+      );
+    });
+    this.handling = next.catch(() => {});
+    return next;
   }
 
   /**
