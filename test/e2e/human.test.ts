@@ -249,6 +249,24 @@ describe('ask_human through the client itself (MCP elicitation)', () => {
     expect(declined.answer).toBeUndefined();
   });
 
+  it('config can turn it off: the client is not asked', async () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ human_elicitation: false }));
+    let asked = 0;
+    const a = await connect(home, gitRepo(), {
+      capabilities: form,
+      setup: (client) =>
+        client.setRequestHandler('elicitation/create', async () => {
+          asked++;
+          return { action: 'accept', content: { answer: 'x' } };
+        }),
+    });
+    expect(await a.call<Outcome>('ask_human', { question: 'Quiet?', wait_seconds: 1 })).toMatchObject({
+      status: 'pending',
+    });
+    expect(asked).toBe(0);
+  });
+
   it('an answer from the terminal wins over an open form, and the form is withdrawn', async () => {
     const home = tempDir('collab-home-');
     let withdrawn = false;
