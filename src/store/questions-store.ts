@@ -66,6 +66,7 @@ export class QuestionsStore {
   private readonly unshownStmt;
   private readonly shownStmt;
   private readonly prefixStmt;
+  private readonly dueStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -84,6 +85,9 @@ export class QuestionsStore {
     this.expireStmt = db.prepare<[{ now: number }], { id: string }>(
       `UPDATE questions SET status = 'expired', closed_at = expires_at
        WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= @now RETURNING id`,
+    );
+    this.dueStmt = db.prepare<[{ now: number }], { id: string }>(
+      "SELECT id FROM questions WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= @now LIMIT 1",
     );
     this.statusesStmt = db.prepare<[string], Pick<QuestionRow, 'id' | 'status' | 'returned_at'>>(
       'SELECT id, status, returned_at FROM questions WHERE id IN (SELECT value FROM json_each(?))',
@@ -156,6 +160,11 @@ export class QuestionsStore {
   /** Closes a pending question without an answer; false when it was no longer pending. */
   close(id: string, status: 'cancelled' | 'expired' | 'abandoned', now: number): boolean {
     return this.closeStmt.run({ id, status, now }).changes > 0;
+  }
+
+  /** Whether any pending question is past its time (a read: no write lock for nothing). */
+  anyDue(now: number): boolean {
+    return this.dueStmt.get({ now }) !== undefined;
   }
 
   /** Marks pending questions past their time as expired; returns their ids. */

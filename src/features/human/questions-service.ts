@@ -273,6 +273,8 @@ export class QuestionsService {
   expireDue(): void {
     if (this.app.config.question_expiry_minutes <= 0) return;
     const { store } = this.app;
+    // Waiting calls ask several times a second: the write lock only when something is due.
+    if (!store.questions.anyDue(this.app.now())) return;
     const expired = store.write(() => this.expireWithin(this.app.now()));
     for (const id of expired) this.closed(store.questions.getWithSession(id)!);
   }
