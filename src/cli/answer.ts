@@ -68,12 +68,14 @@ export async function answerCommand(
     const picked = await choose(`${pending.length} pending question(s):`, lines);
     if (picked === null) return;
     const { view } = pending[picked]!;
+    // Every word here came from a session: one line each, control characters stripped.
     console.log(
-      `\n${bold(view.session)}${view.label ? ` — ${view.label}` : ''} asks:\n${quote(view.question)}\n`,
+      `\n${bold(inline(view.session, 100))}${view.label ? ` — ${inline(view.label, 100)}` : ''} asks:\n${quote(view.question)}\n`,
     );
     let answer: string | null;
     if (view.options) {
-      const choice = await choose('Answer:', [...view.options, dim('(type an answer of my own)')]);
+      const shown = view.options.map((o) => inline(o, 200));
+      const choice = await choose('Answer:', [...shown, dim('(type an answer of my own)')]);
       if (choice === null) return;
       answer = choice < view.options.length ? view.options[choice]! : await typeLine('Your answer: ');
     } else answer = await typeLine('Your answer: ');
@@ -117,7 +119,7 @@ function answerOne(human: QuestionsService, id: string, words: string[], options
 function report(outcome: ReturnType<QuestionsService['answer']>, human: QuestionsService): void {
   const view = human.view(outcome.question);
   if (outcome.won) {
-    console.log(green(`Answer sent to session "${view.session}".`));
+    console.log(green(`Answer sent to session "${inline(view.session, 100)}".`));
     return;
   }
   process.exitCode = 3;

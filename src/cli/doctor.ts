@@ -206,8 +206,8 @@ interface Repair {
 }
 
 /**
- * The Telegram bot, when one is configured: the token works (getMe, 5 s at most), someone may
- * answer, and which process polls it. Telegram down or a bad token: questions still work through
+ * The Telegram bot, when one is configured: the token works (getMe, 5 s at most) and someone may
+ * answer. Telegram down or a bad token: questions still work through
  * the other channels, so this says what is wrong without stopping anything.
  */
 async function telegramCheck(paths: HomePaths): Promise<Check | null> {

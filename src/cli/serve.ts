@@ -160,9 +160,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     clearInterval(heartbeat);
     if (connection.currentId) audit?.lifecycle(connection.currentId, 'ended', { reason });
     connection.close(reason);
-    void telegram
-      .then((channel) => channel?.stop())
-      .catch(() => {})
+    // Telegram gets 3 s to give its lease up (another process then takes over at once; else
+    // the lease runs out by itself).
+    const telegramStopped = telegram.then((channel) => channel?.stop()).catch(() => {});
+    void Promise.race([telegramStopped, new Promise((resolve) => setTimeout(resolve, 3_000).unref())])
       .then(() => handle.close())
       .finally(() => {
         app.close();

@@ -112,6 +112,14 @@ export function coalescePayload(
 }
 
 /** One line for people and models. */
+/**
+ * How much of a notification's line a session is shown: a person's answer is the whole point of
+ * its line (its payload keeps 2,000 characters), anything else a summary.
+ */
+export function notificationChars(n: Delivered): number {
+  return n.type === 'question_answered' ? 2_400 : 400;
+}
+
 export function describeNotification(n: Delivered): string {
   const times = n.count > 1 ? ` (${n.count}×)` : '';
   switch (n.type) {

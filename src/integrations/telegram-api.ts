@@ -62,7 +62,9 @@ const MAX_TEXT = 4_000;
 export function telegramApi(token: string, apiRoot: string): TelegramApi {
   // Required where it is installed (the bundle leaves it out: scripts/build.mjs), on first use.
   const { Api, GrammyError, HttpError } = createRequire(__filename)('grammy') as typeof import('grammy');
-  const api = new Api(token, { apiRoot: apiRoot.replace(/\/+$/, '') });
+  // Every call ends within 10 s (a long poll asks for 5): the poller's lease (15 s) always
+  // outlasts the poll it was renewed for, so no two processes ever poll at once.
+  const api = new Api(token, { apiRoot: apiRoot.replace(/\/+$/, ''), timeoutSeconds: 10 });
   const markup = (k: Keyboard | undefined) => {
     if (!k) return {};
     if ('inline' in k)

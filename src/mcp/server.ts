@@ -11,7 +11,7 @@ import type { App } from '../app/app.js';
 import { ERROR_CODES, type ErrorBody } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import { nextSteps } from '../core/next-steps.js';
-import { describeNotification } from '../core/notifications.js';
+import { describeNotification, notificationChars } from '../core/notifications.js';
 import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
@@ -290,7 +290,10 @@ function envelope(app: App, connection: Connection, tool: string, outcome: Outco
       : outcome.text,
     // Other sessions' words (names, intents, message previews): one line each, bounded.
     ...(notifications.length > 0
-      ? ['Notifications:', ...notifications.map((n) => `- ${inline(describeNotification(n), 400)}`)]
+      ? [
+          'Notifications:',
+          ...notifications.map((n) => `- ${inline(describeNotification(n), notificationChars(n))}`),
+        ]
       : []),
     ...(steps.length > 0 ? ['Next steps:', ...steps.map((step) => `- ${inline(step, 400)}`)] : []),
   ];

@@ -372,7 +372,7 @@ CREATE TABLE questions (
   returned_at INTEGER,
   -- What the person did with the client's own form, when it was not an answer: declined, cancelled.
   elicitation TEXT,
-  -- 0: still to be sent to Telegram; 1: sent (or being sent) by one process.
+  -- 0: still to be sent to Telegram; 1: sent; else the time (ms) a process took the sending.
   telegram_sent INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX questions_by_status ON questions(status, created_at);

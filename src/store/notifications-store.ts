@@ -23,6 +23,7 @@ export class NotificationsStore {
   private readonly markSeenStmt;
   private readonly markTypeSeenStmt;
   private readonly markSubjectSeenStmt;
+  private readonly seenSubjectStmt;
   private readonly countTypeStmt;
   private readonly listStmt;
   private readonly expireStmt;
@@ -56,6 +57,9 @@ export class NotificationsStore {
     );
     this.markSubjectSeenStmt = db.prepare(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND subject = ? AND state = 'pending'",
+    );
+    this.seenSubjectStmt = db.prepare<[string, string, string], { one: number }>(
+      "SELECT 1 AS one FROM notifications WHERE session_id = ? AND type = ? AND subject = ? AND state = 'seen' LIMIT 1",
     );
     this.listStmt = db.prepare<
       [
@@ -133,6 +137,11 @@ export class NotificationsStore {
   }
 
   /** Marks a session's pending notifications of one type seen (what they announced was read). */
+  /** Whether the session has seen a notification of this type and subject. */
+  wasSeen(sessionId: string, type: string, subject: string): boolean {
+    return this.seenSubjectStmt.get(sessionId, type, subject) !== undefined;
+  }
+
   /** The session's pending notification of this type and subject, marked seen. */
   markSubjectSeen(sessionId: string, type: string, subject: string, now: number): void {
     this.markSubjectSeenStmt.run(now, sessionId, type, subject);

@@ -1,6 +1,9 @@
 import type { AnswerChannel, QuestionStatus, Urgency } from '../core/questions.js';
 import type { Db } from './database.js';
 
+/** How long a process may take to send a question before another may take the sending over. */
+const SENDING_MS = 60_000;
+
 export interface QuestionRow {
   id: string;
   session_id: string;
@@ -59,7 +62,8 @@ export class QuestionsStore {
   private readonly returnedStmt;
   private readonly elicitationStmt;
   private readonly unsentStmt;
-  private readonly markSentStmt;
+  private readonly takeSendingStmt;
+  private readonly doneSendingStmt;
   private readonly messagesOfStmt;
   private readonly addMessageStmt;
   private readonly messageStmt;
@@ -67,6 +71,7 @@ export class QuestionsStore {
   private readonly shownStmt;
   private readonly prefixStmt;
   private readonly dueStmt;
+  private readonly pendingCountStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -85,6 +90,9 @@ export class QuestionsStore {
     this.expireStmt = db.prepare<[{ now: number }], { id: string }>(
       `UPDATE questions SET status = 'expired', closed_at = expires_at
        WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= @now RETURNING id`,
+    );
+    this.pendingCountStmt = db.prepare<[string], { n: number }>(
+      "SELECT count(*) AS n FROM questions WHERE session_id = ? AND status = 'pending'",
     );
     this.dueStmt = db.prepare<[{ now: number }], { id: string }>(
       "SELECT id FROM questions WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= @now LIMIT 1",
@@ -109,12 +117,17 @@ export class QuestionsStore {
     this.elicitationStmt = db.prepare(
       "UPDATE questions SET elicitation = ? WHERE id = ? AND status = 'pending'",
     );
-    this.unsentStmt = db.prepare<[{ limit: number }], QuestionWithSession>(
-      `${WITH_SESSION} WHERE q.status = 'pending' AND q.telegram_sent = 0 ORDER BY q.created_at LIMIT @limit`,
+    // telegram_sent: 0 to send, 1 sent, else the time a process took the sending (taken again
+    // after SENDING_MS: that process died or hung).
+    this.unsentStmt = db.prepare<[{ stale: number; limit: number }], QuestionWithSession>(
+      `${WITH_SESSION} WHERE q.status = 'pending' AND (q.telegram_sent = 0 OR (q.telegram_sent > 1 AND q.telegram_sent < @stale))
+       ORDER BY q.created_at LIMIT @limit`,
     );
-    this.markSentStmt = db.prepare(
-      'UPDATE questions SET telegram_sent = ? WHERE id = ? AND telegram_sent = ?',
+    this.takeSendingStmt = db.prepare(
+      `UPDATE questions SET telegram_sent = @now WHERE id = @id
+       AND (telegram_sent = 0 OR (telegram_sent > 1 AND telegram_sent < @stale))`,
     );
+    this.doneSendingStmt = db.prepare('UPDATE questions SET telegram_sent = ? WHERE id = ?');
     this.messagesOfStmt = db.prepare<[string], { chat_id: number; message_id: number; closed_shown: number }>(
       'SELECT chat_id, message_id, closed_shown FROM question_messages WHERE question_id = ?',
     );
@@ -162,6 +175,10 @@ export class QuestionsStore {
     return this.closeStmt.run({ id, status, now }).changes > 0;
   }
 
+  pendingOf(sessionId: string): number {
+    return this.pendingCountStmt.get(sessionId)!.n;
+  }
+
   /** Whether any pending question is past its time (a read: no write lock for nothing). */
   anyDue(now: number): boolean {
     return this.dueStmt.get({ now }) !== undefined;
@@ -195,14 +212,19 @@ export class QuestionsStore {
     this.elicitationStmt.run(outcome, id);
   }
 
-  /** Pending questions not yet sent to Telegram, oldest first. */
-  unsent(limit: number): QuestionWithSession[] {
-    return this.unsentStmt.all({ limit });
+  /** Pending questions not yet sent to Telegram (nor being sent), oldest first. */
+  unsent(now: number, limit: number): QuestionWithSession[] {
+    return this.unsentStmt.all({ stale: now - SENDING_MS, limit });
   }
 
-  /** Takes the sending of a question (0 → 1), or gives it back after a failure (1 → 0); false if another process has. */
-  setSent(id: string, sent: boolean): boolean {
-    return this.markSentStmt.run(sent ? 1 : 0, id, sent ? 0 : 1).changes > 0;
+  /** Takes the sending of a question; false when it was sent or another process is sending it. */
+  takeSending(id: string, now: number): boolean {
+    return this.takeSendingStmt.run({ id, now, stale: now - SENDING_MS }).changes > 0;
+  }
+
+  /** The sending is over: sent, or to be tried again. */
+  doneSending(id: string, sent: boolean): void {
+    this.doneSendingStmt.run(sent ? 1 : 0, id);
   }
 
   addMessage(questionId: string, chatId: number, messageId: number): void {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, connectStdio } from '../helpers/stdio.js';
+import { CLI, connectStdio, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -187,6 +187,18 @@ describe('ask_human: each answer reaches the session that asked', () => {
     expect((await answer(home, [asked.question_id, 'too late'])).stdout).toContain('abandoned');
     const listed = JSON.parse((await answer(home, ['--json'])).stdout).questions;
     expect(listed).toEqual([]);
+  });
+
+  it('questions of a session whose processes died are abandoned when a person looks', async () => {
+    const home = tempDir('collab-home-');
+    const a = await connect(home, gitRepo());
+    const asked = await a.call<Outcome>('ask_human', { question: 'Anyone there?', wait_seconds: 0 });
+    for (const pid of [a.pid, a.clientPid]) process.kill(pid, 'SIGKILL');
+    await Promise.all([waitForExit(a.pid), waitForExit(a.clientPid)]);
+    expect(JSON.parse((await answer(home, ['--json'])).stdout).questions).toEqual([]);
+    const late = await answer(home, [asked.question_id, 'hello?']);
+    expect(late.code).toBe(3);
+    expect(late.stdout).toContain('abandoned');
   });
 
   it('cancel_question closes it everywhere', async () => {

@@ -21,7 +21,7 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((f) => f.stop()));
 });
 
-async function setup() {
+async function setup(allowed = [PERSON]) {
   const telegram = new FakeTelegram();
   fakes.push(telegram);
   const root = await telegram.start();
@@ -29,7 +29,7 @@ async function setup() {
   const repo = gitRepo();
   const env = {
     SESSION_COLLAB_TELEGRAM_BOT_TOKEN: telegram.token,
-    SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS: String(PERSON),
+    SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS: allowed.join(','),
     SESSION_COLLAB_TELEGRAM_API_ROOT: root,
   };
   const connect = async (name: string) => {
@@ -188,6 +188,29 @@ describe('Telegram: several sessions ask, one person answers from a phone', () =
     expect(telegram.sentTo(PERSON, 'Sent once it is back?')).toHaveLength(1);
     void later;
   }, 60_000);
+});
+
+describe('Telegram when parts of it fail', () => {
+  it('a user the bot cannot reach and a refused button answer hold nothing up', async () => {
+    const BLOCKED = 43;
+    const { telegram, connect } = await setup([PERSON, BLOCKED]);
+    telegram.blocked.add(BLOCKED);
+    telegram.refuseCallbackAnswers = true;
+    const a = await connect('a');
+    const first = a.call<Outcome>('ask_human', { question: 'First?', options: ['x', 'y'], wait_seconds: 30 });
+    const message = await questionMessage(telegram, 'First?');
+    // The button's answer to Telegram is refused (too old): the answer still counts, and the
+    // updates after it are read.
+    telegram.press(PERSON, message.message_id, telegram.button(message, 'y'));
+    expect(await first).toMatchObject({ status: 'answered', answer: 'y' });
+    const second = a.call<Outcome>('ask_human', { question: 'Second?', wait_seconds: 30 });
+    const next = await questionMessage(telegram, 'Second?');
+    telegram.send(PERSON, 'fine', next.message_id);
+    expect(await second).toMatchObject({ status: 'answered', answer: 'fine' });
+    // Each question went to the reachable user once.
+    expect(telegram.sentTo(PERSON, 'First?')).toHaveLength(1);
+    expect(telegram.sentTo(BLOCKED)).toEqual([]);
+  }, 40_000);
 });
 
 describe('Telegram webhook mode', () => {

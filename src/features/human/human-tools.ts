@@ -67,16 +67,19 @@ function elicitAlongside(
   call.signal.addEventListener('abort', abort, { once: true });
   call
     .elicit({ message: question.text, options: question.options }, { signal: controller.signal, timeoutMs })
-    .then((result) => {
-      if (result.action === 'accept') human.answer(question.id, result.answer, 'elicitation', null);
-      else {
-        human.recordElicitation(question.id, result.action === 'decline' ? 'declined' : 'cancelled');
-        declined();
-      }
-    })
-    .catch(() => {
-      if (!controller.signal.aborted) human.recordElicitation(question.id, 'failed');
-    });
+    .then(
+      (result) => {
+        if (result.action === 'accept') human.answer(question.id, result.answer, 'elicitation', null);
+        else {
+          human.recordElicitation(question.id, result.action === 'decline' ? 'declined' : 'cancelled');
+          declined();
+        }
+      },
+      () => {
+        if (!controller.signal.aborted) human.recordElicitation(question.id, 'failed');
+      },
+    )
+    .catch(() => {}); // a database fault here leaves the question pending: nothing to undo
   return () => {
     call.signal.removeEventListener('abort', abort);
     controller.abort();
@@ -125,7 +128,7 @@ export const askHuman = defineTool({
     } finally {
       withdraw();
     }
-    return handOver(human, [asked.id])[0]!;
+    return handOver(human, [asked.id], call)[0]!;
   },
   text: outcomeText,
 });
@@ -140,10 +143,17 @@ function progressTick(call: CallControls | undefined, what: string) {
   };
 }
 
-/** The questions as they stand now, answered ones marked as handed to their asker. */
-function handOver(human: QuestionsService, ids: string[]): Array<z.input<typeof outcome>> {
+/**
+ * The questions as they stand now, answered ones marked as handed to their asker, unless the call
+ * was cancelled (the client will not read this result: the answer then comes as a notification).
+ */
+function handOver(
+  human: QuestionsService,
+  ids: string[],
+  call: CallControls | undefined,
+): Array<z.input<typeof outcome>> {
   const rows = ids.map((id) => human.get(id));
-  human.markReturned(rows);
+  if (!call?.signal.aborted) human.markReturned(rows);
   return rows.map((r) => outcomeOf(human.view(r)));
 }
 
@@ -179,6 +189,7 @@ export const checkAnswers = defineTool({
       questions: handOver(
         human,
         targets.map((q) => q.id),
+        call,
       ),
     };
   },

@@ -7,6 +7,7 @@ import { iso } from '../../core/time.js';
 import type { QuestionRow, QuestionWithSession } from '../../store/questions-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
 import type { AuditTrail } from './audit-trail.js';
 
 /** A question as tools, the CLI and the channels show it. */
@@ -35,6 +36,10 @@ export interface AnswerOutcome {
 }
 
 export const MAX_OPTIONS = 20;
+/** Questions one session may have open at once: a loop that asks cannot flood a person's phone. */
+export const MAX_PENDING_PER_SESSION = 50;
+/** Calls of one process waiting at once; more answer at once (each waiting call reads the database a few times a second). */
+const MAX_WAITING = 64;
 export const OPTION_CHARS = 200;
 /** How often a waiting call looks for answers recorded by other processes. */
 const POLL_MS = 200;
@@ -51,6 +56,7 @@ export class QuestionsService {
   private readonly waiters = new Set<() => void>();
   /** Told of every question asked and closed in this process (the Telegram channel listens). */
   private readonly listeners = new Set<(event: QuestionEvent) => void>();
+  private waiting = 0;
 
   constructor(
     private readonly app: AppContext,
@@ -82,6 +88,11 @@ export class QuestionsService {
     const now = this.app.now();
     const expiry = this.app.config.question_expiry_minutes;
     store.write(() => {
+      if (store.questions.pendingOf(session.id) >= MAX_PENDING_PER_SESSION)
+        throw invalidInput(
+          `this session already has ${MAX_PENDING_PER_SESSION} questions waiting for a person.`,
+          'Cancel the ones that no longer matter (list_questions, cancel_question), or wait for answers.',
+        );
       store.questions.insert({
         id,
         session_id: session.id,
@@ -108,11 +119,16 @@ export class QuestionsService {
     const answer = text.trim();
     if (!answer) throw invalidInput('answer: it is empty.');
     const { store } = this.app;
+    const before = store.questions.get(questionId);
+    if (!before) throw notFound(questionId);
+    // An asker that is gone (its process died without ending the session) reads no answer.
+    const gone = before.status === 'pending' && !this.askerLive(before.session_id);
     const outcome = store.write(() => {
       const now = this.app.now();
       this.expireWithin(now);
       const row = store.questions.get(questionId);
       if (!row) throw notFound(questionId);
+      if (gone) store.questions.close(questionId, 'abandoned', now);
       const won = store.questions.answer(questionId, answer, via, by, now);
       if (won) {
         this.notifications.notify([row.session_id], {
@@ -130,11 +146,28 @@ export class QuestionsService {
       }
       return { won, question: store.questions.getWithSession(questionId)! };
     });
-    if (outcome.won) {
-      this.app.log.info('question.answered', { question: questionId, via });
-      this.closed(outcome.question);
-    }
+    if (outcome.won) this.app.log.info('question.answered', { question: questionId, via });
+    if (outcome.won || (gone && outcome.question.status === 'abandoned')) this.closed(outcome.question);
     return outcome;
+  }
+
+  /** Whether the session that asked can still read an answer. */
+  private askerLive(sessionId: string): boolean {
+    const session = this.app.store.sessions.get(sessionId);
+    return session !== undefined && stateOf(this.app, session) === 'active';
+  }
+
+  /** Pending questions whose asker is gone are abandoned (a person is not shown them). */
+  private abandonGone(): void {
+    const { store } = this.app;
+    const pending = store.questions.all('pending', 500);
+    const gone = new Set([...new Set(pending.map((q) => q.session_id))].filter((id) => !this.askerLive(id)));
+    if (gone.size === 0) return;
+    const closed = store.write(() => {
+      const now = this.app.now();
+      return pending.filter((q) => gone.has(q.session_id) && store.questions.close(q.id, 'abandoned', now));
+    });
+    for (const q of closed) this.closed(store.questions.getWithSession(q.id)!);
   }
 
   /** The answer of option `n` (from 1) of a question offering choices. */
@@ -206,6 +239,7 @@ export class QuestionsService {
   /** A session's questions (or, with no session, every session's: the CLI and the web page), newest first. */
   list(session: SessionRow | null, status: QuestionStatus | 'all', limit: number): QuestionWithSession[] {
     this.expireDue();
+    if (session === null) this.abandonGone();
     return session
       ? this.app.store.questions.ofSession(session.id, status, limit)
       : this.app.store.questions.all(status, limit);
@@ -220,7 +254,13 @@ export class QuestionsService {
     if (ids && ids.length > 0) return ids.map((id) => this.own(session, id));
     return this.app.store.questions
       .ofSession(session.id, 'all', 200)
-      .filter((q) => q.status === 'pending' || (q.status === 'answered' && q.returned_at === null));
+      .filter(
+        (q) =>
+          q.status === 'pending' ||
+          (q.status === 'answered' &&
+            q.returned_at === null &&
+            !this.notifications.wasDelivered(session.id, 'question_answered', q.id)),
+      );
   }
 
   /**
@@ -235,6 +275,24 @@ export class QuestionsService {
     tick?: { everyMs: number; fn: (waitedMs: number) => void },
   ): Promise<void> {
     if (ids.length === 0 || ms <= 0) return;
+    if (this.waiting >= MAX_WAITING) {
+      this.app.log.warn('question.wait_refused', { waiting: this.waiting });
+      return;
+    }
+    this.waiting++;
+    try {
+      await this.waitLoop(ids, ms, signal, tick);
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  private async waitLoop(
+    ids: string[],
+    ms: number,
+    signal: AbortSignal | undefined,
+    tick?: { everyMs: number; fn: (waitedMs: number) => void },
+  ): Promise<void> {
     const started = Date.now();
     let lastTick = started;
     const settled = () => {

@@ -81,7 +81,9 @@ export class TelegramChannel {
   /** Starts sending and (when this process gets the lease) polling. */
   start(): void {
     this.unsubscribe = this.human.onEvent((event) => void this.onQuestion(event));
-    this.running = this.run();
+    this.running = this.run().catch((error: Error) => {
+      this.app.log.error('telegram.stopped', { message: error.message });
+    });
   }
 
   /** Stops polling and gives the lease up, so that another process takes over at once. */
@@ -91,11 +93,16 @@ export class TelegramChannel {
     this.polling?.abort();
     this.wake?.();
     await this.running;
-    await this.listener?.close();
+    await this.listener?.close().catch(() => {});
+    this.release();
+  }
+
+  /** Gives the bot's lease up (never throws: otherwise it runs out by itself). */
+  private release(): void {
     try {
       this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
-    } catch {
-      // The lease runs out by itself.
+    } catch (error) {
+      this.app.log.warn('telegram.release_failed', { message: (error as Error).message });
     }
   }
 
@@ -126,13 +133,15 @@ export class TelegramChannel {
         const updates = await this.api.getUpdates(offset, POLL_SECONDS, this.polling.signal);
         this.polling = null;
         for (const update of updates) {
+          // Still the poller (the lease renewed), or another process took over: it reads from
+          // the stored offset.
+          if (this.stopped || !this.holdLease()) break;
           await this.handle(update);
           // Handled, then confirmed: a poller that dies in between hands the update over again,
           // and answering twice finds the question already answered.
-          const moved = this.app.store.write(() =>
+          this.app.store.write(() =>
             this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
           );
-          if (!moved) break; // another process took over: it reads from the stored offset
         }
         backoff = 1_000;
       } catch (error) {
@@ -141,7 +150,7 @@ export class TelegramChannel {
         if (error instanceof TelegramConflict) {
           // Another poller for this token (elsewhere, or a webhook): give the lease up, wait.
           this.app.log.warn('telegram.conflict', { message: error.message });
-          this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+          this.release();
           this.webhookCleared = false;
           await this.sleep(LEASE_MS);
         } else {
@@ -183,9 +192,9 @@ export class TelegramChannel {
       } catch (error) {
         if (this.stopped) break;
         this.app.log.warn('telegram.error', { message: (error as Error).message });
-        await this.listener?.close();
+        await this.listener?.close().catch(() => {});
         this.listener = null;
-        this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+        this.release();
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, 30_000);
       }
@@ -245,29 +254,67 @@ export class TelegramChannel {
     }
   }
 
-  /** Questions still to send, and closed questions whose messages do not say so yet. */
+  /**
+   * Questions still to send, and closed questions whose messages do not say so yet. A failure is
+   * logged and left for the next round: it never keeps the poller from polling.
+   */
   private async flush(): Promise<void> {
-    for (const q of this.app.store.questions.unsent(20)) await this.sendQuestion(q);
-    const closed = new Set(this.app.store.questions.unshownClosed(50).map((m) => m.question_id));
-    for (const id of closed) await this.showClosed(id);
-  }
-
-  /** Sends a question to every allowed user, once whichever process gets to it first. */
-  private async sendQuestion(q: QuestionWithSession): Promise<void> {
-    const { store } = this.app;
-    if (!store.write(() => store.questions.setSent(q.id, true))) return;
-    try {
-      for (const chat of this.allowed) {
-        const id = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
-        store.write(() => store.questions.addMessage(q.id, chat, id));
+    for (const q of this.app.store.questions.unsent(this.app.now(), 20)) {
+      try {
+        await this.sendQuestion(q);
+      } catch (error) {
+        this.app.log.warn('telegram.error', { message: (error as Error).message });
+        return; // Telegram unreachable: the rest waits too
       }
-    } catch (error) {
-      store.write(() => store.questions.setSent(q.id, false)); // sent again by the poller
-      throw error;
+    }
+    const closed = new Set(this.app.store.questions.unshownClosed(50).map((m) => m.question_id));
+    for (const id of closed) {
+      try {
+        await this.showClosed(id);
+      } catch (error) {
+        this.app.log.warn('telegram.error', { message: (error as Error).message });
+        return;
+      }
     }
   }
 
-  /** Edits a closed question's messages to say how it closed (and takes its buttons away). */
+  /**
+   * Sends a question to every allowed user, once, whichever process gets to it first (it takes the
+   * sending for a minute; a process that dies meanwhile leaves it to be sent again). A user the
+   * bot cannot reach (who never pressed Start, or blocked it) is logged and skipped; if nobody
+   * could be reached for another reason, the question is sent again later.
+   */
+  private async sendQuestion(q: QuestionWithSession): Promise<void> {
+    const { store } = this.app;
+    if (!store.write(() => store.questions.takeSending(q.id, this.app.now()))) return;
+    let reached = 0;
+    let failure: Error | null = null;
+    for (const chat of this.allowed) {
+      try {
+        const id = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
+        store.write(() => store.questions.addMessage(q.id, chat, id));
+        reached++;
+      } catch (error) {
+        const status = (error as { status?: number | null }).status ?? null;
+        if (status !== null && status >= 400 && status < 500 && status !== 429) {
+          this.app.log.warn('telegram.unreachable_user', { user: chat, message: (error as Error).message });
+          this.human.audit?.error(q.session_id, {
+            channel: 'telegram',
+            question_id: q.id,
+            user: chat,
+            status,
+          });
+        } else failure = error as Error;
+      }
+    }
+    store.write(() => store.questions.doneSending(q.id, reached > 0 || failure === null));
+    if (failure && reached === 0) throw failure;
+  }
+
+  /**
+   * Edits a closed question's messages to say how it closed (and takes its buttons away). A
+   * message Telegram will not edit (deleted, too old, the user blocked the bot) is left as it is.
+   */
   private async showClosed(questionId: string): Promise<void> {
     const { store } = this.app;
     const q = store.questions.getWithSession(questionId);
@@ -281,13 +328,18 @@ export class TelegramChannel {
           `${questionText(q, this.app.now())}\n\n${closedText(q)}`,
         );
       } catch (error) {
-        // A message the person deleted cannot be edited; nothing more to show there.
-        if ((error as { status?: number }).status !== 400) throw error;
+        const status = (error as { status?: number | null }).status ?? null;
+        if (status === null || status === 429 || status >= 500) throw error; // tried again later
       }
       store.write(() => store.questions.markShown(m.chat_id, m.message_id));
     }
   }
 
+  /**
+   * One update from an allowed user. Never throws: an update that fails (Telegram refusing a late
+   * button answer, a database fault) is logged and passed over, so that it cannot hold up every
+   * update after it.
+   */
   private async handle(update: TelegramUpdate): Promise<void> {
     const from = update.message?.from?.id ?? update.callback_query?.from.id;
     if (from === undefined || !this.allowed.has(from)) {
@@ -297,13 +349,17 @@ export class TelegramChannel {
       });
       return;
     }
+    const chat = update.message?.chat.id ?? update.callback_query?.message?.chat.id ?? from;
     try {
       if (update.callback_query) await this.onButton(update.callback_query, from);
       else if (update.message?.text !== undefined) await this.onText(update.message, from);
     } catch (error) {
-      if (!(error instanceof CollabError)) throw error;
-      const chat = update.message?.chat.id ?? update.callback_query?.message?.chat.id ?? from;
-      await this.api.send(chat, `Not sent: ${error.message}`);
+      this.app.log.warn('telegram.update_failed', {
+        update: update.update_id,
+        message: (error as Error).message,
+      });
+      if (error instanceof CollabError)
+        await this.api.send(chat, `Not sent: ${error.message}`).catch(() => {});
     }
   }
 
@@ -414,6 +470,7 @@ export class TelegramChannel {
         this.wake = null;
         resolve();
       }, ms);
+      timer.unref();
       this.wake = () => {
         clearTimeout(timer);
         this.wake = null;

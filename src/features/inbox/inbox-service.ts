@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app/context.js';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { describeAge } from '../../core/liveness.js';
-import { describeNotification } from '../../core/notifications.js';
+import { describeNotification, notificationChars } from '../../core/notifications.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
@@ -87,7 +87,7 @@ export class InboxService {
           `${unread - messages.length} more unread message(s): call collab_message_list to read them.`,
         );
       for (const n of notes.slice(0, MAX_NOTIFICATIONS))
-        lines.push(`- ${inline(describeNotification(n), 400)}`);
+        lines.push(`- ${inline(describeNotification(n), notificationChars(n))}`);
       if (notes.length > MAX_NOTIFICATIONS) {
         const rest = new Map<string, number>();
         for (const n of notes.slice(MAX_NOTIFICATIONS)) rest.set(n.type, (rest.get(n.type) ?? 0) + 1);

@@ -55,6 +55,11 @@ export class NotificationsService {
     });
   }
 
+  /** Whether the session was told this (a notification of this type and subject it has seen). */
+  wasDelivered(sessionId: string, type: NotificationType, subject: string): boolean {
+    return this.app.store.notifications.wasSeen(sessionId, type, subject);
+  }
+
   /**
    * Marks what a session was told another way (a tool result that carried it) as seen: it is not
    * delivered a second time. Inside the caller's transaction.
