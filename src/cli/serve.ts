@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Server, Tool } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { telegramSettings } from '../app/config.js';
 import { inline } from '../core/fence.js';
@@ -75,13 +75,21 @@ export async function serve(options: ServeOptions): Promise<void> {
     name: inline(options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || '', 100) || null,
     identity: () => ({ sessionId: serverClientSessionId(process.env), process: clientProcess() }),
   });
+  const wire = new StdioServerTransport();
   const handle = serveStdio(
     () => {
       server = createMcpServer(app, connection, selection, builtDefinitions());
       return server;
     },
-    { onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
+    { transport: wire, onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
   );
+  // The transport may close without stdin ending (a message over its size limit): the session
+  // ends then too, even while timers or Telegram's requests would keep the process alive.
+  const closeConnection = wire.onclose;
+  wire.onclose = () => {
+    closeConnection?.();
+    stop('connection closed');
+  };
 
   const heartbeat = setInterval(() => {
     connection.heartbeat(true);
@@ -171,8 +179,6 @@ export async function serve(options: ServeOptions): Promise<void> {
       });
   };
   process.stdin.once('end', () => stop('client disconnected'));
-  // The transport may close without stdin ending (a message over its 10 MB limit): once nothing
-  // is left to do, the session still ends with the process.
   process.once('beforeExit', () => stop('connection closed'));
   process.stdin.once('close', () => stop('client disconnected'));
   process.once('SIGTERM', () => stop('SIGTERM'));
