@@ -50,7 +50,42 @@ export interface Config {
   audit_archive_after_hours: number;
   /** The Telegram bot that carries questions to a phone (env SESSION_COLLAB_TELEGRAM_* overrides). */
   telegram: TelegramConfig;
+  /** Other agent CLIs run as sub-workers (agent toolset). */
+  agents: AgentsConfig;
 }
+
+export interface AgentsConfig {
+  /** Conversations run at once (calls on one conversation always run in order). */
+  max_parallel: number;
+  /** A run is ended (its whole process group) after this long. */
+  timeout_seconds: number;
+  /** Output read from a run at most; the rest is cut and the cut reported. */
+  output_chars: number;
+  /** What claude may do unasked: its --permission-mode. */
+  claude_permission_mode: 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
+  /** What codex may touch: its --sandbox. */
+  codex_sandbox: 'read-only' | 'workspace-write' | 'danger-full-access';
+  /** What gemini may do unasked: its --approval-mode. */
+  gemini_approval_mode: 'default' | 'auto_edit' | 'yolo';
+}
+
+export const DEFAULT_AGENTS: AgentsConfig = {
+  max_parallel: 2,
+  timeout_seconds: 300,
+  output_chars: 1_000_000,
+  claude_permission_mode: 'acceptEdits',
+  codex_sandbox: 'workspace-write',
+  gemini_approval_mode: 'auto_edit',
+};
+
+const AGENT_RULES: Record<keyof AgentsConfig, Rule> = {
+  max_parallel: { kind: 'range', min: 1, max: 16, unit: 'runs' },
+  timeout_seconds: { kind: 'range', min: 2, max: 3_600, unit: 'seconds' },
+  output_chars: { kind: 'range', min: 10_000, max: 10_000_000, unit: 'characters' },
+  claude_permission_mode: { kind: 'enum', values: ['default', 'acceptEdits', 'plan', 'bypassPermissions'] },
+  codex_sandbox: { kind: 'enum', values: ['read-only', 'workspace-write', 'danger-full-access'] },
+  gemini_approval_mode: { kind: 'enum', values: ['default', 'auto_edit', 'yolo'] },
+};
 
 export interface TelegramConfig {
   /** From @BotFather; none: Telegram is off. */
@@ -86,7 +121,8 @@ type Rule =
   | { kind: 'boolean' }
   | { kind: 'limits' }
   | { kind: 'paths' }
-  | { kind: 'telegram' };
+  | { kind: 'telegram' }
+  | { kind: 'agents' };
 
 /**
  * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
@@ -115,6 +151,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   question_expiry_minutes: { kind: 'range', min: 0, max: 30 * 24 * 60, unit: 'minutes' },
   audit_archive_after_hours: { kind: 'range', min: 1, max: 30 * 24, unit: 'hours' },
   telegram: { kind: 'telegram' },
+  agents: { kind: 'agents' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -140,6 +177,7 @@ export const DEFAULT_CONFIG: Config = {
   question_expiry_minutes: 0,
   audit_archive_after_hours: 24,
   telegram: DEFAULT_TELEGRAM,
+  agents: DEFAULT_AGENTS,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -170,6 +208,17 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
         : `"${key}" must be a non-empty list of strings`;
     case 'telegram':
       return telegramProblem(value);
+    case 'agents': {
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        return '"agents" must be an object (max_parallel, timeout_seconds, …)';
+      for (const [k, v] of Object.entries(value)) {
+        const rule = AGENT_RULES[k as keyof AgentsConfig];
+        if (!rule) return `unknown key "agents.${k}" (valid: ${Object.keys(AGENT_RULES).join(', ')})`;
+        const bad = problem(`agents.${k}`, rule, v);
+        if (bad) return bad;
+      }
+      return null;
+    }
   }
 }
 
@@ -255,7 +304,13 @@ export function parseConfig(raw: unknown, file: string): Config {
     }
     const bad = problem(key, rule, value);
     if (bad) problems.push(bad);
-    else config[key] = rule.kind === 'telegram' ? { ...DEFAULT_TELEGRAM, ...(value as object) } : value;
+    else
+      config[key] =
+        rule.kind === 'telegram'
+          ? { ...DEFAULT_TELEGRAM, ...(value as object) }
+          : rule.kind === 'agents'
+            ? { ...DEFAULT_AGENTS, ...(value as object) }
+            : value;
   }
   const beat = config.heartbeat_interval_seconds as number;
   const inactive = (config.inactive_after_minutes as number) * 60;

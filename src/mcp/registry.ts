@@ -22,6 +22,7 @@ const LOAD: Record<ToolsetId, () => Promise<Tool[]>> = {
   },
   review: async () => (await import('../features/reviews/review-tools.js')).reviewTools as Tool[],
   human: async () => (await import('../features/human/human-tools.js')).humanTools as Tool[],
+  agent: async () => (await import('../features/agents/agent-tools.js')).agentTools as Tool[],
 };
 
 /** What a server serves: the tools of the chosen toolsets and the instructions that go with them. */

@@ -13,7 +13,7 @@ export interface Toolset {
   instructions: string;
 }
 
-export type ToolsetId = 'collab' | 'realm' | 'review' | 'human';
+export type ToolsetId = 'collab' | 'realm' | 'review' | 'human' | 'agent';
 
 export const TOOLSETS: readonly Toolset[] = [
   {
@@ -43,6 +43,13 @@ export const TOOLSETS: readonly Toolset[] = [
     default: false,
     instructions:
       'Human: when a decision needs a person, ask_human (with options when there are a few answers). It waits a while; if the answer is still pending, carry on with other work: the answer comes with a later tool response, or call check_answers. cancel_question when it no longer matters.',
+  },
+  {
+    id: 'agent',
+    description: 'hand work to another agent CLI (claude, codex, gemini) and continue its conversation',
+    default: false,
+    instructions:
+      "Agent: execute_claude hands a prompt to claude (provider codex or gemini too) and continues that conversation on the next call; name independent conversations with conversation. A long run returns running: poll execution_status. get_execution_history reads and searches past runs; set_current_session goes back to an earlier point (claude). These tools act as this connection's session.",
   },
 ];
 

@@ -419,6 +419,61 @@ CREATE TABLE telegram_pollers (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 10,
+    name: 'runs of other agent CLIs, and where each conversation stands',
+    sql: `
+-- One run of an agent CLI (claude, codex, gemini) a session delegated to, kept across restarts.
+CREATE TABLE agent_runs (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  provider TEXT NOT NULL CHECK (provider IN ('claude', 'codex', 'gemini')),
+  conversation TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  prompt TEXT NOT NULL,
+  -- JSON array of the files given as context, or null.
+  files TEXT,
+  -- The CLI's conversation id this run continued from (null: a new conversation), and the one it produced.
+  resumed_from TEXT,
+  produced TEXT,
+  status TEXT NOT NULL
+    CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'timed_out', 'lost')),
+  result TEXT,
+  error TEXT,
+  output_truncated INTEGER NOT NULL DEFAULT 0,
+  -- This run's cost, and the CLI's total for the conversation so far (claude reports the total).
+  cost_usd REAL,
+  cost_total_usd REAL,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  turns INTEGER,
+  duration_ms INTEGER,
+  -- The server process that runs it (a run whose process is gone is lost).
+  runner_pid INTEGER,
+  runner_host TEXT,
+  created_at INTEGER NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER
+);
+CREATE INDEX agent_runs_by_project ON agent_runs(project_id, created_at);
+CREATE INDEX agent_runs_by_session ON agent_runs(session_id, created_at);
+CREATE INDEX agent_runs_open ON agent_runs(status) WHERE status IN ('queued', 'running');
+CREATE INDEX agent_runs_by_produced ON agent_runs(produced) WHERE produced IS NOT NULL;
+CREATE VIRTUAL TABLE agent_runs_fts USING fts5(run_id UNINDEXED, prompt, result);
+
+-- Where each conversation of a session stands: the CLI conversation id the next call continues
+-- from (null: the next call starts a new one).
+CREATE TABLE agent_conversations (
+  session_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  conversation TEXT NOT NULL,
+  current TEXT,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, provider, conversation)
+) WITHOUT ROWID;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

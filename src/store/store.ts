@@ -1,5 +1,6 @@
 import type { CollabError } from '../core/errors.js';
 import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
+import { AgentRunsStore } from './agent-runs-store.js';
 import { ClaimsStore } from './claims-store.js';
 import {
   type Db,
@@ -92,6 +93,9 @@ export class Store {
   }
   get questions(): QuestionsStore {
     return this.module('questions', (db) => new QuestionsStore(db));
+  }
+  get agentRuns(): AgentRunsStore {
+    return this.module('agentRuns', (db) => new AgentRunsStore(db));
   }
   get telegram(): TelegramStore {
     return this.module('telegram', (db) => new TelegramStore(db));

@@ -1,0 +1,441 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { AppContext } from '../../app/context.js';
+import { type AgentEvent, type AgentProvider, parseAgentLine } from '../../core/agent-events.js';
+import { CollabError, invalidInput } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { findCli, runCli } from '../../integrations/agent-cli.js';
+import { processAlive } from '../../integrations/process-probe.js';
+import type { AgentRunRow, RunOutcome } from '../../store/agent-runs-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import { adapterOf } from './providers.js';
+
+/** Files given as context: at most this many, of at most this size each. */
+export const MAX_CONTEXT_FILES = 20;
+const MAX_CONTEXT_FILE_BYTES = 200_000;
+/** How often a waiting call looks at its run. */
+const POLL_MS = 100;
+
+interface Live {
+  controller: AbortController;
+  /** The last thing the agent said or did, for progress. */
+  activity: string;
+  done: Promise<void>;
+}
+
+/**
+ * Runs of other agent CLIs as sub-workers of a session. A run is a job: it is recorded queued,
+ * runs when its conversation's previous call has ended and fewer than `agents.max_parallel` runs
+ * are going, and ends succeeded, failed, cancelled or timed out; a caller waits for it a while and
+ * then polls. Each conversation remembers the CLI conversation id it continues from (for claude,
+ * every call forks a new one, so any earlier id is a point to go back to).
+ */
+export class AgentsService {
+  private readonly live = new Map<string, Live>();
+  /** Per conversation: the end of its last queued run (calls on one conversation run in order). */
+  private readonly tails = new Map<string, Promise<void>>();
+  private running = 0;
+  private readonly slots: Array<() => void> = [];
+
+  constructor(private readonly app: AppContext) {
+    this.recoverLost();
+  }
+
+  /** Queues a run; its id. */
+  execute(
+    session: SessionRow,
+    input: {
+      provider: AgentProvider;
+      conversation: string;
+      prompt: string;
+      cwd?: string | undefined;
+      files?: string[];
+    },
+  ): AgentRunRow {
+    const cwd = this.insideProject(session, input.cwd);
+    const prompt =
+      input.files && input.files.length > 0 ? withFiles(input.prompt, cwd, input.files) : input.prompt;
+    const { store } = this.app;
+    const id = newId();
+    store.write(() =>
+      store.agentRuns.insert({
+        id,
+        session_id: session.id,
+        project_id: session.project_id,
+        provider: input.provider,
+        conversation: input.conversation,
+        cwd,
+        prompt,
+        files: input.files && input.files.length > 0 ? JSON.stringify(input.files) : null,
+        resumed_from: null,
+        runner_pid: process.pid,
+        runner_host: this.app.host,
+        created_at: this.app.now(),
+      }),
+    );
+    const key = `${session.id}\u0000${input.provider}\u0000${input.conversation}`;
+    const controller = new AbortController();
+    const live: Live = { controller, activity: 'queued', done: Promise.resolve() };
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    live.done = previous
+      .then(() => this.run(id, session.id, live))
+      .catch((error: Error) => {
+        this.app.log.error('agent.run_failed', { run: id, message: error.message });
+      });
+    this.tails.set(key, live.done);
+    this.live.set(id, live);
+    void live.done.finally(() => {
+      this.live.delete(id);
+      if (this.tails.get(key) === live.done) this.tails.delete(key);
+    });
+    this.app.log.info('agent.queued', {
+      run: id,
+      provider: input.provider,
+      conversation: input.conversation,
+    });
+    return store.agentRuns.get(id)!;
+  }
+
+  get(session: SessionRow, runId: string): AgentRunRow {
+    const row = this.app.store.agentRuns.get(runId);
+    if (!row || row.project_id !== session.project_id)
+      throw new CollabError('RUN_NOT_FOUND', `No run ${runId} in this project.`);
+    return row;
+  }
+
+  /** Waits until the run has ended, `ms` have passed or `signal` aborts; `progress` hears what it does. */
+  async waitFor(
+    runId: string,
+    ms: number,
+    signal: AbortSignal | undefined,
+    progress?: { everyMs: number; fn: (activity: string, waitedMs: number) => void },
+  ): Promise<AgentRunRow> {
+    const started = Date.now();
+    let lastTick = started;
+    for (;;) {
+      const row = this.app.store.agentRuns.get(runId)!;
+      if (row.status !== 'queued' && row.status !== 'running') return row;
+      const now = Date.now();
+      if (now - started >= ms || signal?.aborted) return row;
+      if (progress && now - lastTick >= progress.everyMs) {
+        lastTick = now;
+        progress.fn(this.live.get(runId)?.activity ?? row.status, now - started);
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /** Cancels a run of this process that has not ended (its whole process group is killed). */
+  cancel(session: SessionRow, runId: string): AgentRunRow {
+    const row = this.get(session, runId);
+    if (row.session_id !== session.id)
+      throw new CollabError(
+        'NOT_OWNER',
+        `Run ${runId} belongs to another session.`,
+        'A session cancels only its own runs.',
+      );
+    const live = this.live.get(runId);
+    if (live) live.controller.abort();
+    else if (row.status === 'queued' || row.status === 'running')
+      this.end(runId, { status: 'lost', error: 'its server is gone' });
+    return this.app.store.agentRuns.get(runId)!;
+  }
+
+  /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
+  current(session: SessionRow, provider: AgentProvider, conversation: string): string | null {
+    return this.app.store.agentRuns.conversation(session.id, provider, conversation) ?? null;
+  }
+
+  /** Continues a conversation from `point` (any id a run of it produced), or from scratch (null). */
+  setCurrent(session: SessionRow, provider: AgentProvider, conversation: string, point: string | null): void {
+    if (point !== null && !adapterOf(provider).canGoBack) {
+      const latest = this.current(session, provider, conversation);
+      if (point !== latest)
+        throw invalidInput(
+          `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
+          'Use claude to go back to an earlier point, or reset_session to start over.',
+        );
+    }
+    const { store } = this.app;
+    store.write(() =>
+      store.agentRuns.setConversation(session.id, provider, conversation, point, this.app.now()),
+    );
+  }
+
+  history(
+    session: SessionRow,
+    filter: {
+      provider: AgentProvider | null;
+      conversation: string | null;
+      query: string | null;
+      limit: number;
+    },
+  ): AgentRunRow[] {
+    return this.app.store.agentRuns.list({
+      projectId: session.project_id,
+      provider: filter.provider,
+      conversation: filter.conversation,
+      match: filter.query ? ftsQuery(filter.query) : null,
+      limit: filter.limit,
+      before: null,
+    });
+  }
+
+  /** Deletes the session's finished runs; how many. */
+  clear(session: SessionRow): number {
+    const { store } = this.app;
+    return store.write(() => store.agentRuns.deleteOwn(session.id));
+  }
+
+  /** The CLI found for a provider, its version, and the permission setting in force. */
+  async test(provider: AgentProvider): Promise<{
+    found: boolean;
+    path: string | null;
+    version: string | null;
+    permission: string;
+    tried: string[];
+  }> {
+    const adapter = adapterOf(provider);
+    const { path, tried } = findCli(provider);
+    let version: string | null = null;
+    if (path) {
+      const lines: string[] = [];
+      await runCli({
+        file: path,
+        args: ['--version'],
+        cwd: process.cwd(),
+        input: '',
+        timeoutMs: 10_000,
+        maxOutputChars: 10_000,
+        signal: new AbortController().signal,
+        onLine: (line) => lines.push(line),
+      }).catch(() => null);
+      version = lines[0]?.trim() || null;
+    }
+    return {
+      found: path !== null,
+      path,
+      version,
+      permission: adapter.permission(this.app.config.agents),
+      tried,
+    };
+  }
+
+  private async run(id: string, sessionId: string, live: Live): Promise<void> {
+    await this.slot();
+    try {
+      const row = this.app.store.agentRuns.get(id)!;
+      if (live.controller.signal.aborted)
+        return this.end(id, { status: 'cancelled', error: 'cancelled before it started' });
+      const adapter = adapterOf(row.provider);
+      const { path, tried } = findCli(row.provider);
+      if (!path)
+        return this.end(id, {
+          status: 'failed',
+          error: `The ${row.provider} CLI was not found (looked at: ${tried.join(', ')}). Install it, or set ${row.provider.toUpperCase()}_PATH.`,
+        });
+      const resume = this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation) ?? null;
+      this.app.store.write(() => this.app.store.agentRuns.start(id, resume, this.app.now()));
+      live.activity = `${row.provider} started`;
+      const config = this.app.config.agents;
+      let attempt = await this.attempt(path, adapter.args(config, resume), row, live);
+      // An empty result with an error subtype: the CLI's own hiccup; asked once more.
+      if (
+        attempt.outcome.status === 'failed' &&
+        attempt.emptyErrorResult &&
+        !live.controller.signal.aborted
+      ) {
+        this.app.log.info('agent.retry', { run: id });
+        attempt = await this.attempt(path, adapter.args(config, resume), row, live);
+      }
+      this.end(id, attempt.outcome);
+      const produced = attempt.outcome.produced;
+      if (attempt.outcome.status === 'succeeded' && produced) {
+        const { store } = this.app;
+        store.write(() =>
+          store.agentRuns.setConversation(
+            sessionId,
+            row.provider,
+            row.conversation,
+            produced,
+            this.app.now(),
+          ),
+        );
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  private async attempt(
+    file: string,
+    args: string[],
+    row: AgentRunRow,
+    live: Live,
+  ): Promise<{ outcome: Partial<RunOutcome> & { status: RunOutcome['status'] }; emptyErrorResult: boolean }> {
+    const config = this.app.config.agents;
+    const started = Date.now();
+    let produced: string | null = null;
+    let result: Extract<AgentEvent, { kind: 'result' }> | null = null;
+    const texts: string[] = [];
+    const errors: string[] = [];
+    const run = await runCli({
+      file,
+      args,
+      cwd: row.cwd,
+      input: row.prompt,
+      timeoutMs: config.timeout_seconds * 1000,
+      maxOutputChars: config.output_chars,
+      signal: live.controller.signal,
+      onLine: (line) => {
+        for (const event of parseAgentLine(row.provider, line)) {
+          if (event.kind === 'session') produced = event.id;
+          else if (event.kind === 'text') {
+            texts.push(event.text);
+            live.activity = `${row.provider}: ${event.text.replace(/\s+/g, ' ').slice(0, 120)}`;
+          } else if (event.kind === 'tool')
+            live.activity = `${row.provider} uses ${event.name} ${event.detail}`.trim();
+          else if (event.kind === 'result') result = event;
+          else if (event.kind === 'error') errors.push(event.message);
+        }
+      },
+    });
+    const final = result as Extract<AgentEvent, { kind: 'result' }> | null;
+    // claude's result carries its answer; codex's is its last message; gemini streams its answer in parts.
+    const text =
+      final?.text ||
+      (row.provider === 'codex' ? (texts.at(-1) ?? '') : row.provider === 'gemini' ? texts.join('') : '');
+    const common = {
+      produced,
+      result: text || null,
+      output_truncated: run.truncated ? 1 : 0,
+      turns: final?.turns ?? null,
+      duration_ms: final?.durationMs ?? Date.now() - started,
+      input_tokens: final?.inputTokens ?? null,
+      output_tokens: final?.outputTokens ?? null,
+      ...this.costOf(row, final?.costUsd ?? null),
+    };
+    if (run.cancelled)
+      return { outcome: { ...common, status: 'cancelled', error: 'cancelled' }, emptyErrorResult: false };
+    if (run.timedOut)
+      return {
+        outcome: {
+          ...common,
+          status: 'timed_out',
+          error: `ended after ${config.timeout_seconds} s (agents.timeout_seconds)`,
+        },
+        emptyErrorResult: false,
+      };
+    const failed = run.code !== 0 || !final || final.isError || errors.length > 0;
+    if (!failed) return { outcome: { ...common, status: 'succeeded', error: null }, emptyErrorResult: false };
+    const why =
+      errors.join('; ') ||
+      (final?.isError ? `${row.provider} reported an error (${final.subtype ?? 'error'})` : '') ||
+      `${row.provider} exited with ${run.code ?? 'a signal'}${run.stderr.trim() ? `: ${run.stderr.trim().slice(-500)}` : ''}`;
+    return {
+      outcome: { ...common, status: 'failed', error: why },
+      emptyErrorResult:
+        final?.isError === true && !final.text && final.subtype !== null && final.subtype !== 'success',
+    };
+  }
+
+  /**
+   * A run's own cost. claude reports the conversation's total so far: a continued run costs the
+   * difference from the total of the run whose point it continued.
+   */
+  private costOf(
+    row: AgentRunRow,
+    reported: number | null,
+  ): { cost_usd: number | null; cost_total_usd: number | null } {
+    if (reported === null || row.provider !== 'claude') return { cost_usd: reported, cost_total_usd: null };
+    const resumed = this.app.store.agentRuns.get(row.id)?.resumed_from;
+    const before = resumed ? (this.app.store.agentRuns.producedBy(resumed)?.cost_total_usd ?? 0) : 0;
+    return { cost_usd: Math.max(0, reported - before), cost_total_usd: reported };
+  }
+
+  private end(id: string, outcome: Partial<RunOutcome> & { status: RunOutcome['status'] }): void {
+    const { store } = this.app;
+    store.write(() =>
+      store.agentRuns.finish(id, {
+        produced: null,
+        result: null,
+        error: null,
+        output_truncated: 0,
+        cost_usd: null,
+        cost_total_usd: null,
+        input_tokens: null,
+        output_tokens: null,
+        turns: null,
+        duration_ms: null,
+        ...outcome,
+        finished_at: this.app.now(),
+      }),
+    );
+    this.app.log.info('agent.finished', { run: id, status: outcome.status });
+  }
+
+  /** Runs left queued or running by a server process that is gone are recorded as lost. */
+  private recoverLost(): void {
+    for (const row of this.app.store.agentRuns.open()) {
+      if (row.runner_host === this.app.host && row.runner_pid !== null && !processAlive(row.runner_pid, null))
+        this.end(row.id, { status: 'lost', error: 'the server running it stopped' });
+    }
+  }
+
+  private slot(): Promise<void> {
+    if (this.running < this.app.config.agents.max_parallel) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slots.push(() => resolve()));
+  }
+
+  private release(): void {
+    const next = this.slots.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  /** The run's folder: inside the session's project (the worktree when not given). */
+  private insideProject(session: SessionRow, cwd: string | undefined): string {
+    const folder = cwd === undefined ? session.worktree : resolve(session.worktree, cwd);
+    const rel = relative(session.worktree, folder);
+    if (rel.startsWith('..') || isAbsolute(rel))
+      throw invalidInput(`cwd: ${cwd} is outside the project (${session.worktree}).`);
+    try {
+      if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+    } catch {
+      throw invalidInput(`cwd: ${folder} is not a folder.`);
+    }
+    return folder;
+  }
+}
+
+/** The prompt with the files' contents before it, each fenced and named. */
+function withFiles(prompt: string, cwd: string, files: string[]): string {
+  if (files.length > MAX_CONTEXT_FILES) throw invalidInput(`file_paths: at most ${MAX_CONTEXT_FILES} files.`);
+  const parts = files.map((file) => {
+    const path = resolve(cwd, file);
+    let content: string;
+    try {
+      if (statSync(path).size > MAX_CONTEXT_FILE_BYTES)
+        throw invalidInput(`file_paths: ${file} is over ${MAX_CONTEXT_FILE_BYTES / 1000} kB.`);
+      content = readFileSync(path, 'utf8');
+    } catch (error) {
+      if (error instanceof CollabError) throw error;
+      throw invalidInput(`file_paths: cannot read ${file} (${(error as Error).message}).`);
+    }
+    return `<file path="${file.replace(/"/g, "'")}">\n${content}\n</file>`;
+  });
+  return `${parts.join('\n\n')}\n\n${prompt}`;
+}
+
+/** A person's search words as an FTS5 query: each word quoted (no operators from the input). */
+function ftsQuery(query: string): string {
+  return query
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 20)
+    .map((w) => `"${w.replace(/"/g, '""')}"`)
+    .join(' ');
+}

@@ -1,0 +1,167 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectStdio, waitForExit } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const FAKES = fileURLToPath(new URL('../fixtures/agent-clis', import.meta.url));
+type Connected = Awaited<ReturnType<typeof connectStdio>>;
+type Run = {
+  execution_id: string;
+  status: string;
+  result?: string;
+  error?: string;
+  session_id?: string;
+  resumed_from?: string;
+  cost_usd?: number;
+};
+const open: Connected[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
+});
+
+function setup(config: Record<string, unknown> = {}) {
+  const home = tempDir('collab-home-');
+  const state = tempDir('fake-agent-');
+  if (Object.keys(config).length > 0) writeFileSync(join(home, 'config.json'), JSON.stringify(config));
+  const repo = gitRepo();
+  const env = { PATH: `${FAKES}:${process.env.PATH}`, FAKE_AGENT_STATE: state };
+  const connect = async (clientSessionId = 'agent-client-1', extraEnv: Record<string, string> = {}) => {
+    const c = await connectStdio({
+      cwd: repo,
+      home,
+      args: ['--toolsets', 'collab,agent'],
+      clientSessionId,
+      env: { ...env, ...extraEnv },
+    });
+    open.push(c);
+    return c;
+  };
+  return { home, state, repo, connect };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('execute_claude: a conversation with another agent CLI', () => {
+  it('continues across calls and a server restart, goes back to an earlier point, and is searchable', async () => {
+    const { connect } = setup();
+    let a = await connect();
+    const first = await a.call<Run>('execute_claude', { prompt: 'my name is Taro' });
+    expect(first).toMatchObject({ status: 'succeeded', result: 'I remember: my name is Taro' });
+    const second = await a.call<Run>('execute_claude', { prompt: 'I like reading' });
+    expect(second.result).toBe('I remember: my name is Taro | I like reading');
+    expect(second.resumed_from).toBe(first.session_id);
+    // claude reports the conversation's total cost; each run records its own part.
+    expect(second.cost_usd).toBeCloseTo(0.01);
+    expect((await a.call<{ session_id: string }>('get_current_session', {})).session_id).toBe(
+      second.session_id,
+    );
+
+    await a.close();
+    await waitForExit(a.pid);
+    a = await connect(); // the same client session: the same conversation
+    const third = await a.call<Run>('execute_claude', { prompt: 'what do you know?' });
+    expect(third.result).toBe('I remember: my name is Taro | I like reading | what do you know?');
+
+    // Back to just after the first call: the second never happened for this branch.
+    await a.call('set_current_session', { session_id: first.session_id });
+    const branch = await a.call<Run>('execute_claude', { prompt: 'I like swimming' });
+    expect(branch.result).toBe('I remember: my name is Taro | I like swimming');
+
+    await a.call('reset_session', {});
+    expect((await a.call<Run>('execute_claude', { prompt: 'hello' })).result).toBe('I remember: hello');
+
+    const history = await a.call<{ executions: Array<Run & { prompt: string }> }>(
+      'get_execution_history',
+      {},
+    );
+    expect(history.executions.map((e) => e.prompt)).toEqual([
+      'hello',
+      'I like swimming',
+      'what do you know?',
+      'I like reading',
+      'my name is Taro',
+    ]);
+    const found = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {
+      query: 'reading',
+    });
+    expect(found.executions.map((e) => e.prompt)).toEqual(['what do you know?', 'I like reading']);
+  }, 60_000);
+
+  it('two conversations run at once; calls on one conversation wait their turn', async () => {
+    const { connect } = setup();
+    const a = await connect();
+    const started = Date.now();
+    const [x, y] = await Promise.all([
+      a.call<Run>('execute_claude', { prompt: 'sleep 2 then x', conversation: 'x', wait_seconds: 30 }),
+      a.call<Run>('execute_claude', { prompt: 'sleep 2 then y', conversation: 'y', wait_seconds: 30 }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(3_800);
+    expect([x.result, y.result]).toEqual(['I remember: sleep 2 then x', 'I remember: sleep 2 then y']);
+
+    const queued = await Promise.all([
+      a.call<Run>('execute_claude', { prompt: 'sleep 1 first', conversation: 'q', wait_seconds: 0 }),
+      a.call<Run>('execute_claude', { prompt: 'second', conversation: 'q', wait_seconds: 0 }),
+    ]);
+    expect(queued[1]!.status).toBe('queued'); // behind the first, which is running
+    const done = await Promise.all(
+      queued.map((r) => a.call<Run>('execution_status', { execution_id: r.execution_id, wait_seconds: 30 })),
+    );
+    expect(done[1]!.result).toBe('I remember: sleep 1 first | second');
+    expect(done[1]!.resumed_from).toBe(done[0]!.session_id);
+  }, 60_000);
+
+  it('a long run goes on as a job; cancelling kills its whole process tree; so does the timeout', async () => {
+    const { connect, state } = setup({ agents: { timeout_seconds: 2 } });
+    const a = await connect();
+    const job = await a.call<Run>('execute_claude', { prompt: 'sleep 1.5', wait_seconds: 0 });
+    expect(['queued', 'running']).toContain(job.status);
+    expect(
+      await a.call<Run>('execution_status', { execution_id: job.execution_id, wait_seconds: 30 }),
+    ).toMatchObject({
+      status: 'succeeded',
+    });
+
+    const timed = await a.call<Run>('execute_claude', { prompt: 'sleep 20', wait_seconds: 30 });
+    expect(timed.status).toBe('timed_out');
+    const cancelMe = await a.call<Run>('execute_claude', { prompt: 'sleep 20 please', wait_seconds: 1 });
+    expect(cancelMe.status).toBe('running');
+    expect(await a.call<Run>('cancel_execution', { execution_id: cancelMe.execution_id })).toMatchObject({
+      status: 'cancelled',
+    });
+    // Every child the fake CLI started is gone with it.
+    const pids = readdirSync(state)
+      .filter((f) => f.startsWith('child-'))
+      .map((f) => Number(readFileSync(join(state, f), 'utf8')));
+    expect(pids.length).toBeGreaterThanOrEqual(3);
+    for (let i = 0; i < 50 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pids.filter(alive)).toEqual([]);
+  }, 60_000);
+
+  it('retries once on an empty error result; a missing CLI says where it looked', async () => {
+    const { connect } = setup();
+    const a = await connect();
+    expect(await a.call<Run>('execute_claude', { prompt: 'fail-empty-once' })).toMatchObject({
+      status: 'succeeded',
+      result: 'I remember: fail-empty-once',
+    });
+    const missing = await connect('agent-client-2', { PATH: '/usr/bin:/bin', CLAUDE_PATH: '' });
+    const run = await missing.call<Run>('execute_claude', { prompt: 'anyone?' });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/The claude CLI was not found \(looked at: PATH \(claude\), .*\$CLAUDE_PATH/);
+    expect(await missing.call('test_claude_cli', {})).toMatchObject({ found: false });
+    expect(await a.call('test_claude_cli', {})).toMatchObject({
+      found: true,
+      version: '2.1.197 (Claude Code, fake)',
+      permission: '--permission-mode acceptEdits',
+    });
+  }, 60_000);
+});
