@@ -41,12 +41,6 @@ export function closedNote(
   }
 }
 
-/** The wait a call gets: the asked seconds (or the default), never beyond the ceiling. */
-export function waitMs(asked: number | undefined, defaultSeconds: number, maxSeconds: number): number {
-  const seconds = Math.min(asked ?? defaultSeconds, maxSeconds);
-  return Math.max(0, seconds) * 1000;
-}
-
 /**
  * What a Telegram button says when pressed (Telegram allows 64 bytes):
  * - `q:<question>:<n>`: answer the question with its option n;

@@ -153,6 +153,16 @@ describe('execute_claude: a conversation with another agent CLI', () => {
       status: 'succeeded',
       result: 'I remember: fail-empty-once',
     });
+    // Files as context: the project's, read into the prompt; anything outside it is refused.
+    const withReadme = await a.call<Run>('execute_claude_with_context', {
+      prompt: 'summarise',
+      file_paths: ['README.md'],
+      conversation: 'files',
+    });
+    expect(withReadme.result).toContain('<file path="README.md">\n# repo\n\n</file>\n\nsummarise');
+    expect(
+      await a.fail('execute_claude_with_context', { prompt: 'x', file_paths: ['../../../../etc/passwd'] }),
+    ).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('outside the project') });
     const missing = await connect('agent-client-2', { PATH: '/usr/bin:/bin', CLAUDE_PATH: '' });
     const run = await missing.call<Run>('execute_claude', { prompt: 'anyone?' });
     expect(run.status).toBe('failed');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTelegram, type SentMessage } from '../fixtures/fake-telegram.js';
-import { CLI, connectStdio, waitFor, waitForExit } from '../helpers/stdio.js';
+import { bareServe, CLI, connectStdio, waitFor, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -216,36 +216,13 @@ describe('Telegram when parts of it fail', () => {
 describe('a server whose connection closes while Telegram keeps it busy', () => {
   it('exits and ends its session when the transport closes on an oversized message, stdin still open', async () => {
     const { home, repo, env } = await setup();
-    const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [CLI, 'serve', '--toolsets', 'collab,human'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.on('error', () => {});
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bare', version: '1' } },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'collab_session_list', arguments: {} },
-    });
-    await waitFor(() => out.includes('"id":2') && poller(home) === child.pid, 10_000, 'the server to poll');
+    const server = bareServe(repo, home, [process.execPath], { args: ['--toolsets', 'collab,human'], env });
+    const { child } = server;
+    expect(await server.call('collab_session_list')).not.toBeNull();
+    await waitFor(() => poller(home) === child.pid, 10_000, 'the server to poll');
     child.stdin.write('x'.repeat(11 * 1024 * 1024)); // no newline: over the transport's 10 MB
     const started = Date.now();
-    expect(await exited).toBe(0);
+    expect(await server.exit).toBe(0);
     expect(Date.now() - started).toBeLessThan(8_000);
     const db = new Database(join(home, 'registry.db'), { readonly: true });
     try {

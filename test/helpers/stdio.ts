@@ -188,14 +188,20 @@ function responseId(line: string): unknown {
  * The built `serve` spoken to in bare JSON-RPC over its stdio (no SDK client: a test measures the
  * server, or sends what an SDK client would refuse to). It is initialized; `call` sends a tool
  * call and resolves with its response line; `exit` resolves with the exit code. `command` runs node
- * (e.g. behind `unshare`, to give the server its own mounts).
+ * (e.g. behind `unshare`, to give the server its own mounts); `options` adds serve's arguments and
+ * environment.
  */
-export function bareServe(cwd: string, home: string, command: string[] = [process.execPath]) {
+export function bareServe(
+  cwd: string,
+  home: string,
+  command: string[] = [process.execPath],
+  options: { args?: string[]; env?: Record<string, string> } = {},
+) {
   requireBuild();
   const [file, ...prefix] = command as [string, ...string[]];
-  const child = spawn(file, [...prefix, CLI, 'serve'], {
+  const child = spawn(file, [...prefix, CLI, 'serve', ...(options.args ?? [])], {
     cwd,
-    env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
+    env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin.on('error', () => {}); // the server may close first

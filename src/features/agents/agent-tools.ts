@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AGENT_PROVIDERS, type AgentProvider } from '../../core/agent-events.js';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { waitMs } from '../../core/questions.js';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import { idField, list, text } from '../fields.js';
 import { perApp } from '../per-app.js';
@@ -18,9 +18,13 @@ const conversationField = z
   .regex(/^[\w.-]+$/, 'letters, digits, _ . -')
   .default('default')
   .describe('Name of an independent conversation');
-const waitField = z.number().int().min(0).max(110).optional().describe('Default 45, at most 110');
-const PROGRESS_MS = 3_000;
-const DEFAULT_WAIT_SECONDS = 45;
+const waitField = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_WAIT_SECONDS)
+  .optional()
+  .describe('Default 45, at most 110');
 
 const runView = z.object({
   execution_id: z.string(),
@@ -65,25 +69,26 @@ function viewText(o: z.output<typeof runView>): string {
   }
 }
 
+/** Waits for a run (telling the client what the agent does meanwhile); the run as it stands then. */
 async function waitForRun(
   service: AgentsService,
   id: string,
   seconds: number | undefined,
   call: CallControls | undefined,
-  maxSeconds: number,
-): Promise<AgentRunRow> {
-  return service.waitFor(
+): Promise<z.input<typeof runView>> {
+  const row = await service.waitFor(
     id,
-    waitMs(seconds, DEFAULT_WAIT_SECONDS, maxSeconds),
+    waitMs(seconds, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
     call?.signal,
     call
       ? {
-          everyMs: PROGRESS_MS,
+          everyMs: PROGRESS_EVERY_MS,
           fn: (activity, waited) =>
             call.progress(`${inline(activity, 160)} (${Math.round(waited / 1000)} s)`),
         }
       : undefined,
   );
+  return view(row);
 }
 
 const executeInput = {
@@ -106,7 +111,7 @@ export const executeClaude = defineTool({
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
     const run = service.execute(connection.actor(undefined), input);
-    return view(await waitForRun(service, run.id, input.wait_seconds, call, 110));
+    return waitForRun(service, run.id, input.wait_seconds, call);
   },
   text: viewText,
 });
@@ -123,7 +128,7 @@ export const executeClaudeWithContext = defineTool({
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
     const run = service.execute(connection.actor(undefined), { ...input, files: input.file_paths });
-    return view(await waitForRun(service, run.id, input.wait_seconds, call, 110));
+    return waitForRun(service, run.id, input.wait_seconds, call);
   },
   text: viewText,
 });
@@ -139,7 +144,7 @@ export const executionStatus = defineTool({
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
     service.get(connection.viewer(undefined), input.execution_id);
-    return view(await waitForRun(service, input.execution_id, input.wait_seconds, call, 110));
+    return waitForRun(service, input.execution_id, input.wait_seconds, call);
   },
   text: viewText,
 });

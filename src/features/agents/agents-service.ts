@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { type AgentEvent, type AgentProvider, parseAgentLine } from '../../core/agent-events.js';
@@ -54,7 +54,9 @@ export class AgentsService {
   ): AgentRunRow {
     const cwd = this.insideProject(session, input.cwd);
     const prompt =
-      input.files && input.files.length > 0 ? withFiles(input.prompt, cwd, input.files) : input.prompt;
+      input.files && input.files.length > 0
+        ? withFiles(input.prompt, cwd, session.worktree, input.files)
+        : input.prompt;
     const { store } = this.app;
     const id = newId();
     store.write(() =>
@@ -238,7 +240,7 @@ export class AgentsService {
       this.app.store.write(() => this.app.store.agentRuns.start(id, resume, this.app.now()));
       live.activity = `${row.provider} started`;
       const config = this.app.config.agents;
-      let attempt = await this.attempt(path, adapter.args(config, resume), row, live);
+      let attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
       // An empty result with an error subtype: the CLI's own hiccup; asked once more.
       if (
         attempt.outcome.status === 'failed' &&
@@ -246,7 +248,7 @@ export class AgentsService {
         !live.controller.signal.aborted
       ) {
         this.app.log.info('agent.retry', { run: id });
-        attempt = await this.attempt(path, adapter.args(config, resume), row, live);
+        attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
       }
       this.end(id, attempt.outcome);
       const produced = attempt.outcome.produced;
@@ -269,6 +271,7 @@ export class AgentsService {
 
   private async attempt(
     file: string,
+    resume: string | null,
     args: string[],
     row: AgentRunRow,
     live: Live,
@@ -313,7 +316,7 @@ export class AgentsService {
       duration_ms: final?.durationMs ?? Date.now() - started,
       input_tokens: final?.inputTokens ?? null,
       output_tokens: final?.outputTokens ?? null,
-      ...this.costOf(row, final?.costUsd ?? null),
+      ...this.costOf(row, resume, final?.costUsd ?? null),
     };
     if (run.cancelled)
       return { outcome: { ...common, status: 'cancelled', error: 'cancelled' }, emptyErrorResult: false };
@@ -345,10 +348,10 @@ export class AgentsService {
    */
   private costOf(
     row: AgentRunRow,
+    resumed: string | null,
     reported: number | null,
   ): { cost_usd: number | null; cost_total_usd: number | null } {
     if (reported === null || row.provider !== 'claude') return { cost_usd: reported, cost_total_usd: null };
-    const resumed = this.app.store.agentRuns.get(row.id)?.resumed_from;
     const before = resumed ? (this.app.store.agentRuns.producedBy(resumed)?.cost_total_usd ?? 0) : 0;
     return { cost_usd: Math.max(0, reported - before), cost_total_usd: reported };
   }
@@ -411,13 +414,20 @@ export class AgentsService {
   }
 }
 
-/** The prompt with the files' contents before it, each fenced and named. */
-function withFiles(prompt: string, cwd: string, files: string[]): string {
+/**
+ * The prompt with the files' contents before it, each fenced and named. Only files of the project
+ * (`root`, symlinks followed) are read: a prompt cannot carry the rest of the machine to a CLI.
+ */
+function withFiles(prompt: string, cwd: string, root: string, files: string[]): string {
   if (files.length > MAX_CONTEXT_FILES) throw invalidInput(`file_paths: at most ${MAX_CONTEXT_FILES} files.`);
+  const realRoot = realpathSync(root);
   const parts = files.map((file) => {
-    const path = resolve(cwd, file);
     let content: string;
     try {
+      const path = realpathSync(resolve(cwd, file));
+      const rel = relative(realRoot, path);
+      if (rel.startsWith('..') || isAbsolute(rel))
+        throw invalidInput(`file_paths: ${file} is outside the project.`);
       if (statSync(path).size > MAX_CONTEXT_FILE_BYTES)
         throw invalidInput(`file_paths: ${file} is over ${MAX_CONTEXT_FILE_BYTES / 1000} kB.`);
       content = readFileSync(path, 'utf8');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { QUESTION_STATUSES, waitMs } from '../../core/questions.js';
+import { QUESTION_STATUSES } from '../../core/questions.js';
+import { PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import { idField, list, sessionIdField, text } from '../fields.js';
 import { type CallControls, defineTool } from '../tool-context.js';
 import { humanFor } from './human.js';
@@ -42,12 +43,6 @@ function outcomeText(o: z.output<typeof outcome>): string {
       return `Question ${o.question_id} is ${o.status}.`;
   }
 }
-
-/**
- * How often a waiting call tells the client it still works: a client that resets its request
- * timeout on progress (the MCP SDK's resetTimeoutOnProgress) then waits as long as the call does.
- */
-const PROGRESS_MS = 3_000;
 
 /**
  * Puts the question to the person in the client too, when it can show a form. An answer there is
@@ -137,7 +132,7 @@ export const askHuman = defineTool({
 function progressTick(call: CallControls | undefined, what: string) {
   if (!call) return undefined;
   return {
-    everyMs: PROGRESS_MS,
+    everyMs: PROGRESS_EVERY_MS,
     fn: (waited: number) =>
       call.progress(`Waiting for ${what} from a person (${Math.round(waited / 1000)} s)…`),
   };

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { TelegramConfig } from '../../app/config.js';
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { age, closedNote, decodeButton, encodeButton } from '../../core/questions.js';
 import { processAlive } from '../../integrations/process-probe.js';
@@ -377,7 +378,7 @@ export class TelegramChannel {
         if (q.status !== 'pending')
           return void (await this.api.send(chat, `That question is ${closedText(q)}.`));
         const shown = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
-        const prompt = await this.api.send(chat, `Your answer to "${short(q.question, 60)}":`, {
+        const prompt = await this.api.send(chat, `Your answer to "${inline(q.question, 60)}":`, {
           forceReply: 'Type your answer',
         });
         this.app.store.write(() => {
@@ -400,7 +401,7 @@ export class TelegramChannel {
         if (outcome.won)
           await this.api.send(
             chat,
-            `✓ Sent to "${outcome.question.session_name}": ${short(draft.text, 200)}`,
+            `✓ Sent to "${outcome.question.session_name}": ${inline(draft.text, 200)}`,
           );
         return;
       }
@@ -460,7 +461,7 @@ export class TelegramChannel {
   }
 
   private confirmation(won: boolean, q: QuestionWithSession, text?: string): string {
-    if (won) return `✓ Sent to "${q.session_name}"${text ? `: ${short(text, 200)}` : ''}`;
+    if (won) return `✓ Sent to "${q.session_name}"${text ? `: ${inline(text, 200)}` : ''}`;
     return `Not sent: the question was ${already(q)}.`;
   }
 
@@ -478,11 +479,6 @@ export class TelegramChannel {
       };
     });
   }
-}
-
-function short(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** Who asks: the label (when given) or the session's name, with its repo and branch. */
@@ -516,14 +512,14 @@ function noteOf(q: QuestionWithSession): string {
 
 /** The line a closed question's messages end with. */
 function closedText(q: QuestionWithSession): string {
-  return q.status === 'answered' ? `✅ ${noteOf(q)}: ${short(q.answer ?? '', 500)}` : `— ${noteOf(q)}`;
+  return q.status === 'answered' ? `✅ ${noteOf(q)}: ${inline(q.answer ?? '', 500)}` : `— ${noteOf(q)}`;
 }
 
 /** "already answered in the terminal at 10:32 UTC: yes", for a person whose answer came too late. */
 function already(q: QuestionWithSession): string {
-  return `already ${noteOf(q)}${q.status === 'answered' ? `: ${short(q.answer ?? '', 200)}` : ''}`;
+  return `already ${noteOf(q)}${q.status === 'answered' ? `: ${inline(q.answer ?? '', 200)}` : ''}`;
 }
 
 function buttonLabel(q: QuestionWithSession, now: number): string {
-  return short(`${q.label ?? q.session_name}: ${q.question} (${age(now - q.created_at)})`, 60);
+  return inline(`${q.label ?? q.session_name}: ${q.question} (${age(now - q.created_at)})`, 60);
 }
