@@ -175,3 +175,59 @@ describe('execute_claude: a conversation with another agent CLI', () => {
     });
   }, 60_000);
 });
+
+describe('codex and gemini as sub-workers', () => {
+  it('codex continues its thread; an earlier point is refused, naming why', async () => {
+    const { connect } = setup({ agents: { codex_sandbox: 'read-only' } });
+    const a = await connect();
+    const first = await a.call<Run>('execute_claude', { provider: 'codex', prompt: 'the port is 8080' });
+    expect(first).toMatchObject({ status: 'succeeded', result: 'I remember: the port is 8080' });
+    const second = await a.call<Run>('execute_claude', { provider: 'codex', prompt: 'and the host?' });
+    expect(second.result).toBe('I remember: the port is 8080 | and the host?');
+    expect(second.session_id).toBe(first.session_id); // one thread
+    expect(await a.call('test_claude_cli', { provider: 'codex' })).toMatchObject({
+      found: true,
+      version: 'codex-cli 0.169.0 (fake)',
+      permission: '--sandbox read-only',
+    });
+    expect(
+      await a.fail('set_current_session', { provider: 'codex', session_id: 'an-earlier-point' }),
+    ).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('append to one thread'),
+    });
+    // claude's conversation of the same name is its own.
+    expect((await a.call<Run>('execute_claude', { prompt: 'hi' })).result).toBe('I remember: hi');
+  }, 60_000);
+
+  it('gemini continues its session in the folder it ran in; another folder is refused', async () => {
+    const { connect, repo } = setup();
+    const a = await connect();
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(repo, 'pkg'));
+    const first = await a.call<Run>('execute_claude', { provider: 'gemini', prompt: 'use pnpm', cwd: 'pkg' });
+    expect(first).toMatchObject({ status: 'succeeded', result: 'I remember: use pnpm' });
+    const second = await a.call<Run>('execute_claude', { provider: 'gemini', prompt: 'which tool?' });
+    expect(second).toMatchObject({ status: 'succeeded', result: 'I remember: use pnpm | which tool?' });
+    expect(await a.fail('execute_claude', { provider: 'gemini', prompt: 'x', cwd: '.' })).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('the folder it ran in'),
+    });
+    const history = await a.call<{ executions: Array<{ provider: string }> }>('get_execution_history', {
+      provider: 'gemini',
+    });
+    expect(history.executions).toHaveLength(2);
+  }, 60_000);
+
+  it('while a run goes on, progress says what the agent does', async () => {
+    const { connect } = setup();
+    const a = await connect();
+    const progress: string[] = [];
+    const result = await a.client.callTool(
+      { name: 'execute_claude', arguments: { prompt: 'sleep 4 and read', wait_seconds: 30 } },
+      { onprogress: (p) => progress.push(String(p.message)) },
+    );
+    expect((result.structuredContent as Run).status).toBe('succeeded');
+    expect(progress[0]).toMatch(/^claude uses Read README\.md \(\d+ s\)$/);
+  }, 60_000);
+});

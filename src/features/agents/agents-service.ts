@@ -52,7 +52,19 @@ export class AgentsService {
       files?: string[];
     },
   ): AgentRunRow {
-    const cwd = this.insideProject(session, input.cwd);
+    // Gemini keeps its sessions per working folder: a continued call runs where the conversation
+    // ran (by default), and another folder is refused.
+    const point =
+      input.provider === 'gemini'
+        ? this.app.store.agentRuns.conversation(session.id, 'gemini', input.conversation)
+        : null;
+    const ranIn = point ? this.app.store.agentRuns.producedBy(point)?.cwd : undefined;
+    const cwd = this.insideProject(session, input.cwd ?? ranIn);
+    if (ranIn !== undefined && ranIn !== cwd)
+      throw invalidInput(
+        `cwd: gemini keeps a conversation's session in the folder it ran in (${ranIn}); this call asks for ${cwd}.`,
+        'Leave cwd out (the conversation runs there), or name another conversation for another folder.',
+      );
     const prompt =
       input.files && input.files.length > 0
         ? withFiles(input.prompt, cwd, session.worktree, input.files)
