@@ -5,14 +5,22 @@
  * .ci/run installs it into a temporary folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test
  * is skipped, saying so.
  */
-import { dirname } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { startLoopbackApi } from '../fixtures/loopback-api.js';
 import { findAgentCli } from '../helpers/agent-cli.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-agents.test.ts');
+const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', 'test/e2e/real-agents.test.ts');
+
+/** Every "fact N: …" a conversation's user turns hold, as the scripted models answer them. */
+const factsIn = (turns: unknown) => [
+  ...new Set([...JSON.stringify(turns).matchAll(/fact \d: [a-z0-9 ]+/g)].map((m) => m[0])),
+];
 type Connected = Awaited<ReturnType<typeof connectStdio>>;
 type Run = { status: string; result?: string; error?: string; session_id?: string; resumed_from?: string };
 const open: Connected[] = [];
@@ -65,6 +73,74 @@ describe.skipIf(!claude)('the real Claude Code CLI as a sub-worker', () => {
       });
       // --fork-session: the continued call is a new point of the conversation.
       expect(second.session_id).not.toBe(first.session_id);
+    } finally {
+      await api.close();
+    }
+  }, 240_000);
+});
+
+describe.skipIf(!gemini)('the real Gemini CLI as a sub-worker', () => {
+  it('continues its session: the second call is sent the first one’s context', async () => {
+    // A Gemini API that rates every request simple, and answers the conversation with its facts.
+    const api = await startLoopbackApi((path, body, res) => {
+      const conversation = (body.contents as Array<{ role: string }> | undefined) ?? [];
+      const main = JSON.stringify(body.tools ?? []).length > 2;
+      const text = main
+        ? `Known: ${factsIn(conversation.filter((c) => c.role === 'user')).join(' | ')}`
+        : JSON.stringify({ complexity_reasoning: 'simple', complexity_score: 10 });
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      };
+      if (path.includes('streamGenerateContent')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: ${JSON.stringify(chunk)}\n\n`);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(path.includes('countTokens') ? { totalTokens: 10 } : chunk));
+      }
+    });
+    try {
+      const userHome = tempDir('gemini-home-');
+      mkdirSync(join(userHome, '.gemini'));
+      writeFileSync(
+        join(userHome, '.gemini', 'settings.json'),
+        JSON.stringify({
+          security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
+        }),
+      );
+      const c = await connectStdio({
+        cwd: gitRepo(),
+        home: tempDir('collab-home-'),
+        args: ['--toolsets', 'collab,agent'],
+        env: {
+          PATH: `${dirname(gemini!)}:${process.env.PATH}`,
+          HOME: userHome,
+          GEMINI_API_KEY: 'test-key',
+          GOOGLE_GEMINI_BASE_URL: api.url,
+        },
+      });
+      open.push(c);
+      const first = await c.call<Run>('execute_claude', {
+        provider: 'gemini',
+        prompt: 'fact 1: the port is 8080',
+        wait_seconds: 100,
+      });
+      expect(first, first.error).toMatchObject({
+        status: 'succeeded',
+        result: 'Known: fact 1: the port is 8080',
+      });
+      const second = await c.call<Run>('execute_claude', {
+        provider: 'gemini',
+        prompt: 'fact 2: the host is db',
+        wait_seconds: 100,
+      });
+      expect(second, second.error).toMatchObject({
+        status: 'succeeded',
+        result: 'Known: fact 1: the port is 8080 | fact 2: the host is db',
+        resumed_from: first.session_id,
+        session_id: first.session_id,
+      });
     } finally {
       await api.close();
     }
