@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { codexHome, startFakeResponses } from '../fixtures/fake-responses-api.js';
 import { startLoopbackApi } from '../fixtures/loopback-api.js';
 import { findAgentCli } from '../helpers/agent-cli.js';
 import { connectStdio } from '../helpers/stdio.js';
@@ -16,6 +17,7 @@ import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-agents.test.ts');
 const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', 'test/e2e/real-agents.test.ts');
+const codex = findAgentCli('SESSION_COLLAB_CODEX_BIN', 'codex', 'test/e2e/real-agents.test.ts');
 
 /** Every "fact N: …" a conversation's user turns hold, as the scripted models answer them. */
 const factsIn = (turns: unknown) => [
@@ -132,6 +134,47 @@ describe.skipIf(!gemini)('the real Gemini CLI as a sub-worker', () => {
       });
       const second = await c.call<Run>('execute_claude', {
         provider: 'gemini',
+        prompt: 'fact 2: the host is db',
+        wait_seconds: 100,
+      });
+      expect(second, second.error).toMatchObject({
+        status: 'succeeded',
+        result: 'Known: fact 1: the port is 8080 | fact 2: the host is db',
+        resumed_from: first.session_id,
+        session_id: first.session_id,
+      });
+    } finally {
+      await api.close();
+    }
+  }, 240_000);
+});
+
+describe.skipIf(!codex)('the real Codex CLI as a sub-worker', () => {
+  it('continues its thread: the second call is sent the first one’s context', async () => {
+    const api = await startFakeResponses((body) => `Known: ${factsIn(body.input ?? []).join(' | ')}`);
+    try {
+      const c = await connectStdio({
+        cwd: gitRepo(),
+        home: tempDir('collab-home-'),
+        args: ['--toolsets', 'collab,agent'],
+        env: {
+          PATH: `${dirname(codex!)}:${process.env.PATH}`,
+          CODEX_HOME: codexHome(join(tempDir('codex-'), 'home'), api.url),
+          FAKE_OPENAI_KEY: 'test-key',
+        },
+      });
+      open.push(c);
+      const first = await c.call<Run>('execute_claude', {
+        provider: 'codex',
+        prompt: 'fact 1: the port is 8080',
+        wait_seconds: 100,
+      });
+      expect(first, first.error).toMatchObject({
+        status: 'succeeded',
+        result: 'Known: fact 1: the port is 8080',
+      });
+      const second = await c.call<Run>('execute_claude', {
+        provider: 'codex',
         prompt: 'fact 2: the host is db',
         wait_seconds: 100,
       });
