@@ -67,7 +67,7 @@ export interface CliRun {
   code: number | null;
   timedOut: boolean;
   cancelled: boolean;
-  /** The output went past `maxOutputChars`: lines after that were not read. */
+  /** A line was longer than `maxLineChars` and was dropped. */
   truncated: boolean;
   /** The end of its stderr (2,000 characters), for an error message. */
   stderr: string;
@@ -75,7 +75,7 @@ export interface CliRun {
 
 /**
  * Runs `file args` in `cwd` with `input` on stdin (UTF-8), calling `onLine` for each line of its
- * stdout until `maxOutputChars` have been read. Ends it (and its whole process group: SIGTERM,
+ * stdout (a line over `maxLineChars` is dropped). Ends it (and its whole process group: SIGTERM,
  * then SIGKILL 2 s later) when `timeoutMs` pass or `signal` aborts.
  */
 export function runCli(options: {
@@ -85,7 +85,7 @@ export function runCli(options: {
   input: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs: number;
-  maxOutputChars: number;
+  maxLineChars: number;
   signal: AbortSignal;
   onLine: (line: string) => void;
 }): Promise<CliRun> {
@@ -99,7 +99,6 @@ export function runCli(options: {
     let timedOut = false;
     let cancelled = false;
     let truncated = false;
-    let read = 0;
     let pending = '';
     let stderr = '';
     const decoder = new StringDecoder('utf8');
@@ -127,24 +126,23 @@ export function runCli(options: {
       endGroup();
     };
     options.signal.addEventListener('abort', onAbort, { once: true });
+    // Lines are handed on one by one; a line longer than maxLineChars is dropped (and said so),
+    // so that memory stays bounded whatever the CLI prints.
+    let skipping = false;
     const take = (text: string) => {
-      if (truncated) return;
       pending += text;
       let nl = pending.indexOf('\n');
       while (nl !== -1) {
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
-        read += line.length + 1;
-        if (read > options.maxOutputChars) {
-          truncated = true;
-          pending = '';
-          return;
-        }
-        if (line.trim()) options.onLine(line);
+        if (skipping) skipping = false;
+        else if (line.length > options.maxLineChars) truncated = true;
+        else if (line.trim()) options.onLine(line);
         nl = pending.indexOf('\n');
       }
-      if (pending.length > options.maxOutputChars) {
+      if (pending.length > options.maxLineChars) {
         truncated = true;
+        skipping = true;
         pending = '';
       }
     };

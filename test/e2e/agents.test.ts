@@ -176,6 +176,49 @@ describe('execute_claude: a conversation with another agent CLI', () => {
   }, 60_000);
 });
 
+describe('bounds and paging', () => {
+  it('output past agents.output_chars is cut and says so; a cancelled call cancels its run; history pages', async () => {
+    const { connect, state } = setup({ agents: { output_chars: 10_000 } });
+    const a = await connect();
+    const big = await a.call<Run & { output_truncated?: boolean }>('execute_claude', { prompt: 'big 25000' });
+    expect(big).toMatchObject({ status: 'succeeded', output_truncated: true });
+    expect(big.result).toHaveLength(10_000);
+
+    // The client gives up on its call: the run it started ends, and whatever it started with it.
+    const controller = new AbortController();
+    const call = a.client
+      .callTool(
+        { name: 'execute_claude', arguments: { prompt: 'sleep 30 then stop', wait_seconds: 60 } },
+        { signal: controller.signal },
+      )
+      .catch(() => null);
+    const { readdirSync: list } = await import('node:fs');
+    for (let i = 0; i < 100 && !list(state).some((f) => f.startsWith('child-')); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    await call;
+    let history = await a.call<{ executions: Array<Run & { prompt: string }>; next_cursor: string | null }>(
+      'get_execution_history',
+      { limit: 1 },
+    );
+    for (let i = 0; i < 50 && history.executions[0]?.status !== 'cancelled'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      history = await a.call('get_execution_history', { limit: 1 });
+    }
+    expect(history.executions[0]).toMatchObject({ prompt: 'sleep 30 then stop', status: 'cancelled' });
+    const child = Number(readFileSync(join(state, list(state).find((f) => f.startsWith('child-'))!), 'utf8'));
+    for (let i = 0; i < 50 && alive(child); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(child)).toBe(false);
+    // The next page holds the run before.
+    const next = await a.call<{ executions: Array<{ prompt: string }>; next_cursor: string | null }>(
+      'get_execution_history',
+      { limit: 1, cursor: history.next_cursor },
+    );
+    expect(next.executions.map((e) => e.prompt)).toEqual(['big 25000']);
+    expect(next.next_cursor).toBeNull();
+  }, 60_000);
+});
+
 describe('codex and gemini as sub-workers', () => {
   it('codex continues its thread; an earlier point is refused, naming why', async () => {
     const { connect } = setup({ agents: { codex_sandbox: 'read-only' } });

@@ -3,8 +3,9 @@ import { AGENT_PROVIDERS, type AgentProvider } from '../../core/agent-events.js'
 import { inline, quoteBlock } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
-import { idField, list, text } from '../fields.js';
+import { cursorField, idField, list, moreNote, nextCursorField, text } from '../fields.js';
 import { perApp } from '../per-app.js';
+import type { Connection } from '../sessions/connection.js';
 import { type CallControls, defineTool } from '../tool-context.js';
 import { AgentsService } from './agents-service.js';
 
@@ -69,13 +70,25 @@ function viewText(o: z.output<typeof runView>): string {
   }
 }
 
-/** Waits for a run (telling the client what the agent does meanwhile); the run as it stands then. */
+/**
+ * Waits for a run (telling the client what the agent does meanwhile); the run as it stands then.
+ * Given the connection (the call that started the run), a cancelled call cancels the run too.
+ */
 async function waitForRun(
   service: AgentsService,
   id: string,
   seconds: number | undefined,
   call: CallControls | undefined,
+  startedBy?: Connection,
 ): Promise<z.input<typeof runView>> {
+  const cancelRun = () => {
+    try {
+      if (startedBy) service.cancel(startedBy.actor(undefined), id);
+    } catch {
+      // the run ended meanwhile, or its session did: nothing left to cancel
+    }
+  };
+  call?.signal.addEventListener('abort', cancelRun, { once: true });
   const row = await service.waitFor(
     id,
     waitMs(seconds, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
@@ -88,6 +101,7 @@ async function waitForRun(
         }
       : undefined,
   );
+  call?.signal.removeEventListener('abort', cancelRun);
   return view(row);
 }
 
@@ -111,7 +125,7 @@ export const executeClaude = defineTool({
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
     const run = service.execute(connection.actor(undefined), input);
-    return waitForRun(service, run.id, input.wait_seconds, call);
+    return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
 });
@@ -128,7 +142,7 @@ export const executeClaudeWithContext = defineTool({
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
     const run = service.execute(connection.actor(undefined), { ...input, files: input.file_paths });
-    return waitForRun(service, run.id, input.wait_seconds, call);
+    return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
 });
@@ -173,40 +187,42 @@ export const getExecutionHistory = defineTool({
   kind: 'read',
   input: z.strictObject({
     limit: z.number().int().min(1).max(100).default(10),
+    cursor: cursorField,
     provider: z.enum(AGENT_PROVIDERS as [AgentProvider, ...AgentProvider[]]).optional(),
     conversation: z.string().min(1).max(100).optional(),
     query: text('queryChars').optional(),
   }),
   output: z.object({
     executions: z.array(runView.extend({ prompt: z.string(), created_at: z.string(), session: z.string() })),
+    next_cursor: nextCursorField,
   }),
   handler({ app, connection }, input) {
-    const session = connection.viewer(undefined);
+    const page = agentsFor(app).history(connection.viewer(undefined), {
+      provider: input.provider ?? null,
+      conversation: input.conversation ?? null,
+      query: input.query ?? null,
+      limit: input.limit,
+      cursor: input.cursor,
+    });
     return {
-      executions: agentsFor(app)
-        .history(session, {
-          provider: input.provider ?? null,
-          conversation: input.conversation ?? null,
-          query: input.query ?? null,
-          limit: input.limit,
-        })
-        .map((r) => ({
-          ...view(r),
-          prompt: r.prompt.length > 2_000 ? `${r.prompt.slice(0, 1_999)}…` : r.prompt,
-          created_at: new Date(r.created_at).toISOString(),
-          session: r.session_id,
-        })),
+      executions: page.items.map((r) => ({
+        ...view(r),
+        prompt: r.prompt.length > 2_000 ? `${r.prompt.slice(0, 1_999)}…` : r.prompt,
+        created_at: new Date(r.created_at).toISOString(),
+        session: r.session_id,
+      })),
+      next_cursor: page.next_cursor,
     };
   },
   text: (o) =>
-    o.executions.length === 0
+    (o.executions.length === 0
       ? 'No runs.'
       : o.executions
           .map(
             (e) =>
               `[${e.execution_id}] ${e.provider}/${e.conversation} ${e.status}: ${inline(e.prompt, 100)}`,
           )
-          .join('\n'),
+          .join('\n')) + moreNote(o.next_cursor),
 });
 
 export const clearExecutionHistory = defineTool({

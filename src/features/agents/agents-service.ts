@@ -4,6 +4,7 @@ import type { AppContext } from '../../app/context.js';
 import { type AgentEvent, type AgentProvider, parseAgentLine } from '../../core/agent-events.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { findCli, runCli } from '../../integrations/agent-cli.js';
 import { processAlive } from '../../integrations/process-probe.js';
 import type { AgentRunRow, RunOutcome } from '../../store/agent-runs-store.js';
@@ -176,6 +177,7 @@ export class AgentsService {
     );
   }
 
+  /** A page of the project's runs, newest first (`cursor`: the next_cursor of the page before). */
   history(
     session: SessionRow,
     filter: {
@@ -183,16 +185,19 @@ export class AgentsService {
       conversation: string | null;
       query: string | null;
       limit: number;
+      cursor: string | undefined;
     },
-  ): AgentRunRow[] {
-    return this.app.store.agentRuns.list({
+  ): Page<AgentRunRow> {
+    const rows = this.app.store.agentRuns.list({
       projectId: session.project_id,
       provider: filter.provider,
       conversation: filter.conversation,
       match: filter.query ? ftsQuery(filter.query) : null,
-      limit: filter.limit,
-      before: null,
+      limit: filter.limit + 1,
+      before:
+        filter.cursor === undefined ? null : (decodeCursor(filter.cursor) as { at: number; id: string }),
     });
+    return pageOf(rows, filter.limit, (r) => ({ at: r.created_at, id: r.id }));
   }
 
   /** Deletes the session's finished runs; how many. */
@@ -220,7 +225,7 @@ export class AgentsService {
         cwd: process.cwd(),
         input: '',
         timeoutMs: 10_000,
-        maxOutputChars: 10_000,
+        maxLineChars: 10_000,
         signal: new AbortController().signal,
         onLine: (line) => lines.push(line),
       }).catch(() => null);
@@ -294,19 +299,25 @@ export class AgentsService {
     let result: Extract<AgentEvent, { kind: 'result' }> | null = null;
     const texts: string[] = [];
     const errors: string[] = [];
+    // What is kept of the output is bounded by agents.output_chars; a cut is reported.
+    let kept = 0;
+    let cut = false;
     const run = await runCli({
       file,
       args,
       cwd: row.cwd,
       input: row.prompt,
       timeoutMs: config.timeout_seconds * 1000,
-      maxOutputChars: config.output_chars,
+      // A line carries at most the kept output, JSON-escaped, and its envelope.
+      maxLineChars: config.output_chars * 4 + 65_536,
       signal: live.controller.signal,
       onLine: (line) => {
         for (const event of parseAgentLine(row.provider, line)) {
           if (event.kind === 'session') produced = event.id;
           else if (event.kind === 'text') {
-            texts.push(event.text);
+            kept += event.text.length;
+            if (kept <= config.output_chars) texts.push(event.text);
+            else cut = true;
             live.activity = `${row.provider}: ${event.text.replace(/\s+/g, ' ').slice(0, 120)}`;
           } else if (event.kind === 'tool')
             live.activity = `${row.provider} uses ${event.name} ${event.detail}`.trim();
@@ -317,13 +328,15 @@ export class AgentsService {
     });
     const final = result as Extract<AgentEvent, { kind: 'result' }> | null;
     // claude's result carries its answer; codex's is its last message; gemini streams its answer in parts.
-    const text =
+    const full =
       final?.text ||
       (row.provider === 'codex' ? (texts.at(-1) ?? '') : row.provider === 'gemini' ? texts.join('') : '');
+    if (full.length > config.output_chars) cut = true;
+    const text = full.slice(0, config.output_chars);
     const common = {
       produced,
       result: text || null,
-      output_truncated: run.truncated ? 1 : 0,
+      output_truncated: run.truncated || cut ? 1 : 0,
       turns: final?.turns ?? null,
       duration_ms: final?.durationMs ?? Date.now() - started,
       input_tokens: final?.inputTokens ?? null,
