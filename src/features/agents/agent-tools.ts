@@ -193,7 +193,17 @@ export const getExecutionHistory = defineTool({
     query: text('queryChars').optional(),
   }),
   output: z.object({
-    executions: z.array(runView.extend({ prompt: z.string(), created_at: z.string(), session: z.string() })),
+    executions: z.array(
+      runView.extend({
+        prompt: z.string(),
+        files: z.array(z.string()).nullable(),
+        cwd: z.string(),
+        input_tokens: z.number().nullable(),
+        output_tokens: z.number().nullable(),
+        created_at: z.string(),
+        session: z.string(),
+      }),
+    ),
     next_cursor: nextCursorField,
   }),
   handler({ app, connection }, input) {
@@ -208,6 +218,10 @@ export const getExecutionHistory = defineTool({
       executions: page.items.map((r) => ({
         ...view(r),
         prompt: r.prompt.length > 2_000 ? `${r.prompt.slice(0, 1_999)}…` : r.prompt,
+        files: r.files === null ? null : (JSON.parse(r.files) as string[]),
+        cwd: r.cwd,
+        input_tokens: r.input_tokens,
+        output_tokens: r.output_tokens,
         created_at: new Date(r.created_at).toISOString(),
         session: r.session_id,
       })),
