@@ -52,7 +52,42 @@ export interface Config {
   telegram: TelegramConfig;
   /** Other agent CLIs run as sub-workers (agent toolset). */
   agents: AgentsConfig;
+  /** The HTTP hub (`session-collab hub`, `npm start`). */
+  hub: HubConfig;
 }
+
+export interface HubConfig {
+  /** Where the hub listens: host:port. A non-loopback host needs tokens (`session-collab token create`). */
+  listen: string;
+  /** Host names besides localhost the hub answers to (Host and Origin are checked on every request). */
+  allowed_hosts: string[];
+  /** The largest request body accepted. */
+  max_body_kib: number;
+  /** Requests one agent (token, or MCP session when there are no tokens) may make per second, sustained. */
+  requests_per_second: number;
+  /** Requests one agent may make at once above that rate. */
+  burst: number;
+  /** An MCP session quiet this long is let go from memory (it is taken up again on its next request). */
+  session_idle_minutes: number;
+}
+
+export const DEFAULT_HUB: HubConfig = {
+  listen: '127.0.0.1:8787',
+  allowed_hosts: [],
+  max_body_kib: 1024,
+  requests_per_second: 50,
+  burst: 200,
+  session_idle_minutes: 10,
+};
+
+const HUB_RULES: Record<keyof HubConfig, Rule> = {
+  listen: { kind: 'listen' },
+  allowed_hosts: { kind: 'names' },
+  max_body_kib: { kind: 'range', min: 16, max: 65_536, unit: 'KiB' },
+  requests_per_second: { kind: 'range', min: 1, max: 100_000, unit: 'requests' },
+  burst: { kind: 'range', min: 1, max: 1_000_000, unit: 'requests' },
+  session_idle_minutes: { kind: 'range', min: 1, max: 1_440, unit: 'minutes' },
+};
 
 export interface AgentsConfig {
   /** Conversations run at once (calls on one conversation always run in order). */
@@ -122,7 +157,9 @@ type Rule =
   | { kind: 'limits' }
   | { kind: 'paths' }
   | { kind: 'telegram' }
-  | { kind: 'agents' };
+  | { kind: 'listen' }
+  | { kind: 'names' }
+  | { kind: 'section'; rules: Record<string, Rule> };
 
 /**
  * Ranges keep a setting from switching protection off (a session inactive after a microsecond) or
@@ -151,7 +188,8 @@ const RULES: { [K in keyof Config]: Rule } = {
   question_expiry_minutes: { kind: 'range', min: 0, max: 30 * 24 * 60, unit: 'minutes' },
   audit_archive_after_hours: { kind: 'range', min: 1, max: 30 * 24, unit: 'hours' },
   telegram: { kind: 'telegram' },
-  agents: { kind: 'agents' },
+  agents: { kind: 'section', rules: AGENT_RULES },
+  hub: { kind: 'section', rules: HUB_RULES },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -178,6 +216,7 @@ export const DEFAULT_CONFIG: Config = {
   audit_archive_after_hours: 24,
   telegram: DEFAULT_TELEGRAM,
   agents: DEFAULT_AGENTS,
+  hub: DEFAULT_HUB,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -208,13 +247,22 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
         : `"${key}" must be a non-empty list of strings`;
     case 'telegram':
       return telegramProblem(value);
-    case 'agents': {
+    case 'listen':
+      return typeof value === 'string' && /^(\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/.test(value)
+        ? null
+        : `"${key}" must be host:port, e.g. "127.0.0.1:8787"`;
+    case 'names':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string' && /^[^\s/]+$/.test(v))
+        ? null
+        : `"${key}" must be a list of host names`;
+    case 'section': {
+      const keys = Object.keys(rule.rules);
       if (value === null || typeof value !== 'object' || Array.isArray(value))
-        return '"agents" must be an object (max_parallel, timeout_seconds, …)';
+        return `"${key}" must be an object (${keys.join(', ')})`;
       for (const [k, v] of Object.entries(value)) {
-        const rule = AGENT_RULES[k as keyof AgentsConfig];
-        if (!rule) return `unknown key "agents.${k}" (valid: ${Object.keys(AGENT_RULES).join(', ')})`;
-        const bad = problem(`agents.${k}`, rule, v);
+        const inner = rule.rules[k];
+        if (!inner) return `unknown key "${key}.${k}" (valid: ${keys.join(', ')})`;
+        const bad = problem(`${key}.${k}`, inner, v);
         if (bad) return bad;
       }
       return null;
@@ -308,8 +356,8 @@ export function parseConfig(raw: unknown, file: string): Config {
       config[key] =
         rule.kind === 'telegram'
           ? { ...DEFAULT_TELEGRAM, ...(value as object) }
-          : rule.kind === 'agents'
-            ? { ...DEFAULT_AGENTS, ...(value as object) }
+          : rule.kind === 'section'
+            ? { ...(DEFAULT_CONFIG[key as keyof Config] as object), ...(value as object) }
             : value;
   }
   const beat = config.heartbeat_interval_seconds as number;

@@ -27,6 +27,31 @@ program
   .action(async (options) => (await import('./serve.js')).serve(options));
 
 program
+  .command('hub')
+  .description('Run the shared hub: MCP over HTTP for many clients at once, and the live dashboard (npm start)')
+  .option('--listen <host:port>', 'where to listen (default: config hub.listen, 127.0.0.1:8787; port 0 picks one)')
+  .option('--toolsets <list>', 'comma-separated toolsets (default: all of them)')
+  .option('--read-only', 'serve only the tools that change nothing')
+  .option('--json', 'print the addresses as one JSON line')
+  .action(async (options) => (await import('./hub.js')).hubCommand(options));
+
+program
+  .command('dashboard')
+  .description("Print a one-time login link to the running hub's dashboard")
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./hub.js')).dashboardCommand(options));
+
+program
+  .command('token <action> [name]')
+  .description('Bearer tokens for agents using the hub: create <name> (printed once), list, revoke <name>')
+  .option('--json', 'machine-readable output')
+  .action(async (action: string, name: string | undefined, options) => {
+    if (action !== 'create' && action !== 'list' && action !== 'revoke')
+      throw new CollabError('INVALID_INPUT', `Unknown token action "${action}".`, 'Use create <name>, list or revoke <name>.');
+    (await import('./hub.js')).tokenCommand(action, name, options);
+  });
+
+program
   .command('status')
   .description('Show sessions, claims and conflicts per project')
   .option('--json', 'machine-readable output')

@@ -44,7 +44,7 @@ Check the installation:        ${me} doctor
  * The tools' listed schemas worked out when dist/ was built (scripts/build.mjs), beside this bundle;
  * none when running from source (they are built at start then).
  */
-function builtDefinitions(): Record<string, Tool> {
+export function builtDefinitions(): Record<string, Tool> {
   try {
     if (typeof __filename !== 'string') return {};
     return JSON.parse(readFileSync(join(dirname(__filename), 'tool-definitions.json'), 'utf8')) as Record<

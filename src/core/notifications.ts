@@ -23,6 +23,8 @@ export interface NotificationPayloads {
     released: string[];
   };
   session_ended: { session: string; session_id: string; files: string[] };
+  /** A person released one of this session's claims (from the dashboard or the command line). */
+  claim_released: { claim_id: string; files: string[]; intent: string; by: string; reason: string };
   contract_updated: {
     realm: string;
     domain: string;
@@ -131,6 +133,8 @@ export function describeNotification(n: Delivered): string {
       return `While this session was inactive, "${n.session}" claimed ${n.files.join(', ')} (${n.intent}); ${n.released.length > 0 ? `your claim on ${n.released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
     case 'session_ended':
       return `"${n.session}" ended; it held ${n.files.join(', ')} next to your claims`;
+    case 'claim_released':
+      return `${n.by} released your claim ${n.claim_id} on ${n.files.join(', ')} (${n.intent}): ${n.reason}. Claim again before editing those files.`;
     case 'contract_updated':
       return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
     case 'binding_changed':

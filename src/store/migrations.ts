@@ -474,6 +474,103 @@ CREATE TABLE agent_conversations (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 11,
+    name: 'the hub: bearer tokens, MCP sessions over HTTP, dashboard logins, and an event log',
+    sql: `
+-- Tokens of the agents that use the hub over HTTP. Only a SHA-256 of each is kept.
+CREATE TABLE hub_tokens (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER,
+  revoked_at INTEGER
+);
+CREATE UNIQUE INDEX hub_tokens_live_name ON hub_tokens(name) WHERE revoked_at IS NULL;
+
+-- One MCP session over HTTP (its Mcp-Session-Id): what its client said when it connected, the
+-- token it connected with, and the collab session it acts as. Any hub process can take it up again.
+CREATE TABLE mcp_sessions (
+  id TEXT PRIMARY KEY,
+  token_id TEXT,
+  -- JSON of the client's initialize parameters (protocol version, capabilities, client info).
+  initialize TEXT NOT NULL,
+  project_root TEXT,
+  client_session_id TEXT,
+  name TEXT,
+  collab_session_id TEXT,
+  created_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL,
+  closed_at INTEGER
+);
+CREATE INDEX mcp_sessions_open ON mcp_sessions(last_seen_at) WHERE closed_at IS NULL;
+
+-- One-time dashboard login codes, and the cookies they were exchanged for (hashes only).
+CREATE TABLE dashboard_logins (
+  hash TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER
+) WITHOUT ROWID;
+CREATE TABLE dashboard_sessions (
+  hash TEXT PRIMARY KEY,
+  csrf TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- What changed, in order, whichever process changed it: the dashboard's live feed reads it, and a
+-- reader that reconnects asks for what came after the last id it saw. Filled by triggers.
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  project_id TEXT,
+  kind TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  op TEXT NOT NULL
+);
+CREATE TRIGGER events_session_insert AFTER INSERT ON sessions BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'session', NEW.id, 'started');
+END;
+CREATE TRIGGER events_session_update AFTER UPDATE OF status, name, branch ON sessions
+  WHEN OLD.status IS NOT NEW.status OR OLD.name IS NOT NEW.name OR OLD.branch IS NOT NEW.branch BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op)
+  VALUES (coalesce(NEW.ended_at, NEW.last_heartbeat), NEW.project_id, 'session', NEW.id, CASE WHEN NEW.status = 'ended' THEN 'ended' ELSE 'changed' END);
+END;
+CREATE TRIGGER events_claim_insert AFTER INSERT ON claims BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'claim', NEW.id, 'created');
+END;
+CREATE TRIGGER events_claim_update AFTER UPDATE OF status ON claims WHEN OLD.status IS NOT NEW.status BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.updated_at, NEW.project_id, 'claim', NEW.id, NEW.status);
+END;
+CREATE TRIGGER events_claim_delete AFTER DELETE ON claims WHEN OLD.status = 'active' BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (OLD.updated_at, OLD.project_id, 'claim', OLD.id, 'deleted');
+END;
+CREATE TRIGGER events_message_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'message', NEW.id, 'sent');
+END;
+CREATE TRIGGER events_decision_insert AFTER INSERT ON decisions BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'decision', NEW.id, 'recorded');
+END;
+CREATE TRIGGER events_question_insert AFTER INSERT ON questions BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'question', NEW.id, 'asked');
+END;
+CREATE TRIGGER events_question_update AFTER UPDATE OF status ON questions WHEN OLD.status IS NOT NEW.status BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (coalesce(NEW.closed_at, NEW.created_at), NEW.project_id, 'question', NEW.id, NEW.status);
+END;
+CREATE TRIGGER events_work_insert AFTER INSERT ON work_items BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'review', NEW.id, NEW.status);
+END;
+CREATE TRIGGER events_work_update AFTER UPDATE OF status, version ON work_items
+  WHEN OLD.status IS NOT NEW.status OR OLD.version IS NOT NEW.version BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.updated_at, NEW.project_id, 'review', NEW.id, NEW.status);
+END;
+CREATE TRIGGER events_notification_insert AFTER INSERT ON notifications BEGIN
+  INSERT INTO events (at, project_id, kind, subject, op) VALUES (NEW.created_at, NEW.project_id, 'notification', NEW.id, NEW.type);
+END;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

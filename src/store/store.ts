@@ -11,7 +11,10 @@ import {
   schemaVersion,
   whileBusy,
 } from './database.js';
+import { DashboardStore } from './dashboard-store.js';
 import { DecisionsStore } from './decisions-store.js';
+import { EventsStore } from './events-store.js';
+import { HubStore } from './hub-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
@@ -99,6 +102,15 @@ export class Store {
   }
   get telegram(): TelegramStore {
     return this.module('telegram', (db) => new TelegramStore(db));
+  }
+  get hub(): HubStore {
+    return this.module('hub', (db) => new HubStore(db));
+  }
+  get dashboard(): DashboardStore {
+    return this.module('dashboard', (db) => new DashboardStore(db));
+  }
+  get events(): EventsStore {
+    return this.module('events', (db) => new EventsStore(db));
   }
 
   static open(file: string, options: StoreOptions = {}): Store {

@@ -18,6 +18,8 @@ export interface ConnectionOrigin {
    * of its own.
    */
   identity?: () => ClientIdentity;
+  /** Told when the connection takes a session on (an HTTP hub records which one, for reconnects). */
+  onAttach?: (sessionId: string) => void;
 }
 
 /**
@@ -143,6 +145,17 @@ export class Connection {
     return this.sessions.get(sessionId);
   }
 
+  /**
+   * Takes up a session this connection had before it was served by another process (an MCP session
+   * over HTTP after a hub restart): false when that session has ended (the next call starts anew).
+   */
+  resume(sessionId: string): boolean {
+    const session = this.sessions.adopt(sessionId, this.origin.server);
+    if (!session) return false;
+    this.attached(session);
+    return true;
+  }
+
   forget(sessionId: string): void {
     if (this.sessionId === sessionId) this.sessionId = null;
   }
@@ -174,6 +187,7 @@ export class Connection {
     this.row = session;
     if (this.sessionId === session.id) return;
     this.sessionId = session.id;
+    this.origin.onAttach?.(session.id);
     this.sessions.touch(session.id);
     this.lastBeat = this.app.now();
   }

@@ -300,6 +300,24 @@ export class SessionsService {
     );
   }
 
+  /**
+   * A server process takes up an active session whose process is gone (a hub restarted, and its
+   * client came back with the same MCP session): the session lives by the new process from now on.
+   * Null when the session has ended.
+   */
+  adopt(id: string, server: ProcessRef): SessionRow | null {
+    const { store } = this.app;
+    return store.write(() => {
+      const session = store.sessions.get(id);
+      if (!session || session.status !== 'active') return null;
+      if (this.processGone(session)) {
+        store.sessions.watch(id, server.pid, server.start);
+        store.sessions.setServer(id, server.pid, server.start);
+      }
+      return store.sessions.get(id)!;
+    });
+  }
+
   /** Ends a session and releases its active claims. Returns how many claims were released. */
   end(id: string, mode: ReleaseMode, reason: string): { session: SessionRow; released: number } {
     const { store } = this.app;

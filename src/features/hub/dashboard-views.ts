@@ -1,0 +1,188 @@
+import type { SessionState } from '../../core/liveness.js';
+import { pathTree, type TreeNode } from '../../core/path-tree.js';
+import type { ClaimView } from '../claims/claim-queries.js';
+import { reviewsFor } from '../reviews/reviews.js';
+import { stateOf } from '../sessions/liveness.js';
+import type { Wiring } from '../tool-context.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface ProjectLine {
+  id: string;
+  root: string;
+  sessions: number;
+  claims: number;
+  questions: number;
+}
+
+export interface QuestionItem {
+  id: string;
+  session_id: string;
+  session: string;
+  project_id: string;
+  question: string;
+  options: string[] | null;
+  urgency: string;
+  asked_at: string;
+}
+
+export interface SessionItem {
+  id: string;
+  name: string;
+  state: SessionState;
+  client: string | null;
+  branch: string | null;
+  worktree: string;
+  host: string;
+  pid: number | null;
+  started_at: string;
+  last_activity: string;
+  active_claims: number;
+  end_reason: string | null;
+}
+
+export interface ClaimItem extends ClaimView {
+  holder_state: SessionState;
+  in_conflict: boolean;
+}
+
+export interface Board {
+  project: { id: string; root: string };
+  sessions: SessionItem[];
+  claims: ClaimItem[];
+  tree: TreeNode<ClaimItem>;
+  conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+  questions: QuestionItem[];
+  messages: Array<{ id: string; from: string; to: string | null; content: string; at: string }>;
+  decisions: Array<{ id: string; by: string; category: string; title: string; description: string; at: string }>;
+  reviews: Array<{ id: string; title: string; type: string; status: string; version: number; by: string; at: string }>;
+  notifications: Array<{ id: string; session: string | null; type: string; state: string; count: number; at: string }>;
+}
+
+/** How much of each list a page shows. */
+export const BOARD_LIMITS = { projects: 100, sessions: 100, claims: 500, conflicts: 100, lines: 30 } as const;
+
+/** What the dashboard shows: every project at a glance, and one project's board. */
+export class DashboardViews {
+  constructor(private readonly app: Wiring) {}
+
+  projects(): ProjectLine[] {
+    return this.app.store.dashboard.projects(BOARD_LIMITS.projects).map((p) => ({
+      id: p.id,
+      root: p.root,
+      sessions: p.sessions,
+      claims: p.claims,
+      questions: p.questions,
+    }));
+  }
+
+  /** Pending questions, of one project or of every one. */
+  questions(projectId: string | null): QuestionItem[] {
+    return this.app.store.dashboard.questions(projectId, BOARD_LIMITS.lines).map((q) => ({
+      id: q.id,
+      session_id: q.session_id,
+      session: q.session_name,
+      project_id: q.project_id,
+      question: q.question,
+      options: q.options ? (JSON.parse(q.options) as string[]) : null,
+      urgency: q.urgency,
+      asked_at: iso(q.created_at),
+    }));
+  }
+
+  /** One project's board; null when there is no such project. */
+  board(projectId: string): Board | null {
+    const { app } = this;
+    const { store } = app;
+    const project = store.projects.get(projectId);
+    if (!project) return null;
+    const sessions = store.dashboard.sessions(projectId, BOARD_LIMITS.sessions).map(
+      (s): SessionItem => ({
+        id: s.id,
+        name: s.name,
+        state: stateOf(app, s),
+        client: s.client,
+        branch: s.branch,
+        worktree: s.worktree,
+        host: s.host,
+        pid: s.pid,
+        started_at: iso(s.created_at),
+        last_activity: iso(s.last_heartbeat),
+        active_claims: s.active_claims,
+        end_reason: s.end_reason,
+      }),
+    );
+    const { conflicts } = app.claims.projectConflicts(projectId, BOARD_LIMITS.conflicts);
+    const conflicting = new Set(conflicts.flatMap((c) => [c.a.claim_id, c.b.claim_id]));
+    const states = new Map<string, SessionState>();
+    const holderState = (sessionId: string): SessionState => {
+      let state = states.get(sessionId);
+      if (state === undefined) {
+        const row = store.sessions.get(sessionId);
+        state = row ? stateOf(app, row) : 'ended';
+        states.set(sessionId, state);
+      }
+      return state;
+    };
+    const claims: ClaimItem[] = [];
+    for (const c of store.claims.iterate({ projectId, sessionId: null, status: 'active' })) {
+      if (claims.length === BOARD_LIMITS.claims) break;
+      const view = app.claims.view(c);
+      claims.push({ ...view, holder_state: holderState(c.session_id), in_conflict: conflicting.has(c.id) });
+    }
+    const tree = pathTree(
+      claims.flatMap((c) => c.files.map((pattern) => ({ pattern, item: c }))),
+      (c) => c.in_conflict,
+    );
+    return {
+      project: { id: project.id, root: project.root },
+      sessions,
+      claims,
+      tree,
+      conflicts,
+      questions: this.questions(projectId),
+      messages: store.dashboard.messages(projectId, BOARD_LIMITS.lines).map((m) => ({
+        id: m.id,
+        from: m.from_name,
+        to: m.to_session_id ? (m.to_name ?? m.to_session_id) : null,
+        content: m.content,
+        at: iso(m.created_at),
+      })),
+      decisions: store.dashboard.decisions(projectId, BOARD_LIMITS.lines).map((d) => ({
+        id: d.id,
+        by: d.session_name,
+        category: d.category,
+        title: d.title,
+        description: d.description,
+        at: iso(d.created_at),
+      })),
+      reviews: store.dashboard.work(projectId, BOARD_LIMITS.lines).map((w) => ({
+        id: w.id,
+        title: w.title,
+        type: w.type,
+        status: w.status,
+        version: w.version,
+        by: w.submitted_by_name,
+        at: iso(w.updated_at),
+      })),
+      notifications: store.dashboard.notifications(projectId, BOARD_LIMITS.lines).map((n) => ({
+        id: n.id,
+        session: n.session_name,
+        type: n.type,
+        state: n.state,
+        count: n.count,
+        at: iso(n.created_at),
+      })),
+    };
+  }
+
+  /** A work item's conversation, as text; null when there is no such item. */
+  conversation(workItemId: string): { title: string; status: string; text: string } | null {
+    const item = this.app.store.workItems.get(workItemId);
+    if (!item) return null;
+    const { text } = reviewsFor(this.app).conversation({ workItemId, format: 'detailed', limit: 200 }) as {
+      text?: string;
+    };
+    return { title: item.title, status: item.status, text: text ?? '' };
+  }
+}

@@ -1,0 +1,86 @@
+import { inline } from '../../core/fence.js';
+import type { EventRow } from '../../store/events-store.js';
+import type { Wiring } from '../tool-context.js';
+
+/** One change as the dashboard's live feed carries it: what, where, and a line for people. */
+export interface FeedEvent {
+  id: number;
+  at: string;
+  project_id: string | null;
+  kind: string;
+  op: string;
+  subject: string;
+  text: string;
+}
+
+const TEXT_CHARS = 300;
+
+/** The log of changes (whichever process made them), read in order and described for people. */
+export class EventLog {
+  constructor(private readonly app: Wiring) {}
+
+  lastId(): number {
+    return this.app.store.events.lastId();
+  }
+
+  /** Up to `limit` events after `id`, oldest first. */
+  after(id: number, limit: number): FeedEvent[] {
+    return this.app.store.events.after(id, limit).map((row) => this.describe(row));
+  }
+
+  private describe(row: EventRow): FeedEvent {
+    return {
+      id: row.id,
+      at: new Date(row.at).toISOString(),
+      project_id: row.project_id,
+      kind: row.kind,
+      op: row.op,
+      subject: row.subject,
+      text: inline(this.line(row), TEXT_CHARS),
+    };
+  }
+
+  private line(row: EventRow): string {
+    const { store } = this.app;
+    switch (row.kind) {
+      case 'session': {
+        const s = store.sessions.get(row.subject);
+        const name = s ? `"${s.name}"` : 'a session';
+        if (row.op === 'started')
+          return `${name} started${s?.client ? ` (${s.client}${s.branch ? `, ${s.branch}` : ''})` : ''}`;
+        if (row.op === 'ended') return `${name} ended${s?.end_reason ? `: ${s.end_reason}` : ''}`;
+        return `${name} changed`;
+      }
+      case 'claim': {
+        const c = store.claims.get(row.subject);
+        if (!c) return `a claim was ${row.op}`;
+        const files = c.files.slice(0, 5).join(', ') + (c.files.length > 5 ? ` +${c.files.length - 5}` : '');
+        if (row.op === 'created') return `"${c.session_name}" claimed ${files}: ${c.intent}`;
+        return `"${c.session_name}" ${row.op === 'expired' ? 'let expire' : 'released'} ${files} (${row.op})`;
+      }
+      case 'message': {
+        const m = store.messages.get(row.subject);
+        if (!m) return 'a message was sent';
+        const to = m.to_session_id ? (store.sessions.get(m.to_session_id)?.name ?? 'a session') : 'everyone';
+        return `"${m.from_name}" → ${m.to_session_id ? `"${to}"` : to}: ${m.content}`;
+      }
+      case 'decision':
+        return `a decision was recorded`;
+      case 'question': {
+        const q = store.questions.get(row.subject);
+        if (!q) return `a question was ${row.op}`;
+        const who = store.sessions.get(q.session_id)?.name ?? 'a session';
+        if (row.op === 'asked') return `"${who}" asks: ${q.question}`;
+        return `question of "${who}" ${row.op}${q.answered_via ? ` via ${q.answered_via}` : ''}: ${q.question}`;
+      }
+      case 'review': {
+        const w = store.workItems.get(row.subject);
+        return w ? `${w.type} "${w.title}" v${w.version} is ${w.status}` : `a work item is ${row.op}`;
+      }
+      case 'notification':
+        return `a ${row.op.replace(/_/g, ' ')} notification`;
+      default:
+        return `${row.kind} ${row.op}`;
+    }
+  }
+}

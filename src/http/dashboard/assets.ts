@@ -1,0 +1,127 @@
+/**
+ * The dashboard's one script and one style sheet, served from this process (no CDN, no build step).
+ * The script keeps the page live: it listens to /events (Server-Sent Events; the browser resumes
+ * with Last-Event-ID after a drop), adds each event to the activity list as text, and refreshes the
+ * sections that changed, leaving alone one the person is typing in.
+ */
+export const DASHBOARD_JS = `(() => {
+  'use strict';
+  const body = document.body;
+  let after = Number(body.dataset.after || 0);
+  const project = body.dataset.project || '';
+  const feed = document.getElementById('feed');
+  const live = document.getElementById('live');
+  let timer = null;
+
+  function add(ev) {
+    if (!feed || feed.querySelector('[data-event="' + ev.id + '"]')) return;
+    const li = document.createElement('li');
+    li.dataset.event = String(ev.id);
+    li.dataset.kind = ev.kind;
+    const time = document.createElement('time');
+    time.dateTime = ev.at;
+    time.textContent = ev.at.slice(0, 19).replace('T', ' ');
+    const kind = document.createElement('span');
+    kind.className = 'kind';
+    kind.textContent = ev.kind;
+    li.append(time, ' ', kind, ' ', ev.text);
+    feed.prepend(li);
+    while (feed.children.length > 200) feed.lastElementChild.remove();
+  }
+
+  function busy(section) {
+    const active = document.activeElement;
+    if (active && active !== document.body && section.contains(active)) return true;
+    for (const field of section.querySelectorAll('textarea, input:not([type=hidden])'))
+      if (field.value !== field.defaultValue) return true;
+    for (const d of section.querySelectorAll('details')) if (d.open) return true;
+    return false;
+  }
+
+  async function refresh() {
+    let res;
+    try {
+      res = await fetch(location.pathname, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+    } catch {
+      return;
+    }
+    if (!res.ok) return;
+    const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+    for (const fresh of doc.querySelectorAll('[data-live]')) {
+      const current = document.querySelector('[data-live="' + fresh.dataset.live + '"]');
+      if (!current) continue;
+      if (busy(current)) {
+        current.dataset.stale = '1';
+        continue;
+      }
+      if (current.innerHTML !== fresh.innerHTML) current.replaceWith(document.adoptNode(fresh));
+    }
+    body.dataset.refreshed = String(after);
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 150);
+  }
+
+  document.addEventListener('focusout', () => {
+    if (document.querySelector('[data-stale]')) schedule();
+  });
+
+  const source = new EventSource('/events?after=' + after + (project ? '&project=' + encodeURIComponent(project) : ''));
+  source.addEventListener('open', () => live && live.classList.add('on'));
+  source.addEventListener('error', () => live && live.classList.remove('on'));
+  source.addEventListener('change', (e) => {
+    const ev = JSON.parse(e.data);
+    after = ev.id;
+    body.dataset.after = String(after);
+    add(ev);
+    schedule();
+  });
+  source.addEventListener('reset', () => location.reload());
+})();
+`;
+
+export const DASHBOARD_CSS = `:root { color-scheme: light dark; --muted: #777; --line: #8884; --warn: #d33; --ok: #2a2; --stale: #c80; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 12px 40px; }
+header { display: flex; gap: 10px; align-items: baseline; padding: 10px 0; border-bottom: 1px solid var(--line); }
+.brand { font-weight: 700; text-decoration: none; color: inherit; }
+.muted, small { color: var(--muted); }
+.live { color: var(--muted); margin-left: auto; }
+.live.on { color: var(--ok); }
+h1 { font-size: 1.2em; word-break: break-all; }
+h2 { font-size: 1.05em; margin: 1.4em 0 .4em; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
+.path { word-break: break-all; font-family: ui-monospace, monospace; font-size: .9em; }
+.badge { display: inline-block; font-size: .8em; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); }
+.badge.active { color: var(--ok); } .badge.inactive { color: var(--stale); } .badge.ended { color: var(--muted); }
+.badge.conflict, li.conflict > strong { color: var(--warn); }
+li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }
+li.claim.stale { opacity: .75; }
+tr.state-ended { opacity: .6; }
+ul.tree, ul.tree ul { list-style: none; padding-left: 14px; }
+ul.tree > li { padding-left: 0; }
+li.marked > .seg { color: var(--warn); font-weight: 600; }
+.seg { font-family: ui-monospace, monospace; }
+ul.lines { padding-left: 18px; }
+.text, .intent, blockquote { white-space: pre-wrap; word-break: break-word; }
+blockquote { margin: 4px 0; padding: 4px 10px; border-left: 3px solid var(--line); }
+.question { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
+.question.urgency-high { border-color: var(--warn); }
+form { display: flex; flex-wrap: wrap; gap: 6px; align-items: end; margin: 4px 0; }
+label { display: flex; flex-direction: column; flex: 1 1 200px; font-size: .9em; }
+textarea, input { font: inherit; padding: 4px; width: 100%; }
+button { font: inherit; padding: 4px 10px; cursor: pointer; }
+button.danger { color: var(--warn); }
+.options { display: flex; flex-wrap: wrap; gap: 6px; }
+.notice { border-left: 3px solid var(--ok); padding: 4px 8px; }
+.error { border-left: 3px solid var(--warn); padding: 4px 8px; }
+.activity ol { padding-left: 0; list-style: none; max-height: 320px; overflow-y: auto; font-size: .9em; }
+.activity li { border-bottom: 1px solid var(--line); padding: 2px 0; word-break: break-word; }
+.kind { font-size: .8em; color: var(--muted); }
+pre.conversation { white-space: pre-wrap; word-break: break-word; }
+@media (max-width: 640px) { th:nth-child(5), td:nth-child(5) { display: none; } body { font-size: 14px; } }
+`;

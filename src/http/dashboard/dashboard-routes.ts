@@ -1,0 +1,241 @@
+import type { Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import type { App } from '../../app/app.js';
+import { CollabError } from '../../core/errors.js';
+import { COOKIE_TTL_MS } from '../../features/hub/dashboard-logins.js';
+import { hubFor } from '../../features/hub/hub.js';
+import { readBody } from '../guards.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import type { EventFeed } from './event-feed.js';
+import { html } from './html.js';
+import { boardPage, messagePage, overviewPage, type PageContext, workPage } from './pages.js';
+
+const COOKIE = 'sc_dashboard';
+/** Events a reconnecting page may have missed and still be caught up with, rather than reloaded. */
+const REPLAY_MAX = 2_000;
+/** Open live streams at most: each holds a connection. */
+const MAX_STREAMS = 200;
+const FORM_MAX_BYTES = 64 * 1024;
+
+/** Headers of every dashboard response: a strict Content-Security-Policy, no caching, no referrer. */
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+export interface DashboardDeps {
+  app: App;
+  feed: EventFeed;
+  maxBody: number;
+}
+
+const NOTICES: Record<string, string> = {
+  answered: 'Answer sent: it reaches the session that asked.',
+  released: 'Claim released; its session was told.',
+  messaged: 'Message sent; the session sees it with its next tool call or prompt.',
+  ended: 'Session ended; its claims were released.',
+  logged_in: 'Logged in.',
+};
+
+/** A path of this site to return to (never another site). */
+function safeBack(value: unknown): string {
+  return typeof value === 'string' && /^\/(?![/\\])[\w\-./?=&%]*$/.test(value) && value.length < 500 ? value : '/';
+}
+
+/**
+ * The dashboard: pages of every project and one project's board, the live event stream, and the
+ * actions a person takes (answer, release, message, end). Reached with a cookie got from a one-time
+ * login link (`session-collab dashboard`); every change carries the cookie's CSRF token.
+ */
+export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
+  const { app, feed } = deps;
+  const hub = hubFor(app);
+  let streams = 0;
+
+  web.use('*', async (c, next) => {
+    await next();
+    if (c.req.path !== '/mcp') for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
+  });
+
+  web.get('/assets/dashboard.js', (c) =>
+    c.body(DASHBOARD_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
+  );
+  web.get('/assets/dashboard.css', (c) =>
+    c.body(DASHBOARD_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }),
+  );
+
+  web.get('/login', (c) => {
+    const code = c.req.query('code') ?? '';
+    const login = code ? hub.logins.exchange(code) : null;
+    if (!login)
+      return c.html(
+        messagePage(
+          'This login link does not work',
+          html`<p>A login link works once, for 10 minutes. Get a new one on the machine that runs the hub:</p><pre>session-collab dashboard</pre>`,
+        ),
+        401,
+      );
+    setCookie(c, COOKIE, login.cookie, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: Math.floor(COOKIE_TTL_MS / 1000),
+    });
+    return c.redirect('/?notice=logged_in', 303);
+  });
+
+  /** The CSRF token of the request's cookie, or a response that asks to log in. */
+  const session = (c: Context): string | Response => {
+    const cookie = getCookie(c, COOKIE);
+    const csrf = cookie ? hub.logins.csrfOf(cookie) : null;
+    if (csrf) return csrf;
+    return c.html(
+      messagePage(
+        'Log in to the dashboard',
+        html`<p>Open the one-time link that this command prints, on the machine that runs the hub:</p><pre>session-collab dashboard</pre>`,
+      ),
+      401,
+    );
+  };
+
+  const pageContext = (c: Context, csrf: string, project: string | null): PageContext => {
+    const after = feed.lastId();
+    const notice = c.req.query('notice');
+    const error = c.req.query('error');
+    const recent = feed
+      .since(Math.max(0, after - 200), 200)
+      .filter((e) => project === null || e.project_id === project)
+      .slice(-50);
+    return {
+      csrf,
+      back: c.req.path,
+      after,
+      project,
+      notice: notice ? (NOTICES[notice] ?? null) : null,
+      error: error ? error.slice(0, 500) : null,
+      recent,
+    };
+  };
+
+  web.get('/', (c) => {
+    const csrf = session(c);
+    if (csrf instanceof Response) return csrf;
+    return c.html(overviewPage(hub.views.projects(), hub.views.questions(null), pageContext(c, csrf, null)));
+  });
+
+  web.get('/projects/:id', (c) => {
+    const csrf = session(c);
+    if (csrf instanceof Response) return csrf;
+    const board = hub.views.board(c.req.param('id'));
+    if (!board) return c.html(messagePage('No such project', html`<p><a href="/">All projects</a></p>`), 404);
+    return c.html(boardPage(board, pageContext(c, csrf, board.project.id)));
+  });
+
+  web.get('/work/:id', (c) => {
+    const csrf = session(c);
+    if (csrf instanceof Response) return csrf;
+    const work = hub.views.conversation(c.req.param('id'));
+    if (!work) return c.html(messagePage('No such work item', html`<p><a href="/">All projects</a></p>`), 404);
+    return c.html(workPage(work, pageContext(c, csrf, null)));
+  });
+
+  web.get('/events', (c) => {
+    const csrf = session(c);
+    if (csrf instanceof Response) return csrf;
+    if (streams >= MAX_STREAMS) return c.text('Too many live streams; close some dashboard tabs.', 503);
+    const project = c.req.query('project') || null;
+    const resumeFrom = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? Number.NaN);
+    return streamSSE(c, async (stream) => {
+      streams += 1;
+      const queue: Array<{ id: number; data: string }> = [];
+      let wake: (() => void) | null = null;
+      const push = (e: { id: number; project_id: string | null }) => {
+        if (project !== null && e.project_id !== project) return;
+        queue.push({ id: e.id, data: JSON.stringify(e) });
+        wake?.();
+      };
+      const unsubscribe = feed.subscribe(push);
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      try {
+        await stream.writeSSE({ event: 'hello', data: '{}', retry: 1000 });
+        if (Number.isSafeInteger(resumeFrom) && resumeFrom >= 0) {
+          const upTo = feed.position;
+          const missed = feed.since(resumeFrom, REPLAY_MAX + 1).filter((e) => e.id <= upTo);
+          if (missed.length > REPLAY_MAX) await stream.writeSSE({ event: 'reset', data: '{}' });
+          else for (const e of missed) push(e);
+        }
+        while (!closed) {
+          while (queue.length > 0 && !closed) {
+            const next = queue.shift()!;
+            await stream.writeSSE({ event: 'change', id: String(next.id), data: next.data });
+          }
+          if (closed) break;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, 15_000).unref();
+          });
+          wake = null;
+          if (queue.length === 0 && !closed) await stream.write(': keepalive\n\n');
+        }
+      } finally {
+        unsubscribe();
+        streams -= 1;
+      }
+    });
+  });
+
+  /** A change a person makes: its form checked (CSRF), done, and the page it came from shown again. */
+  const action = (path: string, act: (form: Record<string, string>) => string) =>
+    web.post(path, async (c) => {
+      const csrf = session(c);
+      if (csrf instanceof Response) return csrf;
+      const text = await readBody(c.req.raw, FORM_MAX_BYTES);
+      if (text === null) return c.text('Form too large.', 413);
+      const form = Object.fromEntries(new URLSearchParams(text)) as Record<string, string>;
+      if (form.csrf !== csrf)
+        return c.html(
+          messagePage('This form has expired', html`<p>Reload the page and try again.</p>`),
+          403,
+        );
+      const back = safeBack(form.back);
+      const join = back.includes('?') ? '&' : '?';
+      try {
+        const notice = act(form);
+        return c.redirect(`${back.replace(/[?&](notice|error)=[^&]*/g, '')}${join}notice=${notice}`, 303);
+      } catch (error) {
+        const message =
+          error instanceof CollabError ? `${error.message} ${error.hint}` : 'Something went wrong; see logs/collab.log.';
+        if (!(error instanceof CollabError))
+          app.log.error('dashboard.action_failed', { path, message: (error as Error).message });
+        return c.redirect(`${back}${join}error=${encodeURIComponent(message.slice(0, 400))}`, 303);
+      }
+    });
+
+  action('/actions/answer', (form) => {
+    const outcome = hub.dashboardPerson.answer(form.question_id ?? '', form.answer ?? '');
+    if (!outcome.won) throw new CollabError('INVALID_INPUT', `That question is already ${outcome.question.status}.`, 'Nothing to do.');
+    return 'answered';
+  });
+  action('/actions/release', (form) => {
+    hub.dashboardPerson.releaseClaim(form.claim_id ?? '', form.reason ?? '');
+    return 'released';
+  });
+  action('/actions/message', (form) => {
+    hub.dashboardPerson.message(form.session_id ?? '', form.text ?? '');
+    return 'messaged';
+  });
+  action('/actions/end', (form) => {
+    hub.dashboardPerson.endSession(form.session_id ?? '', form.reason ?? '');
+    return 'ended';
+  });
+}

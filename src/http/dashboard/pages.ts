@@ -1,0 +1,205 @@
+import type {
+  Board,
+  ClaimItem,
+  ProjectLine,
+  QuestionItem,
+  SessionItem,
+} from '../../features/hub/dashboard-views.js';
+import type { FeedEvent } from '../../features/hub/event-log.js';
+import type { TreeNode } from '../../core/path-tree.js';
+import { VERSION } from '../../core/version.js';
+import { type Html, html } from './html.js';
+
+/** What every page knows: the CSRF token its forms carry, where they come back to, and the feed position. */
+export interface PageContext {
+  csrf: string;
+  /** This page's path, where a form returns after acting. */
+  back: string;
+  /** The last event id the page was rendered at: its live feed continues from there. */
+  after: number;
+  /** A project the live feed is limited to. */
+  project: string | null;
+  notice: string | null;
+  error: string | null;
+  /** Recent events, newest last. */
+  recent: FeedEvent[];
+}
+
+const when = (isoTime: string) => html`<time datetime="${isoTime}">${isoTime.slice(0, 19).replace('T', ' ')}</time>`;
+
+function hidden(ctx: PageContext): Html {
+  return html`<input type="hidden" name="csrf" value="${ctx.csrf}"><input type="hidden" name="back" value="${ctx.back}">`;
+}
+
+/** The page around a body: header, notices, the live activity feed, the one script. */
+export function layout(title: string, ctx: PageContext, main: Html): string {
+  return `<!doctype html>${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} &middot; session-collab</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/dashboard.js" defer></script>
+</head>
+<body data-after="${ctx.after}" data-project="${ctx.project ?? ''}">
+<header><a class="brand" href="/">session-collab</a> <span class="muted">hub ${VERSION}</span> <span id="live" class="live" title="live updates">&#9679;</span></header>
+${ctx.notice ? html`<p class="notice" role="status">${ctx.notice}</p>` : ''}
+${ctx.error ? html`<p class="error" role="alert">${ctx.error}</p>` : ''}
+<main id="main">${main}</main>
+<section class="activity"><h2>Activity</h2><ol id="feed" reversed>${ctx.recent
+    .slice()
+    .reverse()
+    .map((e) => feedItem(e))}</ol></section>
+</body>
+</html>`}`;
+}
+
+export function feedItem(e: FeedEvent): Html {
+  return html`<li data-event="${e.id}" data-kind="${e.kind}">${when(e.at)} <span class="kind">${e.kind}</span> ${e.text}</li>`;
+}
+
+function questionCard(q: QuestionItem, ctx: PageContext, showProject: boolean): Html {
+  return html`<article class="question urgency-${q.urgency}" data-question="${q.id}">
+<p class="meta"><strong>${q.session}</strong> asks ${showProject ? html`(<a href="/projects/${q.project_id}">project</a>)` : ''} &middot; ${when(q.asked_at)} &middot; <code>${q.id.slice(0, 8)}</code></p>
+<blockquote class="text">${q.question}</blockquote>
+<form method="post" action="/actions/answer" class="answer">${hidden(ctx)}<input type="hidden" name="question_id" value="${q.id}">
+${
+  q.options
+    ? html`<div class="options">${q.options.map((o) => html`<button type="submit" name="answer" value="${o}">${o}</button>`)}</div>`
+    : html`<label>Answer <textarea name="answer" rows="2" required maxlength="10000"></textarea></label><button type="submit">Answer</button>`
+}
+</form>
+</article>`;
+}
+
+function questions(list: QuestionItem[], ctx: PageContext, showProject: boolean): Html {
+  return html`<section data-live="questions" id="questions"><h2>Questions waiting for you (${list.length})</h2>
+${list.length === 0 ? html`<p class="muted">No session is waiting for an answer.</p>` : list.map((q) => questionCard(q, ctx, showProject))}
+</section>`;
+}
+
+export function overviewPage(projects: ProjectLine[], pending: QuestionItem[], ctx: PageContext): string {
+  return layout(
+    'Overview',
+    ctx,
+    html`${questions(pending, ctx, true)}
+<section data-live="projects" id="projects"><h2>Projects</h2>
+${
+  projects.length === 0
+    ? html`<p class="muted">No session has connected yet. Add the hub to a client (the line <code>npm start</code> printed), then work in a project.</p>`
+    : html`<div class="scroll"><table><thead><tr><th>Project</th><th>Live sessions</th><th>Active claims</th><th>Questions</th></tr></thead><tbody>
+${projects.map(
+  (p) => html`<tr><td><a href="/projects/${p.id}">${p.root}</a></td><td>${p.sessions}</td><td>${p.claims}</td><td>${p.questions}</td></tr>`,
+)}</tbody></table></div>`
+}
+</section>`,
+  );
+}
+
+function sessionRow(s: SessionItem, ctx: PageContext): Html {
+  const dead = s.state !== 'active';
+  return html`<tr class="state-${s.state}" data-session="${s.id}">
+<td><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
+<td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
+<td>${s.client ?? '&mdash;'}</td><td>${s.branch ?? '&mdash;'}</td><td class="path">${s.worktree}</td>
+<td>${when(s.last_activity)}</td><td>${s.active_claims}</td>
+<td>${
+    s.state === 'ended'
+      ? ''
+      : html`<details><summary>Act</summary>
+<form method="post" action="/actions/message">${hidden(ctx)}<input type="hidden" name="session_id" value="${s.id}"><label>Message <textarea name="text" rows="2" required maxlength="10000"></textarea></label><button type="submit">Send</button></form>
+<form method="post" action="/actions/end">${hidden(ctx)}<input type="hidden" name="session_id" value="${s.id}"><label>Why end it <input name="reason" required maxlength="500" value="${dead ? 'its process is gone' : ''}"></label><button type="submit" class="danger">End session</button></form>
+</details>`
+  }</td></tr>`;
+}
+
+function claimLine(c: ClaimItem, ctx: PageContext): Html {
+  return html`<li class="claim${c.in_conflict ? ' conflict' : ''}${c.holder_state !== 'active' ? ' stale' : ''}" data-claim="${c.claim_id}">
+<strong>${c.session}</strong>${c.exclusive ? html` <span class="badge">exclusive</span>` : ''}${c.holder_state !== 'active' ? html` <span class="badge inactive">stale</span>` : ''}${c.in_conflict ? html` <span class="badge conflict">collision</span>` : ''}
+since ${when(c.created_at)}: <span class="intent">${c.intent}</span>
+<details><summary>Release</summary><form method="post" action="/actions/release">${hidden(ctx)}<input type="hidden" name="claim_id" value="${c.claim_id}"><label>Why <input name="reason" required maxlength="500" value="${c.holder_state !== 'active' ? 'its session is stale' : ''}"></label><button type="submit" class="danger">Release claim</button></form></details>
+</li>`;
+}
+
+function treeNode(node: TreeNode<ClaimItem>, ctx: PageContext): Html {
+  return html`<li class="${node.marked ? 'marked' : ''}"><span class="seg">${node.name}${node.children.length > 0 ? '/' : ''}</span>
+${node.items.length > 0 ? html`<ul class="claims">${node.items.map((c) => claimLine(c, ctx))}</ul>` : ''}
+${node.children.length > 0 ? html`<ul>${node.children.map((c) => treeNode(c, ctx))}</ul>` : ''}</li>`;
+}
+
+export function boardPage(board: Board, ctx: PageContext): string {
+  const { project } = board;
+  return layout(
+    project.root,
+    ctx,
+    html`<h1 class="path">${project.root}</h1>
+${questions(board.questions, ctx, false)}
+<section data-live="sessions" id="sessions"><h2>Sessions</h2>
+${
+  board.sessions.length === 0
+    ? html`<p class="muted">No sessions.</p>`
+    : html`<div class="scroll"><table><thead><tr><th>Session</th><th>State</th><th>Client</th><th>Branch</th><th>Worktree</th><th>Last activity</th><th>Claims</th><th></th></tr></thead><tbody>${board.sessions.map((s) => sessionRow(s, ctx))}</tbody></table></div>`
+}
+</section>
+<section data-live="claims" id="claims"><h2>Claims (${board.claims.length})${board.conflicts.length > 0 ? html` <span class="badge conflict">${board.conflicts.length} collision${board.conflicts.length === 1 ? '' : 's'}</span>` : ''}</h2>
+${
+  board.conflicts.length > 0
+    ? html`<ul class="conflicts">${board.conflicts.map(
+        (c) => html`<li class="conflict" data-conflict="${c.a.claim_id}:${c.b.claim_id}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> both hold <code>${c.path}</code></li>`,
+      )}</ul>`
+    : ''
+}
+${board.claims.length === 0 ? html`<p class="muted">Nothing is claimed.</p>` : html`<ul class="tree">${board.tree.children.map((n) => treeNode(n, ctx))}</ul>`}
+</section>
+<section data-live="messages" id="messages"><h2>Messages</h2>
+${
+  board.messages.length === 0
+    ? html`<p class="muted">No messages.</p>`
+    : html`<ul class="lines">${board.messages.map(
+        (m) => html`<li data-message="${m.id}">${when(m.at)} <strong>${m.from}</strong> &rarr; ${m.to === null ? html`<em>everyone</em>` : html`<strong>${m.to}</strong>`}: <span class="text">${m.content}</span></li>`,
+      )}</ul>`
+}
+</section>
+<section data-live="decisions" id="decisions"><h2>Decisions</h2>
+${
+  board.decisions.length === 0
+    ? html`<p class="muted">No decisions recorded.</p>`
+    : html`<ul class="lines">${board.decisions.map(
+        (d) => html`<li data-decision="${d.id}">${when(d.at)} <strong>${d.title}</strong> <span class="badge">${d.category}</span> by ${d.by}<br><span class="text">${d.description}</span></li>`,
+      )}</ul>`
+}
+</section>
+<section data-live="reviews" id="reviews"><h2>Review queue</h2>
+${
+  board.reviews.length === 0
+    ? html`<p class="muted">No work submitted for review.</p>`
+    : html`<ul class="lines">${board.reviews.map(
+        (w) => html`<li data-work="${w.id}"><a href="/work/${w.id}">${w.title}</a> <span class="badge">${w.type}</span> <span class="badge">${w.status}</span> v${w.version} by ${w.by} &middot; ${when(w.at)}</li>`,
+      )}</ul>`
+}
+</section>
+<section data-live="notifications" id="notifications"><h2>Notifications</h2>
+${
+  board.notifications.length === 0
+    ? html`<p class="muted">No notifications.</p>`
+    : html`<ul class="lines">${board.notifications.map(
+        (n) => html`<li>${when(n.at)} ${n.type.replace(/_/g, ' ')} for <strong>${n.session ?? 'a session'}</strong> (${n.state}${n.count > 1 ? html`, ${n.count}&times;` : ''})</li>`,
+      )}</ul>`
+}
+</section>`,
+  );
+}
+
+export function workPage(work: { title: string; status: string; text: string }, ctx: PageContext): string {
+  return layout(
+    work.title,
+    ctx,
+    html`<h1>${work.title}</h1><p><span class="badge">${work.status}</span></p><pre class="conversation">${work.text}</pre>`,
+  );
+}
+
+/** A page for someone not logged in, or a link that no longer works. */
+export function messagePage(title: string, lines: Html): string {
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} &middot; session-collab</title><link rel="stylesheet" href="/assets/dashboard.css"></head>
+<body><header><span class="brand">session-collab</span></header><main><h1>${title}</h1>${lines}</main></body></html>`}`;
+}

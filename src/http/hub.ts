@@ -1,0 +1,170 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve as listen } from '@hono/node-server';
+import { localhostAllowedHostnames, type Tool } from '@modelcontextprotocol/server';
+import { Hono } from 'hono';
+import type { App } from '../app/app.js';
+import { CollabError } from '../core/errors.js';
+import { RateLimiter } from '../core/rate-limit.js';
+import { VERSION } from '../core/version.js';
+import { hubFor } from '../features/hub/hub.js';
+import { ownProcess } from '../features/sessions/client-sessions.js';
+import type { Selection } from '../mcp/registry.js';
+import { dashboardRoutes } from './dashboard/dashboard-routes.js';
+import { EventFeed } from './dashboard/event-feed.js';
+import { authenticate, hostOrOriginRefused, readBody } from './guards.js';
+import { McpEndpoint } from './mcp-endpoint.js';
+import { jsonRpcError } from './responses.js';
+
+export interface HubOptions {
+  app: App;
+  selection: Selection;
+  /** Tool definitions worked out when the bundle was built. */
+  built?: Record<string, Tool>;
+  /** host:port; config `hub.listen` when not given. Port 0 picks a free one. */
+  listen?: string;
+  /** The folder of sessions whose client names none. */
+  defaultProject?: string;
+}
+
+export interface RunningHub {
+  /** The hub's address, e.g. http://127.0.0.1:8787 */
+  url: string;
+  endpoint: McpEndpoint;
+  /** A one-time link that logs a browser into the dashboard. */
+  loginUrl(): string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+export function splitListen(listenAt: string): { host: string; port: number } {
+  const at = listenAt.lastIndexOf(':');
+  return { host: listenAt.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(listenAt.slice(at + 1)) };
+}
+
+/** Where a running hub writes its address, for `session-collab dashboard` and `status`. */
+export const hubFile = (app: App): string => join(app.paths.home, 'hub.json');
+
+/**
+ * The hub: MCP over Streamable HTTP at /mcp for many clients at once, and the dashboard, from one
+ * process. Every route checks Host and Origin; /mcp needs a bearer token whenever tokens exist
+ * (and the hub refuses to listen beyond loopback without them).
+ */
+export async function startHub(options: HubOptions): Promise<RunningHub> {
+  const { app } = options;
+  const hub = hubFor(app);
+  const { host, port } = splitListen(options.listen ?? app.config.hub.listen);
+  if (!isLoopback(host) && !hub.tokens.required())
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `Refusing to listen on ${host}: beyond this machine every agent needs a token, and none exists.`,
+      'Create one per agent first (`session-collab token create <name>`), or listen on 127.0.0.1.',
+    );
+  const hostnames = [
+    ...localhostAllowedHostnames(),
+    ...app.config.hub.allowed_hosts,
+    ...(isLoopback(host) || host === '0.0.0.0' || host === '::' ? [] : [host.includes(':') ? `[${host}]` : host]),
+  ];
+  const maxBody = app.config.hub.max_body_kib * 1024;
+  const limiter = new RateLimiter(app.config.hub.requests_per_second, app.config.hub.burst);
+  const endpoint = new McpEndpoint({
+    app,
+    selection: options.selection,
+    built: options.built ?? {},
+    process: ownProcess(),
+    defaultProject: options.defaultProject ?? process.cwd(),
+    maxBodyBytes: maxBody,
+  });
+  const feed = new EventFeed(app);
+  let tokensRequired = { value: hub.tokens.required(), at: Date.now() };
+  const required = () => {
+    if (Date.now() - tokensRequired.at > 2_000) tokensRequired = { value: hub.tokens.required(), at: Date.now() };
+    return tokensRequired.value;
+  };
+
+  const web = new Hono();
+  web.use('*', async (c, next) => {
+    const refused = hostOrOriginRefused(c.req.raw, hostnames);
+    if (refused) return refused;
+    await next();
+  });
+  web.get('/health', (c) => c.json({ ok: true, version: VERSION }));
+  web.all('/mcp', async (c) => {
+    const request = c.req.raw;
+    const auth = authenticate(request, hub.tokens, required());
+    if (auth instanceof Response) return auth;
+    const key = auth.tokenId ?? request.headers.get('mcp-session-id') ?? 'anonymous';
+    const wait = limiter.take(key, Date.now());
+    if (wait > 0)
+      return jsonRpcError(
+        429,
+        -32000,
+        `Too many requests: at most ${app.config.hub.requests_per_second} per second (burst ${app.config.hub.burst}) per agent; retry in ${wait} s.`,
+        { 'retry-after': String(wait) },
+      );
+    let body: unknown;
+    if (request.method === 'POST') {
+      const text = await readBody(request, maxBody);
+      if (text === null)
+        return jsonRpcError(413, -32000, `Request body over ${app.config.hub.max_body_kib} KiB (config hub.max_body_kib).`);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return jsonRpcError(400, -32700, 'Parse error: the body is not JSON.');
+      }
+    }
+    try {
+      return await endpoint.handle(request, auth.tokenId, body);
+    } catch (error) {
+      app.log.error('hub.request_failed', { message: (error as Error).message, stack: (error as Error).stack });
+      return jsonRpcError(500, -32603, 'Internal error; see logs/collab.log in the session-collab home folder.');
+    }
+  });
+  dashboardRoutes(web, { app, feed, maxBody });
+
+  const server = await new Promise<ReturnType<typeof listen>>((resolve, reject) => {
+    const s = listen({ fetch: web.fetch, hostname: host, port }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : shown}:${address.port}`;
+
+  const heartbeat = setInterval(() => {
+    const now = Date.now();
+    endpoint.heartbeat(now - app.config.hub.session_idle_minutes * 60_000);
+    endpoint.sweep(now - app.config.hub.session_idle_minutes * 60_000);
+  }, app.config.heartbeat_interval_seconds * 1000);
+  heartbeat.unref();
+  try {
+    mkdirSync(app.paths.home, { recursive: true });
+    writeFileSync(hubFile(app), `${JSON.stringify({ url, pid: process.pid, version: VERSION })}\n`);
+  } catch (error) {
+    app.log.warn('hub.file_failed', { message: (error as Error).message });
+  }
+  app.log.info('hub.listening', { url, tokens: required() });
+
+  let closed: Promise<void> | null = null;
+  return {
+    url,
+    endpoint,
+    loginUrl: () => `${url}/login?code=${hub.logins.code()}`,
+    close() {
+      closed ??= (async () => {
+        clearInterval(heartbeat);
+        feed.close();
+        await endpoint.close();
+        (server as import('node:http').Server).closeAllConnections?.();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        rmSync(hubFile(app), { force: true });
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { type Server, type Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { App } from '../app/app.js';
+import { inline } from '../core/fence.js';
+import { LIMITS } from '../core/limits.js';
+import { hubFor } from '../features/hub/hub.js';
+import { Connection } from '../features/sessions/connection.js';
+import type { ProcessRef } from '../features/sessions/sessions-service.js';
+import type { Selection } from '../mcp/registry.js';
+import { createMcpServer } from '../mcp/server.js';
+import { jsonRpcError } from './responses.js';
+
+/** Headers a client may send to say where it works and who it is (written by `init --transport http`). */
+export const IDENTITY_HEADERS = {
+  project: 'x-collab-project',
+  clientSession: 'x-collab-client-session',
+  name: 'x-collab-session-name',
+} as const;
+
+interface Live {
+  id: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  connection: Connection;
+  tokenId: string | null;
+  seenAt: number;
+  /** Server-to-client streams (GET) the client holds open: while it does, it is connected. */
+  streams: number;
+}
+
+interface Identity {
+  projectRoot: string | null;
+  clientSessionId: string | null;
+  name: string | null;
+}
+
+export interface McpEndpointOptions {
+  app: App;
+  selection: Selection;
+  built: Record<string, Tool>;
+  /** The hub process: the process its sessions live by. */
+  process: ProcessRef;
+  /** The folder of sessions whose client names none. */
+  defaultProject: string;
+  maxBodyBytes: number;
+}
+
+function identityOf(headers: Headers): Identity {
+  const header = (name: string, max: number) => {
+    const value = headers.get(name)?.trim();
+    return value && value.length <= max && !value.startsWith('${') ? value : null;
+  };
+  return {
+    projectRoot: header(IDENTITY_HEADERS.project, 4096),
+    clientSessionId: header(IDENTITY_HEADERS.clientSession, LIMITS.clientSessionIdChars),
+    name: inline(header(IDENTITY_HEADERS.name, 200) ?? '', 100) || null,
+  };
+}
+
+const isInitialize = (body: unknown): boolean =>
+  body !== null &&
+  typeof body === 'object' &&
+  !Array.isArray(body) &&
+  (body as { method?: unknown }).method === 'initialize';
+
+/**
+ * MCP over Streamable HTTP at /mcp: one MCP session per client, each its own collab session. The
+ * sessions are in the store, so a client that comes back with its Mcp-Session-Id after the hub
+ * restarted (or was let go from memory while quiet) keeps its session.
+ */
+export class McpEndpoint {
+  private readonly live = new Map<string, Live>();
+  private readonly restoring = new Map<string, Promise<Live>>();
+  private readonly hub;
+
+  constructor(private readonly options: McpEndpointOptions) {
+    this.hub = hubFor(options.app);
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Serves one request of an authenticated caller; `body` is the parsed JSON of a POST. */
+  async handle(request: Request, tokenId: string | null, body: unknown): Promise<Response> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (!sessionId) {
+      if (request.method !== 'POST' || !isInitialize(body))
+        return jsonRpcError(
+          400,
+          -32000,
+          'Bad Request: no Mcp-Session-Id. Open a session with an initialize request first.',
+        );
+      const live = await this.create(identityOf(request.headers), tokenId, null, (body as { params?: unknown }).params ?? {});
+      return this.serve(live, request, body);
+    }
+    let live = this.live.get(sessionId);
+    if (!live) {
+      const row = this.hub.sessions.get(sessionId);
+      if (!row || row.token_id !== tokenId) return this.notFound();
+      live = await this.restore(row);
+    }
+    if (live.tokenId !== tokenId) return this.notFound();
+    return this.serve(live, request, body);
+  }
+
+  /** Sessions heard from recently or holding a stream open: their collab sessions heartbeat. */
+  heartbeat(activeSince: number): void {
+    for (const live of this.live.values())
+      if (live.streams > 0 || live.seenAt >= activeSince) live.connection.heartbeat(true);
+  }
+
+  /** Lets go of quiet sessions (they are taken up again on their next request). */
+  sweep(quietSince: number): void {
+    for (const live of [...this.live.values()])
+      if (live.streams === 0 && live.seenAt < quietSince) this.drop(live);
+  }
+
+  /** Lets go of every session without ending any: a hub that stops keeps its clients' sessions. */
+  async close(): Promise<void> {
+    await Promise.all([...this.live.values()].map((live) => this.drop(live)));
+  }
+
+  private notFound(): Response {
+    // The client opens a new session on 404 (the transport rules).
+    return jsonRpcError(404, -32001, 'Session not found');
+  }
+
+  private async serve(live: Live, request: Request, body: unknown): Promise<Response> {
+    live.seenAt = Date.now();
+    this.hub.sessions.seen(live.id);
+    const response = await live.transport.handleRequest(
+      request,
+      request.method === 'POST' ? { parsedBody: body } : {},
+    );
+    if (request.method === 'GET' && response.ok && response.body) {
+      live.streams += 1;
+      let open = true;
+      const closed = () => {
+        if (!open) return;
+        open = false;
+        live.streams -= 1;
+        live.seenAt = Date.now();
+      };
+      request.signal.addEventListener('abort', closed, { once: true });
+      return new Response(
+        response.body.pipeThrough(new TransformStream({ flush: closed })),
+        { status: response.status, headers: response.headers },
+      );
+    }
+    return response;
+  }
+
+  /** A new MCP session (`fixedId` null), or one taken up again by the id it had. */
+  private async create(
+    identity: Identity,
+    tokenId: string | null,
+    fixedId: string | null,
+    initialize: unknown,
+  ): Promise<Live> {
+    const { app } = this.options;
+    let server: Server | undefined;
+    const live = { tokenId, seenAt: Date.now(), streams: 0 } as Live;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => fixedId ?? randomUUID(),
+      maxRequestBodySize: this.options.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        live.id = id;
+        this.live.set(id, live);
+        if (fixedId === null)
+          this.hub.sessions.open({
+            id,
+            tokenId,
+            initialize,
+            projectRoot: identity.projectRoot,
+            clientSessionId: identity.clientSessionId,
+            name: identity.name,
+          });
+      },
+      onsessionclosed: (id) => this.end(id, 'the client closed its MCP session'),
+    });
+    const connection = new Connection(app, app.sessions, {
+      cwd: identity.projectRoot ?? this.options.defaultProject,
+      client: () => server?.getClientVersion()?.name ?? null,
+      server: this.options.process,
+      name: identity.name,
+      ...(identity.clientSessionId
+        ? { identity: () => ({ sessionId: identity.clientSessionId, process: null }) }
+        : {}),
+      onAttach: (collabId) => {
+        if (live.id) this.hub.sessions.bind(live.id, collabId);
+      },
+    });
+    server = createMcpServer(app, connection, this.options.selection, this.options.built);
+    await server.connect(transport);
+    Object.assign(live, { transport, server, connection });
+    return live;
+  }
+
+  /** Takes a stored session up again: the client's handshake replayed into a new transport. */
+  private restore(row: {
+    id: string;
+    token_id: string | null;
+    initialize: string;
+    project_root: string | null;
+    client_session_id: string | null;
+    name: string | null;
+    collab_session_id: string | null;
+  }): Promise<Live> {
+    const pending = this.restoring.get(row.id);
+    if (pending) return pending;
+    const restored = (async () => {
+      const live = await this.create(
+        { projectRoot: row.project_root, clientSessionId: row.client_session_id, name: row.name },
+        row.token_id,
+        row.id,
+        null,
+      );
+      const url = 'http://hub.invalid/mcp';
+      const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+      const replay = async (message: Record<string, unknown>, sessionId: string | null) => {
+        const response = await live.transport.handleRequest(
+          new Request(url, {
+            method: 'POST',
+            headers: sessionId ? { ...headers, 'mcp-session-id': sessionId } : headers,
+          }),
+          { parsedBody: { jsonrpc: '2.0', ...message } },
+        );
+        await response.text();
+      };
+      await replay({ id: 'restore', method: 'initialize', params: JSON.parse(row.initialize) }, null);
+      await replay({ method: 'notifications/initialized' }, row.id);
+      if (row.collab_session_id) live.connection.resume(row.collab_session_id);
+      this.options.app.log.info('hub.session_restored', { mcp_session: row.id, session: row.collab_session_id });
+      return live;
+    })().finally(() => this.restoring.delete(row.id));
+    this.restoring.set(row.id, restored);
+    return restored;
+  }
+
+  /** The client ended its MCP session (DELETE): its collab session ends too. */
+  private end(id: string, reason: string): void {
+    const live = this.live.get(id);
+    this.live.delete(id);
+    try {
+      this.hub.sessions.close(id);
+    } catch (error) {
+      this.options.app.log.warn('hub.close_failed', { mcp_session: id, message: (error as Error).message });
+    }
+    live?.connection.close(reason);
+  }
+
+  private async drop(live: Live): Promise<void> {
+    this.live.delete(live.id);
+    this.hub.sessions.forget(live.id);
+    await live.transport.close().catch(() => {});
+  }
+}
