@@ -15,7 +15,7 @@ const ALLOWED = {
   features: ['core', 'store', 'integrations', 'app/context.ts', 'app/config.ts', 'app/home.ts', 'app/log.ts'],
   mcp: ['core', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
-  cli: ['core', 'integrations', 'app', 'features', 'mcp'],
+  cli: ['core', 'integrations', 'app', 'features', 'mcp', 'http'],
   'lib.ts': ['app', 'features', 'mcp', 'integrations'],
 };
 const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);

@@ -31,14 +31,18 @@ function connectLines(url: string, tokens: boolean): string {
 export async function hubCommand(options: HubCommandOptions): Promise<void> {
   const app = new App();
   const selection = await select(
-    options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : ['collab', 'realm', 'review', 'human', 'agent'],
+    options.toolsets
+      ? options.toolsets.split(',').map((s) => s.trim())
+      : ['collab', 'realm', 'review', 'human', 'agent'],
     { readOnly: options.readOnly === true },
   );
   const listenAt = options.listen ?? app.config.hub.listen;
   const running = await startHub({ app, selection, built: builtDefinitions(), listen: listenAt });
   const tokens = hubFor(app).tokens.required();
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ url: running.url, mcp: `${running.url}/mcp`, login: running.loginUrl(), tokens })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ url: running.url, mcp: `${running.url}/mcp`, login: running.loginUrl(), tokens })}\n`,
+    );
   } else {
     const { host } = splitListen(listenAt);
     process.stdout.write(
@@ -83,31 +87,41 @@ export function dashboardCommand(options: { json?: boolean }): void {
       );
     const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
     const link = `${url}/login?code=${hubFor(app).logins.code()}`;
-    process.stdout.write(options.json ? `${JSON.stringify({ url, login: link })}\n` : `${link}\n(works once, for 10 minutes)\n`);
+    process.stdout.write(
+      options.json ? `${JSON.stringify({ url, login: link })}\n` : `${link}\n(works once, for 10 minutes)\n`,
+    );
   } finally {
     app.close();
   }
 }
 
 /** `session-collab token create|list|revoke`. */
-export function tokenCommand(action: 'create' | 'list' | 'revoke', name: string | undefined, options: { json?: boolean }): void {
+export function tokenCommand(
+  action: 'create' | 'list' | 'revoke',
+  name: string | undefined,
+  options: { json?: boolean },
+): void {
   const app = new App();
   try {
     const { tokens } = hubFor(app);
     if (action === 'create') {
       const created = tokens.create(name ?? '');
-      if (options.json) process.stdout.write(`${JSON.stringify({ token: created.token, ...created.view })}\n`);
+      if (options.json)
+        process.stdout.write(`${JSON.stringify({ token: created.token, ...created.view })}\n`);
       else
         process.stdout.write(
           `${created.token}\n\nToken "${created.view.name}" created. It is shown only now: give it to that agent as\n  SESSION_COLLAB_TOKEN=${created.token}\nFrom now on every request to the hub needs a token.\n`,
         );
     } else if (action === 'revoke') {
       const revoked = tokens.revoke(name ?? '');
-      process.stdout.write(options.json ? `${JSON.stringify(revoked)}\n` : `Token "${revoked.name}" revoked.\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(revoked)}\n` : `Token "${revoked.name}" revoked.\n`,
+      );
     } else {
       const list = tokens.list();
       if (options.json) process.stdout.write(`${JSON.stringify({ tokens: list })}\n`);
-      else if (list.length === 0) process.stdout.write('No tokens. Create one with `session-collab token create <name>`.\n');
+      else if (list.length === 0)
+        process.stdout.write('No tokens. Create one with `session-collab token create <name>`.\n');
       else
         for (const t of list)
           process.stdout.write(

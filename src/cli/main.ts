@@ -28,8 +28,13 @@ program
 
 program
   .command('hub')
-  .description('Run the shared hub: MCP over HTTP for many clients at once, and the live dashboard (npm start)')
-  .option('--listen <host:port>', 'where to listen (default: config hub.listen, 127.0.0.1:8787; port 0 picks one)')
+  .description(
+    'Run the shared hub: MCP over HTTP for many clients at once, and the live dashboard (npm start)',
+  )
+  .option(
+    '--listen <host:port>',
+    'where to listen (default: config hub.listen, 127.0.0.1:8787; port 0 picks one)',
+  )
   .option('--toolsets <list>', 'comma-separated toolsets (default: all of them)')
   .option('--read-only', 'serve only the tools that change nothing')
   .option('--json', 'print the addresses as one JSON line')
@@ -47,7 +52,11 @@ program
   .option('--json', 'machine-readable output')
   .action(async (action: string, name: string | undefined, options) => {
     if (action !== 'create' && action !== 'list' && action !== 'revoke')
-      throw new CollabError('INVALID_INPUT', `Unknown token action "${action}".`, 'Use create <name>, list or revoke <name>.');
+      throw new CollabError(
+        'INVALID_INPUT',
+        `Unknown token action "${action}".`,
+        'Use create <name>, list or revoke <name>.',
+      );
     (await import('./hub.js')).tokenCommand(action, name, options);
   });
 

@@ -14,7 +14,10 @@ export interface TreeNode<T> {
  * one segment each (`src/**` is the node `**` under `src`). `mark` flags entries to highlight; a
  * node is marked when anything at or below it is.
  */
-export function pathTree<T>(entries: Array<{ pattern: string; item: T }>, mark: (item: T) => boolean): TreeNode<T> {
+export function pathTree<T>(
+  entries: Array<{ pattern: string; item: T }>,
+  mark: (item: T) => boolean,
+): TreeNode<T> {
   const root: TreeNode<T> = { name: '', path: '', children: [], items: [], marked: false };
   for (const { pattern, item } of entries) {
     let node = root;

@@ -69,7 +69,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const hostnames = [
     ...localhostAllowedHostnames(),
     ...app.config.hub.allowed_hosts,
-    ...(isLoopback(host) || host === '0.0.0.0' || host === '::' ? [] : [host.includes(':') ? `[${host}]` : host]),
+    ...(isLoopback(host) || host === '0.0.0.0' || host === '::'
+      ? []
+      : [host.includes(':') ? `[${host}]` : host]),
   ];
   const maxBody = app.config.hub.max_body_kib * 1024;
   const limiter = new RateLimiter(app.config.hub.requests_per_second, app.config.hub.burst);
@@ -84,7 +86,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const feed = new EventFeed(app);
   let tokensRequired = { value: hub.tokens.required(), at: Date.now() };
   const required = () => {
-    if (Date.now() - tokensRequired.at > 2_000) tokensRequired = { value: hub.tokens.required(), at: Date.now() };
+    if (Date.now() - tokensRequired.at > 2_000)
+      tokensRequired = { value: hub.tokens.required(), at: Date.now() };
     return tokensRequired.value;
   };
 
@@ -112,7 +115,11 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     if (request.method === 'POST') {
       const text = await readBody(request, maxBody);
       if (text === null)
-        return jsonRpcError(413, -32000, `Request body over ${app.config.hub.max_body_kib} KiB (config hub.max_body_kib).`);
+        return jsonRpcError(
+          413,
+          -32000,
+          `Request body over ${app.config.hub.max_body_kib} KiB (config hub.max_body_kib).`,
+        );
       try {
         body = JSON.parse(text);
       } catch {
@@ -122,8 +129,15 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     try {
       return await endpoint.handle(request, auth.tokenId, body);
     } catch (error) {
-      app.log.error('hub.request_failed', { message: (error as Error).message, stack: (error as Error).stack });
-      return jsonRpcError(500, -32603, 'Internal error; see logs/collab.log in the session-collab home folder.');
+      app.log.error('hub.request_failed', {
+        message: (error as Error).message,
+        stack: (error as Error).stack,
+      });
+      return jsonRpcError(
+        500,
+        -32603,
+        'Internal error; see logs/collab.log in the session-collab home folder.',
+      );
     }
   });
   dashboardRoutes(web, { app, feed, maxBody });

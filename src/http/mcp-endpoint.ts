@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, type Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  type Server,
+  type Tool,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { LIMITS } from '../core/limits.js';
@@ -91,7 +95,12 @@ export class McpEndpoint {
           -32000,
           'Bad Request: no Mcp-Session-Id. Open a session with an initialize request first.',
         );
-      const live = await this.create(identityOf(request.headers), tokenId, null, (body as { params?: unknown }).params ?? {});
+      const live = await this.create(
+        identityOf(request.headers),
+        tokenId,
+        null,
+        (body as { params?: unknown }).params ?? {},
+      );
       return this.serve(live, request, body);
     }
     let live = this.live.get(sessionId);
@@ -143,10 +152,10 @@ export class McpEndpoint {
         live.seenAt = Date.now();
       };
       request.signal.addEventListener('abort', closed, { once: true });
-      return new Response(
-        response.body.pipeThrough(new TransformStream({ flush: closed })),
-        { status: response.status, headers: response.headers },
-      );
+      return new Response(response.body.pipeThrough(new TransformStream({ flush: closed })), {
+        status: response.status,
+        headers: response.headers,
+      });
     }
     return response;
   }
@@ -231,7 +240,10 @@ export class McpEndpoint {
       await replay({ id: 'restore', method: 'initialize', params: JSON.parse(row.initialize) }, null);
       await replay({ method: 'notifications/initialized' }, row.id);
       if (row.collab_session_id) live.connection.resume(row.collab_session_id);
-      this.options.app.log.info('hub.session_restored', { mcp_session: row.id, session: row.collab_session_id });
+      this.options.app.log.info('hub.session_restored', {
+        mcp_session: row.id,
+        session: row.collab_session_id,
+      });
       return live;
     })().finally(() => this.restoring.delete(row.id));
     this.restoring.set(row.id, restored);

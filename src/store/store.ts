@@ -2,6 +2,7 @@ import type { CollabError } from '../core/errors.js';
 import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { AgentRunsStore } from './agent-runs-store.js';
 import { ClaimsStore } from './claims-store.js';
+import { DashboardStore } from './dashboard-store.js';
 import {
   type Db,
   DEFAULT_BUSY_TIMEOUT_MS,
@@ -11,7 +12,6 @@ import {
   schemaVersion,
   whileBusy,
 } from './database.js';
-import { DashboardStore } from './dashboard-store.js';
 import { DecisionsStore } from './decisions-store.js';
 import { EventsStore } from './events-store.js';
 import { HubStore } from './hub-store.js';

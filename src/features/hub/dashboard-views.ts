@@ -54,9 +54,31 @@ export interface Board {
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
   questions: QuestionItem[];
   messages: Array<{ id: string; from: string; to: string | null; content: string; at: string }>;
-  decisions: Array<{ id: string; by: string; category: string; title: string; description: string; at: string }>;
-  reviews: Array<{ id: string; title: string; type: string; status: string; version: number; by: string; at: string }>;
-  notifications: Array<{ id: string; session: string | null; type: string; state: string; count: number; at: string }>;
+  decisions: Array<{
+    id: string;
+    by: string;
+    category: string;
+    title: string;
+    description: string;
+    at: string;
+  }>;
+  reviews: Array<{
+    id: string;
+    title: string;
+    type: string;
+    status: string;
+    version: number;
+    by: string;
+    at: string;
+  }>;
+  notifications: Array<{
+    id: string;
+    session: string | null;
+    type: string;
+    state: string;
+    count: number;
+    at: string;
+  }>;
 }
 
 /** How much of each list a page shows. */

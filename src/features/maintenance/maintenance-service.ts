@@ -65,6 +65,10 @@ export class MaintenanceService {
       store.notifications.expire(now - NOTIFICATION_TTL_MS);
       const notifications = store.notifications.purgeExpired(Math.min(before, now - NOTIFICATION_TTL_MS));
       const sessions = store.sessions.purgeEnded(before);
+      // The dashboard's event log keeps a day (and at least the last 10,000 events); the hub's MCP
+      // sessions, logins and cookies go once unused for the retention period or expired.
+      store.events.purge(now - 86_400_000, 10_000);
+      store.hub.purge(before, now);
       store.meta.set(LAST_PURGE, String(now));
       return { sessions, claims, messages, expired, notifications };
     });

@@ -309,7 +309,7 @@ export class SessionsService {
     const { store } = this.app;
     return store.write(() => {
       const session = store.sessions.get(id);
-      if (!session || session.status !== 'active') return null;
+      if (session?.status !== 'active') return null;
       if (this.processGone(session)) {
         store.sessions.watch(id, server.pid, server.start);
         store.sessions.setServer(id, server.pid, server.start);

@@ -44,7 +44,9 @@ const NOTICES: Record<string, string> = {
 
 /** A path of this site to return to (never another site). */
 function safeBack(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])[\w\-./?=&%]*$/.test(value) && value.length < 500 ? value : '/';
+  return typeof value === 'string' && /^\/(?![/\\])[\w\-./?=&%]*$/.test(value) && value.length < 500
+    ? value
+    : '/';
 }
 
 /**
@@ -141,7 +143,8 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     const csrf = session(c);
     if (csrf instanceof Response) return csrf;
     const work = hub.views.conversation(c.req.param('id'));
-    if (!work) return c.html(messagePage('No such work item', html`<p><a href="/">All projects</a></p>`), 404);
+    if (!work)
+      return c.html(messagePage('No such work item', html`<p><a href="/">All projects</a></p>`), 404);
     return c.html(workPage(work, pageContext(c, csrf, null)));
   });
 
@@ -203,10 +206,7 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       if (text === null) return c.text('Form too large.', 413);
       const form = Object.fromEntries(new URLSearchParams(text)) as Record<string, string>;
       if (form.csrf !== csrf)
-        return c.html(
-          messagePage('This form has expired', html`<p>Reload the page and try again.</p>`),
-          403,
-        );
+        return c.html(messagePage('This form has expired', html`<p>Reload the page and try again.</p>`), 403);
       const back = safeBack(form.back);
       const join = back.includes('?') ? '&' : '?';
       try {
@@ -214,7 +214,9 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
         return c.redirect(`${back.replace(/[?&](notice|error)=[^&]*/g, '')}${join}notice=${notice}`, 303);
       } catch (error) {
         const message =
-          error instanceof CollabError ? `${error.message} ${error.hint}` : 'Something went wrong; see logs/collab.log.';
+          error instanceof CollabError
+            ? `${error.message} ${error.hint}`
+            : 'Something went wrong; see logs/collab.log.';
         if (!(error instanceof CollabError))
           app.log.error('dashboard.action_failed', { path, message: (error as Error).message });
         return c.redirect(`${back}${join}error=${encodeURIComponent(message.slice(0, 400))}`, 303);
@@ -223,7 +225,12 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
 
   action('/actions/answer', (form) => {
     const outcome = hub.dashboardPerson.answer(form.question_id ?? '', form.answer ?? '');
-    if (!outcome.won) throw new CollabError('INVALID_INPUT', `That question is already ${outcome.question.status}.`, 'Nothing to do.');
+    if (!outcome.won)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `That question is already ${outcome.question.status}.`,
+        'Nothing to do.',
+      );
     return 'answered';
   });
   action('/actions/release', (form) => {

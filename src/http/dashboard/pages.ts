@@ -1,3 +1,5 @@
+import type { TreeNode } from '../../core/path-tree.js';
+import { VERSION } from '../../core/version.js';
 import type {
   Board,
   ClaimItem,
@@ -6,8 +8,6 @@ import type {
   SessionItem,
 } from '../../features/hub/dashboard-views.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
-import type { TreeNode } from '../../core/path-tree.js';
-import { VERSION } from '../../core/version.js';
 import { type Html, html } from './html.js';
 
 /** What every page knows: the CSRF token its forms carry, where they come back to, and the feed position. */
@@ -25,7 +25,8 @@ export interface PageContext {
   recent: FeedEvent[];
 }
 
-const when = (isoTime: string) => html`<time datetime="${isoTime}">${isoTime.slice(0, 19).replace('T', ' ')}</time>`;
+const when = (isoTime: string) =>
+  html`<time datetime="${isoTime}">${isoTime.slice(0, 19).replace('T', ' ')}</time>`;
 
 function hidden(ctx: PageContext): Html {
   return html`<input type="hidden" name="csrf" value="${ctx.csrf}"><input type="hidden" name="back" value="${ctx.back}">`;
@@ -37,6 +38,7 @@ export function layout(title: string, ctx: PageContext, main: Html): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${ctx.csrf}">
 <title>${title} &middot; session-collab</title>
 <link rel="stylesheet" href="/assets/dashboard.css">
 <script src="/assets/dashboard.js" defer></script>
@@ -89,7 +91,8 @@ ${
     ? html`<p class="muted">No session has connected yet. Add the hub to a client (the line <code>npm start</code> printed), then work in a project.</p>`
     : html`<div class="scroll"><table><thead><tr><th>Project</th><th>Live sessions</th><th>Active claims</th><th>Questions</th></tr></thead><tbody>
 ${projects.map(
-  (p) => html`<tr><td><a href="/projects/${p.id}">${p.root}</a></td><td>${p.sessions}</td><td>${p.claims}</td><td>${p.questions}</td></tr>`,
+  (p) =>
+    html`<tr><td><a href="/projects/${p.id}">${p.root}</a></td><td>${p.sessions}</td><td>${p.claims}</td><td>${p.questions}</td></tr>`,
 )}</tbody></table></div>`
 }
 </section>`,
@@ -145,7 +148,8 @@ ${
 ${
   board.conflicts.length > 0
     ? html`<ul class="conflicts">${board.conflicts.map(
-        (c) => html`<li class="conflict" data-conflict="${c.a.claim_id}:${c.b.claim_id}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> both hold <code>${c.path}</code></li>`,
+        (c) =>
+          html`<li class="conflict" data-conflict="${c.a.claim_id}:${c.b.claim_id}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> both hold <code>${c.path}</code></li>`,
       )}</ul>`
     : ''
 }
@@ -156,7 +160,8 @@ ${
   board.messages.length === 0
     ? html`<p class="muted">No messages.</p>`
     : html`<ul class="lines">${board.messages.map(
-        (m) => html`<li data-message="${m.id}">${when(m.at)} <strong>${m.from}</strong> &rarr; ${m.to === null ? html`<em>everyone</em>` : html`<strong>${m.to}</strong>`}: <span class="text">${m.content}</span></li>`,
+        (m) =>
+          html`<li data-message="${m.id}">${when(m.at)} <strong>${m.from}</strong> &rarr; ${m.to === null ? html`<em>everyone</em>` : html`<strong>${m.to}</strong>`}: <span class="text">${m.content}</span></li>`,
       )}</ul>`
 }
 </section>
@@ -165,7 +170,8 @@ ${
   board.decisions.length === 0
     ? html`<p class="muted">No decisions recorded.</p>`
     : html`<ul class="lines">${board.decisions.map(
-        (d) => html`<li data-decision="${d.id}">${when(d.at)} <strong>${d.title}</strong> <span class="badge">${d.category}</span> by ${d.by}<br><span class="text">${d.description}</span></li>`,
+        (d) =>
+          html`<li data-decision="${d.id}">${when(d.at)} <strong>${d.title}</strong> <span class="badge">${d.category}</span> by ${d.by}<br><span class="text">${d.description}</span></li>`,
       )}</ul>`
 }
 </section>
@@ -174,7 +180,8 @@ ${
   board.reviews.length === 0
     ? html`<p class="muted">No work submitted for review.</p>`
     : html`<ul class="lines">${board.reviews.map(
-        (w) => html`<li data-work="${w.id}"><a href="/work/${w.id}">${w.title}</a> <span class="badge">${w.type}</span> <span class="badge">${w.status}</span> v${w.version} by ${w.by} &middot; ${when(w.at)}</li>`,
+        (w) =>
+          html`<li data-work="${w.id}"><a href="/work/${w.id}">${w.title}</a> <span class="badge">${w.type}</span> <span class="badge">${w.status}</span> v${w.version} by ${w.by} &middot; ${when(w.at)}</li>`,
       )}</ul>`
 }
 </section>
@@ -183,7 +190,8 @@ ${
   board.notifications.length === 0
     ? html`<p class="muted">No notifications.</p>`
     : html`<ul class="lines">${board.notifications.map(
-        (n) => html`<li>${when(n.at)} ${n.type.replace(/_/g, ' ')} for <strong>${n.session ?? 'a session'}</strong> (${n.state}${n.count > 1 ? html`, ${n.count}&times;` : ''})</li>`,
+        (n) =>
+          html`<li>${when(n.at)} ${n.type.replace(/_/g, ' ')} for <strong>${n.session ?? 'a session'}</strong> (${n.state}${n.count > 1 ? html`, ${n.count}&times;` : ''})</li>`,
       )}</ul>`
 }
 </section>`,

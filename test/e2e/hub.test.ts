@@ -1,0 +1,360 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
+import { CLI } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const run = promisify(execFile);
+const hubs: HubProcess[] = [];
+const clients: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+});
+
+async function hub(home: string, options: Omit<Parameters<typeof startHubProcess>[0], 'home'> = {}) {
+  const h = await startHubProcess({ home, ...options });
+  hubs.push(h);
+  return h;
+}
+
+async function client(options: Parameters<typeof connectHttp>[0]) {
+  const c = await connectHttp(options);
+  clients.push(c);
+  return c;
+}
+
+async function cli(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+/** A GET with a Host header of our choosing (fetch sends the URL's). */
+function statusWithHost(url: string, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${url}${path}`, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('the hub over Streamable HTTP', () => {
+  it('serves every toolset to many clients at once, each client its own session', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const h = await hub(home);
+    const a = await client({ mcp: h.mcp, project: repo, name: 'alpha' });
+    const b = await client({ mcp: h.mcp, project: repo, name: 'beta' });
+
+    const listed = (await a.client.listTools()).tools.map((t) => t.name);
+    for (const name of ['collab_claim', 'realm_status', 'submit_work', 'ask_human', 'execute_claude'])
+      expect(listed).toContain(name);
+
+    const claimed = await a.call<{ claim_id: string }>('collab_claim', {
+      files: ['src/a.ts'],
+      intent: 'refactor a',
+      exclusive: true,
+    });
+    const refused = await b.fail('collab_claim', { files: ['src/a.ts'], intent: 'fix a', exclusive: true });
+    expect(refused.code).toBe('CLAIM_CONFLICT');
+    const sessions = await a.call<{ sessions: Array<{ id: string; client: string }> }>('collab_session_list');
+    expect(sessions.sessions.map((s) => s.client).sort()).toEqual(['alpha', 'beta']);
+    // One connection never acts as another.
+    const other = sessions.sessions.find((s) => s.client === 'beta')!.id;
+    expect(claimed.claim_id).toBeTruthy();
+    expect(
+      (await a.fail('collab_claim', { files: ['src/b.ts'], intent: 'as beta', session_id: other })).code,
+    ).toBe('NOT_OWNER');
+
+    // A tool of each other toolset answers over HTTP.
+    expect(await a.call('notifications_list')).toHaveProperty('notifications');
+    expect(await a.call('list_projects')).toHaveProperty('projects');
+    expect(await a.call('list_questions')).toHaveProperty('questions');
+    expect(await a.call('get_current_session')).toBeTypeOf('object');
+
+    // A client that ends its MCP session (DELETE) ends its collab session and frees its claims.
+    await a.transport.terminateSession();
+    await b.call('collab_claim', { files: ['src/a.ts'], intent: 'fix a', exclusive: true });
+  });
+
+  it('keeps a session across a hub restart: the client comes back with its Mcp-Session-Id', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const first = await hub(home);
+    const port = new URL(first.url).port;
+    const a = await client({ mcp: first.mcp, project: repo, name: 'alpha' });
+    await a.call('collab_claim', { files: ['src/a.ts'], intent: 'refactor a', exclusive: true });
+    const before = (
+      await a.call<{ claims: Array<{ claim_id: string; session_id: string }> }>('collab_claims_list')
+    ).claims[0]!;
+    const mcpSessionId = a.transport.sessionId!;
+    await first.stop();
+
+    const second = await hub(home, { listen: `127.0.0.1:${port}` });
+    const again = await client({ mcp: second.mcp, project: repo, name: 'alpha', sessionId: mcpSessionId });
+    const mine = await again.call<{ claims: Array<{ claim_id: string; session_id: string }> }>(
+      'collab_claims_list',
+      {},
+    );
+    expect(mine.claims.map((c) => c.session_id)).toEqual([before.session_id]);
+    // Still its own: it may release it, and another client is still refused meanwhile.
+    const b = await client({ mcp: second.mcp, project: repo, name: 'beta' });
+    expect((await b.fail('collab_claim', { files: ['src/a.ts'], intent: 'x', exclusive: true })).code).toBe(
+      'CLAIM_CONFLICT',
+    );
+    await again.call('collab_release', { claim_id: mine.claims[0]!.claim_id, status: 'completed' });
+    await b.call('collab_claim', { files: ['src/a.ts'], intent: 'x', exclusive: true });
+    // An unknown session id is 404: the client starts a new session.
+    const unknown = await fetch(second.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'mcp-session-id': 'no-such-session' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('answers 403 to a Host or Origin from elsewhere, on every route', async () => {
+    const home = tempDir('collab-home-');
+    const h = await hub(home);
+    for (const path of ['/mcp', '/', '/events', '/login?code=x', '/health']) {
+      expect(await statusWithHost(h.url, path, 'evil.example:80'), path).toBe(403);
+      expect(await statusWithHost(h.url, path, `localhost:${new URL(h.url).port}`), path).not.toBe(403);
+      const evilOrigin = await fetch(`${h.url}${path}`, { headers: { origin: 'http://evil.example' } });
+      expect(evilOrigin.status, path).toBe(403);
+    }
+    const posted = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, origin: 'http://evil.example' },
+      body: JSON.stringify(initialize),
+    });
+    expect(posted.status).toBe(403);
+    const ours = await fetch(`${h.url}/health`, { headers: { origin: h.url } });
+    expect(ours.status).toBe(200);
+  });
+
+  it('needs a bearer token once one exists; a session stays with its token', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const created = await cli(home, ['token', 'create', 'agent-1', '--json']);
+    expect(created.code).toBe(0);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    expect(token).toMatch(/^sc_/);
+    const second = JSON.parse((await cli(home, ['token', 'create', 'agent-2', '--json'])).stdout)
+      .token as string;
+    const listed = await cli(home, ['token', 'list', '--json']);
+    expect(listed.stdout).not.toContain(token);
+    expect((await cli(home, ['token', 'create', 'agent-1'])).code).toBe(1);
+
+    const h = await hub(home);
+    const missing = await fetch(h.mcp, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify(initialize),
+    });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="session-collab"/);
+    const bad = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: 'Bearer sc_not-a-token' },
+      body: JSON.stringify(initialize),
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // A token in the query string is not a token.
+    const query = await fetch(`${h.mcp}?token=${token}`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify(initialize),
+    });
+    expect(query.status).toBe(401);
+
+    const a = await client({ mcp: h.mcp, project: repo, token });
+    await a.call('collab_session_list');
+    // Another token cannot use this session.
+    const stolen = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${second}`, 'mcp-session-id': a.transport.sessionId! },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(stolen.status).toBe(404);
+
+    expect((await cli(home, ['token', 'revoke', 'agent-1'])).code).toBe(0);
+    const revoked = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${token}`, 'mcp-session-id': a.transport.sessionId! },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(revoked.status).toBe(401);
+    // Tokens never reach the log.
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).not.toContain(token);
+  });
+
+  it('refuses to listen beyond loopback without tokens', async () => {
+    const home = tempDir('collab-home-');
+    const refused = await startHubProcess({ home, listen: '0.0.0.0:0' }).catch((error: Error) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(String(refused)).toMatch(/Refusing to listen on 0\.0\.0\.0.*token create/s);
+    await cli(home, ['token', 'create', 'agent-1']);
+    const h = await hub(home, { listen: '0.0.0.0:0' });
+    expect((await fetch(`${h.url}/health`)).status).toBe(200);
+  });
+
+  it('limits request size and rate per agent; a flood from one does not stop another', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ hub: { requests_per_second: 5, burst: 20, max_body_kib: 16 } }),
+    );
+    const h = await hub(home);
+    const big = await fetch(h.mcp, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify({ ...initialize, params: { ...initialize.params, pad: 'x'.repeat(20_000) } }),
+    });
+    expect(big.status).toBe(413);
+
+    const flooder = await client({ mcp: h.mcp, project: repo, name: 'flooder' });
+    const calm = await client({ mcp: h.mcp, project: repo, name: 'calm' });
+    const flood = await Promise.allSettled(
+      Array.from({ length: 60 }, () =>
+        flooder.client.callTool({ name: 'collab_session_list', arguments: {} }),
+      ),
+    );
+    const refused = flood.filter((r) => r.status === 'rejected');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(String((refused[0] as PromiseRejectedResult).reason)).toMatch(/429|Too many requests/);
+    // The other agent's bucket is its own.
+    await calm.call('collab_session_list');
+  });
+
+  it('a long wait over HTTP: progress, and an answer from the dashboard reaches the asker', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const h = await hub(home);
+    const asker = await client({ mcp: h.mcp, project: repo, name: 'asker' });
+    const { cookie, csrf } = await dashboardLogin(h);
+    expect(csrf).not.toBe('');
+    const progress: string[] = [];
+    const asked = asker.client.callTool(
+      { name: 'ask_human', arguments: { question: 'Ship <it>?', options: ['yes', 'no'], wait_seconds: 30 } },
+      { timeout: 5_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(String(p.message)) },
+    );
+    let questionId = '';
+    for (let i = 0; i < 100 && !questionId; i++) {
+      const page = await (await fetch(`${h.url}/`, { headers: { cookie } })).text();
+      questionId = /data-question="([^"]+)"/.exec(page)?.[1] ?? '';
+      if (!questionId) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(questionId).not.toBe('');
+    await new Promise((r) => setTimeout(r, 3_500));
+    const answered = await fetch(`${h.url}/actions/answer`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: h.url },
+      body: new URLSearchParams({ csrf, back: '/', question_id: questionId, answer: 'yes' }).toString(),
+    });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.get('location')).toContain('notice=answered');
+    const result = (await asked).structuredContent as {
+      status: string;
+      answer: string;
+      answered_via: string;
+    };
+    expect(result).toMatchObject({ status: 'answered', answer: 'yes', answered_via: 'web' });
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+
+    // A form without the cookie's CSRF token changes nothing.
+    const forged = await fetch(`${h.url}/actions/answer`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf: 'forged',
+        back: '/',
+        question_id: questionId,
+        answer: 'no',
+      }).toString(),
+    });
+    expect(forged.status).toBe(403);
+  });
+});
+
+describe('the dashboard without a browser', () => {
+  it('logs in once per link, sends a strict CSP, and replays missed events after Last-Event-ID', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const h = await hub(home);
+    const anonymous = await fetch(`${h.url}/`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toContain('session-collab dashboard');
+    const { cookie } = await dashboardLogin(h);
+    const reused = await fetch(h.login, { redirect: 'manual' });
+    expect(reused.status).toBe(401);
+    const page = await fetch(`${h.url}/`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect((await fetch(`${h.url}/events`)).status).toBe(401);
+
+    const a = await client({ mcp: h.mcp, project: repo, name: 'alpha' });
+    await a.call('collab_claim', { files: ['src/a.ts'], intent: 'first' });
+    const start = Number(
+      /data-after="(\d+)"/.exec(await (await fetch(`${h.url}/`, { headers: { cookie } })).text())![1],
+    );
+    await a.call('collab_claim', { files: ['src/b.ts'], intent: 'second' });
+    await a.call('collab_message_send', { content: 'hello <b>all</b>' });
+
+    const controller = new AbortController();
+    const events = await fetch(`${h.url}/events`, {
+      headers: { cookie, 'last-event-id': String(start) },
+      signal: controller.signal,
+    });
+    expect(events.headers.get('content-type')).toContain('text/event-stream');
+    const reader = events.body!.getReader();
+    let text = '';
+    while (!/hello <b>all<\/b>/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids[0]).toBe(start + 1);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(text).toContain('second');
+  });
+
+  it('`session-collab dashboard` prints a login link to the running hub', async () => {
+    const home = tempDir('collab-home-');
+    expect((await cli(home, ['dashboard'])).stderr).toMatch(/No hub is running/);
+    const h = await hub(home);
+    const printed = await cli(home, ['dashboard', '--json']);
+    const { login } = JSON.parse(printed.stdout) as { login: string };
+    expect(login.startsWith(`${h.url}/login?code=`)).toBe(true);
+    expect((await fetch(login, { redirect: 'manual' })).status).toBe(303);
+  });
+});

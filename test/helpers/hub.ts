@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { toolCaller } from './app.js';
+import { CLI, requireBuild } from './stdio.js';
+
+export interface HubProcess {
+  url: string;
+  mcp: string;
+  login: string;
+  proc: ChildProcess;
+  /** Everything the hub wrote to stderr. */
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** The built `session-collab hub` as its own process, on a free loopback port (unless `listen` says). */
+export async function startHubProcess(options: {
+  home: string;
+  listen?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}): Promise<HubProcess> {
+  requireBuild();
+  const proc = spawn(
+    process.execPath,
+    [CLI, 'hub', '--listen', options.listen ?? '127.0.0.1:0', '--json', ...(options.args ?? [])],
+    {
+      cwd: options.cwd ?? options.home,
+      env: { ...process.env, SESSION_COLLAB_HOME: options.home, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  proc.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    proc.once('exit', (code) => reject(new Error(`hub exited (${code}): ${stderr}`)));
+  });
+  const info = JSON.parse(line) as { url: string; mcp: string; login: string };
+  return {
+    ...info,
+    proc,
+    stderr: () => stderr,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill(signal);
+      }),
+  };
+}
+
+/** The real SDK client over Streamable HTTP, as an agent in `project` (and with a token, when given). */
+export async function connectHttp(options: {
+  mcp: string;
+  project?: string;
+  token?: string;
+  name?: string;
+  sessionId?: string;
+  headers?: Record<string, string>;
+  capabilities?: ClientCapabilities;
+  setup?: (client: Client) => void;
+}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.project) headers['x-collab-project'] = options.project;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const transport = new StreamableHTTPClientTransport(new URL(options.mcp), {
+    requestInit: { headers },
+    ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+  });
+  const client = new Client(
+    { name: options.name ?? 'http-test-client', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {} },
+  );
+  options.setup?.(client);
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    ...toolCaller(client),
+    close: () => client.close(),
+  };
+}
+
+/** A dashboard login: the cookie header and the CSRF token of its pages. */
+export async function dashboardLogin(hub: {
+  url: string;
+  login: string;
+}): Promise<{ cookie: string; csrf: string }> {
+  const login = await fetch(hub.login, { redirect: 'manual' });
+  const set = login.headers.get('set-cookie') ?? '';
+  const cookie = set.split(';')[0]!;
+  const page = await fetch(`${hub.url}/`, { headers: { cookie } });
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return { cookie, csrf };
+}
