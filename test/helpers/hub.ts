@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toolCaller } from './app.js';
 import { CLI, requireBuild } from './stdio.js';
 
 export interface HubProcess {
+  home: string;
   url: string;
   mcp: string;
   login: string;
@@ -46,6 +47,7 @@ export async function startHubProcess(options: {
   const info = JSON.parse(line) as { url: string; mcp: string; login: string };
   return {
     ...info,
+    home: options.home,
     proc,
     stderr: () => stderr,
     stop: (signal = 'SIGTERM') =>
@@ -87,6 +89,15 @@ export async function connectHttp(options: {
     ...toolCaller(client),
     close: () => client.close(),
   };
+}
+
+/** A new one-time dashboard login link, as `session-collab dashboard` prints it. */
+export function loginLink(home: string): string {
+  const out = execFileSync(process.execPath, [CLI, 'dashboard', '--json'], {
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(out) as { login: string }).login;
 }
 
 /** A dashboard login: the cookie header and the CSRF token of its pages. */

@@ -6,6 +6,8 @@ import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A repository is stored by its git folder; people know it by its worktree. */
+const shownRoot = (root: string) => root.replace(/\/\.git$/, '');
 
 export interface ProjectLine {
   id: string;
@@ -91,7 +93,7 @@ export class DashboardViews {
   projects(): ProjectLine[] {
     return this.app.store.dashboard.projects(BOARD_LIMITS.projects).map((p) => ({
       id: p.id,
-      root: p.root,
+      root: shownRoot(p.root),
       sessions: p.sessions,
       claims: p.claims,
       questions: p.questions,
@@ -157,7 +159,7 @@ export class DashboardViews {
       (c) => c.in_conflict,
     );
     return {
-      project: { id: project.id, root: project.root },
+      project: { id: project.id, root: shownRoot(project.root) },
       sessions,
       claims,
       tree,

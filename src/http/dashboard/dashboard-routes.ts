@@ -18,12 +18,15 @@ const REPLAY_MAX = 2_000;
 const MAX_STREAMS = 200;
 const FORM_MAX_BYTES = 64 * 1024;
 
-/** Headers of every dashboard response: a strict Content-Security-Policy, no caching, no referrer. */
+/**
+ * Headers of every dashboard response: a strict Content-Security-Policy, no caching, no referrer to
+ * other sites (`no-referrer` would make the browser send `Origin: null` on the page's own forms).
+ */
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };
@@ -70,6 +73,8 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   web.get('/assets/dashboard.css', (c) =>
     c.body(DASHBOARD_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }),
   );
+
+  web.get('/favicon.ico', (c) => c.body(null, 204));
 
   web.get('/login', (c) => {
     const code = c.req.query('code') ?? '';

@@ -1,0 +1,233 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectHttp, type HubProcess, loginLink, startHubProcess } from '../helpers/hub.js';
+import { connectStdio } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available)
+  console.warn(
+    `SKIPPED test/e2e/dashboard-browser.test.ts: no ${CHROMIUM} (Debian's chromium; .ci/run installs it).`,
+  );
+
+/** Screenshots of each page, kept after the run (test-artifacts/ is not committed). */
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+let browser: Browser;
+const hubs: HubProcess[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close().catch(() => {})));
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+});
+
+async function hub(home: string, listen?: string) {
+  const h = await startHubProcess({ home, ...(listen ? { listen } : {}) });
+  hubs.push(h);
+  return h;
+}
+
+async function agent(options: Parameters<typeof connectHttp>[0]) {
+  const c = await connectHttp(options);
+  closers.push(() => c.close());
+  return c;
+}
+
+/** A logged-in page (the one-time link sets the cookie); `width` for a phone-sized screen. */
+async function dashboard(h: HubProcess, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  closers.push(() => context.close());
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('dialog', (d) => {
+    errors.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  closers.push(async () => expect(errors).toEqual([]));
+  await page.goto(loginLink(h.home));
+  await page.waitForURL(/\/\?notice=logged_in$/);
+  return page;
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+
+describe.skipIf(!available)('the dashboard in a real browser', () => {
+  it('shows two sessions colliding live, without a reload', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const h = await hub(home);
+    const alice = await agent({ mcp: h.mcp, project: repo, name: 'alice' });
+    const bob = await agent({ mcp: h.mcp, project: repo, name: 'bob' });
+    const page = await dashboard(h);
+    await alice.call('collab_claim', { files: ['src/a.ts'], intent: 'refactor the parser' });
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    await page.locator('li.claim', { hasText: 'refactor the parser' }).waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 1;
+    });
+    expect(await page.locator('li.claim.conflict').count()).toBe(0);
+
+    await bob.call('collab_claim', { files: ['src/**'], intent: 'format everything' });
+    await page.locator('li.claim.conflict', { hasText: 'format everything' }).waitFor({ timeout: 10_000 });
+    await page.locator('#claims h2 .badge.conflict').waitFor();
+    expect(await page.locator('ul.conflicts li').first().textContent()).toMatch(/alice.*bob|bob.*alice/);
+    expect(await page.locator('#feed li', { hasText: 'format everything' }).count()).toBe(1);
+    // The same page: no reload happened.
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    await shot(page, 'board');
+    const phone = await dashboard(h, 390);
+    await phone.goto(page.url());
+    await shot(phone, 'board-phone');
+
+    // A person releases a claim from the page; the holder is told.
+    const line = page.locator('li.claim', { hasText: 'format everything' });
+    await line.locator('summary').click();
+    await line.locator('input[name="reason"]').fill('let alice finish first');
+    await line.locator('button', { hasText: 'Release claim' }).click();
+    await page.locator('.notice', { hasText: 'Claim released' }).waitFor();
+    const told = await bob.call<{ notifications?: Array<{ type: string; reason: string }> }>(
+      'collab_session_list',
+    );
+    expect(told.notifications?.find((n) => n.type === 'claim_released')?.reason).toBe(
+      'let alice finish first',
+    );
+  });
+
+  it('answers a question from the page, and the answer reaches the asking client', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const h = await hub(home);
+    const asker = await agent({ mcp: h.mcp, project: repo, name: 'asker' });
+    const page = await dashboard(h);
+    const asked = asker.client.callTool(
+      {
+        name: 'ask_human',
+        arguments: { question: 'Deploy to staging now?', options: ['yes', 'not yet'], wait_seconds: 60 },
+      },
+      { timeout: 90_000 },
+    );
+    const card = page.locator('article.question', { hasText: 'Deploy to staging now?' });
+    await card.waitFor({ timeout: 10_000 });
+    await shot(page, 'overview-question');
+    await card.locator('button', { hasText: 'not yet' }).click();
+    await page.locator('.notice', { hasText: 'Answer sent' }).waitFor();
+    const result = (await asked).structuredContent as {
+      status: string;
+      answer: string;
+      answered_via: string;
+    };
+    expect(result).toMatchObject({ status: 'answered', answer: 'not yet', answered_via: 'web' });
+    await page.locator('article.question').first().waitFor({ state: 'detached' });
+  });
+
+  it('misses no event across a dropped stream: the hub restarts while a stdio session works', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const first = await hub(home);
+    const port = new URL(first.url).port;
+    const a = await agent({ mcp: first.mcp, project: repo, name: 'alpha' });
+    await a.call('collab_claim', { files: ['src/start.ts'], intent: 'start' });
+    const page = await dashboard(first);
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    await page.locator('li.claim', { hasText: 'start' }).waitFor();
+
+    await first.stop();
+    await page.locator('#live:not(.on)').waitFor();
+    // Meanwhile another agent, on stdio, keeps working on the same database.
+    const other = await connectStdio({ cwd: repo, home, name: 'stdio-agent' });
+    closers.push(() => other.close());
+    for (let i = 1; i <= 5; i++)
+      await other.call('collab_claim', { files: [`src/offline-${i}.ts`], intent: `offline ${i}` });
+    await hub(home, `127.0.0.1:${port}`);
+    for (let i = 6; i <= 8; i++)
+      await other.call('collab_claim', { files: [`src/online-${i}.ts`], intent: `online ${i}` });
+
+    await page.locator('#feed li', { hasText: 'online 8' }).waitFor({ timeout: 15_000 });
+    const ids = await page
+      .locator('#feed li')
+      .evaluateAll((items) => items.map((li) => Number((li as HTMLElement).dataset.event)));
+    expect(new Set(ids).size).toBe(ids.length);
+    const feed = await page.locator('#feed').textContent();
+    for (let i = 1; i <= 5; i++) expect(feed).toContain(`offline ${i}`);
+    const ascending = [...ids].reverse();
+    expect(ascending).toEqual([...ascending].sort((x, y) => x - y));
+    await page.locator('li.claim', { hasText: 'online 8' }).waitFor();
+  });
+
+  it('renders every free-text field as text, never as markup', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const h = await hub(home);
+    const attack = (where: string) =>
+      `<img src=x onerror="window.xss='${where}'"><script>window.xss='${where}'</script>`;
+    const evil = await agent({
+      mcp: h.mcp,
+      project: repo,
+      name: 'evil',
+      headers: { 'x-collab-session-name': attack('name') },
+    });
+    await evil.call('collab_session_start', { name: attack('session'), project_root: repo });
+    await evil.call('collab_claim', { files: ['src/x.ts'], intent: attack('intent') });
+    await evil.call('collab_message_send', { content: attack('message') });
+    await evil.call('collab_decision_add', { title: attack('decision'), description: attack('description') });
+    const work = await evil.call<{ id: string }>('submit_work', {
+      type: 'code',
+      phase: 'review',
+      title: attack('work-title'),
+      content: attack('work-content'),
+    });
+    void evil.client
+      .callTool(
+        {
+          name: 'ask_human',
+          arguments: { question: attack('question'), options: [attack('option')], wait_seconds: 20 },
+        },
+        { timeout: 60_000 },
+      )
+      .catch(() => {});
+
+    const page = await dashboard(h);
+    await page.locator('article.question').waitFor();
+    await shot(page, 'overview');
+    const xss = () => page.evaluate(() => (window as unknown as { xss?: string }).xss);
+    expect(await xss()).toBeUndefined();
+    expect(await page.locator('article.question blockquote').textContent()).toContain('<img src=x onerror=');
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    await page.locator('#messages li').waitFor();
+    for (const where of ['session', 'intent', 'message', 'decision', 'description', 'work-title'])
+      expect(await page.locator('main').textContent(), where).toContain(`window.xss='${where}'`);
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await xss()).toBeUndefined();
+    await page.goto(`${h.url}/work/${work.id}`);
+    expect(await page.locator('pre.conversation').textContent()).toContain("window.xss='work-content'");
+    await shot(page, 'work');
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await xss()).toBeUndefined();
+  });
+});
