@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import { DEFAULT_HUB, loadConfig } from '../app/config.js';
+import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { unifiedDiff } from '../core/line-diff.js';
 import {
@@ -8,6 +10,7 @@ import {
   detectClients,
   type Launch,
   planClient,
+  type Transport,
 } from '../integrations/client-setup.js';
 import { locateProject } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson } from './format.js';
@@ -15,6 +18,10 @@ import { cliInvocation } from './invocation.js';
 
 export interface InitOptions {
   client?: string;
+  /** stdio (the client starts `serve`) or http (the client connects to a running hub). */
+  transport?: string;
+  /** The hub's MCP endpoint, for --transport http. */
+  url?: string;
   dryRun?: boolean;
   json?: boolean;
   command?: string;
@@ -62,10 +69,56 @@ function parseClients(value: string | undefined, root: string): ClientName[] {
   return names as ClientName[];
 }
 
+/** The hub's MCP endpoint: --url, else the running hub's, else where config says a hub listens. */
+function hubUrl(given: string | undefined): string {
+  if (given) {
+    if (!/^https?:\/\/[^\s]+$/.test(given))
+      throw new CollabError(
+        'INVALID_INPUT',
+        `--url "${given}" is not an http(s) address.`,
+        'e.g. --url http://127.0.0.1:8787/mcp',
+      );
+    return given;
+  }
+  const home = resolveHome();
+  try {
+    const { url } = JSON.parse(readFileSync(join(home.home, 'hub.json'), 'utf8')) as { url: string };
+    return `${url}/mcp`;
+  } catch {
+    let listen = DEFAULT_HUB.listen;
+    try {
+      listen = loadConfig(home.config).hub.listen;
+    } catch {
+      // the default address, then
+    }
+    return `http://${listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/mcp`;
+  }
+}
+
+function parseTransport(options: InitOptions): Transport {
+  const kind = options.transport ?? 'stdio';
+  if (kind === 'stdio') {
+    if (options.url) throw new CollabError('INVALID_INPUT', '--url goes with --transport http.');
+    return { kind: 'stdio' };
+  }
+  if (kind !== 'http')
+    throw new CollabError(
+      'INVALID_INPUT',
+      `Unknown transport "${kind}".`,
+      'Use --transport stdio (default) or http.',
+    );
+  return {
+    kind: 'http',
+    url: hubUrl(options.url),
+    tokenEnv: process.env.SESSION_COLLAB_TOKEN ? 'SESSION_COLLAB_TOKEN' : null,
+  };
+}
+
 /** `session-collab init`: wires the clients of this project to session-collab. */
 export function init(options: InitOptions): void {
   const root = locateProject(process.cwd()).worktree;
   const clients = parseClients(options.client, root);
+  const transport = parseTransport(options);
   const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();
   const read = (path: string) => {
     try {
@@ -75,7 +128,7 @@ export function init(options: InitOptions): void {
     }
   };
   const changes = clients.flatMap((client) =>
-    planClient(client, launch, read).map((file) => {
+    planClient(client, launch, read, transport).map((file) => {
       const before = read(file.path);
       return { client, ...file, before, changed: before !== file.after };
     }),
@@ -96,6 +149,8 @@ export function init(options: InitOptions): void {
       root,
       dry_run: options.dryRun === true,
       command: [launch.command, ...launch.args],
+      transport: transport.kind,
+      ...(transport.kind === 'http' ? { url: transport.url } : {}),
       files: changes.map((c) => ({ client: c.client, path: c.path, purpose: c.purpose, changed: c.changed })),
     });
     return;
@@ -115,7 +170,13 @@ export function init(options: InitOptions): void {
     return;
   }
   console.log(`${bold('session-collab init')} in ${root}`);
-  console.log(dim(`Clients start it as: ${[launch.command, ...launch.args].join(' ')}`));
+  console.log(
+    dim(
+      transport.kind === 'http'
+        ? `Clients connect to the hub at ${transport.url} (start it with \`session-collab hub\`; with tokens, each agent needs SESSION_COLLAB_TOKEN set)`
+        : `Clients start it as: ${[launch.command, ...launch.args].join(' ')}`,
+    ),
+  );
   for (const client of clients) {
     console.log(`\n${CLIENT_LABELS[client]}`);
     for (const c of changes.filter((x) => x.client === client)) {

@@ -41,6 +41,11 @@ program
   .action(async (options) => (await import('./hub.js')).hubCommand(options));
 
 program
+  .command('hub-headers')
+  .description("Print the headers of this client's connection to the hub (Claude Code's headersHelper)")
+  .action(async () => (await import('./hub-headers.js')).hubHeadersCommand());
+
+program
   .command('dashboard')
   .description("Print a one-time login link to the running hub's dashboard")
   .option('--json', 'machine-readable output')
@@ -77,6 +82,14 @@ program
   )
   .option('--dry-run', 'print what would change, as a diff, and write nothing')
   .option('--command <cmd>', 'how clients should start session-collab (default: this install)')
+  .option(
+    '--transport <kind>',
+    'stdio (each client starts its own server; default) or http (clients connect to a running hub)',
+  )
+  .option(
+    '--url <url>',
+    "the hub's MCP endpoint for --transport http (default: the running hub's, else config hub.listen)",
+  )
   .option('--json', 'machine-readable output')
   .action(async (options) => (await import('./init.js')).init(options));
 

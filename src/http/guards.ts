@@ -21,16 +21,18 @@ const CHALLENGE = 'Bearer realm="session-collab"';
 
 /**
  * Who calls: the live token the request presents (its id), or null when the hub takes requests
- * without tokens. A 401 with WWW-Authenticate when a token is needed and missing or not valid.
+ * without tokens (none exists). A 401 with WWW-Authenticate when a token is needed and missing or not valid.
  */
 export function authenticate(
   request: Request,
   tokens: HubTokens,
   required: boolean,
 ): { tokenId: string | null } | Response {
+  // Without tokens the hub is open (loopback only): whatever a client's config sends (an unset
+  // `${SESSION_COLLAB_TOKEN}`) is ignored.
+  if (!required) return { tokenId: null };
   const secret = bearer(request);
   if (secret === null) {
-    if (!required) return { tokenId: null };
     return jsonRpcError(
       401,
       -32001,

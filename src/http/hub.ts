@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve as listen } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { localhostAllowedHostnames, type Tool } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import type { App } from '../app/app.js';
@@ -127,7 +128,8 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       }
     }
     try {
-      return await endpoint.handle(request, auth.tokenId, body);
+      const remote = getConnInfo(c).remote.address ?? '';
+      return await endpoint.handle(request, auth.tokenId, body, isLoopback(remote.replace(/^::ffff:/, '')));
     } catch (error) {
       app.log.error('hub.request_failed', {
         message: (error as Error).message,

@@ -10,6 +10,7 @@ import { LIMITS } from '../core/limits.js';
 import { hubFor } from '../features/hub/hub.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { ProcessRef } from '../features/sessions/sessions-service.js';
+import { processNamed } from '../integrations/process-tree.js';
 import type { Selection } from '../mcp/registry.js';
 import { createMcpServer } from '../mcp/server.js';
 import { jsonRpcError } from './responses.js';
@@ -19,6 +20,9 @@ export const IDENTITY_HEADERS = {
   project: 'x-collab-project',
   clientSession: 'x-collab-client-session',
   name: 'x-collab-session-name',
+  /** The client process (pid and start time), from `session-collab hub-headers`: heeded over loopback only. */
+  clientPid: 'x-collab-client-pid',
+  clientStart: 'x-collab-client-start',
 } as const;
 
 interface Live {
@@ -36,6 +40,9 @@ interface Identity {
   projectRoot: string | null;
   clientSessionId: string | null;
   name: string | null;
+  /** The client process on this host, as `hub-headers` named it. */
+  clientPid: number | null;
+  clientStart: string | null;
 }
 
 export interface McpEndpointOptions {
@@ -49,7 +56,7 @@ export interface McpEndpointOptions {
   maxBodyBytes: number;
 }
 
-function identityOf(headers: Headers): Identity {
+function identityOf(headers: Headers, sameHost: boolean): Identity {
   const header = (name: string, max: number) => {
     const value = headers.get(name)?.trim();
     return value && value.length <= max && !value.startsWith('${') ? value : null;
@@ -58,6 +65,8 @@ function identityOf(headers: Headers): Identity {
     projectRoot: header(IDENTITY_HEADERS.project, 4096),
     clientSessionId: header(IDENTITY_HEADERS.clientSession, LIMITS.clientSessionIdChars),
     name: inline(header(IDENTITY_HEADERS.name, 200) ?? '', 100) || null,
+    clientPid: sameHost ? Number(header(IDENTITY_HEADERS.clientPid, 12) ?? Number.NaN) || null : null,
+    clientStart: sameHost ? header(IDENTITY_HEADERS.clientStart, 40) : null,
   };
 }
 
@@ -86,7 +95,12 @@ export class McpEndpoint {
   }
 
   /** Serves one request of an authenticated caller; `body` is the parsed JSON of a POST. */
-  async handle(request: Request, tokenId: string | null, body: unknown): Promise<Response> {
+  async handle(
+    request: Request,
+    tokenId: string | null,
+    body: unknown,
+    sameHost: boolean,
+  ): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     if (!sessionId) {
       if (request.method !== 'POST' || !isInitialize(body))
@@ -96,7 +110,7 @@ export class McpEndpoint {
           'Bad Request: no Mcp-Session-Id. Open a session with an initialize request first.',
         );
       const live = await this.create(
-        identityOf(request.headers),
+        identityOf(request.headers, sameHost),
         tokenId,
         null,
         (body as { params?: unknown }).params ?? {},
@@ -193,8 +207,16 @@ export class McpEndpoint {
       client: () => server?.getClientVersion()?.name ?? null,
       server: this.options.process,
       name: identity.name,
-      ...(identity.clientSessionId
-        ? { identity: () => ({ sessionId: identity.clientSessionId, process: null }) }
+      ...(identity.clientSessionId || identity.clientPid
+        ? {
+            identity: () => ({
+              sessionId: identity.clientSessionId,
+              process:
+                identity.clientPid && identity.clientStart
+                  ? processNamed(identity.clientPid, identity.clientStart)
+                  : null,
+            }),
+          }
         : {}),
       onAttach: (collabId) => {
         if (live.id) this.hub.sessions.bind(live.id, collabId);
@@ -220,7 +242,13 @@ export class McpEndpoint {
     if (pending) return pending;
     const restored = (async () => {
       const live = await this.create(
-        { projectRoot: row.project_root, clientSessionId: row.client_session_id, name: row.name },
+        {
+          projectRoot: row.project_root,
+          clientSessionId: row.client_session_id,
+          name: row.name,
+          clientPid: null,
+          clientStart: null,
+        },
         row.token_id,
         row.id,
         null,

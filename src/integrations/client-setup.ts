@@ -173,8 +173,10 @@ function tomlString(s: string): string {
 }
 
 /** Adds (or replaces) our `[mcp_servers.session-collab]` table in a Codex config.toml. */
-export function mergeCodexToml(text: string | null, launch: Launch): string {
-  const table = `[mcp_servers.${SERVER_NAME}]\ncommand = ${tomlString(launch.command)}\nargs = [${[...launch.args, 'serve'].map(tomlString).join(', ')}]\n`;
+export function mergeCodexToml(text: string | null, launch: Launch, httpTable: string | null = null): string {
+  const table =
+    httpTable ??
+    `[mcp_servers.${SERVER_NAME}]\ncommand = ${tomlString(launch.command)}\nargs = [${[...launch.args, 'serve'].map(tomlString).join(', ')}]\n`;
   const lines = (text ?? '').split('\n');
   const header = (l: string) => /^\s*\[/.test(l);
   const ours = (l: string) =>
@@ -193,20 +195,57 @@ export function mergeCodexToml(text: string | null, launch: Launch): string {
   return rest === '' ? table : `${rest}\n\n${table}`;
 }
 
+/**
+ * How a client reaches session-collab: it starts `serve` itself (stdio), or it connects to a running
+ * hub (`url`, its /mcp endpoint). `tokenEnv`: the environment variable holding the agent's bearer
+ * token, for clients that name one in their config (Codex).
+ */
+export type Transport = { kind: 'stdio' } | { kind: 'http'; url: string; tokenEnv: string | null };
+
+/** Adds (or replaces) our Codex table for a hub over HTTP. */
+function codexHttpTable(url: string, tokenEnv: string | null): string {
+  return `[mcp_servers.${SERVER_NAME}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
+}
+
 /** Everything init writes for one client, given what the files hold now (null: missing). */
 export function planClient(
   client: ClientName,
   launch: Launch,
   read: (path: string) => string | null,
+  transport: Transport = { kind: 'stdio' },
 ): PlannedFile[] {
-  const server = { command: launch.command, args: [...launch.args, 'serve'] };
+  const http = transport.kind === 'http' ? transport : null;
+  const stdio = { command: launch.command, args: [...launch.args, 'serve'] };
+  const helper = [launch.command, ...launch.args, 'hub-headers'].map(shellQuote).join(' ');
+  const server = http
+    ? client === 'gemini'
+      ? {
+          httpUrl: http.url,
+          headers: { 'X-Collab-Project': '${PWD}', Authorization: 'Bearer ${SESSION_COLLAB_TOKEN}' },
+        }
+      : {
+          url: http.url,
+          headers: {
+            'X-Collab-Project': '${workspaceFolder}',
+            Authorization: 'Bearer ${env:SESSION_COLLAB_TOKEN}',
+          },
+        }
+    : stdio;
   switch (client) {
     case 'claude':
       return [
         {
           path: '.mcp.json',
           purpose: 'MCP server',
-          after: mergeMcpServers(read('.mcp.json'), '.mcp.json', { type: 'stdio', ...server, env: {} }),
+          after: mergeMcpServers(
+            read('.mcp.json'),
+            '.mcp.json',
+            http
+              ? // The helper runs in the project folder as Claude Code's child: it names the project,
+                // the Claude Code process (so its hooks share the session) and the token.
+                { type: 'http', url: http.url, headersHelper: helper }
+              : { type: 'stdio', ...stdio, env: {} },
+          ),
         },
         {
           path: '.claude/settings.json',
@@ -230,7 +269,11 @@ export function planClient(
         {
           path: '.codex/config.toml',
           purpose: 'MCP server (Codex loads it in trusted projects)',
-          after: mergeCodexToml(read('.codex/config.toml'), launch),
+          after: mergeCodexToml(
+            read('.codex/config.toml'),
+            launch,
+            http ? codexHttpTable(http.url, http.tokenEnv) : null,
+          ),
         },
         { path: 'AGENTS.md', purpose: 'collaboration rules', after: mergeRules(read('AGENTS.md')) },
       ];

@@ -52,6 +52,16 @@ function readPs(pid: number): ProcessInfo | null {
   }
 }
 
+/**
+ * A process of this host as another process named it (pid and start time): null unless it lives and
+ * started when it was said to (a reused pid is another process).
+ */
+export function processNamed(pid: number, start: string): ProcessInfo | null {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return null;
+  const info = (process.platform === 'linux' ? readProc : readPs)(pid);
+  return info && info.start === start ? info : null;
+}
+
 /** The chain of ancestors of `pid` (its parent first), up to `depth` processes. */
 export function ancestors(pid: number, depth = 12): ProcessInfo[] {
   const read = process.platform === 'linux' ? readProc : readPs;

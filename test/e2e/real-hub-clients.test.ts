@@ -1,0 +1,160 @@
+/**
+ * The real clients against the hub over HTTP, wired by `session-collab init --transport http`:
+ * `claude mcp list`, `codex mcp list` and `gemini mcp list` see it; and Claude Code, with a scripted
+ * model on loopback, is one collab session for its MCP connection and its hooks, and its Edit of a
+ * file another HTTP client claimed is stopped by the PreToolUse hook. Each CLI comes from .ci/run
+ * (a temporary install); without one its test is skipped, saying so.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
+import { connectHttp, type HubProcess, startHubProcess } from '../helpers/hub.js';
+import { CLI } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const FILE = 'test/e2e/real-hub-clients.test.ts';
+const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', FILE);
+const codex = findAgentCli('SESSION_COLLAB_CODEX_BIN', 'codex', FILE);
+const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', FILE);
+
+const hubs: HubProcess[] = [];
+afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+});
+
+/** A repository wired to a running hub by `init --transport http`, and a user home for the CLIs. */
+async function wired(clients: string, files: Record<string, string> = { 'app.txt': 'original line\n' }) {
+  const home = tempDir('collab-home-');
+  const userHome = tempDir('client-home-');
+  const repo = gitRepo(files);
+  const hub = await startHubProcess({ home });
+  hubs.push(hub);
+  const init = spawnSync(process.execPath, [CLI, 'init', '--client', clients, '--transport', 'http'], {
+    cwd: repo,
+    env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+    encoding: 'utf8',
+  });
+  expect(init.status, init.stderr).toBe(0);
+  const env = {
+    ...process.env,
+    HOME: userHome,
+    PWD: repo,
+    SESSION_COLLAB_HOME: home,
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+  for (const key of ['CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_CHILD_SESSION', 'SESSION_COLLAB_SESSION_ID'])
+    delete env[key];
+  return { home, userHome, repo, hub, env };
+}
+
+describe.skipIf(!claude)('Claude Code over HTTP', () => {
+  it('lists the hub as connected', async () => {
+    const { repo, hub, env } = await wired('claude');
+    expect(
+      JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8')).mcpServers['session-collab'],
+    ).toMatchObject({
+      type: 'http',
+      url: hub.mcp,
+    });
+    const listed = await runAgentCli(claude!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout).toMatch(/session-collab: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/);
+  }, 120_000);
+
+  it('is one session for its MCP connection and its hooks, and its edit of a file claimed over HTTP is stopped', async () => {
+    const { repo, hub, env } = await wired('claude');
+    const target = join(repo, 'app.txt');
+    const holder = await connectHttp({ mcp: hub.mcp, project: repo, name: 'holder' });
+    await holder.call('collab_claim', { files: ['app.txt'], intent: 'rewriting the app', exclusive: true });
+    const api = await startFakeApi([
+      [{ type: 'tool_use', id: 'toolu_list', name: 'mcp__session-collab__collab_session_list', input: {} }],
+      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
+      [
+        {
+          type: 'tool_use',
+          id: 'toolu_edit',
+          name: 'Edit',
+          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
+        },
+      ],
+      [{ type: 'text', text: 'Done.' }],
+    ]);
+    try {
+      const run = await runAgentCli(
+        claude!,
+        [
+          '-p',
+          'Change app.txt',
+          '--permission-mode',
+          'acceptEdits',
+          '--allowedTools',
+          'mcp__session-collab__collab_session_list',
+          '--output-format',
+          'json',
+        ],
+        { cwd: repo, env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-api03-test', ANTHROPIC_BASE_URL: api.url } },
+      );
+      const result = JSON.parse(run.stdout.trim().split('\n').pop()!);
+      expect(result.permission_denials).toEqual([
+        expect.objectContaining({ tool_name: 'Edit', tool_use_id: 'toolu_edit' }),
+      ]);
+      expect(readFileSync(target, 'utf8')).toBe('original line\n');
+      const told = api.requests
+        .map((r) => JSON.stringify(r.body))
+        .filter((b) => b.includes('toolu_edit'))
+        .pop()!;
+      expect(told).toContain('rewriting the app');
+      // The MCP tool answered over HTTP, listing the holder and Claude Code's own session.
+      const listing = api.requests
+        .map((r) => JSON.stringify(r.body))
+        .find((b) => b.includes('toolu_list') && b.includes('tool_result'))!;
+      expect(listing).toContain('holder');
+      // One Claude Code session: the one its hooks started is the one its MCP connection used.
+      const sessions = await holder.call<{ sessions: Array<{ client: string | null }> }>(
+        'collab_session_list',
+        {
+          include_inactive: true,
+        },
+      );
+      expect(sessions.sessions.filter((s) => s.client === 'claude-code')).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  }, 150_000);
+});
+
+describe.skipIf(!codex)('Codex CLI over HTTP', () => {
+  it('reads the hub from the project config init writes (a trusted project)', async () => {
+    const { repo, hub, env, userHome } = await wired('codex');
+    const codexHome = join(userHome, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      `[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"\n`,
+    );
+    const listed = await runAgentCli(codex!, ['mcp', 'list'], {
+      cwd: repo,
+      env: { ...env, CODEX_HOME: codexHome },
+    });
+    expect(listed.stdout).toMatch(
+      new RegExp(`session-collab\\s+${hub.mcp.replace(/[./]/g, '\\$&')}\\s+-\\s+enabled`),
+    );
+  }, 120_000);
+});
+
+describe.skipIf(!gemini)('Gemini CLI over HTTP', () => {
+  it('connects to the hub from the project settings init writes (a trusted folder)', async () => {
+    const { repo, hub, env, userHome } = await wired('gemini');
+    mkdirSync(join(userHome, '.gemini'), { recursive: true });
+    writeFileSync(
+      join(userHome, '.gemini', 'trustedFolders.json'),
+      JSON.stringify({ [repo]: 'TRUST_FOLDER' }),
+    );
+    const listed = await runAgentCli(gemini!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout + listed.stderr).toContain(`session-collab: ${hub.mcp} (http) - Connected`);
+  }, 120_000);
+});
