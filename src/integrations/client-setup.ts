@@ -202,6 +202,18 @@ export function mergeCodexToml(text: string | null, launch: Launch, httpTable: s
  */
 export type Transport = { kind: 'stdio' } | { kind: 'http'; url: string; tokenEnv: string | null };
 
+/** Variables the clients expand in their own config files (written literally here). */
+const EXPANDED = {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Gemini CLI expands it
+  geminiProject: '${PWD}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Gemini CLI expands it
+  geminiToken: 'Bearer ${SESSION_COLLAB_TOKEN}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Cursor expands it
+  cursorProject: '${workspaceFolder}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Cursor expands it
+  cursorToken: 'Bearer ${env:SESSION_COLLAB_TOKEN}',
+};
+
 /** Adds (or replaces) our Codex table for a hub over HTTP. */
 function codexHttpTable(url: string, tokenEnv: string | null): string {
   return `[mcp_servers.${SERVER_NAME}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
@@ -221,14 +233,11 @@ export function planClient(
     ? client === 'gemini'
       ? {
           httpUrl: http.url,
-          headers: { 'X-Collab-Project': '${PWD}', Authorization: 'Bearer ${SESSION_COLLAB_TOKEN}' },
+          headers: { 'X-Collab-Project': EXPANDED.geminiProject, Authorization: EXPANDED.geminiToken },
         }
       : {
           url: http.url,
-          headers: {
-            'X-Collab-Project': '${workspaceFolder}',
-            Authorization: 'Bearer ${env:SESSION_COLLAB_TOKEN}',
-          },
+          headers: { 'X-Collab-Project': EXPANDED.cursorProject, Authorization: EXPANDED.cursorToken },
         }
     : stdio;
   switch (client) {

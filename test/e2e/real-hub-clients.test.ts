@@ -38,7 +38,7 @@ async function wired(clients: string, files: Record<string, string> = { 'app.txt
     encoding: 'utf8',
   });
   expect(init.status, init.stderr).toBe(0);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: userHome,
     PWD: repo,
