@@ -19,16 +19,25 @@ const failed = (r) => {
   if (text) errors[text] = (errors[text] ?? 0) + 1;
   return text !== null;
 };
+const latencies = [];
+const timed = async (promise) => {
+  const t = performance.now();
+  const r = await promise;
+  latencies.push(performance.now() - t);
+  return r;
+};
 while (Date.now() < Number(deadline)) {
-  const claimed = await target.claim(server, sid, [`shared/${cycles % 7}.ts`, `own/${index}/${cycles}.ts`]);
+  const claimed = await timed(
+    target.claim(server, sid, [`shared/${cycles % 7}.ts`, `own/${index}/${cycles}.ts`]),
+  );
   if (failed(claimed)) continue;
   const id = target.claimId(claimed);
   ids.push(id);
-  failed(await target.check(server, sid, [`shared/${(cycles + 3) % 7}.ts`]));
-  failed(await target.release(server, sid, id));
+  failed(await timed(target.check(server, sid, [`shared/${(cycles + 3) % 7}.ts`])));
+  failed(await timed(target.release(server, sid, id)));
   cycles++;
 }
 const rss = server.rssMb('now');
 const cpuPerCall = (server.cpuMs() - cpuBefore) / Math.max(1, cycles * 3);
 await server.close();
-process.stdout.write(JSON.stringify({ cycles, errors, ids, rss, cpuPerCall }));
+process.stdout.write(JSON.stringify({ cycles, errors, ids, rss, cpuPerCall, latencies }));

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bareNode, cleanup, gitRepo, load, median, percentile, stdioServer, tempDir } from './common.mjs';
+import { hubRound, stdioRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -326,6 +327,14 @@ loads.push(load());
 progress('8 clients, each with its own server over stdio: claim + check + release for 5 s…');
 const tp = await throughputRounds();
 loads.push(load());
+progress('the hub over HTTP: 8 clients, each its own MCP session on one hub, beside 8 over stdio…');
+const hubRounds = { http: [], stdio: [] };
+for (let i = 0; i < 2; i++)
+  for (const kind of i % 2 ? ['stdio', 'http'] : ['http', 'stdio']) {
+    progress(`  ${kind}, round ${i + 1}…`);
+    hubRounds[kind].push(kind === 'http' ? await hubRound(8) : await stdioRound(8));
+  }
+loads.push(load());
 
 const fmt = (n, d = 1) => (n === null || n === undefined ? '–' : n.toFixed(d));
 const ms = (n, d = 1) => (n === null || n === undefined ? '–' : `${fmt(n, d)} ms`);
@@ -385,6 +394,17 @@ row(
     tp.ours.lost === 0 &&
     tp.ours.duplicates === 0 &&
     (tp.peer === null || tp.ours.opsPerSecond >= 2 * tp.peer.opsPerSecond),
+);
+const mean = (list, key) => list.reduce((n, r) => n + r[key], 0) / list.length;
+const hubFigure = (list) =>
+  `${Math.round(mean(list, 'opsPerSecond')).toLocaleString('en')} ops/s (${list.map((r) => Math.round(r.opsPerSecond)).join(', ')}), p50 / p99 ${ms(mean(list, 'p50'), 2)} / ${ms(mean(list, 'p99'), 2)}, ${list.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0)} errors`;
+row(
+  'hub over HTTP: claim + check + release, 8 client processes × own MCP session on one hub (mean of 2 rounds)',
+  hubFigure(hubRounds.http),
+  `stdio, same run: ${hubFigure(hubRounds.stdio)}`,
+  `HTTP ÷ stdio: ${ratio(mean(hubRounds.http, 'opsPerSecond'), mean(hubRounds.stdio, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.http, 'p50'), mean(hubRounds.stdio, 'p50'))} p50 · ${ratio(mean(hubRounds.http, 'p99'), mean(hubRounds.stdio, 'p99'))} p99`,
+  'recorded beside stdio',
+  null,
 );
 row(
   'server CPU per call in the throughput run (median of the 8 servers)',
@@ -477,7 +497,12 @@ the ratios are the figures to read.
   holds (each run must deny), 20 other sessions holding 1,000 claims. And ours after every tool call
   (PostToolUse after a Read when the session has nothing new: no output).
 - **tools/list**: the default toolset's \`tools/list\` result as the server sends it, bytes / 4.
-- The hub over HTTP is not built yet; its figures will stand beside these.
+- **hub over HTTP**: 8 client processes, each a minimal Streamable HTTP client (\`fetch\`, no SDK)
+  with its own MCP session on one \`session-collab hub\`, loop claim → check → release for 5 s;
+  beside them, in the same run and alternating, the same loop by 8 clients over stdio (each with
+  its own server, one database). p50/p99 are per call as the client times it. The bench's home
+  lifts the hub's per-agent rate limit (each client is one agent at full speed).
+  \`node bench/hub.mjs [clients]\` runs this part alone.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.
 ${context}.

@@ -4,6 +4,7 @@ import { CollabError } from '../core/errors.js';
 import { hubFor } from '../features/hub/hub.js';
 import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
 import { select } from '../mcp/registry.js';
+import { startBackgroundWork } from './background-work.js';
 import { cliInvocation } from './invocation.js';
 import { builtDefinitions } from './serve.js';
 
@@ -38,6 +39,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
   );
   const listenAt = options.listen ?? app.config.hub.listen;
   const running = await startHub({ app, selection, built: builtDefinitions(), listen: listenAt });
+  const work = startBackgroundWork(app, selection);
   const tokens = hubFor(app).tokens.required();
   if (options.json) {
     process.stdout.write(
@@ -64,7 +66,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info('hub.stopping', { signal });
-    void running.close().finally(() => {
+    void Promise.all([running.close(), work.stop()]).finally(() => {
       app.close();
       process.exit(0);
     });

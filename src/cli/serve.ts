@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import type { Server, Tool } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
-import { telegramSettings } from '../app/config.js';
 import { inline } from '../core/fence.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
@@ -11,6 +10,7 @@ import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { select } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
+import { startBackgroundWork } from './background-work.js';
 import { cliInvocation } from './invocation.js';
 
 export interface ServeOptions {
@@ -93,27 +93,10 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   const heartbeat = setInterval(() => {
     connection.heartbeat(true);
-    if (connection.currentId) audit?.heartbeat(connection.currentId);
+    if (connection.currentId) work.audit()?.heartbeat(connection.currentId);
   }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();
-  const purge = () => {
-    try {
-      app.maintenance.purgeIfDue();
-    } catch (error) {
-      app.log.warn('purge.failed', { message: (error as Error).message });
-    }
-  };
-  setTimeout(purge, 2_000).unref();
-  // A file damaged on disk (not at its header, which opening checks) is found here, off the
-  // request path; from then on writes are refused with what to do.
-  setTimeout(() => {
-    try {
-      const result = app.maintenance.verifyIfDue();
-      if (result && !result.ok) app.log.error('database.damaged', { detail: result.detail.slice(0, 500) });
-    } catch (error) {
-      app.log.warn('database.verify_failed', { message: (error as Error).message });
-    }
-  }, 1_000).unref();
+  const work = startBackgroundWork(app, selection);
   // A realm member: notice contract and binding changes even when no realm tool is called. Loaded
   // after start-up, and only in a realm member.
   setTimeout(async () => {
@@ -134,44 +117,18 @@ export async function serve(options: ServeOptions): Promise<void> {
       app.log.warn('realm.scan_failed', { message: (error as Error).message });
     }
   }, 200).unref();
-  setInterval(purge, app.config.purge_interval_minutes * 60_000).unref();
-  // The human toolset with a bot configured: this process sends its sessions' questions to
-  // Telegram, and polls the bot when no other process does.
-  // Its sessions' audit files are kept too: stale ones archived at start, heartbeats batched.
-  let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
-  let audit: import('../features/human/audit-trail.js').AuditTrail | null = null;
-  if (selection.toolsets.some((t) => t.id === 'human')) {
-    telegram = (async () => {
-      const { humanFor } = await import('../features/human/human.js');
-      const human = humanFor(app);
-      audit = human.audit;
-      audit?.archiveStale();
-      try {
-        const settings = telegramSettings(app.config);
-        if (!settings.bot_token) return null;
-        const { startTelegram } = await import('../features/human/telegram-channel.js');
-        return await startTelegram(app, human, settings);
-      } catch (error) {
-        app.log.warn('telegram.start_failed', { message: (error as Error).message });
-        return null;
-      }
-    })().catch((error: Error) => {
-      app.log.warn('human.start_failed', { message: error.message });
-      return null;
-    });
-  }
 
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
     clearInterval(heartbeat);
-    if (connection.currentId) audit?.lifecycle(connection.currentId, 'ended', { reason });
+    if (connection.currentId) work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
     connection.close(reason);
     // Telegram gets 3 s to give its lease up (another process then takes over at once; else
     // the lease runs out by itself).
-    const telegramStopped = telegram.then((channel) => channel?.stop()).catch(() => {});
-    void Promise.race([telegramStopped, new Promise((resolve) => setTimeout(resolve, 3_000).unref())])
+    void work
+      .stop()
       .then(() => handle.close())
       .finally(() => {
         app.close();

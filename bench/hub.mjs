@@ -1,0 +1,111 @@
+// The hub over HTTP: N client processes, each with its own MCP session on one hub, loop
+// claim → check → release for 5 s; throughput and per-call p50/p99, beside the same loop of N
+// clients over stdio (each with its own server) in the same run. Rate limits are lifted in the
+// bench's home (config hub.requests_per_second), since every client here is one agent at full speed.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanup, gitRepo, percentile, tempDir } from './common.mjs';
+import { CLI } from './servers.mjs';
+
+const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
+const STDIO_CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
+
+function runWorker(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
+  });
+}
+
+function startHub(home) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'hub', '--listen', '127.0.0.1:0', '--toolsets', 'collab', '--json'],
+      {
+        env: { ...process.env, SESSION_COLLAB_HOME: home },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    child.stdout.once('data', (d) => resolve({ child, ...JSON.parse(String(d).split('\n')[0]) }));
+    child.once('exit', (code) => reject(new Error(`hub exited (${code})`)));
+  });
+}
+
+const summary = (results, seconds) => {
+  const latencies = results.flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
+  const errors = {};
+  for (const r of results) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + v;
+  const ids = results.flatMap((r) => r.ids);
+  return {
+    opsPerSecond: (results.reduce((n, r) => n + r.cycles, 0) * 3) / seconds,
+    p50: latencies.length ? percentile(latencies, 50) : null,
+    p99: latencies.length ? percentile(latencies, 99) : null,
+    errors,
+    duplicates: ids.length - new Set(ids).size,
+  };
+};
+
+/** One round over HTTP: `clients` processes on one hub for `seconds`. */
+export async function hubRound(clients = 8, seconds = 5) {
+  const home = tempDir('bench-hub-');
+  const repo = gitRepo();
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
+  );
+  const hub = await startHub(home);
+  try {
+    const start = Date.now() + 2000;
+    const deadline = start + seconds * 1000;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, i) =>
+        runWorker([HTTP_CLIENT, hub.mcp, repo, String(i), String(start), String(deadline)]),
+      ),
+    );
+    return summary(results, seconds);
+  } finally {
+    hub.child.kill('SIGTERM');
+    await new Promise((r) => hub.child.once('exit', r));
+    cleanup(home, repo);
+  }
+}
+
+/** The same loop over stdio: `clients` processes, each with its own server, one database. */
+export async function stdioRound(clients = 8, seconds = 5) {
+  const home = tempDir('bench-home-');
+  const repo = gitRepo();
+  try {
+    const start = Date.now() + 3000;
+    const deadline = start + seconds * 1000;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, i) =>
+        runWorker([STDIO_CLIENT, 'ours', home, repo, String(i), String(start), String(deadline)]),
+      ),
+    );
+    return summary(results, seconds);
+  } finally {
+    cleanup(home, repo);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const clients = Number(process.argv[2] ?? 8);
+  const rounds = { http: [], stdio: [] };
+  for (let i = 0; i < 2; i++)
+    for (const kind of i % 2 ? ['stdio', 'http'] : ['http', 'stdio']) {
+      process.stderr.write(`  ${kind}, ${clients} clients, round ${i + 1}…\n`);
+      rounds[kind].push(kind === 'http' ? await hubRound(clients) : await stdioRound(clients));
+    }
+  console.log(JSON.stringify(rounds, null, 1));
+}

@@ -1,0 +1,72 @@
+import type { App } from '../app/app.js';
+import { telegramSettings } from '../app/config.js';
+import type { AuditTrail } from '../features/human/audit-trail.js';
+import type { Selection } from '../mcp/registry.js';
+
+/** What a serving process runs besides its requests; `stop` gives Telegram up to 3 s to let its lease go. */
+export interface BackgroundWork {
+  /** The sessions' audit trail, once the human toolset has loaded (null before, or without it). */
+  audit(): AuditTrail | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * The housekeeping of a serving process (`serve`, `hub`): purges when due (any process's purge
+ * counts), the database's quick check off the request path, and with the human toolset the audit
+ * trail and, when a bot is configured, Telegram (this process polls it when no other does).
+ */
+export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
+  const purge = () => {
+    try {
+      app.maintenance.purgeIfDue();
+    } catch (error) {
+      app.log.warn('purge.failed', { message: (error as Error).message });
+    }
+  };
+  const timers = [
+    setTimeout(purge, 2_000),
+    // A file damaged on disk (not at its header, which opening checks) is found here; from then on
+    // writes are refused with what to do.
+    setTimeout(() => {
+      try {
+        const result = app.maintenance.verifyIfDue();
+        if (result && !result.ok) app.log.error('database.damaged', { detail: result.detail.slice(0, 500) });
+      } catch (error) {
+        app.log.warn('database.verify_failed', { message: (error as Error).message });
+      }
+    }, 1_000),
+  ];
+  const interval = setInterval(purge, app.config.purge_interval_minutes * 60_000);
+  for (const t of [...timers, interval]) t.unref();
+
+  let audit: AuditTrail | null = null;
+  let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
+  if (selection.toolsets.some((t) => t.id === 'human')) {
+    telegram = (async () => {
+      const { humanFor } = await import('../features/human/human.js');
+      const human = humanFor(app);
+      audit = human.audit;
+      audit?.archiveStale();
+      try {
+        const settings = telegramSettings(app.config);
+        if (!settings.bot_token) return null;
+        const { startTelegram } = await import('../features/human/telegram-channel.js');
+        return await startTelegram(app, human, settings);
+      } catch (error) {
+        app.log.warn('telegram.start_failed', { message: (error as Error).message });
+        return null;
+      }
+    })().catch((error: Error) => {
+      app.log.warn('human.start_failed', { message: error.message });
+      return null;
+    });
+  }
+  return {
+    audit: () => audit,
+    async stop() {
+      for (const t of [...timers, interval]) clearTimeout(t);
+      const stopped = telegram.then((channel) => channel?.stop()).catch(() => {});
+      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
+    },
+  };
+}
