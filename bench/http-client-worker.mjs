@@ -1,7 +1,7 @@
 // One client of the hub benchmark, in its own process as a real client is: a minimal Streamable
 // HTTP client (fetch, no SDK) that opens an MCP session with the hub, waits for the common start,
 // then loops claim → check → release until the deadline, timing every call; prints JSON.
-const [url, repo, index, start, deadline] = process.argv.slice(2);
+const [url, repo, index, start, deadline, mode] = process.argv.slice(2);
 let sessionId = null;
 let next = 1;
 
@@ -32,6 +32,22 @@ async function post(message) {
 const call = (name, args) =>
   post({ jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name, arguments: args } });
 
+if (mode === 'echo') {
+  // The floor: the same requests to a server that only echoes them.
+  let cycles = 0;
+  const latencies = [];
+  while (Date.now() < Number(start)) await new Promise((r) => setTimeout(r, 1));
+  while (Date.now() < Number(deadline)) {
+    for (const name of ['collab_claim', 'collab_check', 'collab_release']) {
+      const t = performance.now();
+      await call(name, { files: [`shared/${cycles % 7}.ts`], intent: 'bench' });
+      latencies.push(performance.now() - t);
+    }
+    cycles++;
+  }
+  process.stdout.write(JSON.stringify({ cycles, errors: {}, ids: [], latencies }));
+  process.exit(0);
+}
 await post({
   jsonrpc: '2.0',
   id: next++,

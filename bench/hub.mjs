@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanup, gitRepo, percentile, tempDir } from './common.mjs';
 import { CLI } from './servers.mjs';
 
+const ECHO_SERVER = fileURLToPath(new URL('./http-echo-server.mjs', import.meta.url));
 const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
 const STDIO_CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 
@@ -56,21 +57,32 @@ const summary = (results, seconds) => {
   };
 };
 
-/** One round over HTTP: `clients` processes on one hub for `seconds`. */
-export async function hubRound(clients = 8, seconds = 5) {
+/**
+ * One round over HTTP: `clients` processes on one hub for `seconds` (with `echo`, on a bare Hono
+ * server that echoes each request: the floor of HTTP on this machine).
+ */
+export async function hubRound(clients = 8, seconds = 5, echo = false) {
   const home = tempDir('bench-hub-');
   const repo = gitRepo();
   writeFileSync(
     join(home, 'config.json'),
     JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
   );
-  const hub = await startHub(home);
+  const hub = await startHub(home, echo);
   try {
     const start = Date.now() + 2000;
     const deadline = start + seconds * 1000;
     const results = await Promise.all(
       Array.from({ length: clients }, (_, i) =>
-        runWorker([HTTP_CLIENT, hub.mcp, repo, String(i), String(start), String(deadline)]),
+        runWorker([
+          HTTP_CLIENT,
+          hub.mcp,
+          repo,
+          String(i),
+          String(start),
+          String(deadline),
+          echo ? 'echo' : 'mcp',
+        ]),
       ),
     );
     return summary(results, seconds);
@@ -101,11 +113,13 @@ export async function stdioRound(clients = 8, seconds = 5) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const clients = Number(process.argv[2] ?? 8);
-  const rounds = { http: [], stdio: [] };
+  const rounds = { http: [], stdio: [], echo: [] };
   for (let i = 0; i < 2; i++)
-    for (const kind of i % 2 ? ['stdio', 'http'] : ['http', 'stdio']) {
+    for (const kind of i % 2 ? ['echo', 'stdio', 'http'] : ['http', 'stdio', 'echo']) {
       process.stderr.write(`  ${kind}, ${clients} clients, round ${i + 1}…\n`);
-      rounds[kind].push(kind === 'http' ? await hubRound(clients) : await stdioRound(clients));
+      rounds[kind].push(
+        kind === 'stdio' ? await stdioRound(clients) : await hubRound(clients, 5, kind === 'echo'),
+      );
     }
   console.log(JSON.stringify(rounds, null, 1));
 }

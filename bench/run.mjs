@@ -328,11 +328,11 @@ progress('8 clients, each with its own server over stdio: claim + check + releas
 const tp = await throughputRounds();
 loads.push(load());
 progress('the hub over HTTP: 8 clients, each its own MCP session on one hub, beside 8 over stdio…');
-const hubRounds = { http: [], stdio: [] };
+const hubRounds = { http: [], stdio: [], echo: [] };
 for (let i = 0; i < 2; i++)
-  for (const kind of i % 2 ? ['stdio', 'http'] : ['http', 'stdio']) {
+  for (const kind of i % 2 ? ['echo', 'stdio', 'http'] : ['http', 'stdio', 'echo']) {
     progress(`  ${kind}, round ${i + 1}…`);
-    hubRounds[kind].push(kind === 'http' ? await hubRound(8) : await stdioRound(8));
+    hubRounds[kind].push(kind === 'stdio' ? await stdioRound(8) : await hubRound(8, 5, kind === 'echo'));
   }
 loads.push(load());
 
@@ -404,6 +404,14 @@ row(
   `stdio, same run: ${hubFigure(hubRounds.stdio)}`,
   `HTTP ÷ stdio: ${ratio(mean(hubRounds.http, 'opsPerSecond'), mean(hubRounds.stdio, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.http, 'p50'), mean(hubRounds.stdio, 'p50'))} p50 · ${ratio(mean(hubRounds.http, 'p99'), mean(hubRounds.stdio, 'p99'))} p99`,
   'recorded beside stdio',
+  null,
+);
+row(
+  'the floor: the same 8 clients and requests against a bare Hono server that echoes them (mean of 2)',
+  hubFigure(hubRounds.echo),
+  '–',
+  `hub ÷ floor: ${ratio(mean(hubRounds.http, 'opsPerSecond'), mean(hubRounds.echo, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.http, 'p50'), mean(hubRounds.echo, 'p50'))} p50`,
+  '',
   null,
 );
 row(
@@ -502,6 +510,8 @@ the ratios are the figures to read.
   beside them, in the same run and alternating, the same loop by 8 clients over stdio (each with
   its own server, one database). p50/p99 are per call as the client times it. The bench's home
   lifts the hub's per-agent rate limit (each client is one agent at full speed).
+  The floor beside them: the same clients sending the same requests to a bare Hono server on
+  \`@hono/node-server\` (what the hub is built on) that only echoes them.
   \`node bench/hub.mjs [clients]\` runs this part alone.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.

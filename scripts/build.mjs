@@ -4,6 +4,7 @@
 //   dist/cli.cjs   the executable (bin): the launcher
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
 //   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
+//   dist/hub.cjs   the hub's commands (hub, dashboard, token), required by main.cjs when one runs
 //   dist/lib.js    the application as a library (benchmarks)
 //   dist/tool-definitions.json  every tool's listed schema, for `serve` to read instead of building
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,22 @@ const englishOnlyZodLocales = {
   },
 };
 
+/**
+ * The hub's commands (src/cli/hub.ts: the HTTP server, Hono, the dashboard) go in a bundle of their
+ * own, dist/hub.cjs, which main.cjs requires when one of them runs: every spawn of `serve` reads
+ * main.cjs, and should not pay for the hub's code.
+ */
+const hubApart = {
+  name: 'hub-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/hub\.js$/ }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'main.ts'))
+        ? { path: './hub.cjs', external: true }
+        : undefined,
+    );
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -54,7 +71,14 @@ await Promise.all([
     format: 'cjs',
     banner: { js: '#!/usr/bin/env node' },
   }),
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', format: 'cjs' }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/main.cjs',
+    format: 'cjs',
+    plugins: [...common.plugins, hubApart],
+  }),
+  build({ ...common, entryPoints: ['src/cli/hub.ts'], outfile: 'dist/hub.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/hot-main.ts'], outfile: 'dist/hot.cjs', format: 'cjs' }),
   build({
     ...common,

@@ -1,9 +1,21 @@
+import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';
 import { DEFAULT_TOOLSETS, TOOLSETS } from '../mcp/toolsets.js';
+
+/**
+ * The hub's commands. Bundled apart (dist/hub.cjs, scripts/build.mjs) so that the rest of the CLI,
+ * `serve` above all, does not load the HTTP server and the dashboard; required from beside this
+ * bundle when running from dist/.
+ */
+async function hubCommands(): Promise<typeof import('./hub.js')> {
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs'))
+    return createRequire(__filename)('./hub.cjs') as typeof import('./hub.js');
+  return import('./hub.js');
+}
 
 const program = new Command()
   .name('session-collab')
@@ -38,7 +50,7 @@ program
   .option('--toolsets <list>', 'comma-separated toolsets (default: all of them)')
   .option('--read-only', 'serve only the tools that change nothing')
   .option('--json', 'print the addresses as one JSON line')
-  .action(async (options) => (await import('./hub.js')).hubCommand(options));
+  .action(async (options) => (await hubCommands()).hubCommand(options));
 
 program
   .command('hub-headers')
@@ -49,7 +61,7 @@ program
   .command('dashboard')
   .description("Print a one-time login link to the running hub's dashboard")
   .option('--json', 'machine-readable output')
-  .action(async (options) => (await import('./hub.js')).dashboardCommand(options));
+  .action(async (options) => (await hubCommands()).dashboardCommand(options));
 
 program
   .command('token <action> [name]')
@@ -62,7 +74,7 @@ program
         `Unknown token action "${action}".`,
         'Use create <name>, list or revoke <name>.',
       );
-    (await import('./hub.js')).tokenCommand(action, name, options);
+    (await hubCommands()).tokenCommand(action, name, options);
   });
 
 program
@@ -221,7 +233,9 @@ program
   .action(async (options) => (await import('./doctor.js')).doctor(options));
 
 program.parseAsync().catch((error: unknown) => {
-  const fault = error instanceof CollabError ? error : describeStorageFault(error, resolveHome().home);
+  // A CollabError of the hub's bundle is another class: known by its name.
+  const collab = error instanceof CollabError || (error as Error | null)?.name === 'CollabError';
+  const fault = collab ? (error as CollabError) : describeStorageFault(error, resolveHome().home);
   if (fault) {
     process.stderr.write(`session-collab: ${fault.message}\n  → ${fault.hint}\n`);
   } else {

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
@@ -88,6 +89,17 @@ describe('the hub over Streamable HTTP', () => {
       (await a.fail('collab_claim', { files: ['src/b.ts'], intent: 'as beta', session_id: other })).code,
     ).toBe('NOT_OWNER');
 
+    // Every tool answers over HTTP with a tool result (called without arguments: a result, or
+    // INVALID_INPUT naming what is missing), never a protocol error.
+    const skip = new Set(['collab_session_end', 'session_stop', 'ask_human', 'check_answers']);
+    for (const name of listed.filter((n) => !skip.has(n))) {
+      const result = await b.client.callTool({ name, arguments: {} });
+      expect(result.content, name).toBeDefined();
+      if (result.isError)
+        expect((result.structuredContent as { error: { code: string } }).error.code, name).toMatch(
+          /^[A-Z_]+$/,
+        );
+    }
     // A tool of each other toolset answers over HTTP.
     expect(await a.call('notifications_list')).toHaveProperty('notifications');
     expect(await a.call('list_projects')).toHaveProperty('projects');
@@ -301,6 +313,35 @@ describe('the hub over Streamable HTTP', () => {
     });
     expect(forged.status).toBe(403);
   });
+
+  it('a call the client cancels over HTTP is cancelled in the hub: the agent run it started ends', async () => {
+    const home = tempDir('collab-home-');
+    const state = tempDir('fake-agent-');
+    const repo = gitRepo();
+    const fakes = fileURLToPath(new URL('../fixtures/agent-clis', import.meta.url));
+    const h = await hub(home, { env: { PATH: `${fakes}:${process.env.PATH}`, FAKE_AGENT_STATE: state } });
+    const a = await client({ mcp: h.mcp, project: repo, name: 'delegator' });
+    const controller = new AbortController();
+    const call = a.client
+      .callTool(
+        { name: 'execute_claude', arguments: { prompt: 'sleep 30 then stop', wait_seconds: 60 } },
+        { signal: controller.signal },
+      )
+      .catch(() => null);
+    for (let i = 0; i < 100 && !readdirSync(state).some((f) => f.startsWith('child-')); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    await call;
+    let status = '';
+    for (let i = 0; i < 50 && status !== 'cancelled'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const history = await a.call<{ executions: Array<{ status: string }> }>('get_execution_history', {
+        limit: 1,
+      });
+      status = history.executions[0]?.status ?? '';
+    }
+    expect(status).toBe('cancelled');
+  });
 });
 
 describe('the dashboard without a browser', () => {
@@ -319,6 +360,11 @@ describe('the dashboard without a browser', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect((await fetch(`${h.url}/events`)).status).toBe(401);
+    // The realms this machine works with are on the overview.
+    const realm = join(tempDir('collab-realm-'), 'shop');
+    expect((await cli(home, ['realm', 'init', realm, '--name', 'shop-realm'])).code).toBe(0);
+    const overview = await (await fetch(`${h.url}/`, { headers: { cookie } })).text();
+    expect(overview).toContain('shop-realm');
 
     const a = await client({ mcp: h.mcp, project: repo, name: 'alpha' });
     await a.call('collab_claim', { files: ['src/a.ts'], intent: 'first' });

@@ -1,6 +1,8 @@
 import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
+import { loadRealm } from '../../integrations/realm-files.js';
 import type { ClaimView } from '../claims/claim-queries.js';
+import { realmFor } from '../realm/realm.js';
 import { reviewsFor } from '../reviews/reviews.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
@@ -83,6 +85,16 @@ export interface Board {
   }>;
 }
 
+export interface RealmLine {
+  name: string;
+  root: string;
+  repos: string[];
+  contracts: Array<{ domain: string; name: string; version: string; owner: string }>;
+  problems: number;
+  /** Why it could not be read, when it could not. */
+  error: string | null;
+}
+
 /** How much of each list a page shows. */
 export const BOARD_LIMITS = { projects: 100, sessions: 100, claims: 500, conflicts: 100, lines: 30 } as const;
 
@@ -98,6 +110,42 @@ export class DashboardViews {
       claims: p.claims,
       questions: p.questions,
     }));
+  }
+
+  /** The realms this machine works with, each read from its folder. */
+  realms(): RealmLine[] {
+    return realmFor(this.app)
+      .registered()
+      .slice(0, 20)
+      .map((r) => {
+        try {
+          const model = loadRealm(r.root);
+          return {
+            name: model.name,
+            root: r.root,
+            repos: [...model.repos.keys()],
+            contracts: [...model.domains.values()].flatMap((d) =>
+              [...d.contracts.values()].map((c) => ({
+                domain: d.name,
+                name: c.name,
+                version: c.version,
+                owner: c.owner,
+              })),
+            ),
+            problems: model.problems.length,
+            error: null,
+          };
+        } catch (error) {
+          return {
+            name: r.name ?? r.root,
+            root: r.root,
+            repos: [],
+            contracts: [],
+            problems: 0,
+            error: (error as Error).message.slice(0, 300),
+          };
+        }
+      });
   }
 
   /** Pending questions, of one project or of every one. */

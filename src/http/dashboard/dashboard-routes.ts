@@ -133,7 +133,14 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   web.get('/', (c) => {
     const csrf = session(c);
     if (csrf instanceof Response) return csrf;
-    return c.html(overviewPage(hub.views.projects(), hub.views.questions(null), pageContext(c, csrf, null)));
+    return c.html(
+      overviewPage(
+        hub.views.projects(),
+        hub.views.questions(null),
+        hub.views.realms(),
+        pageContext(c, csrf, null),
+      ),
+    );
   });
 
   web.get('/projects/:id', (c) => {

@@ -5,6 +5,7 @@ import type {
   ClaimItem,
   ProjectLine,
   QuestionItem,
+  RealmLine,
   SessionItem,
 } from '../../features/hub/dashboard-views.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
@@ -80,7 +81,29 @@ ${list.length === 0 ? html`<p class="muted">No session is waiting for an answer.
 </section>`;
 }
 
-export function overviewPage(projects: ProjectLine[], pending: QuestionItem[], ctx: PageContext): string {
+function realmsSection(realms: RealmLine[]): Html {
+  if (realms.length === 0) return html``;
+  return html`<section data-live="realms" id="realms"><h2>Realms</h2>
+${realms.map(
+  (
+    r,
+  ) => html`<article class="realm"><p><strong>${r.name}</strong> <span class="path">${r.root}</span>${r.problems > 0 ? html` <span class="badge conflict">${r.problems} problem${r.problems === 1 ? '' : 's'}</span>` : ''}</p>
+${
+  r.error
+    ? html`<p class="error">${r.error}</p>`
+    : html`<p>Repos: ${r.repos.join(', ') || '\u2014'}</p>
+${r.contracts.length > 0 ? html`<ul class="lines">${r.contracts.map((c) => html`<li><code>${c.domain}/${c.name}</code> ${c.version} (owner ${c.owner})</li>`)}</ul>` : ''}`
+}
+</article>`,
+)}</section>`;
+}
+
+export function overviewPage(
+  projects: ProjectLine[],
+  pending: QuestionItem[],
+  realms: RealmLine[],
+  ctx: PageContext,
+): string {
   return layout(
     'Overview',
     ctx,
@@ -95,7 +118,8 @@ ${projects.map(
     html`<tr><td><a href="/projects/${p.id}">${p.root}</a></td><td>${p.sessions}</td><td>${p.claims}</td><td>${p.questions}</td></tr>`,
 )}</tbody></table></div>`
 }
-</section>`,
+</section>
+${realmsSection(realms)}`,
   );
 }
 
@@ -104,7 +128,7 @@ function sessionRow(s: SessionItem, ctx: PageContext): Html {
   return html`<tr class="state-${s.state}" data-session="${s.id}">
 <td><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
 <td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
-<td>${s.client ?? '&mdash;'}</td><td>${s.branch ?? '&mdash;'}</td><td class="path">${s.worktree}</td>
+<td>${s.client ?? '\u2014'}</td><td>${s.branch ?? '\u2014'}</td><td class="path">${s.worktree}</td>
 <td>${when(s.last_activity)}</td><td>${s.active_claims}</td>
 <td>${
     s.state === 'ended'
