@@ -65,6 +65,32 @@ describe.skipIf(!claude)('Claude Code over HTTP', () => {
     expect(listed.stdout).toMatch(/session-collab: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/);
   }, 120_000);
 
+  it('added by hand with `claude mcp add --transport http`, lists the hub as connected', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('client-home-');
+    const repo = gitRepo();
+    const hub = await startHubProcess({ home });
+    hubs.push(hub);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: userHome, SESSION_COLLAB_HOME: home };
+    const added = await runAgentCli(
+      claude!,
+      [
+        'mcp',
+        'add',
+        '--transport',
+        'http',
+        'session-collab',
+        hub.mcp,
+        '--header',
+        `X-Collab-Project: ${repo}`,
+      ],
+      { cwd: repo, env },
+    );
+    expect(added.stdout + added.stderr).toMatch(/Added HTTP MCP server session-collab/);
+    const listed = await runAgentCli(claude!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout).toMatch(/session-collab: http:\/\/127\.0\.0\.1:\d+\/mcp \(HTTP\) - ✔ Connected/);
+  }, 120_000);
+
   it('is one session for its MCP connection and its hooks, and its edit of a file claimed over HTTP is stopped', async () => {
     const { repo, hub, env } = await wired('claude');
     const target = join(repo, 'app.txt');
