@@ -28,11 +28,11 @@ function runWorker(args) {
   });
 }
 
-function startHub(home) {
+function startHub(home, echo = false) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [CLI, 'hub', '--listen', '127.0.0.1:0', '--toolsets', 'collab', '--json'],
+      echo ? [ECHO_SERVER] : [CLI, 'hub', '--listen', '127.0.0.1:0', '--toolsets', 'collab', '--json'],
       {
         env: { ...process.env, SESSION_COLLAB_HOME: home },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -14,7 +14,7 @@ const ALLOWED = {
   // Services see the app only through its leaves: the context they are built on, and settings.
   features: ['core', 'store', 'integrations', 'app/context.ts', 'app/config.ts', 'app/home.ts', 'app/log.ts'],
   mcp: ['core', 'integrations', 'app', 'features'],
-  http: ['core', 'integrations', 'app', 'features', 'mcp'],
+  http: ['core', 'app', 'features', 'mcp'],
   cli: ['core', 'integrations', 'app', 'features', 'mcp', 'http'],
   'lib.ts': ['app', 'features', 'mcp', 'integrations'],
 };

@@ -85,10 +85,13 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     maxBodyBytes: maxBody,
   });
   const feed = new EventFeed(app);
-  let tokensRequired = { value: hub.tokens.required(), at: Date.now() };
+  // Reachable beyond this machine: a token is always needed (revoking the last one closes the hub,
+  // it does not open it). On loopback, once any token exists.
+  const exposed = !isLoopback(host) || app.config.hub.allowed_hosts.length > 0;
+  let tokensRequired = { value: exposed || hub.tokens.required(), at: Date.now() };
   const required = () => {
     if (Date.now() - tokensRequired.at > 2_000)
-      tokensRequired = { value: hub.tokens.required(), at: Date.now() };
+      tokensRequired = { value: exposed || hub.tokens.required(), at: Date.now() };
     return tokensRequired.value;
   };
 
@@ -103,7 +106,12 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     const request = c.req.raw;
     const auth = authenticate(request, hub.tokens, required());
     if (auth instanceof Response) return auth;
-    const key = auth.tokenId ?? request.headers.get('mcp-session-id') ?? 'anonymous';
+    const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
+    // Each agent has its own rate: its token, else its MCP session (one this hub knows: a made-up
+    // id counts against the address it comes from, as do new sessions).
+    const sessionId = request.headers.get('mcp-session-id');
+    const key =
+      auth.tokenId ?? (sessionId && endpoint.knows(sessionId) ? `session:${sessionId}` : `address:${remote}`);
     const wait = limiter.take(key, Date.now());
     if (wait > 0)
       return jsonRpcError(
@@ -128,8 +136,11 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
       }
     }
     try {
-      const remote = getConnInfo(c).remote.address ?? '';
-      return await endpoint.handle(request, auth.tokenId, body, isLoopback(remote.replace(/^::ffff:/, '')));
+      // A client of this host may name its own process: over loopback, not through a proxy, and
+      // only while the hub has no tokens (with tokens, one agent could name another's process).
+      const proxied = request.headers.has('forwarded') || request.headers.has('x-forwarded-for');
+      const sameHost = isLoopback(remote) && !proxied && auth.tokenId === null;
+      return await endpoint.handle(request, { tokenId: auth.tokenId, sameHost }, body);
     } catch (error) {
       app.log.error('hub.request_failed', {
         message: (error as Error).message,
@@ -154,7 +165,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
 
   const heartbeat = setInterval(() => {
     const now = Date.now();
-    endpoint.heartbeat(now - app.config.hub.session_idle_minutes * 60_000);
+    endpoint.heartbeat();
     endpoint.sweep(now - app.config.hub.session_idle_minutes * 60_000);
   }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();

@@ -8,9 +8,9 @@ import type { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { LIMITS } from '../core/limits.js';
 import { hubFor } from '../features/hub/hub.js';
+import { namedClientProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { ProcessRef } from '../features/sessions/sessions-service.js';
-import { processNamed } from '../integrations/process-tree.js';
 import type { Selection } from '../mcp/registry.js';
 import { createMcpServer } from '../mcp/server.js';
 import { jsonRpcError } from './responses.js';
@@ -20,10 +20,15 @@ export const IDENTITY_HEADERS = {
   project: 'x-collab-project',
   clientSession: 'x-collab-client-session',
   name: 'x-collab-session-name',
-  /** The client process (pid and start time), from `session-collab hub-headers`: heeded over loopback only. */
+  /** The client process (pid and start time), from `session-collab hub-headers`. */
   clientPid: 'x-collab-client-pid',
   clientStart: 'x-collab-client-start',
 } as const;
+
+/** MCP sessions held in memory at once; past it, quiet ones are let go, and new ones wait (503). */
+const MAX_LIVE = 2_000;
+/** What is kept of a client's `initialize` (to take its session up again), at most. */
+const MAX_INITIALIZE_CHARS = 16_000;
 
 interface Live {
   id: string;
@@ -45,6 +50,17 @@ interface Identity {
   clientStart: string | null;
 }
 
+/** Where a request comes from, as far as the hub can trust it. */
+export interface Caller {
+  /** The token it presented (null: the hub takes requests without tokens). */
+  tokenId: string | null;
+  /**
+   * Whether it may name a client process of this host: it came over loopback, not through a proxy,
+   * and the hub has no tokens (with tokens, one agent could name another's process).
+   */
+  sameHost: boolean;
+}
+
 export interface McpEndpointOptions {
   app: App;
   selection: Selection;
@@ -56,18 +72,38 @@ export interface McpEndpointOptions {
   maxBodyBytes: number;
 }
 
-function identityOf(headers: Headers, sameHost: boolean): Identity {
+function identityOf(headers: Headers, caller: Caller): Identity {
   const header = (name: string, max: number) => {
     const value = headers.get(name)?.trim();
     return value && value.length <= max && !value.startsWith('${') ? value : null;
   };
+  const clientSession = header(IDENTITY_HEADERS.clientSession, LIMITS.clientSessionIdChars);
   return {
     projectRoot: header(IDENTITY_HEADERS.project, 4096),
-    clientSessionId: header(IDENTITY_HEADERS.clientSession, LIMITS.clientSessionIdChars),
+    // With tokens, a client session id is its agent's own: one agent cannot name another's.
+    clientSessionId:
+      clientSession && caller.tokenId ? `${caller.tokenId}:${clientSession}`.slice(0, 200) : clientSession,
     name: inline(header(IDENTITY_HEADERS.name, 200) ?? '', 100) || null,
-    clientPid: sameHost ? Number(header(IDENTITY_HEADERS.clientPid, 12) ?? Number.NaN) || null : null,
-    clientStart: sameHost ? header(IDENTITY_HEADERS.clientStart, 40) : null,
+    clientPid: caller.sameHost ? Number(header(IDENTITY_HEADERS.clientPid, 12) ?? Number.NaN) || null : null,
+    clientStart: caller.sameHost ? header(IDENTITY_HEADERS.clientStart, 40) : null,
   };
+}
+
+/** What is kept of an `initialize` request's parameters: the protocol version, capabilities and client. */
+function initializeOf(body: unknown): unknown {
+  const params = ((body as { params?: Record<string, unknown> }).params ?? {}) as Record<string, unknown>;
+  const kept = {
+    protocolVersion: params.protocolVersion,
+    capabilities: params.capabilities ?? {},
+    clientInfo: params.clientInfo ?? { name: 'unknown', version: '0' },
+  };
+  return JSON.stringify(kept).length <= MAX_INITIALIZE_CHARS
+    ? kept
+    : {
+        protocolVersion: params.protocolVersion,
+        capabilities: {},
+        clientInfo: { name: 'unknown', version: '0' },
+      };
 }
 
 const isInitialize = (body: unknown): boolean =>
@@ -79,11 +115,11 @@ const isInitialize = (body: unknown): boolean =>
 /**
  * MCP over Streamable HTTP at /mcp: one MCP session per client, each its own collab session. The
  * sessions are in the store, so a client that comes back with its Mcp-Session-Id after the hub
- * restarted (or was let go from memory while quiet) keeps its session.
+ * restarted (or let it go from memory while quiet) keeps its session.
  */
 export class McpEndpoint {
   private readonly live = new Map<string, Live>();
-  private readonly restoring = new Map<string, Promise<Live>>();
+  private readonly restoring = new Map<string, Promise<Live | null>>();
   private readonly hub;
 
   constructor(private readonly options: McpEndpointOptions) {
@@ -94,13 +130,13 @@ export class McpEndpoint {
     return this.live.size;
   }
 
+  /** Whether `id` names an MCP session this hub knows (in memory or in the store). */
+  knows(id: string): boolean {
+    return this.live.has(id) || this.restoring.has(id) || this.hub.sessions.get(id) !== null;
+  }
+
   /** Serves one request of an authenticated caller; `body` is the parsed JSON of a POST. */
-  async handle(
-    request: Request,
-    tokenId: string | null,
-    body: unknown,
-    sameHost: boolean,
-  ): Promise<Response> {
+  async handle(request: Request, caller: Caller, body: unknown): Promise<Response> {
     const sessionId = request.headers.get('mcp-session-id');
     if (!sessionId) {
       if (request.method !== 'POST' || !isInitialize(body))
@@ -109,34 +145,40 @@ export class McpEndpoint {
           -32000,
           'Bad Request: no Mcp-Session-Id. Open a session with an initialize request first.',
         );
+      if (this.live.size >= MAX_LIVE) this.sweep(Date.now() - 60_000);
+      if (this.live.size >= MAX_LIVE)
+        return jsonRpcError(503, -32000, 'The hub holds as many sessions as it can; try again shortly.', {
+          'retry-after': '30',
+        });
       const live = await this.create(
-        identityOf(request.headers, sameHost),
-        tokenId,
+        identityOf(request.headers, caller),
+        caller.tokenId,
         null,
-        (body as { params?: unknown }).params ?? {},
+        initializeOf(body),
       );
       return this.serve(live, request, body);
     }
-    let live = this.live.get(sessionId);
+    // A session being taken up again is served once that is done, never half-restored.
+    let live = (await this.restoring.get(sessionId)) ?? this.live.get(sessionId) ?? null;
     if (!live) {
       const row = this.hub.sessions.get(sessionId);
-      if (!row || row.token_id !== tokenId) return this.notFound();
-      live = await this.restore(row);
+      if (!row || row.token_id !== caller.tokenId) return this.notFound();
+      live = await this.restore(row, identityOf(request.headers, caller));
+      if (!live) return this.notFound();
     }
-    if (live.tokenId !== tokenId) return this.notFound();
+    if (live.tokenId !== caller.tokenId) return this.notFound();
     return this.serve(live, request, body);
   }
 
-  /** Sessions heard from recently or holding a stream open: their collab sessions heartbeat. */
-  heartbeat(activeSince: number): void {
-    for (const live of this.live.values())
-      if (live.streams > 0 || live.seenAt >= activeSince) live.connection.heartbeat(true);
+  /** Clients holding a stream open are connected: their collab sessions heartbeat (the others', with their calls). */
+  heartbeat(): void {
+    for (const live of this.live.values()) if (live.streams > 0) live.connection.heartbeat(true);
   }
 
   /** Lets go of quiet sessions (they are taken up again on their next request). */
   sweep(quietSince: number): void {
     for (const live of [...this.live.values()])
-      if (live.streams === 0 && live.seenAt < quietSince) this.drop(live);
+      if (live.streams === 0 && live.seenAt < quietSince) void this.drop(live);
   }
 
   /** Lets go of every session without ending any: a hub that stops keeps its clients' sessions. */
@@ -174,7 +216,10 @@ export class McpEndpoint {
     return response;
   }
 
-  /** A new MCP session (`fixedId` null), or one taken up again by the id it had. */
+  /**
+   * A session's transport, server and connection. New (`fixedId` null): it joins the live sessions
+   * and the store when its `initialize` is handled. Taken up again (`fixedId`): the caller adds it.
+   */
   private async create(
     identity: Identity,
     tokenId: string | null,
@@ -183,40 +228,36 @@ export class McpEndpoint {
   ): Promise<Live> {
     const { app } = this.options;
     let server: Server | undefined;
-    const live = { tokenId, seenAt: Date.now(), streams: 0 } as Live;
+    const live = { id: fixedId ?? '', tokenId, seenAt: Date.now(), streams: 0 } as Live;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => fixedId ?? randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (id) => {
         live.id = id;
+        if (fixedId !== null) return;
         this.live.set(id, live);
-        if (fixedId === null)
-          this.hub.sessions.open({
-            id,
-            tokenId,
-            initialize,
-            projectRoot: identity.projectRoot,
-            clientSessionId: identity.clientSessionId,
-            name: identity.name,
-          });
+        this.hub.sessions.open({
+          id,
+          tokenId,
+          initialize,
+          projectRoot: identity.projectRoot,
+          clientSessionId: identity.clientSessionId,
+          name: identity.name,
+        });
       },
       onsessionclosed: (id) => this.end(id, 'the client closed its MCP session'),
     });
+    const clientProcess = () =>
+      identity.clientPid && identity.clientStart
+        ? namedClientProcess(identity.clientPid, identity.clientStart)
+        : null;
     const connection = new Connection(app, app.sessions, {
       cwd: identity.projectRoot ?? this.options.defaultProject,
       client: () => server?.getClientVersion()?.name ?? null,
       server: this.options.process,
       name: identity.name,
       ...(identity.clientSessionId || identity.clientPid
-        ? {
-            identity: () => ({
-              sessionId: identity.clientSessionId,
-              process:
-                identity.clientPid && identity.clientStart
-                  ? processNamed(identity.clientPid, identity.clientStart)
-                  : null,
-            }),
-          }
+        ? { identity: () => ({ sessionId: identity.clientSessionId, process: clientProcess() }) }
         : {}),
       onAttach: (collabId) => {
         if (live.id) this.hub.sessions.bind(live.id, collabId);
@@ -228,16 +269,22 @@ export class McpEndpoint {
     return live;
   }
 
-  /** Takes a stored session up again: the client's handshake replayed into a new transport. */
-  private restore(row: {
-    id: string;
-    token_id: string | null;
-    initialize: string;
-    project_root: string | null;
-    client_session_id: string | null;
-    name: string | null;
-    collab_session_id: string | null;
-  }): Promise<Live> {
+  /**
+   * Takes a stored session up again: the client's handshake replayed into a new transport, its
+   * collab session adopted by this process. Null when that fails (the client then starts anew).
+   */
+  private restore(
+    row: {
+      id: string;
+      token_id: string | null;
+      initialize: string;
+      project_root: string | null;
+      client_session_id: string | null;
+      name: string | null;
+      collab_session_id: string | null;
+    },
+    current: Identity,
+  ): Promise<Live | null> {
     const pending = this.restoring.get(row.id);
     if (pending) return pending;
     const restored = (async () => {
@@ -246,28 +293,39 @@ export class McpEndpoint {
           projectRoot: row.project_root,
           clientSessionId: row.client_session_id,
           name: row.name,
-          clientPid: null,
-          clientStart: null,
+          // The client process as this request names it (the one that opened the session may be gone).
+          clientPid: current.clientPid,
+          clientStart: current.clientStart,
         },
         row.token_id,
         row.id,
         null,
       );
-      const url = 'http://hub.invalid/mcp';
-      const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-      const replay = async (message: Record<string, unknown>, sessionId: string | null) => {
-        const response = await live.transport.handleRequest(
-          new Request(url, {
-            method: 'POST',
-            headers: sessionId ? { ...headers, 'mcp-session-id': sessionId } : headers,
-          }),
-          { parsedBody: { jsonrpc: '2.0', ...message } },
-        );
-        await response.text();
-      };
-      await replay({ id: 'restore', method: 'initialize', params: JSON.parse(row.initialize) }, null);
-      await replay({ method: 'notifications/initialized' }, row.id);
-      if (row.collab_session_id) live.connection.resume(row.collab_session_id);
+      try {
+        const url = 'http://hub.invalid/mcp';
+        const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+        const replay = async (message: Record<string, unknown>, sessionId: string | null) => {
+          const response = await live.transport.handleRequest(
+            new Request(url, {
+              method: 'POST',
+              headers: sessionId ? { ...headers, 'mcp-session-id': sessionId } : headers,
+            }),
+            { parsedBody: { jsonrpc: '2.0', ...message } },
+          );
+          await response.text();
+        };
+        await replay({ id: 'restore', method: 'initialize', params: JSON.parse(row.initialize) }, null);
+        await replay({ method: 'notifications/initialized' }, row.id);
+        if (row.collab_session_id) live.connection.resume(row.collab_session_id);
+      } catch (error) {
+        this.options.app.log.warn('hub.restore_failed', {
+          mcp_session: row.id,
+          message: (error as Error).message,
+        });
+        await live.transport.close().catch(() => {});
+        return null;
+      }
+      this.live.set(row.id, live);
       this.options.app.log.info('hub.session_restored', {
         mcp_session: row.id,
         session: row.collab_session_id,

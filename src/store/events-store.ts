@@ -14,12 +14,18 @@ export class EventsStore {
   private readonly afterStmt;
   private readonly lastStmt;
   private readonly purgeStmt;
+  private readonly oldestStmt;
 
   constructor(db: Db) {
     this.afterStmt = db.prepare<[number, number], EventRow>(
       'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
     );
     this.lastStmt = db.prepare<[], { id: number }>('SELECT coalesce(max(id), 0) AS id FROM events').pluck();
+    this.oldestStmt = db
+      .prepare<[], { id: number }>(
+        "SELECT coalesce((SELECT min(id) FROM events), (SELECT seq + 1 FROM sqlite_sequence WHERE name = 'events'), 1) AS id",
+      )
+      .pluck();
     this.purgeStmt = db.prepare('DELETE FROM events WHERE at < ? AND id < (SELECT max(id) FROM events) - ?');
   }
 
@@ -30,6 +36,11 @@ export class EventsStore {
 
   lastId(): number {
     return this.lastStmt.get() as unknown as number;
+  }
+
+  /** The oldest id kept; past the last one when none is. */
+  oldestId(): number {
+    return this.oldestStmt.get() as unknown as number;
   }
 
   /** Drops events older than `before`, keeping the last `keep` whatever their age. */

@@ -223,6 +223,8 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     for (const where of ['session', 'intent', 'message', 'decision', 'description', 'work-title'])
       expect(await page.locator('main').textContent(), where).toContain(`window.xss='${where}'`);
     expect(await page.locator('main img, main script').count()).toBe(0);
+    // Escaped, not merely blocked by the Content-Security-Policy: the markup is in the page as text.
+    expect(await page.locator('main').innerHTML()).toContain('&lt;img src=x onerror=');
     expect(await xss()).toBeUndefined();
     await page.goto(`${h.url}/work/${work.id}`);
     expect(await page.locator('pre.conversation').textContent()).toContain("window.xss='work-content'");

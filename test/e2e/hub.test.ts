@@ -126,6 +126,19 @@ describe('the hub over Streamable HTTP', () => {
 
     const second = await hub(home, { listen: `127.0.0.1:${port}` });
     const again = await client({ mcp: second.mcp, project: repo, name: 'alpha', sessionId: mcpSessionId });
+    // Calls racing in right after the restart are all the restored session's (none starts another).
+    const raced = await Promise.all(
+      [1, 2, 3].map((i) =>
+        again.call<{ claim_id: string }>('collab_claim', { files: [`src/r${i}.ts`], intent: `r${i}` }),
+      ),
+    );
+    const owners = await again.call<{ claims: Array<{ claim_id: string; session_id: string }> }>(
+      'collab_claims_list',
+      {},
+    );
+    for (const r of raced)
+      expect(owners.claims.find((c) => c.claim_id === r.claim_id)?.session_id).toBe(before.session_id);
+    for (const r of raced) await again.call('collab_release', { claim_id: r.claim_id, status: 'completed' });
     const mine = await again.call<{ claims: Array<{ claim_id: string; session_id: string }> }>(
       'collab_claims_list',
       {},
@@ -202,8 +215,22 @@ describe('the hub over Streamable HTTP', () => {
     });
     expect(query.status).toBe(401);
 
-    const a = await client({ mcp: h.mcp, project: repo, token });
-    await a.call('collab_session_list');
+    const a = await client({
+      mcp: h.mcp,
+      project: repo,
+      token,
+      headers: { 'x-collab-client-session': 'client-1' },
+    });
+    const mine = await a.call<{ session_id: string }>('collab_session_start', { project_root: repo });
+    // Another agent naming the same client session id gets a session of its own.
+    const b = await client({
+      mcp: h.mcp,
+      project: repo,
+      token: second,
+      headers: { 'x-collab-client-session': 'client-1' },
+    });
+    const theirs = await b.call<{ session_id: string }>('collab_session_start', { project_root: repo });
+    expect(theirs.session_id).not.toBe(mine.session_id);
     // Another token cannot use this session.
     const stolen = await fetch(h.mcp, {
       method: 'POST',
@@ -232,6 +259,15 @@ describe('the hub over Streamable HTTP', () => {
     await cli(home, ['token', 'create', 'agent-1']);
     const h = await hub(home, { listen: '0.0.0.0:0' });
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
+    // Revoking the last token closes such a hub; it does not open it.
+    await cli(home, ['token', 'revoke', 'agent-1']);
+    await new Promise((r) => setTimeout(r, 2_200));
+    const open = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: JSON.stringify(initialize),
+    });
+    expect(open.status).toBe(401);
   });
 
   it('limits request size and rate per agent; a flood from one does not stop another', async () => {

@@ -23,6 +23,11 @@ export class EventLog {
     return this.app.store.events.lastId();
   }
 
+  /** The oldest id kept; past the last one when none is. */
+  oldestId(): number {
+    return this.app.store.events.oldestId();
+  }
+
   /** Up to `limit` events after `id`, oldest first. */
   after(id: number, limit: number): FeedEvent[] {
     return this.app.store.events.after(id, limit).map((row) => this.describe(row));

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { processAlive, processStartTime } from '../../integrations/process-probe.js';
+import { type ProcessInfo, processNamed } from '../../integrations/process-tree.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import { stateOf } from './liveness.js';
@@ -17,6 +18,14 @@ export interface HookSession {
 }
 
 /** The process itself, as a `ProcessRef`. */
+/**
+ * A client process on this host that another process named by pid and start time (the hub hears it
+ * from a client's `hub-headers`): null unless that process lives and started then.
+ */
+export function namedClientProcess(pid: number, start: string): ProcessInfo | null {
+  return processNamed(pid, start);
+}
+
 export function ownProcess(): ProcessRef {
   return { pid: process.pid, start: processStartTime(process.pid) };
 }

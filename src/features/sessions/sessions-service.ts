@@ -313,6 +313,8 @@ export class SessionsService {
       if (this.processGone(session)) {
         store.sessions.watch(id, server.pid, server.start);
         store.sessions.setServer(id, server.pid, server.start);
+        // Like any session coming back: it yields what others claimed over its files meanwhile.
+        this.claims.yieldToTakeovers(session, session.last_heartbeat);
       }
       return store.sessions.get(id)!;
     });

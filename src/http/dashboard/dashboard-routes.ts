@@ -16,6 +16,8 @@ const COOKIE = 'sc_dashboard';
 const REPLAY_MAX = 2_000;
 /** Open live streams at most: each holds a connection. */
 const MAX_STREAMS = 200;
+/** Events waiting for one slow stream at most; past it the page is told to reload. */
+const QUEUE_MAX = 5_000;
 const FORM_MAX_BYTES = 64 * 1024;
 
 /**
@@ -91,7 +93,8 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/',
-      secure: new URL(c.req.url).protocol === 'https:',
+      // Behind a TLS proxy the hub sees http: the proxy's word counts.
+      secure: new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https',
       maxAge: Math.floor(COOKIE_TTL_MS / 1000),
     });
     return c.redirect('/?notice=logged_in', 303);
@@ -114,7 +117,6 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   const pageContext = (c: Context, csrf: string, project: string | null): PageContext => {
     const after = feed.lastId();
     const notice = c.req.query('notice');
-    const error = c.req.query('error');
     const recent = feed
       .since(Math.max(0, after - 200), 200)
       .filter((e) => project === null || e.project_id === project)
@@ -125,7 +127,6 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       after,
       project,
       notice: notice ? (NOTICES[notice] ?? null) : null,
-      error: error ? error.slice(0, 500) : null,
       recent,
     };
   };
@@ -164,18 +165,38 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     const csrf = session(c);
     if (csrf instanceof Response) return csrf;
     if (streams >= MAX_STREAMS) return c.text('Too many live streams; close some dashboard tabs.', 503);
+    streams += 1;
     const project = c.req.query('project') || null;
     const resumeFrom = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? Number.NaN);
+    // Subscribing and reading what was missed happen in one turn of the event loop: the live feed
+    // hands out the ids above `feed.position`, the replay those up to it; each id is sent once, in order.
+    const queue: Array<{ id: number; data: string }> = [];
+    const resuming = Number.isSafeInteger(resumeFrom) && resumeFrom >= 0;
+    // The page has every event up to where it resumes: none of those again, even from the live feed.
+    let queued = resuming ? resumeFrom : -1;
+    let overflow = false;
+    let wake: (() => void) | null = null;
+    const push = (e: { id: number; project_id: string | null }) => {
+      if (e.id <= queued) return;
+      queued = e.id;
+      if (project !== null && e.project_id !== project) return;
+      if (queue.length >= QUEUE_MAX) overflow = true;
+      else queue.push({ id: e.id, data: JSON.stringify(e) });
+      wake?.();
+    };
+    const unsubscribe = feed.subscribe(push);
+    let reset = false;
+    if (resuming) {
+      const upTo = feed.position;
+      // Events purged since the page saw them cannot be replayed: the page reloads instead.
+      if (resumeFrom + 1 < feed.oldestId() && resumeFrom < upTo) reset = true;
+      else {
+        const missed = feed.since(resumeFrom, REPLAY_MAX + 1).filter((e) => e.id <= upTo);
+        if (missed.length > REPLAY_MAX) reset = true;
+        else for (const e of missed) push(e);
+      }
+    }
     return streamSSE(c, async (stream) => {
-      streams += 1;
-      const queue: Array<{ id: number; data: string }> = [];
-      let wake: (() => void) | null = null;
-      const push = (e: { id: number; project_id: string | null }) => {
-        if (project !== null && e.project_id !== project) return;
-        queue.push({ id: e.id, data: JSON.stringify(e) });
-        wake?.();
-      };
-      const unsubscribe = feed.subscribe(push);
       let closed = false;
       stream.onAbort(() => {
         closed = true;
@@ -183,16 +204,19 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       });
       try {
         await stream.writeSSE({ event: 'hello', data: '{}', retry: 1000 });
-        if (Number.isSafeInteger(resumeFrom) && resumeFrom >= 0) {
-          const upTo = feed.position;
-          const missed = feed.since(resumeFrom, REPLAY_MAX + 1).filter((e) => e.id <= upTo);
-          if (missed.length > REPLAY_MAX) await stream.writeSSE({ event: 'reset', data: '{}' });
-          else for (const e of missed) push(e);
+        if (reset) {
+          await stream.writeSSE({ event: 'reset', data: '{}' });
+          return;
         }
         while (!closed) {
           while (queue.length > 0 && !closed) {
             const next = queue.shift()!;
             await stream.writeSSE({ event: 'change', id: String(next.id), data: next.data });
+          }
+          // A reader too slow for the feed starts over from a fresh page.
+          if (overflow) {
+            await stream.writeSSE({ event: 'reset', data: '{}' });
+            break;
           }
           if (closed) break;
           await new Promise<void>((resolve) => {
@@ -231,7 +255,11 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
             : 'Something went wrong; see logs/collab.log.';
         if (!(error instanceof CollabError))
           app.log.error('dashboard.action_failed', { path, message: (error as Error).message });
-        return c.redirect(`${back}${join}error=${encodeURIComponent(message.slice(0, 400))}`, 303);
+        // Shown on a page of its own, never carried in a link (a crafted link could show anything).
+        return c.html(
+          messagePage('That did not work', html`<p>${message}</p><p><a href="${back}">Back</a></p>`),
+          409,
+        );
       }
     });
 

@@ -33,6 +33,11 @@ export class EventFeed {
     return this.log.lastId();
   }
 
+  /** The oldest id still kept (older ones were purged). */
+  oldestId(): number {
+    return this.log.oldestId();
+  }
+
   subscribe(listener: (event: FeedEvent) => void): () => void {
     if (this.listeners.size === 0) {
       this.last = this.log.lastId();

@@ -21,7 +21,6 @@ export interface PageContext {
   /** A project the live feed is limited to. */
   project: string | null;
   notice: string | null;
-  error: string | null;
   /** Recent events, newest last. */
   recent: FeedEvent[];
 }
@@ -47,7 +46,6 @@ export function layout(title: string, ctx: PageContext, main: Html): string {
 <body data-after="${ctx.after}" data-project="${ctx.project ?? ''}">
 <header><a class="brand" href="/">session-collab</a> <span class="muted">hub ${VERSION}</span> <span id="live" class="live" title="live updates">&#9679;</span></header>
 ${ctx.notice ? html`<p class="notice" role="status">${ctx.notice}</p>` : ''}
-${ctx.error ? html`<p class="error" role="alert">${ctx.error}</p>` : ''}
 <main id="main">${main}</main>
 <section class="activity"><h2>Activity</h2><ol id="feed" reversed>${ctx.recent
     .slice()
