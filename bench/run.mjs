@@ -565,8 +565,8 @@ the performance issue). Ratios hold from run to run; absolute times move with th
 - **The hub over HTTP** is one process: every client's call runs on its one event loop, so 8
   clients share one core where 8 stdio servers share both, and HTTP costs more per call than a pipe
   on this machine. Beside it in the same run, a bare Hono server that only echoes the same requests
-  from the same 8 clients (the floor) reaches about 480 requests/s; the hub does about two thirds of
-  that, its own work (MCP, the tool, SQLite) being the rest. A profile of the hub under this load
+  from the same 8 clients (the floor) reaches about 500 requests/s; the hub does half to two thirds
+  of that (0.51 and 0.68 of the floor in two runs), its own work (MCP, the tool, SQLite) being the rest. A profile of the hub under this load
   (\`node --cpu-prof\`, 2026-11-24) spends about a fifth of its time in the socket writes of the
   responses (@hono/node-server flushes the headers of a streamed response in a write of their own);
   answering with JSON bodies instead of SSE streams changed nothing measurable (A/B, 278 vs 274
