@@ -54,7 +54,8 @@ const common = {
   target: 'node20',
   // grammY (loaded only when a Telegram bot is configured) stays in node_modules: minified, the
   // class names node-fetch checks its abort signal by are lost.
-  external: ['grammy'],
+  // pg (team mode) likewise: loaded from node_modules only when a database URL is set.
+  external: ['grammy', 'pg'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
   minify: true,
   legalComments: 'none',

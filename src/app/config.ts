@@ -54,6 +54,8 @@ export interface Config {
   agents: AgentsConfig;
   /** The HTTP hub (`session-collab hub`, `npm start`). */
   hub: HubConfig;
+  /** The team database (PostgreSQL) instead of the embedded one; SESSION_COLLAB_DATABASE_URL overrides. */
+  database_url: string | null;
 }
 
 export interface HubConfig {
@@ -158,6 +160,7 @@ type Rule =
   | { kind: 'paths' }
   | { kind: 'telegram' }
   | { kind: 'listen' }
+  | { kind: 'databaseUrl' }
   | { kind: 'names' }
   | { kind: 'section'; rules: Record<string, Rule> };
 
@@ -190,6 +193,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   telegram: { kind: 'telegram' },
   agents: { kind: 'section', rules: AGENT_RULES },
   hub: { kind: 'section', rules: HUB_RULES },
+  database_url: { kind: 'databaseUrl' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -217,6 +221,7 @@ export const DEFAULT_CONFIG: Config = {
   telegram: DEFAULT_TELEGRAM,
   agents: DEFAULT_AGENTS,
   hub: DEFAULT_HUB,
+  database_url: null,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;
@@ -251,6 +256,10 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
       return typeof value === 'string' && /^(\[[0-9a-fA-F:]+\]|[^\s:]+):\d{1,5}$/.test(value)
         ? null
         : `"${key}" must be host:port, e.g. "127.0.0.1:8787"`;
+    case 'databaseUrl':
+      return value === null || (typeof value === 'string' && DATABASE_URL.test(value))
+        ? null
+        : `"${key}" must be null or a PostgreSQL URL (postgres://user@host:5432/database)`;
     case 'names':
       return Array.isArray(value) && value.every((v) => typeof v === 'string' && /^[^\s/]+$/.test(v))
         ? null
@@ -271,6 +280,25 @@ function problem(key: string, rule: Rule, value: unknown): string | null {
 }
 
 const TELEGRAM_KEYS = Object.keys(DEFAULT_TELEGRAM);
+
+const DATABASE_URL = /^postgres(ql)?:\/\/\S+$/;
+
+/**
+ * The team database's URL: SESSION_COLLAB_DATABASE_URL, else config.json's `database_url`; null
+ * for the embedded SQLite database. A malformed URL in the environment is a CONFIG_ERROR.
+ */
+export function databaseUrl(config: Config, env: NodeJS.ProcessEnv = process.env): string | null {
+  const fromEnv = env.SESSION_COLLAB_DATABASE_URL?.trim();
+  if (fromEnv) {
+    if (!DATABASE_URL.test(fromEnv))
+      throw new CollabError(
+        'CONFIG_ERROR',
+        'SESSION_COLLAB_DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/database).',
+      );
+    return fromEnv;
+  }
+  return config.database_url;
+}
 
 /**
  * The Telegram settings in force: config.json's, with SESSION_COLLAB_TELEGRAM_BOT_TOKEN,

@@ -223,6 +223,14 @@ program
   );
 
 program
+  .command('migrate')
+  .description(
+    'Bring the database up to this version: the team database (SESSION_COLLAB_DATABASE_URL) or the embedded one',
+  )
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./migrate.js')).migrateCommand(options));
+
+program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')

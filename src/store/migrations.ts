@@ -4,6 +4,11 @@ export interface Migration {
   name: string;
   sql: string;
   /**
+   * The same change on PostgreSQL (team mode). The PostgreSQL schema starts at version 11 with a
+   * baseline (pg-baseline.ts); every migration after it must carry this text.
+   */
+  pg?: string;
+  /**
    * Rebuilds a table others reference: foreign keys are off while it runs (SQLite's procedure for
    * table changes ALTER cannot make), and checked before it commits.
    */

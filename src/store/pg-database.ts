@@ -1,0 +1,88 @@
+import { createRequire } from 'node:module';
+import type { Pool, PoolClient } from 'pg';
+import { CollabError } from '../core/errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
+
+/** A key of PostgreSQL's advisory locks: held while a process migrates the schema. */
+const MIGRATION_LOCK = 7_290_031_001;
+
+/**
+ * `pg`, loaded from node_modules when team mode is used (it stays outside the bundles, which the
+ * embedded mode's processes read on every start).
+ */
+function pgModule(): typeof import('pg') {
+  // From the bundle's folder; from source (tests), from the project's.
+  const require = createRequire(typeof __filename === 'string' ? __filename : `${process.cwd()}/`);
+  return require('pg') as typeof import('pg');
+}
+
+/** A database URL with its password hidden, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
+
+/** A pool of connections to the team database (SESSION_COLLAB_DATABASE_URL). */
+export function openPgPool(url: string, max = 10): Pool {
+  const { Pool } = pgModule();
+  // BIGINT columns (times in ms) come back as numbers, as they do from SQLite.
+  pgModule().types.setTypeParser(20, (value: string) => Number(value));
+  return new Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
+}
+
+/** The schema version recorded in the team database (0: empty). */
+export async function pgSchemaVersion(client: Pool | PoolClient): Promise<number> {
+  const exists = await client.query<{ t: string | null }>("SELECT to_regclass('meta')::text AS t");
+  if (!exists.rows[0]?.t) return 0;
+  const row = await client.query<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");
+  return Number(row.rows[0]?.value ?? 0);
+}
+
+/**
+ * Brings the team database's schema up to date: on an empty database the baseline (the schema as
+ * of migration 11), then each later migration's PostgreSQL text, each in its own transaction.
+ * Replicas starting together take turns on an advisory lock. Returns the versions before and after.
+ */
+export async function migratePg(pool: Pool): Promise<{ from: number; to: number }> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const from = await pgSchemaVersion(client);
+    if (from > SCHEMA_VERSION)
+      throw new CollabError(
+        'DB_ERROR',
+        `The team database has schema version ${from}; this session-collab knows up to ${SCHEMA_VERSION}.`,
+        'Upgrade session-collab on this machine: a newer version wrote to this database.',
+      );
+    const step = async (version: number, sql: string) => {
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query(
+          "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
+          [String(version)],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    };
+    let current = from;
+    if (current === 0) {
+      await step(PG_BASELINE_VERSION, PG_BASELINE);
+      current = PG_BASELINE_VERSION;
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      if (migration.pg === undefined)
+        throw new CollabError('INTERNAL_ERROR', `Migration ${migration.version} has no PostgreSQL text.`);
+      await step(migration.version, migration.pg);
+      current = migration.version;
+    }
+    return { from, to: current };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}
