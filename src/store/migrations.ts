@@ -576,6 +576,22 @@ CREATE TRIGGER events_notification_insert AFTER INSERT ON notifications BEGIN
 END;
 `,
   },
+  {
+    version: 12,
+    name: 'team mode: each new event is announced to the hub replicas (PostgreSQL)',
+    // SQLite has one file and no listeners: readers poll the events table by id.
+    sql: '',
+    pg: `
+-- The payload is only the event's id: the event itself is a row, read (and backfilled after a
+-- reconnect) from the events table.
+CREATE FUNCTION events_announce() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('collab_events', NEW.id::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER events_announce AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION events_announce();
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -30,6 +30,12 @@ export function openPgPool(url: string, max = 10): Pool {
   return new Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
 }
 
+/** One connection of its own (a listener's), not from a pool. */
+export function openPgClient(url: string): import('pg').Client {
+  const { Client } = pgModule();
+  return new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+}
+
 /** The schema version recorded in the team database (0: empty). */
 export async function pgSchemaVersion(client: Pool | PoolClient): Promise<number> {
   const exists = await client.query<{ t: string | null }>("SELECT to_regclass('meta')::text AS t");
