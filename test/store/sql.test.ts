@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { openPgPool } from '../../src/store/pg-database.js';
+import { numberPlaceholders, postgresSql, type SqlDatabase, sqliteSql } from '../../src/store/sql.js';
+import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+import { tempDir } from '../helpers/temp.js';
+
+let pgUp = false;
+beforeAll(async () => {
+  pgUp = await pgAvailable('test/store/sql.test.ts');
+});
+const open: SqlDatabase[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((db) => db.close()));
+});
+
+const backends = {
+  sqlite: async () => {
+    const db = sqliteSql(openDatabase(join(tempDir('collab-sql-'), 'registry.db')), 5_000);
+    open.push(db);
+    return [db];
+  },
+  /** Two replicas: two pools on one database. */
+  postgresql: async () => {
+    const url = await freshPgDatabase();
+    const dbs = [postgresSql(openPgPool(url, 4)), postgresSql(openPgPool(url, 4))];
+    open.push(...dbs);
+    return dbs;
+  },
+};
+
+it('numbers placeholders for PostgreSQL, not inside literals', () => {
+  expect(numberPlaceholders(`SELECT ? , '?' , "a?" , ?`)).toBe(`SELECT $1 , '?' , "a?" , $2`);
+});
+
+describe.each(Object.keys(backends) as Array<keyof typeof backends>)('the SQL interface on %s', (backend) => {
+  it('reads and writes with ? placeholders, and rolls back a transaction that throws', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const [db] = await backends[backend]();
+    await db!.run('CREATE TABLE t (k TEXT PRIMARY KEY, v BIGINT NOT NULL)');
+    await db!.run('INSERT INTO t (k, v) VALUES (?, ?)', ['a?', 1]);
+    expect(await db!.get('SELECT v FROM t WHERE k = ?', ['a?'])).toEqual({ v: 1 });
+    await expect(
+      db!.write(async (tx) => {
+        await tx.run('UPDATE t SET v = ? WHERE k = ?', [2, 'a?']);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await db!.all('SELECT k, v FROM t')).toEqual([{ k: 'a?', v: 1 }]);
+    expect((await db!.run('DELETE FROM t WHERE k = ?', ['none'])).changes).toBe(0);
+  });
+
+  it('decisions that depend on what they read are never taken twice: 40 racing writers, each one counted', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const dbs = await backends[backend]();
+    await dbs[0]!.run('CREATE TABLE counter (k TEXT PRIMARY KEY, v BIGINT NOT NULL)');
+    await dbs[0]!.run("INSERT INTO counter (k, v) VALUES ('c', 0)");
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        dbs[i % dbs.length]!.write(async (tx) => {
+          await tx.lock('counter:c');
+          const { v } = (await tx.get<{ v: number }>("SELECT v FROM counter WHERE k = 'c'"))!;
+          await new Promise((r) => setTimeout(r, 1));
+          await tx.run("UPDATE counter SET v = ? WHERE k = 'c'", [v + 1]);
+        }),
+      ),
+    );
+    expect(await dbs[0]!.get("SELECT v FROM counter WHERE k = 'c'")).toEqual({ v: 40 });
+  });
+});
