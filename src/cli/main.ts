@@ -231,6 +231,24 @@ program
   .action(async (options) => (await import('./migrate.js')).migrateCommand(options));
 
 program
+  .command('export')
+  .description(
+    'Copy the embedded database into an empty team database (PostgreSQL), then verify both by counts and checksums',
+  )
+  .option('--to <url>', 'postgres://user@host:5432/database (default: SESSION_COLLAB_DATABASE_URL)')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./transfer.js')).exportCommand(options));
+
+program
+  .command('import')
+  .description(
+    "Copy a team database (PostgreSQL) into this home folder's empty embedded database, then verify both",
+  )
+  .option('--from <url>', 'postgres://user@host:5432/database (default: SESSION_COLLAB_DATABASE_URL)')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./transfer.js')).importCommand(options));
+
+program
   .command('doctor')
   .description('Check the home folder, configuration, database and versions')
   .option('--json', 'machine-readable output')

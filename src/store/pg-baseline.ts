@@ -368,8 +368,8 @@ CREATE INDEX agent_runs_by_produced ON agent_runs(produced) WHERE produced IS NO
 CREATE TABLE agent_runs_fts (
   run_id TEXT NOT NULL,
   prompt TEXT NOT NULL,
-  result TEXT NOT NULL DEFAULT '',
-  search TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', prompt || ' ' || result)) STORED
+  result TEXT,
+  search TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', prompt || ' ' || coalesce(result, ''))) STORED
 );
 CREATE INDEX agent_runs_fts_by_run ON agent_runs_fts(run_id);
 CREATE INDEX agent_runs_fts_search ON agent_runs_fts USING GIN (search);

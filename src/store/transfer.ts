@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { CollabError } from '../core/errors.js';
+import type { Db } from './database.js';
+import { numberPlaceholders } from './sql.js';
+
+/** What one table held on each side of a move: rows and a SHA-256 of them in key order. */
+export interface TableTally {
+  table: string;
+  rows: number;
+  checksum: string;
+}
+
+/**
+ * The tables a move copies, parents first (foreign keys hold at every step), each with its key
+ * order. SQLite's FTS index of decisions is derived (rebuilt by its trigger on SQLite, a generated
+ * column on PostgreSQL); `meta` holds each database's own bookkeeping.
+ */
+export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
+  { table: 'projects', order: 'id' },
+  { table: 'sessions', order: 'id' },
+  { table: 'claims', order: 'id' },
+  { table: 'claim_files', order: 'claim_id, pattern' },
+  { table: 'messages', order: 'id' },
+  { table: 'message_reads', order: 'message_id, session_id' },
+  { table: 'decisions', order: 'seq' },
+  { table: 'notifications', order: 'id' },
+  { table: 'realm_state', order: 'realm, key' },
+  { table: 'work_items', order: 'seq' },
+  { table: 'work_revisions', order: 'work_item_id, version' },
+  { table: 'reviews', order: 'seq' },
+  { table: 'suggestions', order: 'seq' },
+  { table: 'review_responses', order: 'seq' },
+  { table: 'work_events', order: 'seq' },
+  { table: 'review_watchers', order: 'project_id, session_id' },
+  { table: 'work_fts', order: 'work_item_id, source, title, body' },
+  { table: 'client_session_aliases', order: 'client_session_id' },
+  { table: 'realms', order: 'root' },
+  { table: 'questions', order: 'id' },
+  { table: 'question_messages', order: 'chat_id, message_id' },
+  { table: 'telegram_drafts', order: 'chat_id, message_id' },
+  { table: 'telegram_pollers', order: 'bot' },
+  { table: 'agent_runs', order: 'id' },
+  { table: 'agent_runs_fts', order: 'run_id, prompt' },
+  { table: 'agent_conversations', order: 'session_id, provider, conversation' },
+  { table: 'hub_tokens', order: 'id' },
+  { table: 'mcp_sessions', order: 'id' },
+  { table: 'dashboard_logins', order: 'hash' },
+  { table: 'dashboard_sessions', order: 'hash' },
+  { table: 'events', order: 'id' },
+];
+
+/** Tables whose key a PostgreSQL identity column gives, to be set past the copied rows. */
+const IDENTITIES: Record<string, string> = {
+  decisions: 'seq',
+  work_items: 'seq',
+  reviews: 'seq',
+  suggestions: 'seq',
+  review_responses: 'seq',
+  work_events: 'seq',
+  events: 'id',
+};
+
+/** Rows are read and written this many at a time. */
+const BATCH = 500;
+
+/** The columns of a table that a move copies: SQLite's, in SQLite's order (PostgreSQL has the same). */
+function columnsOf(db: Db, table: string): string[] {
+  return (
+    db.prepare(`SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0`).all(table) as Array<{
+      name: string;
+    }>
+  )
+    .map((c) => c.name)
+    .filter((name) => !(table.endsWith('_fts') && name === 'rank'));
+}
+
+/** One row as the checksum sees it: values in column order, numbers as numbers, text as text. */
+function line(row: Record<string, unknown>, columns: string[]): string {
+  return JSON.stringify(columns.map((c) => (row[c] === undefined ? null : row[c])));
+}
+
+/** Counts and checksums of the embedded database's tables. */
+export function tallySqlite(db: Db): TableTally[] {
+  return TRANSFER_TABLES.map(({ table, order }) => {
+    const columns = columnsOf(db, table);
+    const hash = createHash('sha256');
+    let rows = 0;
+    for (const row of db
+      .prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`)
+      .iterate() as Iterable<Record<string, unknown>>) {
+      hash.update(`${line(row, columns)}\n`);
+      rows += 1;
+    }
+    return { table, rows, checksum: hash.digest('hex') };
+  });
+}
+
+/** Counts and checksums of the team database's tables, in the same terms. */
+export async function tallyPostgres(
+  client: Pool | PoolClient,
+  columnsFor: (table: string) => string[],
+): Promise<TableTally[]> {
+  const out: TableTally[] = [];
+  for (const { table, order } of TRANSFER_TABLES) {
+    const columns = columnsFor(table);
+    const hash = createHash('sha256');
+    let rows = 0;
+    for (let offset = 0; ; offset += BATCH) {
+      const page = await client.query(
+        `SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order} LIMIT ${BATCH} OFFSET ${offset}`,
+      );
+      for (const row of page.rows) {
+        hash.update(`${line(row, columns)}\n`);
+        rows += 1;
+      }
+      if (page.rows.length < BATCH) break;
+    }
+    out.push({ table, rows, checksum: hash.digest('hex') });
+  }
+  return out;
+}
+
+/**
+ * Copies the embedded database into an empty team database in one transaction, triggers off (the
+ * rows, events included, are copied as they are), then sets each identity past the copied keys.
+ * `columnsFrom` is the embedded database, which both sides' columns are read from.
+ */
+export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    for (const { table } of TRANSFER_TABLES) {
+      const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`);
+      if (Number(rows[0]!.n) > 0)
+        throw new CollabError(
+          'INVALID_INPUT',
+          `The team database is not empty (${table} has rows).`,
+          'Export into a new, empty PostgreSQL database (`session-collab migrate` creates its tables).',
+        );
+    }
+    // Triggers would log the copied rows as new events and count releases again.
+    await client.query("SET LOCAL session_replication_role = 'replica'");
+    for (const { table, order } of TRANSFER_TABLES) {
+      const columns = columnsOf(db, table);
+      const identity = IDENTITIES[table] ? ' OVERRIDING SYSTEM VALUE' : '';
+      let batch: Record<string, unknown>[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const values = batch.map((_, r) => `(${columns.map(() => '?').join(', ')})`).join(', ');
+        const sql = numberPlaceholders(
+          `INSERT INTO ${table} (${columns.join(', ')})${identity} VALUES ${values}`,
+        );
+        await client.query(
+          sql,
+          batch.flatMap((row) => columns.map((c) => row[c] ?? null)),
+        );
+        batch = [];
+      };
+      for (const row of db
+        .prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`)
+        .iterate() as Iterable<Record<string, unknown>>) {
+        batch.push(row);
+        if (batch.length === BATCH) await flush();
+      }
+      await flush();
+      const key = IDENTITIES[table];
+      if (key)
+        await client.query(
+          `SELECT setval(pg_get_serial_sequence('${table}', '${key}'), coalesce((SELECT max(${key}) FROM ${table}), 0) + 1, false)`,
+        );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Copies the team database into an empty embedded one, in one transaction, with its triggers
+ * kept from logging the copied rows twice (the copied event log replaces what they wrote).
+ */
+export async function copyPostgresToSqlite(client: Pool | PoolClient, db: Db): Promise<void> {
+  for (const { table } of TRANSFER_TABLES) {
+    const n = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    if (n > 0)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `The embedded database is not empty (${table} has rows).`,
+        'Import into a new home folder (SESSION_COLLAB_HOME pointing at an empty folder).',
+      );
+  }
+  // Read everything first (bounded by the database's size), then write it in one transaction.
+  const data: Array<{ table: string; columns: string[]; rows: Record<string, unknown>[] }> = [];
+  for (const { table, order } of TRANSFER_TABLES) {
+    const columns = columnsOf(db, table);
+    const rows: Record<string, unknown>[] = [];
+    for (let offset = 0; ; offset += BATCH) {
+      const page = await client.query(
+        `SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order} LIMIT ${BATCH} OFFSET ${offset}`,
+      );
+      rows.push(...page.rows);
+      if (page.rows.length < BATCH) break;
+    }
+    data.push({ table, columns, rows });
+  }
+  db.transaction(() => {
+    for (const { table, columns, rows } of data) {
+      if (table === 'events') continue;
+      const insert = db.prepare(
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      );
+      for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+    }
+    // The triggers logged the copied sessions, claims… as new events: the copied log is the one.
+    db.prepare('DELETE FROM events').run();
+    const events = data.find((d) => d.table === 'events')!;
+    const insert = db.prepare(
+      `INSERT INTO events (${events.columns.join(', ')}) VALUES (${events.columns.map(() => '?').join(', ')})`,
+    );
+    for (const row of events.rows) insert.run(...events.columns.map((c) => row[c] ?? null));
+  }).immediate();
+}
+
+/** The columns of each table, as the embedded database has them (PostgreSQL's are the same). */
+export function columnReader(db: Db): (table: string) => string[] {
+  return (table) => columnsOf(db, table);
+}
