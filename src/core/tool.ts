@@ -22,10 +22,11 @@ export interface ToolDescriptor<
   /** Whether calling twice with the same input has the effect of calling once. */
   idempotent?: boolean;
   /**
-   * A tool that may wait (for a person, for another agent): its handler may return a promise, and
-   * its context carries the call's controls (cancellation, progress, the client's own form).
+   * A tool that may wait (for a person, for another agent): its context carries the call's
+   * controls (cancellation, progress, the client's own form).
    */
   waits?: boolean;
+  /** Any handler may answer with a promise (the store's asynchronous interface, a wait). */
   handler(ctx: Ctx, input: z.output<I>): z.input<O> | Promise<z.input<O>>;
   /** The short human-readable text that accompanies the structured result. */
   text(output: z.output<O>): string;

@@ -144,9 +144,9 @@ export function createMcpServer(
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const { descriptor } = listed;
     const args = request.params.arguments ?? {};
-    const result = descriptor.waits
-      ? await callTool(app, connection, descriptor, args, callControls(app, server, ctx))
-      : callTool(app, connection, descriptor, args);
+    const result = await (descriptor.waits
+      ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
+      : callTool(app, connection, descriptor, args));
     return server.projectCallToolResult(result as CallToolResult, listed.definition.outputSchema);
   });
   return server;

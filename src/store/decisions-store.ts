@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface DecisionRow {
   id: string;
@@ -13,46 +13,23 @@ export interface DecisionRow {
   seq?: number;
 }
 
+const COLUMNS = 'id, project_id, session_id, session_name, category, title, description, created_at';
+
+/** Decisions, on either backend (the asynchronous SQL interface). */
 export class DecisionsStore {
-  private readonly insertStmt;
-  private readonly listStmt;
-  private readonly searchStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO decisions (id, project_id, session_id, session_name, category, title, description, created_at)
-       VALUES (@id, @project_id, @session_id, @session_name, @category, @title, @description, @created_at)`,
-    );
-    this.listStmt = db.prepare<
-      [
-        {
-          project: string;
-          category: string | null;
-          limit: number;
-          after_at: number | null;
-          after_seq: number | null;
-        },
-      ],
-      DecisionRow
-    >(
-      `SELECT id, project_id, session_id, session_name, category, title, description, created_at, seq FROM decisions
-       WHERE project_id = @project AND (@category IS NULL OR category = @category)
-         AND (@after_at IS NULL OR created_at < @after_at OR (created_at = @after_at AND seq < @after_seq))
-       ORDER BY created_at DESC, seq DESC LIMIT @limit`,
-    );
-    this.searchStmt = db.prepare<
-      [{ project: string; category: string | null; limit: number; query: string }],
-      DecisionRow
-    >(
-      `SELECT d.id, d.project_id, d.session_id, d.session_name, d.category, d.title, d.description, d.created_at
-       FROM decisions_fts JOIN decisions d ON d.seq = decisions_fts.rowid
-       WHERE decisions_fts MATCH @query AND d.project_id = @project AND (@category IS NULL OR d.category = @category)
-       ORDER BY bm25(decisions_fts, 2.0, 1.0) LIMIT @limit`,
-    );
-  }
-
-  insert(row: DecisionRow): void {
-    this.insertStmt.run(row);
+  async insert(row: DecisionRow): Promise<void> {
+    await this.sql.run(`INSERT INTO decisions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+      row.id,
+      row.project_id,
+      row.session_id,
+      row.session_name,
+      row.category,
+      row.title,
+      row.description,
+      row.created_at,
+    ]);
   }
 
   /** Newest first, after `after` (a page's last row: its time and seq). */
@@ -61,18 +38,46 @@ export class DecisionsStore {
     category: string | null,
     limit: number,
     after: { at: number; seq: number } | null,
-  ): DecisionRow[] {
-    return this.listStmt.all({
-      project: projectId,
-      category,
-      limit,
-      after_at: after?.at ?? null,
-      after_seq: after?.seq ?? null,
-    });
+  ): Promise<DecisionRow[]> {
+    return this.sql.all<DecisionRow>(
+      `SELECT ${COLUMNS}, seq FROM decisions
+       WHERE project_id = ? AND (CAST(? AS TEXT) IS NULL OR category = ?)
+         AND (CAST(? AS BIGINT) IS NULL OR created_at < ? OR (created_at = ? AND seq < ?))
+       ORDER BY created_at DESC, seq DESC LIMIT ?`,
+      [
+        projectId,
+        category,
+        category,
+        after?.at ?? null,
+        after?.at ?? null,
+        after?.at ?? null,
+        after?.seq ?? null,
+        limit,
+      ],
+    );
   }
 
-  /** Full-text search; `query` is an FTS5 expression (see `ftsQuery`). Best match first. */
-  search(projectId: string, query: string, category: string | null, limit: number): DecisionRow[] {
-    return this.searchStmt.all({ project: projectId, category, limit, query });
+  /**
+   * Full-text search for decisions holding every word (as a prefix), best match first: SQLite's
+   * FTS5 index, or PostgreSQL's `tsvector` column.
+   */
+  search(projectId: string, words: string[], category: string | null, limit: number): Promise<DecisionRow[]> {
+    if (this.sql.dialect === 'postgresql') {
+      const query = words.map((w) => `${w.replace(/[^\p{L}\p{N}_]/gu, '')}:*`).join(' & ');
+      return this.sql.all<DecisionRow>(
+        `SELECT ${COLUMNS} FROM decisions
+         WHERE search @@ to_tsquery('simple', ?) AND project_id = ? AND (CAST(? AS TEXT) IS NULL OR category = ?)
+         ORDER BY ts_rank(search, to_tsquery('simple', ?)) DESC, seq DESC LIMIT ?`,
+        [query, projectId, category, category, query, limit],
+      );
+    }
+    const query = words.map((w) => `"${w}"*`).join(' ');
+    return this.sql.all<DecisionRow>(
+      `SELECT d.id, d.project_id, d.session_id, d.session_name, d.category, d.title, d.description, d.created_at
+       FROM decisions_fts JOIN decisions d ON d.seq = decisions_fts.rowid
+       WHERE decisions_fts MATCH ? AND d.project_id = ? AND (CAST(? AS TEXT) IS NULL OR d.category = ?)
+       ORDER BY bm25(decisions_fts, 2.0, 1.0) LIMIT ?`,
+      [query, projectId, category, category, limit],
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import type { Db } from './database.js';
 import { whileBusy } from './database.js';
@@ -30,7 +31,9 @@ export interface SqlDatabase extends Sql {
   /**
    * A transaction for writes that decide on what they read. It commits when `fn` resolves and
    * rolls back when it throws. SQLite: `BEGIN IMMEDIATE`, one at a time in this process;
-   * PostgreSQL: a connection of its own for the transaction's length.
+   * PostgreSQL: a connection of its own for the transaction's length. Statements run through this
+   * database's own methods while `fn` runs (in its async context) are part of the transaction, so
+   * store modules need not be handed the transaction.
    */
   write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -98,34 +101,35 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
   };
 }
 
-function pgSql(client: Pool | PoolClient): Sql {
+function pgSql(client: () => Pool | PoolClient): Sql {
   return {
     dialect: 'postgresql',
     all: async <T>(text: string, params: unknown[] = []) =>
-      (await client.query(numberPlaceholders(text), params)).rows as T[],
+      (await client().query(numberPlaceholders(text), params)).rows as T[],
     get: async <T>(text: string, params: unknown[] = []) =>
-      (await client.query(numberPlaceholders(text), params)).rows[0] as T | undefined,
+      (await client().query(numberPlaceholders(text), params)).rows[0] as T | undefined,
     run: async (text: string, params: unknown[] = []) => ({
-      changes: (await client.query(numberPlaceholders(text), params)).rowCount ?? 0,
+      changes: (await client().query(numberPlaceholders(text), params)).rowCount ?? 0,
     }),
   };
 }
 
 /** PostgreSQL through a pool: reads on any connection, each transaction on one of its own. */
 export function postgresSql(pool: Pool): SqlDatabase {
+  const inTransaction = new AsyncLocalStorage<PoolClient>();
   return {
-    ...pgSql(pool),
+    ...pgSql(() => inTransaction.getStore() ?? pool),
     async write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const tx: Transaction = {
-          ...pgSql(client),
+          ...pgSql(() => client),
           async lock(key: string) {
             await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
           },
         };
-        const result = await fn(tx);
+        const result = await inTransaction.run(client, () => fn(tx));
         await client.query('COMMIT');
         return result;
       } catch (error) {

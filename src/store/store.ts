@@ -24,6 +24,7 @@ import { RealmStateStore } from './realm-state-store.js';
 import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
+import { type SqlDatabase, sqliteSql } from './sql.js';
 import { TelegramStore } from './telegram-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
@@ -71,7 +72,14 @@ export class Store {
     return this.module('messages', (db) => new MessagesStore(db));
   }
   get decisions(): DecisionsStore {
-    return this.module('decisions', (db) => new DecisionsStore(db));
+    return this.module('decisions', () => new DecisionsStore(this.sql));
+  }
+  /**
+   * The asynchronous SQL interface over this database (store/sql.ts), that the store modules move
+   * onto one by one so that the team database can stand behind them.
+   */
+  get sql(): SqlDatabase {
+    return this.module('sql', (db) => sqliteSql(db, this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
   }
   get meta(): MetaStore {
     return this.module('meta', (db) => new MetaStore(db));

@@ -137,7 +137,7 @@ describe('purge', () => {
     });
     app.messages.send(session, { content: 'hello' });
     app.messages.send(keep, { to: session.id, content: 'for old' });
-    app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
+    await app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
     app.sessions.end(session.id, 'complete', 'test');
     clock += 8 * 86_400_000;
     app.store.sessions.heartbeat(keep.id, clock);
@@ -147,7 +147,7 @@ describe('purge', () => {
     expect(app.store.sessions.get(session.id)).toBeUndefined();
     expect(app.store.sessions.get(keep.id)?.status).toBe('active');
     // Decisions are the project's memory: kept.
-    expect(app.store.decisions.list(session.project_id, null, 10, null)).toHaveLength(1);
+    expect(await app.store.decisions.list(session.project_id, null, 10, null)).toHaveLength(1);
     // A second purge within the interval does nothing.
     expect(app.maintenance.purgeIfDue()).toBeNull();
   });

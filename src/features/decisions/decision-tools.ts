@@ -32,8 +32,8 @@ export const decisionAdd = defineTool({
     title: z.string(),
     created_at: z.string(),
   }),
-  handler({ app, connection }, input) {
-    const d = app.decisions.add(connection.actor(input.session_id), input);
+  async handler({ app, connection }, input) {
+    const d = await app.decisions.add(connection.actor(input.session_id), input);
     return { decision_id: d.decision_id, category: d.category, title: d.title, created_at: d.created_at };
   },
   text: (o) => `Decision recorded (${o.decision_id}): [${o.category}] ${o.title}`,
@@ -51,8 +51,8 @@ export const decisionList = defineTool({
     cursor: cursorField,
   }),
   output: z.object({ decisions: z.array(decision), next_cursor: nextCursorField }),
-  handler({ app, connection }, input) {
-    const page = app.decisions.list(connection.current(), input);
+  async handler({ app, connection }, input) {
+    const page = await app.decisions.list(connection.current(), input);
     return { decisions: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>

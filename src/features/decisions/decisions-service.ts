@@ -18,20 +18,20 @@ export interface DecisionView {
   created_at: string;
 }
 
-/** Turns free text into an FTS5 query: every word must appear (as a prefix), no operator syntax. */
-export function ftsQuery(text: string): string {
+/** The words of a search: every one must appear (as a prefix); no operator syntax reaches the database. */
+export function searchWords(text: string): string[] {
   const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
   if (words.length === 0) throw invalidInput('query: give at least one word to search for.');
-  return words.map((w) => `"${w}"*`).join(' ');
+  return words;
 }
 
 export class DecisionsService {
   constructor(private readonly app: AppContext) {}
 
-  add(
+  async add(
     session: SessionRow,
     input: { category: DecisionCategory; title: string; description: string },
-  ): DecisionView {
+  ): Promise<DecisionView> {
     const title = input.title.trim();
     const description = input.description.trim();
     if (!title) throw invalidInput('title: give the decision a title.');
@@ -46,7 +46,7 @@ export class DecisionsService {
       description,
       created_at: this.app.now(),
     };
-    this.app.store.decisions.insert(row);
+    await this.app.store.decisions.insert(row);
     this.app.log.info('decision.add', { decision: row.id, session: session.id });
     return this.view(row);
   }
@@ -55,7 +55,7 @@ export class DecisionsService {
    * A page of decisions, newest first; with a query, the best `limit` matches (ranked, so without
    * a next page).
    */
-  list(
+  async list(
     session: SessionRow,
     input: {
       category?: DecisionCategory | undefined;
@@ -63,7 +63,7 @@ export class DecisionsService {
       query?: string | undefined;
       cursor?: string | undefined;
     },
-  ): Page<DecisionView> {
+  ): Promise<Page<DecisionView>> {
     const { decisions } = this.app.store;
     const category = input.category ?? null;
     if (input.query !== undefined) {
@@ -73,11 +73,16 @@ export class DecisionsService {
           'cursor: a query answers its best matches in one page.',
           'Leave cursor out, or raise limit (at most 200).',
         );
-      const rows = decisions.search(session.project_id, ftsQuery(input.query), category, input.limit);
+      const rows = await decisions.search(
+        session.project_id,
+        searchWords(input.query),
+        category,
+        input.limit,
+      );
       return { items: rows.map((r) => this.view(r)), next_cursor: null };
     }
     const after = input.cursor === undefined ? null : decodeCursor(input.cursor, 'number');
-    const rows = decisions.list(
+    const rows = await decisions.list(
       session.project_id,
       category,
       input.limit + 1,
