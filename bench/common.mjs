@@ -1,5 +1,5 @@
 // Shared helpers for the benchmarks: temp homes, percentiles, the built library.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,4 +53,20 @@ export function bareNode() {
 /** The machine's load averages (1, 5, 15 minutes), for the record. */
 export function load() {
   return loadavg().map((n) => n.toFixed(2));
+}
+
+/** Runs a benchmark worker (a node script) in its own process; resolves with the JSON it prints. */
+export function runWorker(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
+  });
 }

@@ -6,27 +6,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanup, gitRepo, percentile, tempDir } from './common.mjs';
+import { cleanup, gitRepo, percentile, runWorker, tempDir } from './common.mjs';
 import { CLI } from './servers.mjs';
 
 const ECHO_SERVER = fileURLToPath(new URL('./http-echo-server.mjs', import.meta.url));
 const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
 const STDIO_CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
-
-function runWorker(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-  });
-}
 
 function startHub(home, echo = false) {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { bareNode, cleanup, gitRepo, load, median, percentile, stdioServer, tempDir } from './common.mjs';
+import {
+  bareNode,
+  cleanup,
+  gitRepo,
+  load,
+  median,
+  percentile,
+  runWorker,
+  stdioServer,
+  tempDir,
+} from './common.mjs';
 import { hubRound, stdioRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
@@ -169,29 +179,8 @@ async function throughput(target, processes = 8, seconds = 5) {
   const start = Date.now() + 3000;
   const deadline = start + seconds * 1000;
   const results = await Promise.all(
-    Array.from(
-      { length: processes },
-      (_, i) =>
-        new Promise((resolve, reject) => {
-          const child = spawn(process.execPath, [
-            CLIENT,
-            target.name,
-            home,
-            repo,
-            String(i),
-            String(start),
-            String(deadline),
-          ]);
-          let out = '';
-          let err = '';
-          child.stdout.on('data', (d) => {
-            out += d;
-          });
-          child.stderr.on('data', (d) => {
-            err += d;
-          });
-          child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))));
-        }),
+    Array.from({ length: processes }, (_, i) =>
+      runWorker([CLIENT, target.name, home, repo, String(i), String(start), String(deadline)]),
     ),
   );
   const cycles = results.reduce((n, r) => n + r.cycles, 0);

@@ -1,10 +1,11 @@
+import type { PoolClient } from 'pg';
+import type { Db } from '../store/database.js';
 import { openDatabase } from '../store/database.js';
 import { migratePg, openPgPool, redactUrl } from '../store/pg-database.js';
 import {
   columnReader,
   copyPostgresToSqlite,
   copySqliteToPostgres,
-  type TableTally,
   tallyPostgres,
   tallySqlite,
 } from '../store/transfer.js';
@@ -20,69 +21,53 @@ export interface TransferReport {
   verified: boolean;
 }
 
-function compare(
-  direction: TransferReport['direction'],
-  sqlite: string,
-  url: string,
-  local: TableTally[],
-  team: TableTally[],
-): TransferReport {
-  const tables = local.map((l, i) => ({
-    table: l.table,
-    sqlite_rows: l.rows,
-    postgresql_rows: team[i]!.rows,
-    same: l.rows === team[i]!.rows && l.checksum === team[i]!.checksum,
-  }));
-  return { direction, sqlite, postgresql: redactUrl(url), tables, verified: tables.every((t) => t.same) };
-}
-
 /**
- * `session-collab export --to <url>`: the embedded database copied into an empty team database
- * (its schema created first), then both counted and checksummed table by table.
+ * A move between this home folder's embedded database and the team database at `url` (its schema
+ * brought up to date first): `copy` runs, then both sides are counted and checksummed table by table.
  */
-export async function exportToPostgres(paths: HomePaths, url: string): Promise<TransferReport> {
+async function move(
+  direction: TransferReport['direction'],
+  paths: HomePaths,
+  url: string,
+  copy: (db: Db, client: PoolClient) => Promise<void>,
+): Promise<TransferReport> {
   const db = openDatabase(paths.database);
   const pool = openPgPool(url, 2);
   try {
     await migratePg(pool);
     const client = await pool.connect();
     try {
-      await copySqliteToPostgres(db, client);
+      await copy(db, client);
+      const local = tallySqlite(db);
+      const team = await tallyPostgres(client, columnReader(db));
+      const tables = local.map((l, i) => ({
+        table: l.table,
+        sqlite_rows: l.rows,
+        postgresql_rows: team[i]!.rows,
+        same: l.rows === team[i]!.rows && l.checksum === team[i]!.checksum,
+      }));
+      return {
+        direction,
+        sqlite: paths.database,
+        postgresql: redactUrl(url),
+        tables,
+        verified: tables.every((t) => t.same),
+      };
     } finally {
       client.release();
     }
-    return compare(
-      'export',
-      paths.database,
-      url,
-      tallySqlite(db),
-      await tallyPostgres(pool, columnReader(db)),
-    );
   } finally {
     db.close();
     await pool.end();
   }
 }
 
-/**
- * `session-collab import --from <url>`: the team database copied into an empty embedded one (this
- * home folder's), then both counted and checksummed table by table.
- */
-export async function importFromPostgres(paths: HomePaths, url: string): Promise<TransferReport> {
-  const db = openDatabase(paths.database);
-  const pool = openPgPool(url, 2);
-  try {
-    await migratePg(pool);
-    await copyPostgresToSqlite(pool, db);
-    return compare(
-      'import',
-      paths.database,
-      url,
-      tallySqlite(db),
-      await tallyPostgres(pool, columnReader(db)),
-    );
-  } finally {
-    db.close();
-    await pool.end();
-  }
+/** `session-collab export --to <url>`: the embedded database copied into an empty team database. */
+export function exportToPostgres(paths: HomePaths, url: string): Promise<TransferReport> {
+  return move('export', paths, url, copySqliteToPostgres);
+}
+
+/** `session-collab import --from <url>`: the team database copied into this home's empty embedded one. */
+export function importFromPostgres(paths: HomePaths, url: string): Promise<TransferReport> {
+  return move('import', paths, url, (db, client) => copyPostgresToSqlite(client, db));
 }

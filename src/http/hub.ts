@@ -32,7 +32,6 @@ export interface HubOptions {
 export interface RunningHub {
   /** The hub's address, e.g. http://127.0.0.1:8787 */
   url: string;
-  endpoint: McpEndpoint;
   /** A one-time link that logs a browser into the dashboard. */
   loginUrl(): string;
   close(): Promise<void>;
@@ -180,7 +179,6 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   let closed: Promise<void> | null = null;
   return {
     url,
-    endpoint,
     loginUrl: () => `${url}/login?code=${hub.logins.code()}`,
     close() {
       closed ??= (async () => {

@@ -8,6 +8,7 @@ import type { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { LIMITS } from '../core/limits.js';
 import { hubFor } from '../features/hub/hub.js';
+import type { StoredMcpSession } from '../features/hub/hub-sessions.js';
 import { namedClientProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { ProcessRef } from '../features/sessions/sessions-service.js';
@@ -124,10 +125,6 @@ export class McpEndpoint {
 
   constructor(private readonly options: McpEndpointOptions) {
     this.hub = hubFor(options.app);
-  }
-
-  get size(): number {
-    return this.live.size;
   }
 
   /** Whether `id` names an MCP session this hub knows (in memory or in the store). */
@@ -273,18 +270,7 @@ export class McpEndpoint {
    * Takes a stored session up again: the client's handshake replayed into a new transport, its
    * collab session adopted by this process. Null when that fails (the client then starts anew).
    */
-  private restore(
-    row: {
-      id: string;
-      token_id: string | null;
-      initialize: string;
-      project_root: string | null;
-      client_session_id: string | null;
-      name: string | null;
-      collab_session_id: string | null;
-    },
-    current: Identity,
-  ): Promise<Live | null> {
+  private restore(row: StoredMcpSession, current: Identity): Promise<Live | null> {
     const pending = this.restoring.get(row.id);
     if (pending) return pending;
     const restored = (async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { CollabError } from '../core/errors.js';
 import type { Db } from './database.js';
 import { numberPlaceholders } from './sql.js';
@@ -75,9 +75,49 @@ function columnsOf(db: Db, table: string): string[] {
     .filter((name) => !(table.endsWith('_fts') && name === 'rank'));
 }
 
+/** A row's values in column order. */
+const valuesOf = (row: Record<string, unknown>, columns: string[]): unknown[] =>
+  columns.map((c) => (row[c] === undefined ? null : row[c]));
+
 /** One row as the checksum sees it: values in column order, numbers as numbers, text as text. */
-function line(row: Record<string, unknown>, columns: string[]): string {
-  return JSON.stringify(columns.map((c) => (row[c] === undefined ? null : row[c])));
+const line = (row: Record<string, unknown>, columns: string[]): string =>
+  JSON.stringify(valuesOf(row, columns));
+
+/** A table's rows in key order, from the embedded database. */
+function sqliteRows(
+  db: Db,
+  table: string,
+  columns: string[],
+  order: string,
+): Iterable<Record<string, unknown>> {
+  return db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`).iterate() as Iterable<
+    Record<string, unknown>
+  >;
+}
+
+/**
+ * A table's rows in key order, from the team database, a batch at a time through a cursor (one
+ * pass over the table, whatever its size). The client must not be in a transaction of its own.
+ */
+async function* postgresRows(
+  client: PoolClient,
+  table: string,
+  columns: string[],
+  order: string,
+): AsyncGenerator<Record<string, unknown>> {
+  await client.query('BEGIN READ ONLY');
+  try {
+    await client.query(
+      `DECLARE rows NO SCROLL CURSOR FOR SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`,
+    );
+    for (;;) {
+      const page = await client.query(`FETCH ${BATCH} FROM rows`);
+      yield* page.rows;
+      if (page.rows.length < BATCH) break;
+    }
+  } finally {
+    await client.query('COMMIT').catch(() => {});
+  }
 }
 
 /** Counts and checksums of the embedded database's tables. */
@@ -86,9 +126,7 @@ export function tallySqlite(db: Db): TableTally[] {
     const columns = columnsOf(db, table);
     const hash = createHash('sha256');
     let rows = 0;
-    for (const row of db
-      .prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`)
-      .iterate() as Iterable<Record<string, unknown>>) {
+    for (const row of sqliteRows(db, table, columns, order)) {
       hash.update(`${line(row, columns)}\n`);
       rows += 1;
     }
@@ -98,7 +136,7 @@ export function tallySqlite(db: Db): TableTally[] {
 
 /** Counts and checksums of the team database's tables, in the same terms. */
 export async function tallyPostgres(
-  client: Pool | PoolClient,
+  client: PoolClient,
   columnsFor: (table: string) => string[],
 ): Promise<TableTally[]> {
   const out: TableTally[] = [];
@@ -106,15 +144,9 @@ export async function tallyPostgres(
     const columns = columnsFor(table);
     const hash = createHash('sha256');
     let rows = 0;
-    for (let offset = 0; ; offset += BATCH) {
-      const page = await client.query(
-        `SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order} LIMIT ${BATCH} OFFSET ${offset}`,
-      );
-      for (const row of page.rows) {
-        hash.update(`${line(row, columns)}\n`);
-        rows += 1;
-      }
-      if (page.rows.length < BATCH) break;
+    for await (const row of postgresRows(client, table, columns, order)) {
+      hash.update(`${line(row, columns)}\n`);
+      rows += 1;
     }
     out.push({ table, rows, checksum: hash.digest('hex') });
   }
@@ -152,13 +184,11 @@ export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<
         );
         await client.query(
           sql,
-          batch.flatMap((row) => columns.map((c) => row[c] ?? null)),
+          batch.flatMap((row) => valuesOf(row, columns)),
         );
         batch = [];
       };
-      for (const row of db
-        .prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order}`)
-        .iterate() as Iterable<Record<string, unknown>>) {
+      for (const row of sqliteRows(db, table, columns, order)) {
         batch.push(row);
         if (batch.length === BATCH) await flush();
       }
@@ -180,7 +210,7 @@ export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<
  * Copies the team database into an empty embedded one, in one transaction, with its triggers
  * kept from logging the copied rows twice (the copied event log replaces what they wrote).
  */
-export async function copyPostgresToSqlite(client: Pool | PoolClient, db: Db): Promise<void> {
+export async function copyPostgresToSqlite(client: PoolClient, db: Db): Promise<void> {
   for (const { table } of TRANSFER_TABLES) {
     const n = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     if (n > 0)
@@ -195,30 +225,19 @@ export async function copyPostgresToSqlite(client: Pool | PoolClient, db: Db): P
   for (const { table, order } of TRANSFER_TABLES) {
     const columns = columnsOf(db, table);
     const rows: Record<string, unknown>[] = [];
-    for (let offset = 0; ; offset += BATCH) {
-      const page = await client.query(
-        `SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${order} LIMIT ${BATCH} OFFSET ${offset}`,
-      );
-      rows.push(...page.rows);
-      if (page.rows.length < BATCH) break;
-    }
+    for await (const row of postgresRows(client, table, columns, order)) rows.push(row);
     data.push({ table, columns, rows });
   }
   db.transaction(() => {
     for (const { table, columns, rows } of data) {
-      if (table === 'events') continue;
+      // The triggers logged the copied sessions, claims… as new events: the copied log is the one
+      // (events come last).
+      if (table === 'events') db.prepare('DELETE FROM events').run();
       const insert = db.prepare(
         `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
       );
-      for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+      for (const row of rows) insert.run(...valuesOf(row, columns));
     }
-    // The triggers logged the copied sessions, claims… as new events: the copied log is the one.
-    db.prepare('DELETE FROM events').run();
-    const events = data.find((d) => d.table === 'events')!;
-    const insert = db.prepare(
-      `INSERT INTO events (${events.columns.join(', ')}) VALUES (${events.columns.map(() => '?').join(', ')})`,
-    );
-    for (const row of events.rows) insert.run(...events.columns.map((c) => row[c] ?? null));
   }).immediate();
 }
 

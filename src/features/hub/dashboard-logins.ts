@@ -28,11 +28,14 @@ export class DashboardLogins {
     if (code.length > 100) return null;
     const now = this.app.now();
     const { store } = this.app;
+    // Made before the write lock is taken: nothing in it but the two writes.
+    const cookie = randomBytes(32).toString('base64url');
+    const csrf = randomBytes(24).toString('base64url');
+    const codeHash = sha256(code);
+    const cookieHash = sha256(cookie);
     return store.write(() => {
-      if (!store.hub.useLogin(sha256(code), now)) return null;
-      const cookie = randomBytes(32).toString('base64url');
-      const csrf = randomBytes(24).toString('base64url');
-      store.hub.addCookie(sha256(cookie), csrf, now, now + COOKIE_TTL_MS);
+      if (!store.hub.useLogin(codeHash, now)) return null;
+      store.hub.addCookie(cookieHash, csrf, now, now + COOKIE_TTL_MS);
       return { cookie, csrf };
     });
   }

@@ -1,4 +1,8 @@
 import type { McpSessionRow } from '../../store/hub-store.js';
+
+/** An MCP session as the store keeps it. */
+export type StoredMcpSession = McpSessionRow;
+
 import type { Wiring } from '../tool-context.js';
 
 /** What an HTTP client said when it opened its MCP session, kept so that any hub process can take it up. */

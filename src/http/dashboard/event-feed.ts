@@ -20,10 +20,6 @@ export class EventFeed {
     this.log = hubFor(app).events;
   }
 
-  get listening(): number {
-    return this.listeners.size;
-  }
-
   /** Events after `id` (a replay), up to `limit`. */
   since(id: number, limit: number): FeedEvent[] {
     return this.log.after(id, limit);
