@@ -1,10 +1,27 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Every test on the embedded database; the tool suite (every tool through the real MCP client, and
+ * the services underneath) once more on the team database, PostgreSQL. Without a PostgreSQL the
+ * second run's files say so and are skipped (test/helpers/pg.ts).
+ */
+const TOOL_SUITE = ['test/mcp/tools.test.ts', 'test/mcp/notifications.test.ts', 'test/features/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'postgresql',
+          include: TOOL_SUITE,
+          env: { SESSION_COLLAB_TEST_BACKEND: 'postgresql' },
+        },
+      },
+    ],
   },
 });

@@ -10,7 +10,7 @@ import { NotificationsService } from '../features/notifications/notifications-se
 import { SessionsService } from '../features/sessions/sessions-service.js';
 import { writeLockHolder } from '../integrations/lock-holder.js';
 import { Store } from '../store/store.js';
-import { type Config, loadConfig } from './config.js';
+import { type Config, databaseUrl, loadConfig } from './config.js';
 import type { AppContext } from './context.js';
 import { type HomePaths, resolveHome } from './home.js';
 import { createLogger, type Logger } from './log.js';
@@ -26,6 +26,8 @@ export interface AppOptions {
    * synchronous call, where no timer can interrupt it.
    */
   busyTimeoutMs?: number;
+  /** An opened store (the team database); by default the embedded file in the home folder. */
+  store?: Store;
 }
 
 /** The wired application: one per process (or per test), over one database file. */
@@ -51,10 +53,12 @@ export class App implements AppContext {
     applyLimits(this.config.limits);
     this.log = createLogger(this.paths.log, this.config.log_level);
     this.now = options.now ?? Date.now;
-    this.store = Store.open(this.paths.database, {
-      busyTimeoutMs: options.busyTimeoutMs ?? this.config.lock_wait_seconds * 1000,
-      lockHolder: writeLockHolder,
-    });
+    this.store =
+      options.store ??
+      Store.open(this.paths.database, {
+        busyTimeoutMs: options.busyTimeoutMs ?? this.config.lock_wait_seconds * 1000,
+        lockHolder: writeLockHolder,
+      });
     this.notifications = new NotificationsService(this);
     this.claims = new ClaimsService(this, this.notifications);
     this.sessions = new SessionsService(this, this.claims, this.notifications);
@@ -65,7 +69,20 @@ export class App implements AppContext {
     this.inbox = new InboxService(this, this.notifications);
   }
 
-  close(): void {
-    this.store.close();
+  /**
+   * The application over the team database when one is configured (SESSION_COLLAB_DATABASE_URL or
+   * `database_url`), else over the embedded file.
+   */
+  static async open(options: AppOptions = {}): Promise<App> {
+    if (options.store) return new App(options);
+    const paths = options.paths ?? resolveHome();
+    const config = options.config ?? loadConfig(paths.config);
+    const url = databaseUrl(config);
+    const store = url ? await Store.openTeam(url) : undefined;
+    return new App({ ...options, paths, config, ...(store ? { store } : {}) });
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
   }
 }

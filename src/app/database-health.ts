@@ -17,7 +17,7 @@ export function inspectDatabase(file: string): {
   try {
     return { created, expected: SCHEMA_VERSION, ...store.health() };
   } finally {
-    store.close();
+    void store.close();
   }
 }
 

@@ -34,11 +34,11 @@ export async function answerCommand(
   words: string[],
   options: AnswerOptions,
 ): Promise<void> {
-  const app = new App();
+  const app = await App.open();
   try {
     const human = humanFor(app);
-    if (id !== undefined) return answerOne(human, id, words, options);
-    const pending = human.list(null, 'pending', 200).map((q) => ({ view: human.view(q), row: q }));
+    if (id !== undefined) return await answerOne(human, id, words, options);
+    const pending = (await human.list(null, 'pending', 200)).map((q) => ({ view: human.view(q), row: q }));
     if (options.json) {
       printJson({
         questions: pending.map((p) => ({
@@ -83,21 +83,26 @@ export async function answerCommand(
       console.log('Nothing sent.');
       return;
     }
-    report(human.answer(view.question_id, answer, 'terminal', terminalUser()), human);
+    report(await human.answer(view.question_id, answer, 'terminal', terminalUser()), human);
   } finally {
-    app.close();
+    await app.close();
   }
 }
 
-function answerOne(human: QuestionsService, id: string, words: string[], options: AnswerOptions): void {
-  const question = human.resolve(id);
-  let outcome: ReturnType<QuestionsService['answer']>;
+async function answerOne(
+  human: QuestionsService,
+  id: string,
+  words: string[],
+  options: AnswerOptions,
+): Promise<void> {
+  const question = await human.resolve(id);
+  let outcome: Awaited<ReturnType<QuestionsService['answer']>>;
   if (options.option !== undefined) {
     const n = Number(options.option);
     if (!Number.isInteger(n) || n < 1)
       throw invalidInput(`--option: "${options.option}" is not a choice number.`);
     if (words.length > 0) throw invalidInput('Give either --option or an answer text, not both.');
-    outcome = human.answerOption(question.id, n, 'terminal', terminalUser());
+    outcome = await human.answerOption(question.id, n, 'terminal', terminalUser());
   } else {
     const text = words.join(' ');
     if (!text.trim())
@@ -106,7 +111,7 @@ function answerOne(human: QuestionsService, id: string, words: string[], options
         'No answer given.',
         `Pass the answer after the id: session-collab answer ${question.id.slice(0, 8)} "your answer"${question.options ? ', or --option <n>' : ''}.`,
       );
-    outcome = human.answer(question.id, text, 'terminal', terminalUser());
+    outcome = await human.answer(question.id, text, 'terminal', terminalUser());
   }
   if (options.json) {
     printJson({ won: outcome.won, question: human.view(outcome.question) });
@@ -116,7 +121,7 @@ function answerOne(human: QuestionsService, id: string, words: string[], options
   report(outcome, human);
 }
 
-function report(outcome: ReturnType<QuestionsService['answer']>, human: QuestionsService): void {
+function report(outcome: Awaited<ReturnType<QuestionsService['answer']>>, human: QuestionsService): void {
   const view = human.view(outcome.question);
   if (outcome.won) {
     console.log(green(`Answer sent to session "${inline(view.session, 100)}".`));

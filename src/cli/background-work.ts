@@ -17,19 +17,17 @@ export interface BackgroundWork {
  */
 export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
   const purge = () => {
-    try {
-      app.maintenance.purgeIfDue();
-    } catch (error) {
-      app.log.warn('purge.failed', { message: (error as Error).message });
-    }
+    app.maintenance
+      .purgeIfDue()
+      .catch((error: Error) => app.log.warn('purge.failed', { message: error.message }));
   };
   const timers = [
     setTimeout(purge, 2_000),
     // A file damaged on disk (not at its header, which opening checks) is found here; from then on
     // writes are refused with what to do.
-    setTimeout(() => {
+    setTimeout(async () => {
       try {
-        const result = app.maintenance.verifyIfDue();
+        const result = await app.maintenance.verifyIfDue();
         if (result && !result.ok) app.log.error('database.damaged', { detail: result.detail.slice(0, 500) });
       } catch (error) {
         app.log.warn('database.verify_failed', { message: (error as Error).message });
@@ -46,7 +44,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
       const { humanFor } = await import('../features/human/human.js');
       const human = humanFor(app);
       audit = human.audit;
-      audit?.archiveStale();
+      await audit?.archiveStale();
       try {
         const settings = telegramSettings(app.config);
         if (!settings.bot_token) return null;

@@ -11,18 +11,18 @@ export const BYPASS = 'Commit anyway with `git commit --no-verify` (or SESSION_C
  * committing outside any session sees every session's. If the check itself fails, the commit
  * goes ahead with a warning: a broken guard must not stop all work.
  */
-export function guardCheck(): void {
+export async function guardCheck(): Promise<void> {
   if (process.env.SESSION_COLLAB_GUARD === 'off') return;
   let app: App | undefined;
   try {
     const cwd = process.cwd();
     const staged = stagedFiles(cwd);
     if (staged.length === 0) return;
-    app = new App({ busyTimeoutMs: 3000 });
+    app = await App.open({ busyTimeoutMs: 3000 });
     const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
-    const viewer = app.enforcement.viewpointFor(identity, cwd);
+    const viewer = await app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;
-    const verdict = app.enforcement.checkPaths(viewer, staged, viewer.worktree, 'This commit');
+    const verdict = await app.enforcement.checkPaths(viewer, staged, viewer.worktree, 'This commit');
     if (!verdict.reason) return;
     app.log.info('guard.refused', {
       session: viewer.id,
@@ -36,6 +36,6 @@ export function guardCheck(): void {
     );
     app?.log.error('guard.failed', { message: (error as Error).message });
   } finally {
-    app?.close();
+    await app?.close();
   }
 }

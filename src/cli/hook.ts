@@ -41,7 +41,8 @@ export async function hook(eventName: string): Promise<void> {
   const done = (output: Record<string, unknown> | null) => {
     if (finished) return;
     finished = true;
-    app?.close();
+    // The embedded file closes at once; a team database's connections end with the process.
+    app?.close().catch(() => {});
     if (!output) process.exit(0);
     process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
@@ -62,8 +63,8 @@ export async function hook(eventName: string): Promise<void> {
     }
     const raw = await readStdin();
     input = parseHookInput(raw, process.cwd());
-    app = new App({ busyTimeoutMs: BUSY_TIMEOUT_MS });
-    done(handle(app, event, input));
+    app = await App.open({ busyTimeoutMs: BUSY_TIMEOUT_MS });
+    done(await handle(app, event, input));
   } catch (error) {
     try {
       // Without the app (it may be what failed), log straight to the file.
@@ -106,31 +107,31 @@ function cannotDecide(
   return { ...toolDecision(input.format, onError, message), systemMessage: message };
 }
 
-function handle(app: App, event: HookEvent, input: HookInput): Record<string, unknown> | null {
+async function handle(app: App, event: HookEvent, input: HookInput): Promise<Record<string, unknown> | null> {
   const identity = {
     sessionId: hookClientSessionId(process.env, input.sessionId),
     process: clientProcess(),
   };
   const client = CLIENT_NAMES[input.format];
   if (event === 'session-end') {
-    const worktree = app.sessions.locate(input.cwd).worktree;
-    app.sessions.clients.endClientSession(identity, worktree, input.reason);
+    const worktree = (await app.sessions.locate(input.cwd)).worktree;
+    await app.sessions.clients.endClientSession(identity, worktree, input.reason);
     return null;
   }
   if (event === 'session-start') {
     // After /clear, /compact or --resume the client says its new id carries the session on.
     const continues = CONTINUING_SOURCES.has(input.source ?? '');
-    const { session } = app.enforcement.sessionFor(identity, input.cwd, client, continues);
-    return session ? sessionContext(input.format, app.inbox.welcome(session)) : null;
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client, continues);
+    return session ? sessionContext(input.format, await app.inbox.welcome(session)) : null;
   }
   if (event === 'user-prompt-submit') {
-    const { session } = app.enforcement.sessionFor(identity, input.cwd, client);
-    const news = session ? app.inbox.deliver(session) : null;
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
+    const news = session ? await app.inbox.deliver(session) : null;
     return news ? addedContext(input.format, event, news) : null;
   }
   const target = toolTarget(input);
   if (event === 'post-tool-use') {
-    const { session } = app.enforcement.sessionFor(identity, input.cwd, client);
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
     if (!session) {
       if (target && 'files' in target)
         app.log.info('hook.edit_unclaimed', {
@@ -139,24 +140,24 @@ function handle(app: App, event: HookEvent, input: HookInput): Record<string, un
         });
       return null;
     }
-    if (target && 'files' in target) app.enforcement.recordEdits(session, target.files, input.cwd);
+    if (target && 'files' in target) await app.enforcement.recordEdits(session, target.files, input.cwd);
     // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
     // main agent.
     if (input.agentId) return null;
-    const news = app.inbox.deliver(session);
+    const news = await app.inbox.deliver(session);
     return news ? addedContext(input.format, event, news) : null;
   }
   if (!target) return null;
-  const { session, viewpoint } = app.enforcement.sessionFor(identity, input.cwd, client);
+  const { session, viewpoint } = await app.enforcement.sessionFor(identity, input.cwd, client);
   const verdict =
     'files' in target
-      ? app.enforcement.checkPaths(
+      ? await app.enforcement.checkPaths(
           viewpoint,
           target.files,
           input.cwd,
           `Editing ${inline(target.files.join(', '), 300)}`,
         )
-      : app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
+      : await app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
   if (verdict.unchecked) {
     app.log.info('hook.unchecked', {
       session: session?.id ?? null,

@@ -7,7 +7,7 @@ import { hook } from './hook.js';
 
 const [command, arg] = process.argv.slice(2);
 if (command === 'hook') void hook(arg ?? '');
-else if (command === 'guard' && arg === 'check') guardCheck();
+else if (command === 'guard' && arg === 'check') void guardCheck();
 else {
   process.stderr.write(`session-collab: unexpected command for the hot entry: ${command}\n`);
   process.exitCode = 2;

@@ -30,7 +30,7 @@ function connectLines(url: string, tokens: boolean): string {
 
 /** `session-collab hub` (what `npm start` runs): the shared MCP server over HTTP and the dashboard. */
 export async function hubCommand(options: HubCommandOptions): Promise<void> {
-  const app = new App();
+  const app = await App.open();
   const selection = await select(
     options.toolsets
       ? options.toolsets.split(',').map((s) => s.trim())
@@ -40,10 +40,10 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
   const listenAt = options.listen ?? app.config.hub.listen;
   const running = await startHub({ app, selection, built: builtDefinitions(), listen: listenAt });
   const work = startBackgroundWork(app, selection);
-  const tokens = hubFor(app).tokens.required();
+  const tokens = await hubFor(app).tokens.required();
   if (options.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: running.url, mcp: `${running.url}/mcp`, login: running.loginUrl(), tokens })}\n`,
+      `${JSON.stringify({ url: running.url, mcp: `${running.url}/mcp`, login: await running.loginUrl(), tokens })}\n`,
     );
   } else {
     const { host } = splitListen(listenAt);
@@ -51,7 +51,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
       [
         `session-collab hub listening on ${running.url} (${selection.toolsets.map((t) => t.id).join(', ')})`,
         `  MCP endpoint   ${running.url}/mcp${tokens ? '   (bearer token required)' : isLoopback(host) ? '   (this machine only; no token needed until you create one)' : ''}`,
-        `  Dashboard      ${running.loginUrl()}`,
+        `  Dashboard      ${await running.loginUrl()}`,
         '                 (a one-time login link; `session-collab dashboard` prints a new one)',
         '',
         connectLines(running.url, tokens),
@@ -66,10 +66,9 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info('hub.stopping', { signal });
-    void Promise.all([running.close(), work.stop()]).finally(() => {
-      app.close();
-      process.exit(0);
-    });
+    void Promise.all([running.close(), work.stop()])
+      .then(() => app.close())
+      .finally(() => process.exit(0));
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
@@ -77,8 +76,8 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
 }
 
 /** `session-collab dashboard`: a one-time login link to the running hub's dashboard. */
-export function dashboardCommand(options: { json?: boolean }): void {
-  const app = new App();
+export async function dashboardCommand(options: { json?: boolean }): Promise<void> {
+  const app = await App.open();
   try {
     const file = hubFile(app);
     if (!existsSync(file))
@@ -88,26 +87,26 @@ export function dashboardCommand(options: { json?: boolean }): void {
         `Start one with \`${cliInvocation().line} hub\` (or \`npm start\` in the session-collab folder).`,
       );
     const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
-    const link = `${url}/login?code=${hubFor(app).logins.code()}`;
+    const link = `${url}/login?code=${await hubFor(app).logins.code()}`;
     process.stdout.write(
       options.json ? `${JSON.stringify({ url, login: link })}\n` : `${link}\n(works once, for 10 minutes)\n`,
     );
   } finally {
-    app.close();
+    await app.close();
   }
 }
 
 /** `session-collab token create|list|revoke`. */
-export function tokenCommand(
+export async function tokenCommand(
   action: 'create' | 'list' | 'revoke',
   name: string | undefined,
   options: { json?: boolean },
-): void {
-  const app = new App();
+): Promise<void> {
+  const app = await App.open();
   try {
     const { tokens } = hubFor(app);
     if (action === 'create') {
-      const created = tokens.create(name ?? '');
+      const created = await tokens.create(name ?? '');
       if (options.json)
         process.stdout.write(`${JSON.stringify({ token: created.token, ...created.view })}\n`);
       else
@@ -115,12 +114,12 @@ export function tokenCommand(
           `${created.token}\n\nToken "${created.view.name}" created. It is shown only now: give it to that agent as\n  SESSION_COLLAB_TOKEN=${created.token}\nFrom now on every request to the hub needs a token.\n`,
         );
     } else if (action === 'revoke') {
-      const revoked = tokens.revoke(name ?? '');
+      const revoked = await tokens.revoke(name ?? '');
       process.stdout.write(
         options.json ? `${JSON.stringify(revoked)}\n` : `Token "${revoked.name}" revoked.\n`,
       );
     } else {
-      const list = tokens.list();
+      const list = await tokens.list();
       if (options.json) process.stdout.write(`${JSON.stringify({ tokens: list })}\n`);
       else if (list.length === 0)
         process.stdout.write('No tokens. Create one with `session-collab token create <name>`.\n');
@@ -131,6 +130,6 @@ export function tokenCommand(
           );
     }
   } finally {
-    app.close();
+    await app.close();
   }
 }

@@ -6,7 +6,7 @@ import { importAiCollab } from '../features/reviews/ai-collab-import.js';
 import { green, printJson } from './format.js';
 
 /** `session-collab import-ai-collab <data.json>`: the original review tool's data, idempotently. */
-export function importAiCollabCommand(file: string, options: { json?: boolean }): void {
+export async function importAiCollabCommand(file: string, options: { json?: boolean }): Promise<void> {
   const path = resolve(file);
   let raw: unknown;
   try {
@@ -18,9 +18,9 @@ export function importAiCollabCommand(file: string, options: { json?: boolean })
       'Give the path of a data.json (by default ~/.mcp-ai-collab/data.json).',
     );
   }
-  const app = new App();
+  const app = await App.open();
   try {
-    const result = importAiCollab(app, raw, path);
+    const result = await importAiCollab(app, raw, path);
     if (options.json) {
       printJson(result);
       return;
@@ -31,6 +31,6 @@ export function importAiCollabCommand(file: string, options: { json?: boolean })
     const skipped = result.projects.existing + result.work_items.existing + result.reviews.existing;
     if (skipped > 0) console.log(`${skipped} record(s) were there already and were left as they are.`);
   } finally {
-    app.close();
+    await app.close();
   }
 }

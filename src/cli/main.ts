@@ -74,7 +74,7 @@ program
         `Unknown token action "${action}".`,
         'Use create <name>, list or revoke <name>.',
       );
-    (await hubCommands()).tokenCommand(action, name, options);
+    await (await hubCommands()).tokenCommand(action, name, options);
   });
 
 program

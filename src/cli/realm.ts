@@ -34,20 +34,20 @@ function checkName(what: string, value: string): string {
 }
 
 /** The realm folder a command works on: --realm, else the one this folder belongs to. */
-function realmRoot(app: App, option?: string): string {
-  return realmFor(app).context(process.cwd(), option).model.root;
+async function realmRoot(app: App, option?: string): Promise<string> {
+  return (await realmFor(app).context(process.cwd(), option)).model.root;
 }
 
-function withApp<T>(fn: (app: App) => T): T {
-  const app = new App();
+async function withApp<T>(fn: (app: App) => T | Promise<T>): Promise<T> {
+  const app = await App.open();
   try {
-    return fn(app);
+    return await fn(app);
   } finally {
-    app.close();
+    await app.close();
   }
 }
 
-export function realmInit(folder: string, options: { name?: string }): void {
+export async function realmInit(folder: string, options: { name?: string }): Promise<void> {
   const root = resolve(folder);
   if (existsSync(resolve(root, 'realm.yaml')))
     throw new CollabError(
@@ -66,15 +66,15 @@ export function realmInit(folder: string, options: { name?: string }): void {
   } catch {
     history = 'git is not available: realm_check cannot see who changed contracts';
   }
-  withApp((app) => realmFor(app).register(root));
+  await withApp((app) => realmFor(app).register(root));
   console.log(`${green('Created')} realm ${bold(name)} in ${root} (${history}); registered on this machine.`);
   console.log(`Next: ${bold(`session-collab realm add-repo <name> --path <repo folder> --realm ${root}`)}`);
 }
 
-export function realmAddRepo(
+export async function realmAddRepo(
   name: string,
   options: RealmOption & { path: string; defaultBranch?: string },
-): void {
+): Promise<void> {
   checkName('repo name', name);
   const repoPath = resolve(options.path);
   if (!existsSync(repoPath))
@@ -84,7 +84,7 @@ export function realmAddRepo(
       'Give the folder of a clone of the repo.',
     );
   const repoRoot = locateProject(repoPath).worktree;
-  const root = realmRootFromCwd(options.realm);
+  const root = await realmRootFromCwd(options.realm);
   writeRepo(root, name, relative(root, repoRoot) || '.', options.defaultBranch ?? null);
   writeMembership(repoRoot, root, name);
   console.log(
@@ -93,14 +93,14 @@ export function realmAddRepo(
 }
 
 /** For add-repo: the realm folder is --realm, else the working folder when it is one, else this repo's. */
-function realmRootFromCwd(option?: string): string {
+async function realmRootFromCwd(option?: string): Promise<string> {
   const here = existsSync(resolve(process.cwd(), 'realm.yaml')) ? process.cwd() : undefined;
-  return withApp((app) => realmRoot(app, option ?? here));
+  return await withApp((app) => realmRoot(app, option ?? here));
 }
 
 /** `realm register [folder]`: this machine works with the realm in that folder (default: here). */
-export function realmRegister(folder: string | undefined, options: { json?: boolean }): void {
-  const done = withApp((app) => realmFor(app).register(resolve(folder ?? '.')));
+export async function realmRegister(folder: string | undefined, options: { json?: boolean }): Promise<void> {
+  const done = await withApp((app) => realmFor(app).register(resolve(folder ?? '.')));
   if (options.json) {
     printJson(done);
     return;
@@ -113,9 +113,12 @@ export function realmRegister(folder: string | undefined, options: { json?: bool
 }
 
 /** `realm unregister [folder]`: forget a realm (its files stay). */
-export function realmUnregister(folder: string | undefined, options: { json?: boolean }): void {
+export async function realmUnregister(
+  folder: string | undefined,
+  options: { json?: boolean },
+): Promise<void> {
   const root = resolve(folder ?? '.');
-  const removed = withApp((app) => realmFor(app).unregister(root));
+  const removed = await withApp((app) => realmFor(app).unregister(root));
   if (options.json) {
     printJson({ root, unregistered: removed });
     return;
@@ -130,8 +133,8 @@ export function realmUnregister(folder: string | undefined, options: { json?: bo
 }
 
 /** `realm list`: the realm folders this machine works with. */
-export function realmList(options: { json?: boolean }): void {
-  const realms = withApp((app) => realmFor(app).registered());
+export async function realmList(options: { json?: boolean }): Promise<void> {
+  const realms = await withApp((app) => realmFor(app).registered());
   if (options.json) {
     printJson({ realms });
     return;
@@ -149,9 +152,12 @@ export function realmList(options: { json?: boolean }): void {
   }
 }
 
-export function realmAddDomain(name: string, options: RealmOption & { description?: string }): void {
+export async function realmAddDomain(
+  name: string,
+  options: RealmOption & { description?: string },
+): Promise<void> {
   checkName('domain name', name);
-  const root = withApp((app) => realmRoot(app, options.realm));
+  const root = await withApp((app) => realmRoot(app, options.realm));
   writeDomain(root, name, options.description ?? null);
   console.log(`${green('Added')} domain ${bold(name)}.`);
 }
@@ -161,7 +167,7 @@ function readData(file: string): unknown {
   return file.endsWith('.json') ? JSON.parse(text) : parse(text);
 }
 
-export function realmContract(
+export async function realmContract(
   domain: string,
   name: string,
   options: RealmOption & {
@@ -172,9 +178,9 @@ export function realmContract(
     compatibility?: string;
     change?: string;
   },
-): void {
+): Promise<void> {
   checkName('contract name', name);
-  const root = withApp((app) => realmRoot(app, options.realm));
+  const root = await withApp((app) => realmRoot(app, options.realm));
   if (!existsSync(resolve(root, 'domains', domain)))
     throw new CollabError(
       'INVALID_INPUT',
@@ -206,12 +212,12 @@ export function realmContract(
   );
 }
 
-export function realmBind(
+export async function realmBind(
   domain: string,
   repo: string,
   options: RealmOption & { role: string; exports?: string; imports?: string },
-): void {
-  const root = withApp((app) => realmRoot(app, options.realm));
+): Promise<void> {
+  const root = await withApp((app) => realmRoot(app, options.realm));
   if (!['provider', 'consumer', 'both'].includes(options.role))
     throw new CollabError('INVALID_INPUT', `--role ${options.role}: use provider, consumer or both.`);
   const list = (s?: string) =>
@@ -234,9 +240,9 @@ export function realmBind(
   console.log(`${green('Bound')} ${repo} to ${domain} as ${options.role}.`);
 }
 
-export function realmCheckCommand(options: RealmOption): void {
-  withApp((app) => {
-    const ctx = realmFor(app).context(process.cwd(), options.realm);
+export async function realmCheckCommand(options: RealmOption): Promise<void> {
+  await withApp(async (app) => {
+    const ctx = await realmFor(app).context(process.cwd(), options.realm);
     const result = realmFor(app).check(ctx);
     if (options.json) printJson(result);
     else {
@@ -257,20 +263,20 @@ export function realmCheckCommand(options: RealmOption): void {
   });
 }
 
-export function realmStatusCommand(options: RealmOption): void {
-  withApp((app) => {
-    const { model, repo } = realmFor(app).context(process.cwd(), options.realm);
+export async function realmStatusCommand(options: RealmOption): Promise<void> {
+  await withApp(async (app) => {
+    const { model, repo } = await realmFor(app).context(process.cwd(), options.realm);
     const data = {
       realm: model.name,
       root: model.root,
       repo,
-      repos: [...model.repos.values()].map((r) => ({
-        name: r.name,
-        path: r.path,
-        sessions: realmFor(app)
-          .liveSessionsOf(model, r.name)
-          .map((s) => s.name),
-      })),
+      repos: await Promise.all(
+        [...model.repos.values()].map(async (r) => ({
+          name: r.name,
+          path: r.path,
+          sessions: (await realmFor(app).liveSessionsOf(model, r.name)).map((s) => s.name),
+        })),
+      ),
       domains: [...model.domains.values()].map((d) => ({
         name: d.name,
         contracts: [...d.contracts.values()].map((c) => `${c.name}@${c.version} (${c.owner})`),

@@ -62,7 +62,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     process.stderr.write(connectHelp());
     return;
   }
-  const app = new App();
+  const app = await App.open();
   const selection = await select(
     options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
     { readOnly: options.readOnly === true },
@@ -91,9 +91,13 @@ export async function serve(options: ServeOptions): Promise<void> {
     stop('connection closed');
   };
 
-  const heartbeat = setInterval(() => {
-    connection.heartbeat(true);
-    if (connection.currentId) work.audit()?.heartbeat(connection.currentId);
+  const heartbeat = setInterval(async () => {
+    try {
+      await connection.heartbeat(true);
+      if (connection.currentId) await work.audit()?.heartbeat(connection.currentId);
+    } catch (error) {
+      app.log.warn('session.heartbeat_failed', { message: (error as Error).message });
+    }
   }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();
   const work = startBackgroundWork(app, selection);
@@ -104,14 +108,14 @@ export async function serve(options: ServeOptions): Promise<void> {
       const { findMembership } = await import('../integrations/realm-files.js');
       if (!findMembership(process.cwd())) return;
       const { realmFor } = await import('../features/realm/realm.js');
-      const scan = () => {
+      const scan = async () => {
         try {
-          realmFor(app).context(process.cwd());
+          await realmFor(app).context(process.cwd());
         } catch (error) {
           app.log.warn('realm.scan_failed', { message: (error as Error).message });
         }
       };
-      scan();
+      await scan();
       setInterval(scan, app.config.realm_scan_seconds * 1000).unref();
     } catch (error) {
       app.log.warn('realm.scan_failed', { message: (error as Error).message });
@@ -123,17 +127,17 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(heartbeat);
-    if (connection.currentId) work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
-    connection.close(reason);
-    // Telegram gets 3 s to give its lease up (another process then takes over at once; else
-    // the lease runs out by itself).
-    void work
-      .stop()
-      .then(() => handle.close())
-      .finally(() => {
-        app.close();
-        process.exit(0);
-      });
+    void (async () => {
+      if (connection.currentId) await work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
+      await connection.close(reason);
+      // Telegram gets 3 s to give its lease up (another process then takes over at once; else
+      // the lease runs out by itself).
+      await work.stop();
+      await handle.close();
+    })()
+      .catch((error: Error) => app.log.warn('session.stop_failed', { message: error.message }))
+      .then(() => app.close())
+      .finally(() => process.exit(0));
   };
   process.stdin.once('end', () => stop('client disconnected'));
   process.once('beforeExit', () => stop('connection closed'));

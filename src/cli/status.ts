@@ -31,11 +31,11 @@ function parseLimit(value: string | undefined): number {
 const MORE_HINT = 'see them with --limit 0 (all) or --limit <n>';
 
 /** Sessions, claims and current conflicts per project. */
-export function status(options: StatusOptions): void {
+export async function status(options: StatusOptions): Promise<void> {
   const limit = parseLimit(options.limit);
-  const app = new App();
+  const app = await App.open();
   try {
-    const projects = new StatusService(app).projects({ all: options.all === true, limit });
+    const projects = await new StatusService(app).projects({ all: options.all === true, limit });
     if (options.json) {
       printJson({ home: app.paths.home, projects });
       return;
@@ -89,6 +89,6 @@ export function status(options: StatusOptions): void {
       console.log('');
     }
   } finally {
-    app.close();
+    await app.close();
   }
 }

@@ -23,11 +23,11 @@ const CHALLENGE = 'Bearer realm="session-collab"';
  * Who calls: the live token the request presents (its id), or null when the hub takes requests
  * without tokens (none exists). A 401 with WWW-Authenticate when a token is needed and missing or not valid.
  */
-export function authenticate(
+export async function authenticate(
   request: Request,
   tokens: HubTokens,
   required: boolean,
-): { tokenId: string | null } | Response {
+): Promise<{ tokenId: string | null } | Response> {
   // Without tokens the hub is open (loopback only): whatever a client's config sends (an unset
   // `${SESSION_COLLAB_TOKEN}`) is ignored.
   if (!required) return { tokenId: null };
@@ -40,7 +40,7 @@ export function authenticate(
       { 'www-authenticate': CHALLENGE },
     );
   }
-  const token = tokens.verify(secret);
+  const token = await tokens.verify(secret);
   if (token) return { tokenId: token.id };
   return jsonRpcError(401, -32001, 'Unauthorized: the bearer token is not valid (unknown or revoked).', {
     'www-authenticate': `${CHALLENGE}, error="invalid_token"`,

@@ -6,10 +6,12 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { localhostAllowedHostnames, type Tool } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import type { App } from '../app/app.js';
+import { databaseUrl } from '../app/config.js';
 import { CollabError } from '../core/errors.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { VERSION } from '../core/version.js';
 import { hubFor } from '../features/hub/hub.js';
+import { listenForEvents } from '../features/hub/team-events.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import type { Selection } from '../mcp/registry.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -33,7 +35,7 @@ export interface RunningHub {
   /** The hub's address, e.g. http://127.0.0.1:8787 */
   url: string;
   /** A one-time link that logs a browser into the dashboard. */
-  loginUrl(): string;
+  loginUrl(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   const { app } = options;
   const hub = hubFor(app);
   const { host, port } = splitListen(options.listen ?? app.config.hub.listen);
-  if (!isLoopback(host) && !hub.tokens.required())
+  if (!isLoopback(host) && !(await hub.tokens.required()))
     throw new CollabError(
       'CONFIG_ERROR',
       `Refusing to listen on ${host}: beyond this machine every agent needs a token, and none exists.`,
@@ -83,14 +85,19 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     defaultProject: options.defaultProject ?? process.cwd(),
     maxBodyBytes: maxBody,
   });
-  const feed = new EventFeed(app);
+  // On the team database, other replicas' events are announced (LISTEN/NOTIFY).
+  const teamUrl = databaseUrl(app.config);
+  const feed = await EventFeed.start(
+    app,
+    teamUrl ? (wake) => listenForEvents(app, teamUrl, wake) : undefined,
+  );
   // Reachable beyond this machine: a token is always needed (revoking the last one closes the hub,
   // it does not open it). On loopback, once any token exists.
   const exposed = !isLoopback(host) || app.config.hub.allowed_hosts.length > 0;
-  let tokensRequired = { value: exposed || hub.tokens.required(), at: Date.now() };
-  const required = () => {
+  let tokensRequired = { value: exposed || (await hub.tokens.required()), at: Date.now() };
+  const required = async () => {
     if (Date.now() - tokensRequired.at > 2_000)
-      tokensRequired = { value: exposed || hub.tokens.required(), at: Date.now() };
+      tokensRequired = { value: exposed || (await hub.tokens.required()), at: Date.now() };
     return tokensRequired.value;
   };
 
@@ -103,14 +110,15 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   web.get('/health', (c) => c.json({ ok: true, version: VERSION }));
   web.all('/mcp', async (c) => {
     const request = c.req.raw;
-    const auth = authenticate(request, hub.tokens, required());
+    const auth = await authenticate(request, hub.tokens, await required());
     if (auth instanceof Response) return auth;
     const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
     // Each agent has its own rate: its token, else its MCP session (one this hub knows: a made-up
     // id counts against the address it comes from, as do new sessions).
     const sessionId = request.headers.get('mcp-session-id');
     const key =
-      auth.tokenId ?? (sessionId && endpoint.knows(sessionId) ? `session:${sessionId}` : `address:${remote}`);
+      auth.tokenId ??
+      (sessionId && (await endpoint.knows(sessionId)) ? `session:${sessionId}` : `address:${remote}`);
     const wait = limiter.take(key, Date.now());
     if (wait > 0)
       return jsonRpcError(
@@ -164,8 +172,10 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
 
   const heartbeat = setInterval(() => {
     const now = Date.now();
-    endpoint.heartbeat();
     endpoint.sweep(now - app.config.hub.session_idle_minutes * 60_000);
+    endpoint
+      .heartbeat()
+      .catch((error: Error) => app.log.warn('hub.heartbeat_failed', { message: error.message }));
   }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();
   try {
@@ -174,16 +184,16 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   } catch (error) {
     app.log.warn('hub.file_failed', { message: (error as Error).message });
   }
-  app.log.info('hub.listening', { url, tokens: required() });
+  app.log.info('hub.listening', { url, tokens: await required() });
 
   let closed: Promise<void> | null = null;
   return {
     url,
-    loginUrl: () => `${url}/login?code=${hub.logins.code()}`,
+    loginUrl: async () => `${url}/login?code=${await hub.logins.code()}`,
     close() {
       closed ??= (async () => {
         clearInterval(heartbeat);
-        feed.close();
+        await feed.close();
         await endpoint.close();
         (server as import('node:http').Server).closeAllConnections?.();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -128,8 +128,8 @@ export class McpEndpoint {
   }
 
   /** Whether `id` names an MCP session this hub knows (in memory or in the store). */
-  knows(id: string): boolean {
-    return this.live.has(id) || this.restoring.has(id) || this.hub.sessions.get(id) !== null;
+  async knows(id: string): Promise<boolean> {
+    return this.live.has(id) || this.restoring.has(id) || (await this.hub.sessions.get(id)) !== null;
   }
 
   /** Serves one request of an authenticated caller; `body` is the parsed JSON of a POST. */
@@ -158,7 +158,7 @@ export class McpEndpoint {
     // A session being taken up again is served once that is done, never half-restored.
     let live = (await this.restoring.get(sessionId)) ?? this.live.get(sessionId) ?? null;
     if (!live) {
-      const row = this.hub.sessions.get(sessionId);
+      const row = await this.hub.sessions.get(sessionId);
       if (!row || row.token_id !== caller.tokenId) return this.notFound();
       live = await this.restore(row, identityOf(request.headers, caller));
       if (!live) return this.notFound();
@@ -168,8 +168,8 @@ export class McpEndpoint {
   }
 
   /** Clients holding a stream open are connected: their collab sessions heartbeat (the others', with their calls). */
-  heartbeat(): void {
-    for (const live of this.live.values()) if (live.streams > 0) live.connection.heartbeat(true);
+  async heartbeat(): Promise<void> {
+    for (const live of this.live.values()) if (live.streams > 0) await live.connection.heartbeat(true);
   }
 
   /** Lets go of quiet sessions (they are taken up again on their next request). */
@@ -190,7 +190,7 @@ export class McpEndpoint {
 
   private async serve(live: Live, request: Request, body: unknown): Promise<Response> {
     live.seenAt = Date.now();
-    this.hub.sessions.seen(live.id);
+    await this.hub.sessions.seen(live.id);
     const response = await live.transport.handleRequest(
       request,
       request.method === 'POST' ? { parsedBody: body } : {},
@@ -229,11 +229,11 @@ export class McpEndpoint {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => fixedId ?? randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async (id) => {
         live.id = id;
         if (fixedId !== null) return;
         this.live.set(id, live);
-        this.hub.sessions.open({
+        await this.hub.sessions.open({
           id,
           tokenId,
           initialize,
@@ -256,8 +256,8 @@ export class McpEndpoint {
       ...(identity.clientSessionId || identity.clientPid
         ? { identity: () => ({ sessionId: identity.clientSessionId, process: clientProcess() }) }
         : {}),
-      onAttach: (collabId) => {
-        if (live.id) this.hub.sessions.bind(live.id, collabId);
+      onAttach: async (collabId) => {
+        if (live.id) await this.hub.sessions.bind(live.id, collabId);
       },
     });
     server = createMcpServer(app, connection, this.options.selection, this.options.built);
@@ -302,7 +302,7 @@ export class McpEndpoint {
         };
         await replay({ id: 'restore', method: 'initialize', params: JSON.parse(row.initialize) }, null);
         await replay({ method: 'notifications/initialized' }, row.id);
-        if (row.collab_session_id) live.connection.resume(row.collab_session_id);
+        if (row.collab_session_id) await live.connection.resume(row.collab_session_id);
       } catch (error) {
         this.options.app.log.warn('hub.restore_failed', {
           mcp_session: row.id,
@@ -323,20 +323,20 @@ export class McpEndpoint {
   }
 
   /** The client ended its MCP session (DELETE): its collab session ends too. */
-  private end(id: string, reason: string): void {
+  private async end(id: string, reason: string): Promise<void> {
     const live = this.live.get(id);
     this.live.delete(id);
     try {
-      this.hub.sessions.close(id);
+      await this.hub.sessions.close(id);
     } catch (error) {
       this.options.app.log.warn('hub.close_failed', { mcp_session: id, message: (error as Error).message });
     }
-    live?.connection.close(reason);
+    await live?.connection.close(reason);
   }
 
   private async drop(live: Live): Promise<void> {
     this.live.delete(live.id);
-    this.hub.sessions.forget(live.id);
+    await this.hub.sessions.forget(live.id);
     await live.transport.close().catch(() => {});
   }
 }

@@ -203,17 +203,14 @@ function callControls(app: App, server: Server, ctx: ServerContext): CallControl
   };
 }
 
-/**
- * Runs one tool call to a complete MCP result: never throws (a waiting tool's promise never
- * rejects). A tool that does not wait answers synchronously.
- */
-export function callTool(
+/** Runs one tool call to a complete MCP result: never throws. */
+export async function callTool(
   app: App,
   connection: Connection,
   d: ToolDescriptor,
   args: unknown,
   call?: CallControls,
-): CallToolResult | Promise<CallToolResult> {
+): Promise<CallToolResult> {
   const parsed = d.input.safeParse(args);
   if (!parsed.success) {
     return envelope(app, connection, d.name, {
@@ -226,11 +223,12 @@ export function callTool(
       },
     });
   }
-  const answered = (raw: unknown): CallToolResult => {
-    const output = d.output.parse(raw) as Record<string, unknown>;
-    return envelope(app, connection, d.name, { output, text: d.text(output), error: null });
-  };
-  const failed = (error: unknown): CallToolResult => {
+  let output: Record<string, unknown>;
+  try {
+    await connection.heartbeat();
+    const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, parsed.data);
+    output = d.output.parse(raw) as Record<string, unknown>;
+  } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {
       tool: d.name,
@@ -239,15 +237,8 @@ export function callTool(
       ...(body.code === 'INTERNAL_ERROR' ? { stack: (error as Error).stack } : {}),
     });
     return envelope(app, connection, d.name, { output: null, text: '', error: body });
-  };
-  try {
-    connection.heartbeat();
-    const raw = d.handler({ app, connection, ...(call ? { call } : {}) }, parsed.data);
-    if (raw instanceof Promise) return raw.then(answered).catch(failed);
-    return answered(raw);
-  } catch (error) {
-    return failed(error);
   }
+  return envelope(app, connection, d.name, { output, text: d.text(output), error: null });
 }
 
 interface Outcome {
@@ -261,14 +252,19 @@ interface Outcome {
  * (then marked seen) and `next_steps`, in the structured result and in the text. Never fails the
  * call: if the envelope cannot be filled, the result goes out without it.
  */
-function envelope(app: App, connection: Connection, tool: string, outcome: Outcome): CallToolResult {
+async function envelope(
+  app: App,
+  connection: Connection,
+  tool: string,
+  outcome: Outcome,
+): Promise<CallToolResult> {
   let notifications: NotificationView[] = [];
   let unreadMessages = 0;
   const session = connection.lastRead;
   if (session) {
     try {
-      notifications = app.notifications.deliver(session.id);
-      unreadMessages = app.messages.unreadFor(session);
+      notifications = await app.notifications.deliver(session.id);
+      unreadMessages = await app.messages.unreadFor(session);
     } catch (error) {
       app.log.warn('envelope.failed', { tool, message: (error as Error).message });
     }

@@ -15,11 +15,16 @@ export function toErrorBody(error: unknown): ErrorBody {
   }
   const fault = describeStorageFault(error, 'registry.db');
   if (fault) return fault.toBody();
-  const e = error as { code?: unknown; message?: string; name?: string };
+  const e = error as { code?: unknown; message?: string; name?: string; severity?: unknown };
   if (
     e?.name === 'SqliteError' ||
     (typeof e?.code === 'string' && e.code.startsWith('SQLITE_')) ||
-    /database/i.test(e?.message ?? '')
+    /database/i.test(e?.message ?? '') ||
+    // The team database: PostgreSQL's own errors, and its connection lost or refused.
+    typeof e?.severity === 'string' ||
+    e?.code === 'ECONNREFUSED' ||
+    e?.code === 'ECONNRESET' ||
+    /^(Connection terminated|Cannot use a pool after calling end)/.test(e?.message ?? '')
   ) {
     return new CollabError('DB_ERROR', `Database error: ${e.message ?? String(error)}`).toBody();
   }

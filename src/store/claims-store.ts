@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { inList, type Sql } from './sql.js';
 
 export type ClaimStatus = 'active' | 'completed' | 'abandoned' | 'expired';
 export type Scope = 'small' | 'medium' | 'large';
@@ -50,6 +50,49 @@ const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclus
   COALESCE(f.added_at, c.created_at) AS added_at, c.expires_at,
   s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
 
+/** The live patterns of a project (the first parameter): narrowed further by each statement. */
+const LIVE = `SELECT ${LIVE_PATTERN_COLUMNS}
+  FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+  WHERE f.active = 1 AND f.project_id = ?`;
+
+/** What a list selects: project, session (each null for any) and status (or 'all'). */
+const LIST_WHERE = `(CAST(? AS TEXT) IS NULL OR c.project_id = ?)
+  AND (CAST(? AS TEXT) IS NULL OR c.session_id = ?)
+  AND (? = 'all' OR c.status = ?)`;
+
+/** A claim's patterns in the order they were added, as a JSON array. */
+const FILES_JSON = {
+  sqlite:
+    '(SELECT json_group_array(pattern) FROM (SELECT pattern FROM claim_files WHERE claim_id = c.id ORDER BY rowid))',
+  postgresql:
+    "COALESCE((SELECT CAST(json_agg(pattern ORDER BY rowid) AS TEXT) FROM claim_files WHERE claim_id = c.id), '[]')",
+};
+
+/** Claims in list order (newest first), after a position (a page's last row), at most a number. */
+const listStatement = (filesJson: string) =>
+  `SELECT c.*, s.name AS session_name, ${filesJson} AS files_json
+   FROM claims c JOIN sessions s ON s.id = c.session_id
+   WHERE ${LIST_WHERE}
+     AND (CAST(? AS BIGINT) IS NULL OR c.created_at < ? OR (c.created_at = ? AND c.id < ?))
+   ORDER BY c.created_at DESC, c.id DESC
+   LIMIT ?`;
+const LIST = { sqlite: listStatement(FILES_JSON.sqlite), postgresql: listStatement(FILES_JSON.postgresql) };
+
+/**
+ * Live patterns of a project added after a mark, read by rowid, not through the live-pattern index
+ * (see `ClaimsStore.mark`). SQLite: the unary plus keeps that index out. PostgreSQL has no such
+ * hint (a unary plus on TEXT is an error); it plans each statement with its values, and a rowid
+ * bound past almost every row picks the rowid index.
+ */
+const AFTER = {
+  sqlite: `SELECT ${LIVE_PATTERN_COLUMNS}
+    FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+    WHERE f.rowid > ? AND +f.active = 1 AND +f.project_id = ?`,
+  postgresql: `SELECT ${LIVE_PATTERN_COLUMNS}
+    FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+    WHERE f.rowid > ? AND f.active = 1 AND f.project_id = ?`,
+};
+
 /** See `ClaimsStore.mark`. */
 export interface ClaimsMark {
   projectId: string;
@@ -67,196 +110,145 @@ export interface ClaimFilter {
   after?: { at: number; id: string } | null;
 }
 
+/** Claims read at once by `iterate` unless told otherwise. */
+const ITERATE_BATCH = 100;
+/** A batch no list reaches: `list` reads every claim in one statement. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
 export class ClaimsStore {
-  private readonly insertClaim;
-  private readonly insertFile;
-  private readonly getStmt;
-  private readonly filesStmt;
-  private readonly byBases;
-  private readonly byProject;
-  private readonly below;
-  private readonly releaseStmt;
-  private readonly releaseFiles;
-  private readonly bySessionActive;
-  private readonly expireStmt;
-  private readonly expireFiles;
-  private readonly listStmt;
-  private readonly countStmt;
-  private readonly markStmt;
-  private readonly releasedSinceStmt;
-  private readonly afterStmt;
-  private readonly activeAmongStmt;
-  private readonly purgeStmt;
-  private readonly bySource;
-  private readonly latestTool;
-  private readonly touchStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertClaim = db.prepare(
-      `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at, source)
-       VALUES (@id, @session_id, @project_id, @intent, @scope, @exclusive, 'active', @created_at, @created_at, @expires_at, @source)`,
-    );
-    this.insertFile = db.prepare(
-      'INSERT OR IGNORE INTO claim_files (claim_id, project_id, pattern, base, active, added_at) VALUES (?, ?, ?, ?, 1, ?)',
-    );
-    this.getStmt = db.prepare<[string], ClaimRow & { session_name: string }>(
-      'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',
-    );
-    this.filesStmt = db.prepare<[string], { pattern: string }>(
-      'SELECT pattern FROM claim_files WHERE claim_id = ? ORDER BY rowid',
-    );
-    const live = `FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
-      WHERE f.active = 1 AND f.project_id = @project`;
-    this.byBases = db.prepare<[{ project: string; bases: string }], LivePattern>(
-      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.base IN (SELECT value FROM json_each(@bases))`,
-    );
-    this.below = db.prepare<[{ project: string; lo: string; hi: string }], LivePattern>(
-      `SELECT ${LIVE_PATTERN_COLUMNS} ${live} AND f.base >= @lo AND f.base < @hi`,
-    );
-    this.byProject = db.prepare<[{ project: string }], LivePattern>(`SELECT ${LIVE_PATTERN_COLUMNS} ${live}`);
-    this.releaseStmt = db.prepare(
-      "UPDATE claims SET status = ?, summary = COALESCE(?, summary), released_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
-    );
-    this.releaseFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
-    this.bySessionActive = db.prepare<[string], { id: string }>(
-      "SELECT id FROM claims WHERE session_id = ? AND status = 'active'",
-    );
-    this.expireStmt = db.prepare<[{ now: number }], { id: string }>(
-      "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = @now WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= @now RETURNING id",
-    );
-    this.expireFiles = db.prepare('UPDATE claim_files SET active = 0 WHERE claim_id = ?');
-    this.listStmt = db.prepare<
-      [
-        {
-          project: string | null;
-          session: string | null;
-          status: string;
-          after_at: number | null;
-          after_id: string | null;
-        },
-      ],
-      ClaimWithFiles & { files_json: string }
-    >(
-      `SELECT c.*, s.name AS session_name,
-         (SELECT json_group_array(pattern) FROM (SELECT pattern FROM claim_files WHERE claim_id = c.id ORDER BY rowid)) AS files_json
-       FROM claims c JOIN sessions s ON s.id = c.session_id
-       WHERE (@project IS NULL OR c.project_id = @project)
-         AND (@session IS NULL OR c.session_id = @session)
-         AND (@status = 'all' OR c.status = @status)
-         AND (@after_at IS NULL OR c.created_at < @after_at OR (c.created_at = @after_at AND c.id < @after_id))
-       ORDER BY c.created_at DESC, c.id DESC`,
-    );
-    // Each read here is one b-tree seek whatever the number of claims (max(rowid) reads the last
-    // row; the patterns after a mark are read by rowid, not through the live-pattern index).
-    this.markStmt = db.prepare<[{ project: string }], { patterns: number; released: number }>(
-      `SELECT coalesce((SELECT max(rowid) FROM claim_files), 0) AS patterns,
-              coalesce((SELECT claims_released FROM projects WHERE id = @project), 0) AS released`,
-    );
-    this.releasedSinceStmt = db.prepare<[{ project: string; released: number }], { n: number }>(
-      'SELECT coalesce((SELECT claims_released FROM projects WHERE id = @project), 0) - @released AS n',
-    );
-    this.afterStmt = db.prepare<[{ project: string; after: number }], LivePattern>(
-      `SELECT ${LIVE_PATTERN_COLUMNS}
-       FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
-       WHERE f.rowid > @after AND +f.active = 1 AND +f.project_id = @project`,
-    );
-    this.activeAmongStmt = db.prepare<[string], { id: string }>(
-      "SELECT id FROM claims WHERE status = 'active' AND id IN (SELECT value FROM json_each(?))",
-    );
-    this.countStmt = db.prepare<
-      [{ project: string | null; session: string | null; status: string }],
-      { n: number }
-    >(
-      `SELECT COUNT(*) AS n FROM claims c
-       WHERE (@project IS NULL OR c.project_id = @project)
-         AND (@session IS NULL OR c.session_id = @session)
-         AND (@status = 'all' OR c.status = @status)`,
-    );
-    this.purgeStmt = db.prepare("DELETE FROM claims WHERE status <> 'active' AND released_at < ?");
-    this.bySource = db.prepare<[string, string], { id: string }>(
-      "SELECT id FROM claims WHERE session_id = ? AND source = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
-    );
-    this.latestTool = db.prepare<[string], { intent: string; scope: Scope }>(
-      "SELECT intent, scope FROM claims WHERE session_id = ? AND source = 'tool' AND status = 'active' ORDER BY created_at DESC LIMIT 1",
-    );
-    this.touchStmt = db.prepare('UPDATE claims SET updated_at = ? WHERE id = ?');
-  }
-
-  insert(
+  async insert(
     claim: Omit<ClaimRow, 'status' | 'updated_at' | 'released_at' | 'summary' | 'source'> & {
       source?: ClaimSource;
     },
     patterns: Array<{ pattern: string; base: string }>,
-  ): void {
-    this.insertClaim.run({ ...claim, source: claim.source ?? 'tool' });
-    this.addPatterns(claim.id, claim.project_id, patterns, claim.created_at);
+  ): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at, source)
+       VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
+      [
+        claim.id,
+        claim.session_id,
+        claim.project_id,
+        claim.intent,
+        claim.scope,
+        claim.exclusive,
+        claim.created_at,
+        claim.created_at,
+        claim.expires_at,
+        claim.source ?? 'tool',
+      ],
+    );
+    await this.addPatterns(claim.id, claim.project_id, patterns, claim.created_at);
   }
 
   /** Adds patterns to an active claim (ignoring ones it has). */
-  addPatterns(
+  async addPatterns(
     claimId: string,
     projectId: string,
     patterns: Array<{ pattern: string; base: string }>,
     now: number,
-  ): void {
-    for (const p of patterns) this.insertFile.run(claimId, projectId, p.pattern, p.base, now);
+  ): Promise<void> {
+    for (const p of patterns)
+      await this.sql.run(
+        `INSERT INTO claim_files (claim_id, project_id, pattern, base, active, added_at) VALUES (?, ?, ?, ?, 1, ?)
+         ON CONFLICT DO NOTHING`,
+        [claimId, projectId, p.pattern, p.base, now],
+      );
   }
 
-  touch(claimId: string, now: number): void {
-    this.touchStmt.run(now, claimId);
+  async touch(claimId: string, now: number): Promise<void> {
+    await this.sql.run('UPDATE claims SET updated_at = ? WHERE id = ?', [now, claimId]);
   }
 
   /** The session's newest active claim of a source (e.g. the one its edits are recorded in). */
-  activeOfSource(sessionId: string, source: ClaimSource): string | undefined {
-    return this.bySource.get(sessionId, source)?.id;
+  async activeOfSource(sessionId: string, source: ClaimSource): Promise<string | undefined> {
+    const row = await this.sql.get<{ id: string }>(
+      "SELECT id FROM claims WHERE session_id = ? AND source = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+      [sessionId, source],
+    );
+    return row?.id;
   }
 
   /** What the session said it is doing, in its newest active collab_claim. */
-  currentIntent(sessionId: string): { intent: string; scope: Scope } | undefined {
-    return this.latestTool.get(sessionId);
+  currentIntent(sessionId: string): Promise<{ intent: string; scope: Scope } | undefined> {
+    return this.sql.get<{ intent: string; scope: Scope }>(
+      "SELECT intent, scope FROM claims WHERE session_id = ? AND source = 'tool' AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+      [sessionId],
+    );
   }
 
-  get(id: string): ClaimWithFiles | undefined {
-    const row = this.getStmt.get(id);
+  async get(id: string): Promise<ClaimWithFiles | undefined> {
+    const row = await this.sql.get<ClaimRow & { session_name: string }>(
+      'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',
+      [id],
+    );
     if (!row) return undefined;
-    return { ...row, files: this.filesStmt.all(id).map((f) => f.pattern) };
+    const files = await this.sql.all<{ pattern: string }>(
+      'SELECT pattern FROM claim_files WHERE claim_id = ? ORDER BY rowid',
+      [id],
+    );
+    return { ...row, files: files.map((f) => f.pattern) };
   }
 
   /** Live patterns whose literal base is one of `bases` (the ancestors of a concrete path). */
-  livePatternsAt(projectId: string, bases: string[]): LivePattern[] {
-    return this.byBases.all({ project: projectId, bases: JSON.stringify(bases) });
+  livePatternsAt(projectId: string, bases: string[]): Promise<LivePattern[]> {
+    const list = inList(this.sql.dialect, bases);
+    return this.sql.all<LivePattern>(`${LIVE} AND f.base ${list.text}`, [projectId, list.param]);
   }
 
   /** Live patterns that could overlap a pattern with literal base `base`: ancestors and descendants. */
-  livePatternsNear(projectId: string, base: string, ancestors: string[]): LivePattern[] {
-    if (base === '') return this.byProject.all({ project: projectId });
-    const up = this.livePatternsAt(projectId, ancestors);
+  async livePatternsNear(projectId: string, base: string, ancestors: string[]): Promise<LivePattern[]> {
+    if (base === '') return this.sql.all<LivePattern>(LIVE, [projectId]);
+    const up = await this.livePatternsAt(projectId, ancestors);
     // Descendants: bases starting with `base/`; '0' is the character after '/'.
-    const down = this.below.all({ project: projectId, lo: `${base}/`, hi: `${base}0` });
+    const down = await this.sql.all<LivePattern>(`${LIVE} AND f.base >= ? AND f.base < ?`, [
+      projectId,
+      `${base}/`,
+      `${base}0`,
+    ]);
     return up.concat(down);
   }
 
-  release(id: string, status: 'completed' | 'abandoned', summary: string | null, now: number): boolean {
-    const changed = this.releaseStmt.run(status, summary, now, now, id).changes > 0;
-    if (changed) this.releaseFiles.run(id);
+  async release(
+    id: string,
+    status: 'completed' | 'abandoned',
+    summary: string | null,
+    now: number,
+  ): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      "UPDATE claims SET status = ?, summary = COALESCE(?, summary), released_at = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+      [status, summary, now, now, id],
+    );
+    const changed = changes > 0;
+    if (changed) await this.sql.run('UPDATE claim_files SET active = 0 WHERE claim_id = ?', [id]);
     return changed;
   }
 
-  releaseAllOf(
+  async releaseAllOf(
     sessionId: string,
     status: 'completed' | 'abandoned',
     summary: string | null,
     now: number,
-  ): number {
+  ): Promise<number> {
+    const active = await this.sql.all<{ id: string }>(
+      "SELECT id FROM claims WHERE session_id = ? AND status = 'active'",
+      [sessionId],
+    );
     let n = 0;
-    for (const { id } of this.bySessionActive.all(sessionId)) if (this.release(id, status, summary, now)) n++;
+    for (const { id } of active) if (await this.release(id, status, summary, now)) n++;
     return n;
   }
 
   /** Marks claims whose time-to-live has passed as expired; returns their ids. */
-  expireDue(now: number): string[] {
-    const ids = this.expireStmt.all({ now }).map((r) => r.id);
-    for (const id of ids) this.expireFiles.run(id);
+  async expireDue(now: number): Promise<string[]> {
+    const rows = await this.sql.all<{ id: string }>(
+      "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = ? WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING id",
+      [now, now],
+    );
+    const ids = rows.map((r) => r.id);
+    for (const id of ids) await this.sql.run('UPDATE claim_files SET active = 0 WHERE claim_id = ?', [id]);
     return ids;
   }
 
@@ -265,51 +257,92 @@ export class ClaimsStore {
    * the project's count of claims that stopped being active tells whether any did since
    * (`releasedSince`). Read before overlaps are worked out, outside the write lock.
    */
-  mark(projectId: string): ClaimsMark {
-    return { projectId, ...this.markStmt.get({ project: projectId })! };
+  async mark(projectId: string): Promise<ClaimsMark> {
+    // Each read here is one b-tree seek whatever the number of claims (max(rowid) reads the last
+    // row; the patterns after a mark are read by rowid, not through the live-pattern index).
+    const row = await this.sql.get<{ patterns: number; released: number }>(
+      `SELECT coalesce((SELECT max(rowid) FROM claim_files), 0) AS patterns,
+              coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) AS released`,
+      [projectId],
+    );
+    return { projectId, ...row! };
   }
 
   /** How many of the project's claims stopped being active since `mark` (0: none of those found did). */
-  releasedSince(mark: ClaimsMark): number {
-    return this.releasedSinceStmt.get({ project: mark.projectId, released: mark.released })!.n;
+  async releasedSince(mark: ClaimsMark): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(
+      'SELECT coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) - CAST(? AS BIGINT) AS n',
+      [mark.projectId, mark.released],
+    );
+    return row!.n;
   }
 
   /** Live patterns of the project added after `mark`. */
-  livePatternsAfter(mark: ClaimsMark): LivePattern[] {
-    return this.afterStmt.all({ project: mark.projectId, after: mark.patterns });
+  livePatternsAfter(mark: ClaimsMark): Promise<LivePattern[]> {
+    return this.sql.all<LivePattern>(AFTER[this.sql.dialect], [mark.patterns, mark.projectId]);
   }
 
   /** Which of these claims are still active. */
-  activeAmong(claimIds: string[]): Set<string> {
-    return new Set(this.activeAmongStmt.all(JSON.stringify(claimIds)).map((r) => r.id));
+  async activeAmong(claimIds: string[]): Promise<Set<string>> {
+    const list = inList(this.sql.dialect, claimIds);
+    const rows = await this.sql.all<{ id: string }>(
+      `SELECT id FROM claims WHERE status = 'active' AND id ${list.text}`,
+      [list.param],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** How many claims a filter selects (its `after` aside). */
-  count(filter: ClaimFilter): number {
-    return this.countStmt.get({
-      project: filter.projectId,
-      session: filter.sessionId,
-      status: filter.status,
-    })!.n;
+  async count(filter: ClaimFilter): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM claims c WHERE ${LIST_WHERE}`, [
+      filter.projectId,
+      filter.projectId,
+      filter.sessionId,
+      filter.sessionId,
+      filter.status,
+      filter.status,
+    ]);
+    return row!.n;
   }
 
-  list(filter: ClaimFilter): ClaimWithFiles[] {
-    return [...this.iterate(filter)];
+  async list(filter: ClaimFilter): Promise<ClaimWithFiles[]> {
+    const out: ClaimWithFiles[] = [];
+    for await (const claim of this.iterate(filter, ALL)) out.push(claim);
+    return out;
   }
 
-  /** Claims in list order (newest first), read as they are consumed: a page stops reading early. */
-  *iterate(filter: ClaimFilter): Generator<ClaimWithFiles> {
-    const rows = this.listStmt.iterate({
-      project: filter.projectId,
-      session: filter.sessionId,
-      status: filter.status,
-      after_at: filter.after?.at ?? null,
-      after_id: filter.after?.id ?? null,
-    });
-    for (const { files_json, ...row } of rows) yield { ...row, files: JSON.parse(files_json) as string[] };
+  /**
+   * Claims in list order (newest first), read as they are consumed, `batch` at a time: a page
+   * stops reading early.
+   */
+  async *iterate(filter: ClaimFilter, batch: number = ITERATE_BATCH): AsyncGenerator<ClaimWithFiles> {
+    let after = filter.after ?? null;
+    for (;;) {
+      const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(LIST[this.sql.dialect], [
+        filter.projectId,
+        filter.projectId,
+        filter.sessionId,
+        filter.sessionId,
+        filter.status,
+        filter.status,
+        after?.at ?? null,
+        after?.at ?? null,
+        after?.at ?? null,
+        after?.id ?? null,
+        batch,
+      ]);
+      for (const { files_json, ...row } of rows) yield { ...row, files: JSON.parse(files_json) as string[] };
+      if (rows.length < batch) return;
+      const last = rows[rows.length - 1]!;
+      after = { at: last.created_at, id: last.id };
+    }
   }
 
-  purgeReleased(before: number): number {
-    return this.purgeStmt.run(before).changes;
+  async purgeReleased(before: number): Promise<number> {
+    const { changes } = await this.sql.run(
+      "DELETE FROM claims WHERE status <> 'active' AND released_at < ?",
+      [before],
+    );
+    return changes;
   }
 }

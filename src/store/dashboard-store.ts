@@ -1,5 +1,5 @@
-import type { Db } from './database.js';
 import type { SessionRow } from './sessions-store.js';
+import type { Sql } from './sql.js';
 
 export interface ProjectCounts {
   id: string;
@@ -63,71 +63,64 @@ export interface NotificationLine {
 
 /** The dashboard's reads: bounded pages across the tables, newest first. */
 export class DashboardStore {
-  private readonly projectsStmt;
-  private readonly sessionsStmt;
-  private readonly messagesStmt;
-  private readonly decisionsStmt;
-  private readonly workStmt;
-  private readonly questionsStmt;
-  private readonly notificationsStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.projectsStmt = db.prepare<[number], ProjectCounts>(
+  projects(limit: number): Promise<ProjectCounts[]> {
+    return this.sql.all<ProjectCounts>(
       `SELECT p.id, p.root, p.kind,
          (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.status = 'active') AS sessions,
          (SELECT count(*) FROM claims c WHERE c.project_id = p.id AND c.status = 'active') AS claims,
          (SELECT count(*) FROM questions q WHERE q.project_id = p.id AND q.status = 'pending') AS questions
        FROM projects p ORDER BY p.updated_at DESC LIMIT ?`,
+      [limit],
     );
-    this.sessionsStmt = db.prepare<[string, number], SessionRow & { active_claims: number }>(
+  }
+  sessions(projectId: string, limit: number): Promise<Array<SessionRow & { active_claims: number }>> {
+    return this.sql.all<SessionRow & { active_claims: number }>(
       `SELECT s.*, (SELECT count(*) FROM claims c WHERE c.session_id = s.id AND c.status = 'active') AS active_claims
-       FROM sessions s WHERE s.project_id = ? ORDER BY s.status = 'active' DESC, s.last_heartbeat DESC LIMIT ?`,
+       FROM sessions s WHERE s.project_id = ?
+       ORDER BY CASE WHEN s.status = 'active' THEN 0 ELSE 1 END, s.last_heartbeat DESC LIMIT ?`,
+      [projectId, limit],
     );
-    this.messagesStmt = db.prepare<[string, number], MessageLine>(
+  }
+  messages(projectId: string, limit: number): Promise<MessageLine[]> {
+    return this.sql.all<MessageLine>(
       `SELECT m.id, m.from_name, m.from_session_id, m.to_session_id, t.name AS to_name, m.content, m.created_at
        FROM messages m LEFT JOIN sessions t ON t.id = m.to_session_id
        WHERE m.project_id = ? ORDER BY m.created_at DESC LIMIT ?`,
+      [projectId, limit],
     );
-    this.decisionsStmt = db.prepare<[string, number], DecisionLine>(
+  }
+  decisions(projectId: string, limit: number): Promise<DecisionLine[]> {
+    return this.sql.all<DecisionLine>(
       `SELECT id, session_name, category, title, description, created_at FROM decisions
        WHERE project_id = ? ORDER BY created_at DESC LIMIT ?`,
+      [projectId, limit],
     );
-    this.workStmt = db.prepare<[string, number], WorkLine>(
+  }
+  work(projectId: string, limit: number): Promise<WorkLine[]> {
+    return this.sql.all<WorkLine>(
       `SELECT id, title, type, status, version, submitted_by_name, updated_at FROM work_items
-       WHERE project_id = ? ORDER BY status IN ('approved', 'merged'), updated_at DESC LIMIT ?`,
+       WHERE project_id = ? ORDER BY CASE WHEN status IN ('approved', 'merged') THEN 1 ELSE 0 END, updated_at DESC
+       LIMIT ?`,
+      [projectId, limit],
     );
-    this.questionsStmt = db.prepare<[string | null, string | null, number], QuestionLine>(
+  }
+  /** Pending questions, of one project or of all (null). */
+  questions(projectId: string | null, limit: number): Promise<QuestionLine[]> {
+    return this.sql.all<QuestionLine>(
       `SELECT q.id, q.session_id, s.name AS session_name, q.project_id, q.question, q.options, q.urgency, q.created_at
        FROM questions q JOIN sessions s ON s.id = q.session_id
-       WHERE q.status = 'pending' AND (? IS NULL OR q.project_id = ?) ORDER BY q.created_at LIMIT ?`,
+       WHERE q.status = 'pending' AND (CAST(? AS TEXT) IS NULL OR q.project_id = ?) ORDER BY q.created_at LIMIT ?`,
+      [projectId, projectId, limit],
     );
-    this.notificationsStmt = db.prepare<[string, number], NotificationLine>(
+  }
+  notifications(projectId: string, limit: number): Promise<NotificationLine[]> {
+    return this.sql.all<NotificationLine>(
       `SELECT n.id, n.session_id, s.name AS session_name, n.type, n.payload, n.state, n.count, n.created_at
        FROM notifications n LEFT JOIN sessions s ON s.id = n.session_id
        WHERE n.project_id = ? ORDER BY n.created_at DESC LIMIT ?`,
+      [projectId, limit],
     );
-  }
-
-  projects(limit: number): ProjectCounts[] {
-    return this.projectsStmt.all(limit);
-  }
-  sessions(projectId: string, limit: number): Array<SessionRow & { active_claims: number }> {
-    return this.sessionsStmt.all(projectId, limit);
-  }
-  messages(projectId: string, limit: number): MessageLine[] {
-    return this.messagesStmt.all(projectId, limit);
-  }
-  decisions(projectId: string, limit: number): DecisionLine[] {
-    return this.decisionsStmt.all(projectId, limit);
-  }
-  work(projectId: string, limit: number): WorkLine[] {
-    return this.workStmt.all(projectId, limit);
-  }
-  /** Pending questions, of one project or of all (null). */
-  questions(projectId: string | null, limit: number): QuestionLine[] {
-    return this.questionsStmt.all(projectId, projectId, limit);
-  }
-  notifications(projectId: string, limit: number): NotificationLine[] {
-    return this.notificationsStmt.all(projectId, limit);
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface EventRow {
   id: number;
@@ -9,42 +9,43 @@ export interface EventRow {
   op: string;
 }
 
+/**
+ * The oldest id kept, or else the id the next event will get: SQLite's AUTOINCREMENT counter is in
+ * sqlite_sequence, PostgreSQL's identity column has a sequence of its own.
+ */
+const OLDEST = {
+  sqlite:
+    "SELECT coalesce((SELECT min(id) FROM events), (SELECT seq + 1 FROM sqlite_sequence WHERE name = 'events'), 1) AS id",
+  postgresql: `SELECT coalesce((SELECT min(id) FROM events),
+     pg_sequence_last_value(CAST(pg_get_serial_sequence('events', 'id') AS regclass)) + 1, 1) AS id`,
+} as const;
+
 /** The log of changes the triggers of migration 11 keep, read in order by id. */
 export class EventsStore {
-  private readonly afterStmt;
-  private readonly lastStmt;
-  private readonly purgeStmt;
-  private readonly oldestStmt;
-
-  constructor(db: Db) {
-    this.afterStmt = db.prepare<[number, number], EventRow>(
-      'SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?',
-    );
-    this.lastStmt = db.prepare<[], { id: number }>('SELECT coalesce(max(id), 0) AS id FROM events').pluck();
-    this.oldestStmt = db
-      .prepare<[], { id: number }>(
-        "SELECT coalesce((SELECT min(id) FROM events), (SELECT seq + 1 FROM sqlite_sequence WHERE name = 'events'), 1) AS id",
-      )
-      .pluck();
-    this.purgeStmt = db.prepare('DELETE FROM events WHERE at < ? AND id < (SELECT max(id) FROM events) - ?');
-  }
+  constructor(private readonly sql: Sql) {}
 
   /** Up to `limit` events after `id`, oldest first. */
-  after(id: number, limit: number): EventRow[] {
-    return this.afterStmt.all(id, limit);
+  after(id: number, limit: number): Promise<EventRow[]> {
+    return this.sql.all<EventRow>('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?', [id, limit]);
   }
 
-  lastId(): number {
-    return this.lastStmt.get() as unknown as number;
+  async lastId(): Promise<number> {
+    const row = await this.sql.get<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM events');
+    return row!.id;
   }
 
   /** The oldest id kept; past the last one when none is. */
-  oldestId(): number {
-    return this.oldestStmt.get() as unknown as number;
+  async oldestId(): Promise<number> {
+    const row = await this.sql.get<{ id: number }>(OLDEST[this.sql.dialect]);
+    return row!.id;
   }
 
   /** Drops events older than `before`, keeping the last `keep` whatever their age. */
-  purge(before: number, keep: number): number {
-    return this.purgeStmt.run(before, keep).changes;
+  async purge(before: number, keep: number): Promise<number> {
+    const { changes } = await this.sql.run(
+      'DELETE FROM events WHERE at < ? AND id < (SELECT max(id) FROM events) - ?',
+      [before, keep],
+    );
+    return changes;
   }
 }

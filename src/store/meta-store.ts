@@ -1,21 +1,16 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export class MetaStore {
-  private readonly getStmt;
-  private readonly setStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-    this.setStmt = db.prepare(
+  async get(key: string): Promise<string | undefined> {
+    return (await this.sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]))?.value;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.sql.run(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      [key, value],
     );
-  }
-
-  get(key: string): string | undefined {
-    return this.getStmt.get(key)?.value;
-  }
-
-  set(key: string, value: string): void {
-    this.setStmt.run(key, value);
   }
 }

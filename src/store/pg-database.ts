@@ -27,6 +27,8 @@ export function openPgPool(url: string, max = 10): Pool {
   const { Pool } = pgModule();
   // BIGINT columns (times in ms) come back as numbers, as they do from SQLite.
   pgModule().types.setTypeParser(20, (value: string) => Number(value));
+  // So do sums and averages (NUMERIC).
+  pgModule().types.setTypeParser(1700, (value: string) => Number(value));
   return new Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
 }
 

@@ -1,5 +1,5 @@
 import { newId } from '../core/ids.js';
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface ProjectRow {
   id: string;
@@ -14,65 +14,62 @@ export interface ProjectRow {
   updated_at: number;
 }
 
-export class ProjectsStore {
-  private readonly byRoot;
-  private readonly insertStmt;
-  private readonly byId;
-  private readonly all;
-  private readonly insertNamed;
-  private readonly updateStmt;
-  private readonly byStatus;
+const BY_ROOT = 'SELECT * FROM projects WHERE root = ?';
+const BY_ID = 'SELECT * FROM projects WHERE id = ?';
 
-  constructor(db: Db) {
-    this.byRoot = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE root = ?');
-    this.byId = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE id = ?');
-    this.insertStmt = db.prepare(
-      'INSERT OR IGNORE INTO projects (id, root, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.all = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY root');
-    this.insertNamed = db.prepare(
-      "INSERT INTO projects (id, root, kind, name, description, created_at, updated_at) VALUES (@id, @root, 'named', @name, @description, @now, @now)",
-    );
-    this.updateStmt = db.prepare(
-      'UPDATE projects SET name = @name, description = @description, status = @status, settings = @settings, updated_at = @now WHERE id = @id',
-    );
-    this.byStatus = db.prepare<[{ status: string | null }], ProjectRow>(
-      'SELECT * FROM projects WHERE (@status IS NULL OR status = @status) ORDER BY created_at',
-    );
-  }
+export class ProjectsStore {
+  constructor(private readonly sql: Sql) {}
 
   /** The project for a root key, created on first sight. */
-  ensure(root: string, kind: 'git' | 'dir', now: number): ProjectRow {
-    const existing = this.byRoot.get(root);
+  async ensure(root: string, kind: 'git' | 'dir', now: number): Promise<ProjectRow> {
+    const existing = await this.sql.get<ProjectRow>(BY_ROOT, [root]);
     if (existing) return existing;
     const id = newId().replace(/-/g, '').slice(0, 16);
-    this.insertStmt.run(id, root, kind, now, now);
-    return this.byRoot.get(root)!;
+    await this.sql.run(
+      'INSERT INTO projects (id, root, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [id, root, kind, now, now],
+    );
+    return (await this.sql.get<ProjectRow>(BY_ROOT, [root]))!;
   }
 
   /** A project created by id, for work outside a repository. */
-  createNamed(p: { id: string; name: string; description: string | null }, now: number): ProjectRow {
-    this.insertNamed.run({ ...p, root: `project:${p.id}`, now });
-    return this.byId.get(p.id)!;
+  async createNamed(
+    p: { id: string; name: string; description: string | null },
+    now: number,
+  ): Promise<ProjectRow> {
+    await this.sql.run(
+      "INSERT INTO projects (id, root, kind, name, description, created_at, updated_at) VALUES (?, ?, 'named', ?, ?, ?, ?)",
+      [p.id, `project:${p.id}`, p.name, p.description, now, now],
+    );
+    return (await this.sql.get<ProjectRow>(BY_ID, [p.id]))!;
   }
 
-  update(p: Pick<ProjectRow, 'id' | 'name' | 'description' | 'status' | 'settings'>, now: number): void {
-    this.updateStmt.run({ ...p, now });
+  async update(
+    p: Pick<ProjectRow, 'id' | 'name' | 'description' | 'status' | 'settings'>,
+    now: number,
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE projects SET name = ?, description = ?, status = ?, settings = ?, updated_at = ? WHERE id = ?',
+      [p.name, p.description, p.status, p.settings, now, p.id],
+    );
   }
 
-  listByStatus(status: ProjectRow['status'] | null): ProjectRow[] {
-    return this.byStatus.all({ status });
+  listByStatus(status: ProjectRow['status'] | null): Promise<ProjectRow[]> {
+    return this.sql.all<ProjectRow>(
+      'SELECT * FROM projects WHERE (CAST(? AS TEXT) IS NULL OR status = ?) ORDER BY created_at',
+      [status, status],
+    );
   }
 
-  findByRoot(root: string): ProjectRow | undefined {
-    return this.byRoot.get(root);
+  findByRoot(root: string): Promise<ProjectRow | undefined> {
+    return this.sql.get<ProjectRow>(BY_ROOT, [root]);
   }
 
-  get(id: string): ProjectRow | undefined {
-    return this.byId.get(id);
+  get(id: string): Promise<ProjectRow | undefined> {
+    return this.sql.get<ProjectRow>(BY_ID, [id]);
   }
 
-  list(): ProjectRow[] {
-    return this.all.all();
+  list(): Promise<ProjectRow[]> {
+    return this.sql.all<ProjectRow>('SELECT * FROM projects ORDER BY root');
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface RealmRow {
   root: string;
@@ -8,34 +8,26 @@ export interface RealmRow {
 
 /** The realm folders registered on this machine (see migration 7). */
 export class RealmsStore {
-  private readonly insertStmt;
-  private readonly deleteStmt;
-  private readonly getStmt;
-  private readonly listStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
+  async register(root: string, name: string, now: number): Promise<void> {
+    await this.sql.run(
       'INSERT INTO realms (root, name, registered_at) VALUES (?, ?, ?) ON CONFLICT (root) DO UPDATE SET name = excluded.name',
+      [root, name, now],
     );
-    this.deleteStmt = db.prepare('DELETE FROM realms WHERE root = ?');
-    this.getStmt = db.prepare<[string], RealmRow>('SELECT * FROM realms WHERE root = ?');
-    this.listStmt = db.prepare<[], RealmRow>('SELECT * FROM realms ORDER BY name, root');
-  }
-
-  register(root: string, name: string, now: number): void {
-    this.insertStmt.run(root, name, now);
   }
 
   /** False when it was not registered. */
-  unregister(root: string): boolean {
-    return this.deleteStmt.run(root).changes > 0;
+  async unregister(root: string): Promise<boolean> {
+    const { changes } = await this.sql.run('DELETE FROM realms WHERE root = ?', [root]);
+    return changes > 0;
   }
 
-  get(root: string): RealmRow | undefined {
-    return this.getStmt.get(root);
+  get(root: string): Promise<RealmRow | undefined> {
+    return this.sql.get<RealmRow>('SELECT * FROM realms WHERE root = ?', [root]);
   }
 
-  list(): RealmRow[] {
-    return this.listStmt.all();
+  list(): Promise<RealmRow[]> {
+    return this.sql.all<RealmRow>('SELECT * FROM realms ORDER BY name, root');
   }
 }

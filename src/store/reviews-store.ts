@@ -1,5 +1,5 @@
 import type { Verdict } from '../core/work-status.js';
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface ReviewRow {
   id: string;
@@ -45,82 +45,107 @@ export interface ResponseRow {
   created_at: number;
 }
 
+const INSERT_REVIEW = `INSERT INTO reviews (id, work_item_id, work_item_version, reviewer_id, reviewer_name, verdict, summary, automatic, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const INSERT_SUGGESTION = `INSERT INTO suggestions (id, review_id, work_item_id, type, severity, title, explanation, location, current_content, suggested_content,
+    status, resolution_comment, resolved_by_name, resolved_at, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const INSERT_RESPONSE = `INSERT INTO review_responses (id, review_id, work_item_id, responder_id, responder_name, response, action, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+
 /** Reviews, their suggestions and the worker's responses. */
 export class ReviewsStore {
-  private readonly insertReview;
-  private readonly getReview;
-  private readonly byItem;
-  private readonly insertSuggestion;
-  private readonly getSuggestion;
-  private readonly suggestionsOfItem;
-  private readonly resolveStmt;
-  private readonly insertResponse;
-  private readonly responsesOfItem;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertReview = db.prepare(
-      `INSERT OR IGNORE INTO reviews (id, work_item_id, work_item_version, reviewer_id, reviewer_name, verdict, summary, automatic, created_at, updated_at)
-       VALUES (@id, @work_item_id, @work_item_version, @reviewer_id, @reviewer_name, @verdict, @summary, @automatic, @created_at, @updated_at)`,
-    );
-    this.getReview = db.prepare<[string], ReviewRow>('SELECT * FROM reviews WHERE id = ?');
-    this.byItem = db.prepare<[string], ReviewRow>(
-      'SELECT * FROM reviews WHERE work_item_id = ? ORDER BY created_at, seq',
-    );
-    this.insertSuggestion = db.prepare(
-      `INSERT OR IGNORE INTO suggestions (id, review_id, work_item_id, type, severity, title, explanation, location, current_content, suggested_content,
-         status, resolution_comment, resolved_by_name, resolved_at, created_at)
-       VALUES (@id, @review_id, @work_item_id, @type, @severity, @title, @explanation, @location, @current_content, @suggested_content,
-         @status, @resolution_comment, @resolved_by_name, @resolved_at, @created_at)`,
-    );
-    this.getSuggestion = db.prepare<[string], SuggestionRow>('SELECT * FROM suggestions WHERE id = ?');
-    this.suggestionsOfItem = db.prepare<[string], SuggestionRow>(
+  async insert(row: ReviewRow): Promise<boolean> {
+    const { changes } = await this.sql.run(INSERT_REVIEW, [
+      row.id,
+      row.work_item_id,
+      row.work_item_version,
+      row.reviewer_id,
+      row.reviewer_name,
+      row.verdict,
+      row.summary,
+      row.automatic,
+      row.created_at,
+      row.updated_at,
+    ]);
+    return changes > 0;
+  }
+
+  get(id: string): Promise<ReviewRow | undefined> {
+    return this.sql.get<ReviewRow>('SELECT * FROM reviews WHERE id = ?', [id]);
+  }
+
+  ofItem(workItemId: string): Promise<ReviewRow[]> {
+    return this.sql.all<ReviewRow>('SELECT * FROM reviews WHERE work_item_id = ? ORDER BY created_at, seq', [
+      workItemId,
+    ]);
+  }
+
+  async addSuggestion(row: SuggestionRow): Promise<boolean> {
+    const { changes } = await this.sql.run(INSERT_SUGGESTION, [
+      row.id,
+      row.review_id,
+      row.work_item_id,
+      row.type,
+      row.severity,
+      row.title,
+      row.explanation,
+      row.location,
+      row.current_content,
+      row.suggested_content,
+      row.status,
+      row.resolution_comment,
+      row.resolved_by_name,
+      row.resolved_at,
+      row.created_at,
+    ]);
+    return changes > 0;
+  }
+
+  suggestion(id: string): Promise<SuggestionRow | undefined> {
+    return this.sql.get<SuggestionRow>('SELECT * FROM suggestions WHERE id = ?', [id]);
+  }
+
+  suggestionsOf(workItemId: string): Promise<SuggestionRow[]> {
+    return this.sql.all<SuggestionRow>(
       'SELECT * FROM suggestions WHERE work_item_id = ? ORDER BY created_at, seq',
+      [workItemId],
     );
-    this.resolveStmt = db.prepare(
-      'UPDATE suggestions SET status = @status, resolution_comment = @comment, resolved_by_name = @by, resolved_at = @at WHERE id = @id',
+  }
+
+  async resolve(
+    id: string,
+    status: SuggestionStatus,
+    comment: string | null,
+    by: string,
+    at: number,
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE suggestions SET status = ?, resolution_comment = ?, resolved_by_name = ?, resolved_at = ? WHERE id = ?',
+      [status, comment, by, at, id],
     );
-    this.insertResponse = db.prepare(
-      `INSERT OR IGNORE INTO review_responses (id, review_id, work_item_id, responder_id, responder_name, response, action, created_at)
-       VALUES (@id, @review_id, @work_item_id, @responder_id, @responder_name, @response, @action, @created_at)`,
-    );
-    this.responsesOfItem = db.prepare<[string], ResponseRow>(
+  }
+
+  async addResponse(row: ResponseRow): Promise<boolean> {
+    const { changes } = await this.sql.run(INSERT_RESPONSE, [
+      row.id,
+      row.review_id,
+      row.work_item_id,
+      row.responder_id,
+      row.responder_name,
+      row.response,
+      row.action,
+      row.created_at,
+    ]);
+    return changes > 0;
+  }
+
+  responsesOf(workItemId: string): Promise<ResponseRow[]> {
+    return this.sql.all<ResponseRow>(
       'SELECT * FROM review_responses WHERE work_item_id = ? ORDER BY created_at, seq',
+      [workItemId],
     );
-  }
-
-  insert(row: ReviewRow): boolean {
-    return this.insertReview.run(row).changes > 0;
-  }
-
-  get(id: string): ReviewRow | undefined {
-    return this.getReview.get(id);
-  }
-
-  ofItem(workItemId: string): ReviewRow[] {
-    return this.byItem.all(workItemId);
-  }
-
-  addSuggestion(row: SuggestionRow): boolean {
-    return this.insertSuggestion.run(row).changes > 0;
-  }
-
-  suggestion(id: string): SuggestionRow | undefined {
-    return this.getSuggestion.get(id);
-  }
-
-  suggestionsOf(workItemId: string): SuggestionRow[] {
-    return this.suggestionsOfItem.all(workItemId);
-  }
-
-  resolve(id: string, status: SuggestionStatus, comment: string | null, by: string, at: number): void {
-    this.resolveStmt.run({ id, status, comment, by, at });
-  }
-
-  addResponse(row: ResponseRow): boolean {
-    return this.insertResponse.run(row).changes > 0;
-  }
-
-  responsesOf(workItemId: string): ResponseRow[] {
-    return this.responsesOfItem.all(workItemId);
   }
 }

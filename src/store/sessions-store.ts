@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface SessionRow {
   id: string;
@@ -27,129 +27,77 @@ export interface SessionWithCounts extends SessionRow {
   active_claims: number;
 }
 
-export class SessionsStore {
-  private readonly insertStmt;
-  private readonly getStmt;
-  private readonly heartbeatStmt;
-  private readonly endStmt;
-  private readonly renameStmt;
-  private readonly byProject;
-  private readonly purgeStmt;
-  private readonly purgeAliasesStmt;
-  private readonly silentStmt;
-  private readonly byClientSession;
-  private readonly byClientProcess;
-  private readonly bindStmt;
-  private readonly byAlias;
-  private readonly aliasStmt;
-  private readonly unaliasStmt;
-  private readonly moveStmt;
-  private readonly freshHeartbeatStmt;
-  private readonly byNameStmt;
-  private readonly serverStmt;
-  private readonly detachStmt;
-  private readonly watchStmt;
-  private readonly rfcStmt;
+const BY_ID = 'SELECT * FROM sessions WHERE id = ?';
+const HEARTBEAT = "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'";
+/** Sessions with their count of active claims, oldest first, after a row's time and id, at most so many. */
+const BY_PROJECT = `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_id = s.id AND c.status = 'active') AS active_claims
+  FROM sessions s
+  WHERE (CAST(? AS TEXT) IS NULL OR s.project_id = ?) AND (? = 1 OR s.status = 'active')
+    AND (CAST(? AS BIGINT) IS NULL OR s.created_at > ? OR (s.created_at = ? AND s.id > ?))
+  ORDER BY s.created_at, s.id LIMIT ?`;
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat,
-         client_session_id, client_pid, client_pid_start, server_pid, server_pid_start)
-       VALUES (@id, @name, @project_id, @worktree, @branch, @client, @host, @pid, @pid_start, 'active', @created_at, @last_heartbeat,
-         @client_session_id, @client_pid, @client_pid_start, @server_pid, @server_pid_start)`,
-    );
-    this.getStmt = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
-    this.heartbeatStmt = db.prepare(
-      "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'",
-    );
-    this.freshHeartbeatStmt = db.prepare(
-      "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active' AND last_heartbeat >= ?",
-    );
-    this.endStmt = db.prepare(
-      "UPDATE sessions SET status = 'ended', ended_at = ?, end_reason = ? WHERE id = ? AND status = 'active'",
-    );
-    this.renameStmt = db.prepare('UPDATE sessions SET name = ? WHERE id = ?');
-    this.byProject = db.prepare<
-      [{ project: string | null; all: number; after_at: number | null; after_id: string | null }],
-      SessionWithCounts
-    >(
-      `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_id = s.id AND c.status = 'active') AS active_claims
-       FROM sessions s
-       WHERE (@project IS NULL OR s.project_id = @project) AND (@all = 1 OR s.status = 'active')
-         AND (@after_at IS NULL OR s.created_at > @after_at OR (s.created_at = @after_at AND s.id > @after_id))
-       ORDER BY s.created_at, s.id`,
-    );
-    this.purgeStmt = db.prepare("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?");
-    this.purgeAliasesStmt = db.prepare(
-      "DELETE FROM client_session_aliases WHERE session_id IN (SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?)",
-    );
-    this.byClientSession = db.prepare<[string], SessionRow>(
-      "SELECT * FROM sessions WHERE client_session_id = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
-    );
-    this.byAlias = db.prepare<[string], SessionRow>(
-      `SELECT s.* FROM client_session_aliases a JOIN sessions s ON s.id = a.session_id
-       WHERE a.client_session_id = ? AND s.status = 'active'`,
-    );
-    this.aliasStmt = db.prepare(
-      'INSERT OR REPLACE INTO client_session_aliases (client_session_id, session_id) VALUES (?, ?)',
-    );
-    this.unaliasStmt = db.prepare('DELETE FROM client_session_aliases WHERE client_session_id = ?');
-    this.moveStmt = db.prepare(
-      'UPDATE sessions SET pid = @pid, pid_start = @pid_start, client_pid = @client_pid, client_pid_start = @client_pid_start WHERE id = @id',
-    );
-    this.byClientProcess = db.prepare<
-      [{ pid: number; start: string | null; host: string; worktree: string }],
-      SessionRow
-    >(
-      `SELECT * FROM sessions WHERE client_pid = @pid AND status = 'active' AND host = @host AND worktree = @worktree
-         AND (client_pid_start IS @start OR client_pid_start IS NULL OR @start IS NULL)
-       ORDER BY created_at DESC LIMIT 50`,
-    );
-    this.byNameStmt = db.prepare<[string, string], SessionRow>(
-      "SELECT * FROM sessions WHERE project_id = ? AND name = ? AND status = 'active' ORDER BY created_at",
-    );
-    this.serverStmt = db.prepare('UPDATE sessions SET server_pid = ?, server_pid_start = ? WHERE id = ?');
-    this.detachStmt = db.prepare(
-      'UPDATE sessions SET server_pid = NULL, server_pid_start = NULL WHERE id = ? AND server_pid IS ? AND server_pid_start IS ?',
-    );
-    this.watchStmt = db.prepare('UPDATE sessions SET pid = ?, pid_start = ? WHERE id = ?');
-    this.bindStmt = db.prepare('UPDATE sessions SET client_session_id = ? WHERE id = ?');
-    this.rfcStmt = db.prepare('UPDATE sessions SET rfc = ? WHERE id = ?');
-    this.silentStmt = db.prepare<[number], { id: string }>(
-      "SELECT id FROM sessions WHERE status = 'active' AND last_heartbeat < ?",
-    );
-  }
+/** Sessions, on either backend (the asynchronous SQL interface). */
+export class SessionsStore {
+  constructor(private readonly sql: Sql) {}
 
   /**
    * The active session a client session id is bound to, or was bound to before the client moved
    * that session on to a new id.
    */
-  findByClientSession(clientSessionId: string): SessionRow | undefined {
-    return this.byClientSession.get(clientSessionId) ?? this.byAlias.get(clientSessionId);
+  async findByClientSession(clientSessionId: string): Promise<SessionRow | undefined> {
+    return (
+      (await this.sql.get<SessionRow>(
+        "SELECT * FROM sessions WHERE client_session_id = ? AND status = 'active' ORDER BY created_at DESC LIMIT 1",
+        [clientSessionId],
+      )) ??
+      (await this.sql.get<SessionRow>(
+        `SELECT s.* FROM client_session_aliases a JOIN sessions s ON s.id = a.session_id
+         WHERE a.client_session_id = ? AND s.status = 'active'`,
+        [clientSessionId],
+      ))
+    );
   }
 
   /** The active sessions of a client process on this host, in one worktree, newest first. */
-  ofClientProcess(pid: number, start: string | null, host: string, worktree: string): SessionRow[] {
-    return this.byClientProcess.all({ pid, start, host, worktree });
+  ofClientProcess(pid: number, start: string | null, host: string, worktree: string): Promise<SessionRow[]> {
+    return this.sql.all<SessionRow>(
+      `SELECT * FROM sessions WHERE client_pid = ? AND status = 'active' AND host = ? AND worktree = ?
+         AND (client_pid_start = ? OR client_pid_start IS NULL OR CAST(? AS TEXT) IS NULL)
+       ORDER BY created_at DESC LIMIT 50`,
+      [pid, host, worktree, start, start],
+    );
   }
 
   /** Active sessions of a project with this name, oldest first. */
-  byName(projectId: string, name: string): SessionRow[] {
-    return this.byNameStmt.all(projectId, name);
+  byName(projectId: string, name: string): Promise<SessionRow[]> {
+    return this.sql.all<SessionRow>(
+      "SELECT * FROM sessions WHERE project_id = ? AND name = ? AND status = 'active' ORDER BY created_at",
+      [projectId, name],
+    );
   }
 
   /**
    * Binds a client session id to a session (null: unbinds it). The id it had stays an alias of it,
    * for processes of the client that still know that one.
    */
-  bindClientSession(id: string, clientSessionId: string | null, previous: string | null = null): void {
-    if (previous !== null && previous !== clientSessionId) this.aliasStmt.run(previous, id);
-    if (clientSessionId !== null) this.unaliasStmt.run(clientSessionId);
-    this.bindStmt.run(clientSessionId, id);
+  async bindClientSession(
+    id: string,
+    clientSessionId: string | null,
+    previous: string | null = null,
+  ): Promise<void> {
+    if (previous !== null && previous !== clientSessionId)
+      await this.sql.run(
+        `INSERT INTO client_session_aliases (client_session_id, session_id) VALUES (?, ?)
+         ON CONFLICT (client_session_id) DO UPDATE SET session_id = excluded.session_id`,
+        [previous, id],
+      );
+    if (clientSessionId !== null)
+      await this.sql.run('DELETE FROM client_session_aliases WHERE client_session_id = ?', [clientSessionId]);
+    await this.sql.run('UPDATE sessions SET client_session_id = ? WHERE id = ?', [clientSessionId, id]);
   }
 
   /** The session now lives by another process (its client resumed in a new one). */
-  moveTo(
+  async moveTo(
     id: string,
     p: {
       pid: number | null;
@@ -157,80 +105,154 @@ export class SessionsStore {
       client_pid: number | null;
       client_pid_start: string | null;
     },
-  ): void {
-    this.moveStmt.run({ id, ...p });
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE sessions SET pid = ?, pid_start = ?, client_pid = ?, client_pid_start = ? WHERE id = ?',
+      [p.pid, p.pid_start, p.client_pid, p.client_pid_start, id],
+    );
   }
 
   /** Records the connection (server process) now acting for the session. */
-  setServer(id: string, pid: number, start: string | null): void {
-    this.serverStmt.run(pid, start, id);
+  async setServer(id: string, pid: number, start: string | null): Promise<void> {
+    await this.sql.run('UPDATE sessions SET server_pid = ?, server_pid_start = ? WHERE id = ?', [
+      pid,
+      start,
+      id,
+    ]);
   }
 
   /** Forgets the connection acting for the session, if it is still this one. */
-  detachServer(id: string, pid: number, start: string | null): void {
-    this.detachStmt.run(id, pid, start);
+  async detachServer(id: string, pid: number, start: string | null): Promise<void> {
+    await this.sql.run(
+      `UPDATE sessions SET server_pid = NULL, server_pid_start = NULL
+       WHERE id = ? AND server_pid IS NOT DISTINCT FROM ? AND server_pid_start IS NOT DISTINCT FROM ?`,
+      [id, pid, start],
+    );
   }
 
   /** Sets the process whose life is the session's life. */
-  watch(id: string, pid: number | null, start: string | null): void {
-    this.watchStmt.run(pid, start, id);
+  async watch(id: string, pid: number | null, start: string | null): Promise<void> {
+    await this.sql.run('UPDATE sessions SET pid = ?, pid_start = ? WHERE id = ?', [pid, start, id]);
   }
 
-  setRfc(id: string, rfc: string | null): void {
-    this.rfcStmt.run(rfc, id);
+  async setRfc(id: string, rfc: string | null): Promise<void> {
+    await this.sql.run('UPDATE sessions SET rfc = ? WHERE id = ?', [rfc, id]);
   }
 
-  insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason' | 'rfc'>): void {
-    this.insertStmt.run(row);
+  async insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason' | 'rfc'>): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat,
+         client_session_id, client_pid, client_pid_start, server_pid, server_pid_start)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        row.id,
+        row.name,
+        row.project_id,
+        row.worktree,
+        row.branch,
+        row.client,
+        row.host,
+        row.pid,
+        row.pid_start,
+        row.created_at,
+        row.last_heartbeat,
+        row.client_session_id,
+        row.client_pid,
+        row.client_pid_start,
+        row.server_pid,
+        row.server_pid_start,
+      ],
+    );
   }
 
-  get(id: string): SessionRow | undefined {
-    return this.getStmt.get(id);
+  get(id: string): Promise<SessionRow | undefined> {
+    return this.sql.get<SessionRow>(BY_ID, [id]);
   }
 
-  heartbeat(id: string, now: number): boolean {
-    return this.heartbeatStmt.run(now, id).changes > 0;
+  async heartbeat(id: string, now: number): Promise<boolean> {
+    return (await this.sql.run(HEARTBEAT, [now, id])).changes > 0;
   }
 
   /** A heartbeat for a session that was heard from since `freshSince`; false if it was not (or ended). */
-  heartbeatIfFresh(id: string, now: number, freshSince: number): boolean {
-    return this.freshHeartbeatStmt.run(now, id, freshSince).changes > 0;
+  async heartbeatIfFresh(id: string, now: number, freshSince: number): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active' AND last_heartbeat >= ?",
+      [now, id, freshSince],
+    );
+    return changes > 0;
   }
 
-  end(id: string, now: number, reason: string): boolean {
-    return this.endStmt.run(now, reason, id).changes > 0;
+  async end(id: string, now: number, reason: string): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      "UPDATE sessions SET status = 'ended', ended_at = ?, end_reason = ? WHERE id = ? AND status = 'active'",
+      [now, reason, id],
+    );
+    return changes > 0;
   }
 
-  rename(id: string, name: string): void {
-    this.renameStmt.run(name, id);
+  async rename(id: string, name: string): Promise<void> {
+    await this.sql.run('UPDATE sessions SET name = ? WHERE id = ?', [name, id]);
   }
 
   /** Sessions of one project (or of all, with null), with their count of active claims. */
-  list(projectId: string | null, includeEnded: boolean): SessionWithCounts[] {
-    return [...this.iterate(projectId, includeEnded, null)];
+  list(projectId: string | null, includeEnded: boolean): Promise<SessionWithCounts[]> {
+    return this.page(projectId, includeEnded, null, Number.MAX_SAFE_INTEGER);
   }
 
-  /** Oldest first, after `after` (a page's last row), read as they are consumed. */
-  iterate(
+  /**
+   * Oldest first, after `after` (a page's last row), read as they are consumed: `batch` rows at a
+   * time, so that a page stops reading early.
+   */
+  async *iterate(
     projectId: string | null,
     includeEnded: boolean,
     after: { at: number; id: string } | null,
-  ): IterableIterator<SessionWithCounts> {
-    return this.byProject.iterate({
-      project: projectId,
-      all: includeEnded ? 1 : 0,
-      after_at: after?.at ?? null,
-      after_id: after?.id ?? null,
-    });
+    batch = 100,
+  ): AsyncGenerator<SessionWithCounts> {
+    let from = after;
+    for (;;) {
+      const rows = await this.page(projectId, includeEnded, from, batch);
+      yield* rows;
+      const last = rows.at(-1);
+      if (rows.length < batch || !last) return;
+      from = { at: last.created_at, id: last.id };
+    }
+  }
+
+  private page(
+    projectId: string | null,
+    includeEnded: boolean,
+    after: { at: number; id: string } | null,
+    limit: number,
+  ): Promise<SessionWithCounts[]> {
+    const at = after?.at ?? null;
+    return this.sql.all<SessionWithCounts>(BY_PROJECT, [
+      projectId,
+      projectId,
+      includeEnded ? 1 : 0,
+      at,
+      at,
+      at,
+      after?.id ?? null,
+      limit,
+    ]);
   }
 
   /** Sessions still marked active whose last heartbeat is older than `before`. */
-  silentSince(before: number): string[] {
-    return this.silentStmt.all(before).map((r) => r.id);
+  async silentSince(before: number): Promise<string[]> {
+    const rows = await this.sql.all<{ id: string }>(
+      "SELECT id FROM sessions WHERE status = 'active' AND last_heartbeat < ?",
+      [before],
+    );
+    return rows.map((r) => r.id);
   }
 
-  purgeEnded(before: number): number {
-    this.purgeAliasesStmt.run(before);
-    return this.purgeStmt.run(before).changes;
+  async purgeEnded(before: number): Promise<number> {
+    await this.sql.run(
+      "DELETE FROM client_session_aliases WHERE session_id IN (SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?)",
+      [before],
+    );
+    return (await this.sql.run("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?", [before]))
+      .changes;
   }
 }

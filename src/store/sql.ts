@@ -59,7 +59,25 @@ export function numberPlaceholders(sql: string): string {
   return out;
 }
 
-/** SQLite through better-sqlite3: statements prepared once; its calls are synchronous underneath. */
+/**
+ * A list of values as one parameter, for `column IN (…)` of any length: `text` replaces the
+ * parenthesised list (`WHERE id ${inList.text}`), `param` is its one parameter.
+ */
+export function inList(
+  dialect: Dialect,
+  values: readonly (string | number)[],
+): { text: string; param: unknown } {
+  return dialect === 'postgresql'
+    ? { text: `= ANY(CAST(? AS ${typeof values[0] === 'number' ? 'BIGINT' : 'TEXT'}[]))`, param: [...values] }
+    : { text: 'IN (SELECT value FROM json_each(?))', param: JSON.stringify(values) };
+}
+
+/**
+ * SQLite through better-sqlite3: statements prepared once; its calls are synchronous underneath.
+ * One connection serves every caller of the process, so a transaction is kept to itself: while one
+ * is open, a statement from outside it (another request's, between two of the transaction's
+ * awaits) waits for it to end, rather than joining it or reading what it has not committed.
+ */
 export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
   const statements = new Map<string, import('better-sqlite3').Statement<unknown[]>>();
   const prepared = (sql: string) => {
@@ -70,26 +88,41 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
     }
     return statement;
   };
-  const sql: Sql = {
-    dialect: 'sqlite',
-    all: async <T>(text: string, params: unknown[] = []) => prepared(text).all(...params) as T[],
-    get: async <T>(text: string, params: unknown[] = []) => prepared(text).get(...params) as T | undefined,
-    run: async (text: string, params: unknown[] = []) => ({ changes: prepared(text).run(...params).changes }),
-  };
+  const inTransaction = new AsyncLocalStorage<object>();
+  let open: object | null = null;
   // One transaction at a time on this connection: another caller's statements would join it.
   let queue: Promise<unknown> = Promise.resolve();
+  /** Runs `fn` now, or once the transaction that another caller holds open has ended. */
+  const outside = async <T>(fn: () => T): Promise<T> => {
+    while (open !== null && inTransaction.getStore() !== open) await queue;
+    return fn();
+  };
+  const sql: Sql = {
+    dialect: 'sqlite',
+    all: <T>(text: string, params: unknown[] = []) => outside(() => prepared(text).all(...params) as T[]),
+    get: <T>(text: string, params: unknown[] = []) =>
+      outside(() => prepared(text).get(...params) as T | undefined),
+    run: (text: string, params: unknown[] = []) =>
+      outside(() => ({ changes: prepared(text).run(...params).changes })),
+  };
   return {
     ...sql,
     write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      // A write inside a write joins it.
+      if (open !== null && inTransaction.getStore() === open) return fn({ ...sql, lock: async () => {} });
       const turn = queue.then(async () => {
         whileBusy(busyTimeoutMs, () => db.exec('BEGIN IMMEDIATE'));
+        const token = {};
+        open = token;
         try {
-          const result = await fn({ ...sql, lock: async () => {} });
+          const result = await inTransaction.run(token, () => fn({ ...sql, lock: async () => {} }));
           db.exec('COMMIT');
           return result;
         } catch (error) {
           if (db.inTransaction) db.exec('ROLLBACK');
           throw error;
+        } finally {
+          open = null;
         }
       });
       queue = turn.catch(() => {});
@@ -114,21 +147,50 @@ function pgSql(client: () => Pool | PoolClient): Sql {
   };
 }
 
+/** A statement that writes (a `WITH … INSERT` too). */
+const WRITES = /^\s*(?:WITH\b[\s\S]*\b)?(?:INSERT|UPDATE|DELETE)\b/i;
+
+/** The advisory lock every write transaction of the team database holds until it ends. */
+const WRITE_LOCK = 7_290_031_002;
+
+function transaction(client: PoolClient): Transaction {
+  return {
+    ...pgSql(() => client),
+    async lock(key: string) {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+    },
+  };
+}
+
 /** PostgreSQL through a pool: reads on any connection, each transaction on one of its own. */
 export function postgresSql(pool: Pool): SqlDatabase {
   const inTransaction = new AsyncLocalStorage<PoolClient>();
-  return {
-    ...pgSql(() => inTransaction.getStore() ?? pool),
+  const outside = pgSql(() => inTransaction.getStore() ?? pool);
+  // A write outside a transaction is one of its own, under the same lock: every write to the team
+  // database takes its turn, as on SQLite, so that rows (events above all) commit in the order of
+  // their ids and a reader after the last id it has seen misses none.
+  const single =
+    <R>(read: (text: string, params?: unknown[]) => Promise<R>) =>
+    (text: string, params?: unknown[]): Promise<R> =>
+      inTransaction.getStore() || !WRITES.test(text)
+        ? read(text, params)
+        : database.write(() => read(text, params));
+  const database: SqlDatabase = {
+    dialect: 'postgresql',
+    all: single(outside.all) as Sql['all'],
+    get: single(outside.get) as Sql['get'],
+    run: single(outside.run),
     async write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      const joined = inTransaction.getStore();
+      // A write inside a write joins it.
+      if (joined) return fn(transaction(joined));
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const tx: Transaction = {
-          ...pgSql(() => client),
-          async lock(key: string) {
-            await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-          },
-        };
+        // Every write transaction takes its turn, on every replica, as SQLite's writers do: a
+        // decision made on what it read cannot be raced by another replica's.
+        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+        const tx = transaction(client);
         const result = await inTransaction.run(client, () => fn(tx));
         await client.query('COMMIT');
         return result;
@@ -143,4 +205,5 @@ export function postgresSql(pool: Pool): SqlDatabase {
       await pool.end();
     },
   };
+  return database;
 }

@@ -3,28 +3,21 @@ import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storag
 import { AgentRunsStore } from './agent-runs-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
-import {
-  type Db,
-  DEFAULT_BUSY_TIMEOUT_MS,
-  immediate,
-  isBusy,
-  openDatabase,
-  schemaVersion,
-  whileBusy,
-} from './database.js';
+import { type Db, DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, schemaVersion } from './database.js';
 import { DecisionsStore } from './decisions-store.js';
 import { EventsStore } from './events-store.js';
 import { HubStore } from './hub-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
+import { migratePg, openPgPool } from './pg-database.js';
 import { ProjectsStore } from './projects-store.js';
 import { QuestionsStore } from './questions-store.js';
 import { RealmStateStore } from './realm-state-store.js';
 import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
-import { type SqlDatabase, sqliteSql } from './sql.js';
+import { type Dialect, postgresSql, type SqlDatabase, sqliteSql } from './sql.js';
 import { TelegramStore } from './telegram-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
@@ -45,84 +38,100 @@ export class Store {
   /** Set once the file is known to be damaged: writes are refused from then on, with why. */
   private damage: CollabError | null = null;
 
+  /**
+   * @param sql the asynchronous SQL interface (store/sql.ts) every module speaks, over either backend
+   * @param db the embedded SQLite file underneath, or null on the team database
+   */
   constructor(
-    readonly db: Db,
+    readonly sql: SqlDatabase,
+    readonly db: Db | null,
     private readonly options: StoreOptions = {},
   ) {}
 
-  private module<T>(name: string, make: (db: Db) => T): T {
+  get dialect(): Dialect {
+    return this.sql.dialect;
+  }
+
+  private module<T>(name: string, make: () => T): T {
     let m = this.modules.get(name) as T | undefined;
     if (m === undefined) {
-      m = make(this.db);
+      m = make();
       this.modules.set(name, m);
     }
     return m;
   }
 
   get projects(): ProjectsStore {
-    return this.module('projects', (db) => new ProjectsStore(db));
+    return this.module('projects', () => new ProjectsStore(this.sql));
   }
   get sessions(): SessionsStore {
-    return this.module('sessions', (db) => new SessionsStore(db));
+    return this.module('sessions', () => new SessionsStore(this.sql));
   }
   get claims(): ClaimsStore {
-    return this.module('claims', (db) => new ClaimsStore(db));
+    return this.module('claims', () => new ClaimsStore(this.sql));
   }
   get messages(): MessagesStore {
-    return this.module('messages', (db) => new MessagesStore(db));
+    return this.module('messages', () => new MessagesStore(this.sql));
   }
   get decisions(): DecisionsStore {
     return this.module('decisions', () => new DecisionsStore(this.sql));
   }
-  /**
-   * The asynchronous SQL interface over this database (store/sql.ts), that the store modules move
-   * onto one by one so that the team database can stand behind them.
-   */
-  get sql(): SqlDatabase {
-    return this.module('sql', (db) => sqliteSql(db, this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
-  }
   get meta(): MetaStore {
-    return this.module('meta', (db) => new MetaStore(db));
+    return this.module('meta', () => new MetaStore(this.sql));
   }
   get notifications(): NotificationsStore {
-    return this.module('notifications', (db) => new NotificationsStore(db));
+    return this.module('notifications', () => new NotificationsStore(this.sql));
   }
   get realms(): RealmsStore {
-    return this.module('realms', (db) => new RealmsStore(db));
+    return this.module('realms', () => new RealmsStore(this.sql));
   }
   get realmState(): RealmStateStore {
-    return this.module('realmState', (db) => new RealmStateStore(db));
+    return this.module('realmState', () => new RealmStateStore(this.sql));
   }
   get workItems(): WorkItemsStore {
-    return this.module('workItems', (db) => new WorkItemsStore(db));
+    return this.module('workItems', () => new WorkItemsStore(this.sql));
   }
   get reviews(): ReviewsStore {
-    return this.module('reviews', (db) => new ReviewsStore(db));
+    return this.module('reviews', () => new ReviewsStore(this.sql));
   }
   get workEvents(): WorkEventsStore {
-    return this.module('workEvents', (db) => new WorkEventsStore(db));
+    return this.module('workEvents', () => new WorkEventsStore(this.sql));
   }
   get questions(): QuestionsStore {
-    return this.module('questions', (db) => new QuestionsStore(db));
+    return this.module('questions', () => new QuestionsStore(this.sql));
   }
   get agentRuns(): AgentRunsStore {
-    return this.module('agentRuns', (db) => new AgentRunsStore(db));
+    return this.module('agentRuns', () => new AgentRunsStore(this.sql));
   }
   get telegram(): TelegramStore {
-    return this.module('telegram', (db) => new TelegramStore(db));
+    return this.module('telegram', () => new TelegramStore(this.sql));
   }
   get hub(): HubStore {
-    return this.module('hub', (db) => new HubStore(db));
+    return this.module('hub', () => new HubStore(this.sql));
   }
   get dashboard(): DashboardStore {
-    return this.module('dashboard', (db) => new DashboardStore(db));
+    return this.module('dashboard', () => new DashboardStore(this.sql));
   }
   get events(): EventsStore {
-    return this.module('events', (db) => new EventsStore(db));
+    return this.module('events', () => new EventsStore(this.sql));
   }
 
+  /** The embedded database: a SQLite file, created and migrated as needed. */
   static open(file: string, options: StoreOptions = {}): Store {
-    return new Store(openDatabase(file, options.busyTimeoutMs, options.lockHolder), options);
+    const db = openDatabase(file, options.busyTimeoutMs, options.lockHolder);
+    return new Store(sqliteSql(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS), db, options);
+  }
+
+  /** The team database on PostgreSQL, brought up to the current schema. */
+  static async openTeam(url: string, poolSize?: number): Promise<Store> {
+    const pool = openPgPool(url, poolSize);
+    try {
+      await migratePg(pool);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    return new Store(postgresSql(pool), null);
   }
 
   /**
@@ -130,14 +139,13 @@ export class Store {
    * another process's write lock up to the busy timeout (SQLite refuses some locks without waiting:
    * those are asked for again until then); past it, a DB_BUSY error names the holder.
    */
-  write<T>(fn: () => T): T {
+  async write<T>(fn: () => Promise<T>): Promise<T> {
     if (this.damage) throw this.damage;
-    const wait = this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     const started = Date.now();
     try {
-      return whileBusy(wait, () => immediate(this.db, fn));
+      return await this.sql.write(fn);
     } catch (error) {
-      if (!isBusy(error)) throw error;
+      if (!this.db || !isBusy(error)) throw error;
       throw lockedDatabase(
         this.db.name,
         Date.now() - started,
@@ -151,6 +159,7 @@ export class Store {
    * A damaged file is refused for writes from then on, so that nothing more is built on it.
    */
   verify(): { ok: boolean; detail: string } {
+    if (!this.db) return { ok: true, detail: 'ok' };
     let detail: string;
     try {
       detail = String(this.db.pragma('quick_check', { simple: true }));
@@ -164,6 +173,7 @@ export class Store {
 
   /** What `doctor` reports: schema version, journal mode, SQLite's quick check and version. */
   health(): { version: number; journal: string; integrity: string; sqlite: string } {
+    if (!this.db) throw new Error('health() is of the embedded database');
     return {
       version: schemaVersion(this.db),
       journal: String(this.db.pragma('journal_mode', { simple: true })),
@@ -172,11 +182,15 @@ export class Store {
     };
   }
 
-  schemaVersion(): number {
-    return schemaVersion(this.db);
+  async schemaVersion(): Promise<number> {
+    if (this.db) return schemaVersion(this.db);
+    const row = await this.sql.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");
+    return Number(row?.value ?? 0);
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async close(): Promise<void> {
+    if (this.db) {
+      if (this.db.open) this.db.close();
+    } else await this.sql.close();
   }
 }

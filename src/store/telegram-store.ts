@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 
 export interface PollerRow {
   bot: string;
@@ -19,79 +19,73 @@ export interface DraftRow {
 
 /** The Telegram poller's lease and update offset per bot, and free text waiting for its question. */
 export class TelegramStore {
-  private readonly getStmt;
-  private readonly upsertStmt;
-  private readonly renewStmt;
-  private readonly offsetStmt;
-  private readonly releaseStmt;
-  private readonly addDraftStmt;
-  private readonly draftStmt;
-  private readonly dropDraftStmt;
-  private readonly purgeDraftsStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.getStmt = db.prepare<[string], PollerRow>('SELECT * FROM telegram_pollers WHERE bot = ?');
-    this.upsertStmt = db.prepare(
-      `INSERT INTO telegram_pollers (bot, holder, holder_pid, holder_host, lease_until) VALUES (@bot, @holder, @pid, @host, @until)
-       ON CONFLICT (bot) DO UPDATE SET holder = @holder, holder_pid = @pid, holder_host = @host, lease_until = @until`,
-    );
-    this.renewStmt = db.prepare(
-      'UPDATE telegram_pollers SET lease_until = @until WHERE bot = @bot AND holder = @holder',
-    );
-    this.offsetStmt = db.prepare(
-      'UPDATE telegram_pollers SET update_offset = max(update_offset, @offset) WHERE bot = @bot AND holder = @holder',
-    );
-    this.releaseStmt = db.prepare(
-      'UPDATE telegram_pollers SET lease_until = 0 WHERE bot = @bot AND holder = @holder',
-    );
-    this.addDraftStmt = db.prepare(
-      `INSERT OR REPLACE INTO telegram_drafts (chat_id, message_id, from_id, text, created_at)
-       VALUES (@chat_id, @message_id, @from_id, @text, @created_at)`,
-    );
-    this.draftStmt = db.prepare<[number, number], DraftRow>(
-      'SELECT * FROM telegram_drafts WHERE chat_id = ? AND message_id = ?',
-    );
-    this.dropDraftStmt = db.prepare('DELETE FROM telegram_drafts WHERE chat_id = ? AND message_id = ?');
-    this.purgeDraftsStmt = db.prepare('DELETE FROM telegram_drafts WHERE created_at < ?');
-  }
-
-  poller(bot: string): PollerRow | undefined {
-    return this.getStmt.get(bot);
+  poller(bot: string): Promise<PollerRow | undefined> {
+    return this.sql.get<PollerRow>('SELECT * FROM telegram_pollers WHERE bot = ?', [bot]);
   }
 
   /** Makes `holder` the bot's poller until `until` (the caller has decided, in a write transaction, that it may). */
-  take(bot: string, holder: string, pid: number, host: string, until: number): void {
-    this.upsertStmt.run({ bot, holder, pid, host, until });
+  async take(bot: string, holder: string, pid: number, host: string, until: number): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO telegram_pollers (bot, holder, holder_pid, holder_host, lease_until) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (bot) DO UPDATE SET holder = excluded.holder, holder_pid = excluded.holder_pid,
+         holder_host = excluded.holder_host, lease_until = excluded.lease_until`,
+      [bot, holder, pid, host, until],
+    );
   }
 
   /** Extends the holder's lease; false when it is no longer the holder. */
-  renew(bot: string, holder: string, until: number): boolean {
-    return this.renewStmt.run({ bot, holder, until }).changes > 0;
+  async renew(bot: string, holder: string, until: number): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      'UPDATE telegram_pollers SET lease_until = ? WHERE bot = ? AND holder = ?',
+      [until, bot, holder],
+    );
+    return changes > 0;
   }
 
   /** Moves the next update to ask for forward; false when `holder` no longer polls. */
-  advance(bot: string, holder: string, offset: number): boolean {
-    return this.offsetStmt.run({ bot, holder, offset }).changes > 0;
+  async advance(bot: string, holder: string, offset: number): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      `UPDATE telegram_pollers SET update_offset = CASE WHEN update_offset > ? THEN update_offset ELSE ? END
+       WHERE bot = ? AND holder = ?`,
+      [offset, offset, bot, holder],
+    );
+    return changes > 0;
   }
 
   /** Gives the lease up at once, so that another process takes over without waiting for it to run out. */
-  release(bot: string, holder: string): void {
-    this.releaseStmt.run({ bot, holder });
+  async release(bot: string, holder: string): Promise<void> {
+    await this.sql.run('UPDATE telegram_pollers SET lease_until = 0 WHERE bot = ? AND holder = ?', [
+      bot,
+      holder,
+    ]);
   }
 
-  addDraft(row: DraftRow): void {
-    this.addDraftStmt.run(row);
+  async addDraft(row: DraftRow): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO telegram_drafts (chat_id, message_id, from_id, text, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (chat_id, message_id) DO UPDATE SET from_id = excluded.from_id, text = excluded.text,
+         created_at = excluded.created_at`,
+      [row.chat_id, row.message_id, row.from_id, row.text, row.created_at],
+    );
   }
 
-  draft(chatId: number, messageId: number): DraftRow | undefined {
-    return this.draftStmt.get(chatId, messageId);
+  draft(chatId: number, messageId: number): Promise<DraftRow | undefined> {
+    return this.sql.get<DraftRow>('SELECT * FROM telegram_drafts WHERE chat_id = ? AND message_id = ?', [
+      chatId,
+      messageId,
+    ]);
   }
 
-  dropDraft(chatId: number, messageId: number): void {
-    this.dropDraftStmt.run(chatId, messageId);
+  async dropDraft(chatId: number, messageId: number): Promise<void> {
+    await this.sql.run('DELETE FROM telegram_drafts WHERE chat_id = ? AND message_id = ?', [
+      chatId,
+      messageId,
+    ]);
   }
 
-  purgeDrafts(before: number): number {
-    return this.purgeDraftsStmt.run(before).changes;
+  async purgeDrafts(before: number): Promise<number> {
+    return (await this.sql.run('DELETE FROM telegram_drafts WHERE created_at < ?', [before])).changes;
   }
 }

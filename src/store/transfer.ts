@@ -178,7 +178,7 @@ export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<
       let batch: Record<string, unknown>[] = [];
       const flush = async () => {
         if (batch.length === 0) return;
-        const values = batch.map((_, r) => `(${columns.map(() => '?').join(', ')})`).join(', ');
+        const values = batch.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
         const sql = numberPlaceholders(
           `INSERT INTO ${table} (${columns.join(', ')})${identity} VALUES ${values}`,
         );

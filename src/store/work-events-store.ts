@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { inList, type Sql } from './sql.js';
 
 export type EventRole = 'worker' | 'reviewer' | 'system';
 
@@ -14,48 +14,24 @@ export interface WorkEventRow {
   created_at: number;
 }
 
+const INSERT = `INSERT INTO work_events (project_id, work_item_id, kind, actor_id, actor_name, role, content, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /** The append-only history of the review workflow, and who watches a project as reviewer. */
 export class WorkEventsStore {
-  private readonly insertStmt;
-  private readonly pageStmt;
-  private readonly latestStmt;
-  private readonly watchStmt;
-  private readonly watchersStmt;
-  private readonly byActorStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO work_events (project_id, work_item_id, kind, actor_id, actor_name, role, content, created_at)
-       VALUES (@project_id, @work_item_id, @kind, @actor_id, @actor_name, @role, @content, @created_at)`,
-    );
-    this.pageStmt = db.prepare<
-      [{ project: string | null; item: string | null; after: number; limit: number }],
-      WorkEventRow
-    >(
-      `SELECT * FROM work_events WHERE (@project IS NULL OR project_id = @project) AND (@item IS NULL OR work_item_id = @item)
-         AND seq > @after ORDER BY seq LIMIT @limit`,
-    );
-    this.latestStmt = db.prepare<
-      [{ project: string | null; item: string | null; exclude: string; limit: number }],
-      WorkEventRow
-    >(
-      `SELECT * FROM (SELECT * FROM work_events WHERE (@project IS NULL OR project_id = @project)
-         AND (@item IS NULL OR work_item_id = @item) AND kind NOT IN (SELECT value FROM json_each(@exclude))
-         ORDER BY seq DESC LIMIT @limit) ORDER BY seq`,
-    );
-    this.watchStmt = db.prepare(
-      'INSERT OR IGNORE INTO review_watchers (project_id, session_id) VALUES (?, ?)',
-    );
-    this.byActorStmt = db.prepare<[string], { kind: string; n: number }>(
-      'SELECT kind, COUNT(*) AS n FROM work_events WHERE actor_id = ? GROUP BY kind',
-    );
-    this.watchersStmt = db.prepare<[string], { session_id: string }>(
-      'SELECT session_id FROM review_watchers WHERE project_id = ?',
-    );
-  }
-
-  append(row: Omit<WorkEventRow, 'seq'>): void {
-    this.insertStmt.run(row);
+  async append(row: Omit<WorkEventRow, 'seq'>): Promise<void> {
+    await this.sql.run(INSERT, [
+      row.project_id,
+      row.work_item_id,
+      row.kind,
+      row.actor_id,
+      row.actor_name,
+      row.role,
+      row.content,
+      row.created_at,
+    ]);
   }
 
   /** The newest `limit` events (of other kinds than `exclude`), in order. */
@@ -64,13 +40,14 @@ export class WorkEventsStore {
     workItemId: string | null;
     exclude: string[];
     limit: number;
-  }): WorkEventRow[] {
-    return this.latestStmt.all({
-      project: f.projectId,
-      item: f.workItemId,
-      exclude: JSON.stringify(f.exclude),
-      limit: f.limit,
-    });
+  }): Promise<WorkEventRow[]> {
+    const exclude = inList(this.sql.dialect, f.exclude);
+    return this.sql.all<WorkEventRow>(
+      `SELECT * FROM (SELECT * FROM work_events WHERE (CAST(? AS TEXT) IS NULL OR project_id = ?)
+         AND (CAST(? AS TEXT) IS NULL OR work_item_id = ?) AND NOT (kind ${exclude.text})
+         ORDER BY seq DESC LIMIT ?) AS newest ORDER BY seq`,
+      [f.projectId, f.projectId, f.workItemId, f.workItemId, exclude.param, f.limit],
+    );
   }
 
   /** Events in order, after `after` (a seq), at most `limit`. */
@@ -79,20 +56,35 @@ export class WorkEventsStore {
     workItemId: string | null;
     after: number;
     limit: number;
-  }): WorkEventRow[] {
-    return this.pageStmt.all({ project: f.projectId, item: f.workItemId, after: f.after, limit: f.limit });
+  }): Promise<WorkEventRow[]> {
+    return this.sql.all<WorkEventRow>(
+      `SELECT * FROM work_events WHERE (CAST(? AS TEXT) IS NULL OR project_id = ?) AND (CAST(? AS TEXT) IS NULL OR work_item_id = ?)
+         AND seq > ? ORDER BY seq LIMIT ?`,
+      [f.projectId, f.projectId, f.workItemId, f.workItemId, f.after, f.limit],
+    );
   }
 
   /** How many events of each kind a session caused. */
-  countsByActor(sessionId: string): Record<string, number> {
-    return Object.fromEntries(this.byActorStmt.all(sessionId).map((r) => [r.kind, r.n]));
+  async countsByActor(sessionId: string): Promise<Record<string, number>> {
+    const rows = await this.sql.all<{ kind: string; n: number }>(
+      'SELECT kind, COUNT(*) AS n FROM work_events WHERE actor_id = ? GROUP BY kind',
+      [sessionId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
   }
 
-  watch(projectId: string, sessionId: string): void {
-    this.watchStmt.run(projectId, sessionId);
+  async watch(projectId: string, sessionId: string): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO review_watchers (project_id, session_id) VALUES (?, ?) ON CONFLICT DO NOTHING',
+      [projectId, sessionId],
+    );
   }
 
-  watchers(projectId: string): string[] {
-    return this.watchersStmt.all(projectId).map((r) => r.session_id);
+  async watchers(projectId: string): Promise<string[]> {
+    const rows = await this.sql.all<{ session_id: string }>(
+      'SELECT session_id FROM review_watchers WHERE project_id = ?',
+      [projectId],
+    );
+    return rows.map((r) => r.session_id);
   }
 }

@@ -1,5 +1,5 @@
 import type { Phase, WorkStatus, WorkType } from '../core/work-status.js';
-import type { Db } from './database.js';
+import { inList, type Sql } from './sql.js';
 
 export interface WorkItemRow {
   id: string;
@@ -37,139 +37,166 @@ export interface WorkFilter {
   excludeSubmitter: string | null;
 }
 
+const INSERT = `INSERT INTO work_items (id, project_id, type, phase, title, description, content, metadata, status, version, submitted_by, submitted_by_name, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const UPDATE = `UPDATE work_items SET title = ?, description = ?, content = ?, metadata = ?, phase = ?,
+    status = ?, version = ?, updated_at = ? WHERE id = ?`;
+const INSERT_REVISION = `INSERT INTO work_revisions (work_item_id, version, title, content, change_description, created_by, created_by_name, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+const FTS_INSERT = 'INSERT INTO work_fts (work_item_id, source, title, body) VALUES (?, ?, ?, ?)';
+/** The filters of a search, after its hits (`w` is the work item). */
+const SEARCH_FILTERS = `(CAST(? AS TEXT) IS NULL OR w.project_id = ?) AND (CAST(? AS TEXT) IS NULL OR w.type = ?)
+  AND (CAST(? AS TEXT) IS NULL OR w.status = ?)`;
+
 /** Work items, their revisions, and their full-text index rows (source 'item'). */
 export class WorkItemsStore {
-  private readonly insertStmt;
-  private readonly getStmt;
-  private readonly updateStmt;
-  private readonly insertRevision;
-  private readonly revisionsStmt;
-  private readonly revisionStmt;
-  private readonly filterStmt;
-  private readonly ftsDelete;
-  private readonly ftsInsert;
-  private readonly searchStmt;
-  private readonly countsStmt;
+  constructor(private readonly sql: Sql) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO work_items (id, project_id, type, phase, title, description, content, metadata, status, version, submitted_by, submitted_by_name, created_at, updated_at)
-       VALUES (@id, @project_id, @type, @phase, @title, @description, @content, @metadata, @status, @version, @submitted_by, @submitted_by_name, @created_at, @updated_at)`,
-    );
-    this.getStmt = db.prepare<[string], WorkItemRow>('SELECT * FROM work_items WHERE id = ?');
-    this.updateStmt = db.prepare(
-      `UPDATE work_items SET title = @title, description = @description, content = @content, metadata = @metadata, phase = @phase,
-         status = @status, version = @version, updated_at = @updated_at WHERE id = @id`,
-    );
-    this.insertRevision = db.prepare(
-      `INSERT OR IGNORE INTO work_revisions (work_item_id, version, title, content, change_description, created_by, created_by_name, created_at)
-       VALUES (@work_item_id, @version, @title, @content, @change_description, @created_by, @created_by_name, @created_at)`,
-    );
-    this.revisionsStmt = db.prepare<[string], RevisionRow>(
-      'SELECT * FROM work_revisions WHERE work_item_id = ? ORDER BY version',
-    );
-    this.revisionStmt = db.prepare<[string, number], RevisionRow>(
-      'SELECT * FROM work_revisions WHERE work_item_id = ? AND version = ?',
-    );
-    this.filterStmt = db.prepare<
-      [
-        {
-          project: string | null;
-          type: string | null;
-          phase: string | null;
-          statuses: string | null;
-          exclude: string | null;
-        },
-      ],
-      WorkItemRow
-    >(
+  async insert(row: WorkItemRow): Promise<void> {
+    await this.sql.run(INSERT, [
+      row.id,
+      row.project_id,
+      row.type,
+      row.phase,
+      row.title,
+      row.description,
+      row.content,
+      row.metadata,
+      row.status,
+      row.version,
+      row.submitted_by,
+      row.submitted_by_name,
+      row.created_at,
+      row.updated_at,
+    ]);
+    await this.index(row);
+  }
+
+  get(id: string): Promise<WorkItemRow | undefined> {
+    return this.sql.get<WorkItemRow>('SELECT * FROM work_items WHERE id = ?', [id]);
+  }
+
+  async update(row: WorkItemRow): Promise<void> {
+    await this.sql.run(UPDATE, [
+      row.title,
+      row.description,
+      row.content,
+      row.metadata,
+      row.phase,
+      row.status,
+      row.version,
+      row.updated_at,
+      row.id,
+    ]);
+    await this.index(row);
+  }
+
+  async addRevision(row: RevisionRow): Promise<void> {
+    await this.sql.run(INSERT_REVISION, [
+      row.work_item_id,
+      row.version,
+      row.title,
+      row.content,
+      row.change_description,
+      row.created_by,
+      row.created_by_name,
+      row.created_at,
+    ]);
+  }
+
+  revisions(workItemId: string): Promise<RevisionRow[]> {
+    return this.sql.all<RevisionRow>('SELECT * FROM work_revisions WHERE work_item_id = ? ORDER BY version', [
+      workItemId,
+    ]);
+  }
+
+  revision(workItemId: string, version: number): Promise<RevisionRow | undefined> {
+    return this.sql.get<RevisionRow>('SELECT * FROM work_revisions WHERE work_item_id = ? AND version = ?', [
+      workItemId,
+      version,
+    ]);
+  }
+
+  filter(f: WorkFilter): Promise<WorkItemRow[]> {
+    const statuses = inList(this.sql.dialect, f.statuses ?? []);
+    return this.sql.all<WorkItemRow>(
       `SELECT * FROM work_items
-       WHERE (@project IS NULL OR project_id = @project) AND (@type IS NULL OR type = @type) AND (@phase IS NULL OR phase = @phase)
-         AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
-         AND (@exclude IS NULL OR submitted_by IS NULL OR submitted_by <> @exclude)
+       WHERE (CAST(? AS TEXT) IS NULL OR project_id = ?) AND (CAST(? AS TEXT) IS NULL OR type = ?)
+         AND (CAST(? AS TEXT) IS NULL OR phase = ?)
+         AND (? = 0 OR status ${statuses.text})
+         AND (CAST(? AS TEXT) IS NULL OR submitted_by IS NULL OR submitted_by <> ?)
        ORDER BY created_at, seq`,
+      [
+        f.projectId,
+        f.projectId,
+        f.type,
+        f.type,
+        f.phase,
+        f.phase,
+        f.statuses ? 1 : 0,
+        statuses.param,
+        f.excludeSubmitter,
+        f.excludeSubmitter,
+      ],
     );
-    this.ftsDelete = db.prepare("DELETE FROM work_fts WHERE work_item_id = ? AND source = 'item'");
-    this.ftsInsert = db.prepare(
-      'INSERT INTO work_fts (work_item_id, source, title, body) VALUES (?, ?, ?, ?)',
-    );
-    this.searchStmt = db.prepare<
-      [{ query: string; project: string | null; type: string | null; status: string | null; limit: number }],
-      WorkItemRow & { score: number; matched: string }
-    >(
-      `WITH hits AS MATERIALIZED (
-         SELECT work_item_id, source, bm25(work_fts, 0, 0, 3.0, 1.0) AS score FROM work_fts WHERE work_fts MATCH @query
-       )
-       SELECT w.*, MIN(hits.score) AS score, group_concat(DISTINCT hits.source) AS matched
-       FROM hits JOIN work_items w ON w.id = hits.work_item_id
-       WHERE (@project IS NULL OR w.project_id = @project) AND (@type IS NULL OR w.type = @type) AND (@status IS NULL OR w.status = @status)
-       GROUP BY w.id ORDER BY score LIMIT @limit`,
-    );
-    this.countsStmt = db.prepare<[string], { status: string; n: number }>(
+  }
+
+  async statusCounts(projectId: string): Promise<Record<string, number>> {
+    const rows = await this.sql.all<{ status: string; n: number }>(
       'SELECT status, COUNT(*) AS n FROM work_items WHERE project_id = ? GROUP BY status',
+      [projectId],
     );
-  }
-
-  insert(row: WorkItemRow): void {
-    this.insertStmt.run(row);
-    this.index(row);
-  }
-
-  get(id: string): WorkItemRow | undefined {
-    return this.getStmt.get(id);
-  }
-
-  update(row: WorkItemRow): void {
-    this.updateStmt.run(row);
-    this.index(row);
-  }
-
-  addRevision(row: RevisionRow): void {
-    this.insertRevision.run(row);
-  }
-
-  revisions(workItemId: string): RevisionRow[] {
-    return this.revisionsStmt.all(workItemId);
-  }
-
-  revision(workItemId: string, version: number): RevisionRow | undefined {
-    return this.revisionStmt.get(workItemId, version);
-  }
-
-  filter(f: WorkFilter): WorkItemRow[] {
-    return this.filterStmt.all({
-      project: f.projectId,
-      type: f.type,
-      phase: f.phase,
-      statuses: f.statuses ? JSON.stringify(f.statuses) : null,
-      exclude: f.excludeSubmitter,
-    });
-  }
-
-  statusCounts(projectId: string): Record<string, number> {
-    return Object.fromEntries(this.countsStmt.all(projectId).map((r) => [r.status, r.n]));
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   /** Adds text to the search index under a source (a review's summary, a suggestion). */
-  indexText(workItemId: string, source: string, title: string, body: string): void {
-    this.ftsInsert.run(workItemId, source, title, body);
+  async indexText(workItemId: string, source: string, title: string, body: string): Promise<void> {
+    await this.sql.run(FTS_INSERT, [workItemId, source, title, body]);
   }
 
+  /**
+   * Work items whose texts hold every word (as a prefix), best match first: SQLite's FTS5 index
+   * (`score` its bm25, lower is better), or PostgreSQL's `tsvector` column (`score` its rank,
+   * negated so that lower is better there too). Either way a word in a title weighs three times one
+   * in a body. `matched`: the sources that matched, comma-separated.
+   */
   search(
-    query: string,
+    words: string[],
     f: { projectId: string | null; type: string | null; status: string | null; limit: number },
-  ) {
-    return this.searchStmt.all({
-      query,
-      project: f.projectId,
-      type: f.type,
-      status: f.status,
-      limit: f.limit,
-    });
+  ): Promise<Array<WorkItemRow & { score: number; matched: string }>> {
+    const filters = [f.projectId, f.projectId, f.type, f.type, f.status, f.status];
+    if (this.sql.dialect === 'postgresql') {
+      const query = words.map((w) => `${w.replace(/[^\p{L}\p{N}_]/gu, '')}:*`).join(' & ');
+      return this.sql.all(
+        `WITH hits AS (
+           SELECT work_item_id,
+             MAX(ts_rank('{0.1, 0.2, 0.33, 1.0}', setweight(to_tsvector('simple', title), 'A')
+               || setweight(to_tsvector('simple', body), 'B'), to_tsquery('simple', ?))) AS best,
+             string_agg(DISTINCT source, ',') AS matched
+           FROM work_fts WHERE search @@ to_tsquery('simple', ?) GROUP BY work_item_id
+         )
+         SELECT w.*, -hits.best AS score, hits.matched
+         FROM hits JOIN work_items w ON w.id = hits.work_item_id
+         WHERE ${SEARCH_FILTERS}
+         ORDER BY score LIMIT ?`,
+        [query, query, ...filters, f.limit],
+      );
+    }
+    const query = words.map((w) => `"${w}"*`).join(' ');
+    return this.sql.all(
+      `WITH hits AS MATERIALIZED (
+         SELECT work_item_id, source, bm25(work_fts, 0, 0, 3.0, 1.0) AS score FROM work_fts WHERE work_fts MATCH ?
+       )
+       SELECT w.*, MIN(hits.score) AS score, group_concat(DISTINCT hits.source) AS matched
+       FROM hits JOIN work_items w ON w.id = hits.work_item_id
+       WHERE ${SEARCH_FILTERS}
+       GROUP BY w.id ORDER BY score LIMIT ?`,
+      [query, ...filters, f.limit],
+    );
   }
 
-  private index(row: WorkItemRow): void {
-    this.ftsDelete.run(row.id);
-    this.ftsInsert.run(row.id, 'item', row.title, `${row.description ?? ''}\n${row.content}`);
+  private async index(row: WorkItemRow): Promise<void> {
+    await this.sql.run("DELETE FROM work_fts WHERE work_item_id = ? AND source = 'item'", [row.id]);
+    await this.sql.run(FTS_INSERT, [row.id, 'item', row.title, `${row.description ?? ''}\n${row.content}`]);
   }
 }

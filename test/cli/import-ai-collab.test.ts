@@ -32,7 +32,7 @@ describe('session-collab import-ai-collab', () => {
     expect(second.stdout).toContain('0 project(s), 0 work item(s), 0 review(s)');
     expect(second.stdout).toContain('4 record(s) were there already');
 
-    const app = testApp({ home });
+    const app = await testApp({ home });
     const c = await connectInMemory(app, gitRepo(), 'reader', ['collab', 'review']);
     const detail = await c.call<{
       status: string;

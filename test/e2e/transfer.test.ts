@@ -31,7 +31,7 @@ async function cli(home: string, args: string[]) {
 async function populated(): Promise<string> {
   const home = tempDir('collab-home-');
   const repo = gitRepo({ 'src/a.ts': 'a\n' });
-  const app = testApp({ home });
+  const app = await testApp({ home });
   const toolsets = ['collab', 'review', 'human'];
   const worker = await connectInMemory(app, repo, 'worker', toolsets);
   const reviewer = await connectInMemory(app, repo, 'reviewer', toolsets);
@@ -59,7 +59,7 @@ async function populated(): Promise<string> {
   });
   await worker.close();
   await reviewer.close();
-  app.close();
+  await app.close();
   return home;
 }
 

@@ -8,7 +8,7 @@ type Outcome = { question_id: string; status: string; answer?: string };
 describe('questions that expire', () => {
   it('a pending question past question_expiry_minutes is expired; a late answer does not win', async () => {
     let clock = Date.parse('2026-03-01T10:00:00Z');
-    const app = testApp({ now: () => clock, config: { question_expiry_minutes: 5 } });
+    const app = await testApp({ now: () => clock, config: { question_expiry_minutes: 5 } });
     const a = await connectInMemory(app, gitRepo(), 'a', ['collab', 'human']);
     const asked = await a.call<Outcome>('ask_human', { question: 'Still needed?', wait_seconds: 0 });
     clock += 4 * 60_000;
@@ -18,15 +18,15 @@ describe('questions that expire', () => {
     clock += 2 * 60_000;
     const { questions } = await a.call<{ questions: Outcome[] }>('list_questions', { status: 'all' });
     expect(questions[0]).toMatchObject({ question_id: asked.question_id, status: 'expired' });
-    const late = humanFor(app).answer(asked.question_id, 'yes', 'terminal', 'me');
+    const late = await humanFor(app).answer(asked.question_id, 'yes', 'terminal', 'me');
     expect(late.won).toBe(false);
     expect(late.question.status).toBe('expired');
     await a.close();
-    app.close();
+    await app.close();
   });
 
   it('without a wait, check_answers answers at once with what there is', async () => {
-    const app = testApp();
+    const app = await testApp();
     const a = await connectInMemory(app, gitRepo(), 'a', ['collab', 'human']);
     expect(await a.call('check_answers', {})).toEqual({ questions: [] });
     const asked = await a.call<Outcome>('ask_human', { question: 'Q?', wait_seconds: 0 });
@@ -36,6 +36,6 @@ describe('questions that expire', () => {
     ]);
     expect(Date.now() - started).toBeLessThan(1_000);
     await a.close();
-    app.close();
+    await app.close();
   });
 });

@@ -21,7 +21,7 @@ function editYaml(path: string, edit: (data: Record<string, unknown>) => void): 
 describe('realm tools over real repositories', () => {
   it('the spec example: realm_status from a repo, before a session', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const c = await connectInMemory(app, repos.fungal);
     const status = await c.call<Record<string, unknown> & Envelope>('realm_status');
     expect(status).toMatchObject({
@@ -45,7 +45,7 @@ describe('realm tools over real repositories', () => {
 
   it('realm_check finds every kind of problem, naming file and field', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     expect(await c.call<Check>('realm_check')).toEqual({ ok: true, errors: [], warnings: [] });
 
@@ -117,7 +117,7 @@ describe('realm tools over real repositories', () => {
 
   it('realm_check: only the owner repo changes a contract (from git history)', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     writeContract(realm, 's3-access', {
       name: 's3-permissions',
@@ -142,7 +142,7 @@ describe('realm tools over real repositories', () => {
 
   it('a contract change reaches consumer sessions once, coalesced, piggybacked on an unrelated call', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const consumer = await connectInMemory(app, repos.aperture, 'consumer');
     const provider = await connectInMemory(app, repos.fungal, 'provider');
     const bystander = await connectInMemory(app, repos.other, 'bystander');
@@ -191,7 +191,7 @@ describe('realm tools over real repositories', () => {
 
   it('a binding added to a shared domain notifies its other repos', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const consumer = await connectInMemory(app, repos.aperture, 'consumer');
     const provider = await connectInMemory(app, repos.fungal, 'provider');
     await consumer.call('session_start', {});
@@ -220,7 +220,7 @@ describe('realm tools over real repositories', () => {
   it('contract_get, session_start with realm context, session_stop with a summary', async () => {
     let clock = Date.parse('2026-01-01T10:00:00Z');
     const { realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm, { now: () => clock });
+    const app = await appWithRealm(realm, { now: () => clock });
     const c = await connectInMemory(app, repos.aperture);
     const contract = await c.call<Record<string, unknown>>('contract_get', { contract: 's3-permissions' });
     expect(contract).toMatchObject({
@@ -258,7 +258,7 @@ describe('realm tools over real repositories', () => {
 
   it('worktree_create picks domain peers (or only itself), and pr_status reports each repo', async () => {
     const { base, realm, repos } = threeRepoRealm();
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     const made = await c.call<{ created: string[]; reason: string; paths: Record<string, string> }>(
       'worktree_create',
@@ -305,19 +305,19 @@ describe('realm tools over real repositories', () => {
 
   it('a realm folder not registered on this machine is refused, with the command that registers it', async () => {
     const { realm, repos } = threeRepoRealm();
-    const app = testApp();
+    const app = await testApp();
     const c = await connectInMemory(app, repos.fungal);
     const refused = await c.fail('realm_status');
     expect(refused.code).toBe('REALM_NOT_REGISTERED');
     expect(refused.hint).toContain(`session-collab realm register ${realm}`);
     // Passing the folder explicitly is no way around it.
     expect((await c.fail('worktree_create', { rfc: 'x', realm })).code).toBe('REALM_NOT_REGISTERED');
-    realmFor(app).register(realm);
+    await realmFor(app).register(realm);
     expect((await c.call<{ realm: string }>('realm_status')).realm).toBe('aperture-realm');
-    expect(realmFor(app).unregister(realm)).toBe(true);
+    expect(await realmFor(app).unregister(realm)).toBe(true);
     expect((await c.fail('realm_status')).code).toBe('REALM_NOT_REGISTERED');
     // config.json may list realm folders too.
-    const listed = testApp({ config: { realms: [realm] } });
+    const listed = await testApp({ config: { realms: [realm] } });
     const d = await connectInMemory(listed, repos.fungal);
     expect((await d.call<{ realm: string }>('realm_status')).realm).toBe('aperture-realm');
   });
@@ -330,7 +330,7 @@ describe('realm tools over real repositories', () => {
       join(realm, 'repos', 'other.yaml'),
       stringify({ name: 'other', path: stranger, default_branch: null }),
     );
-    const app = appWithRealm(realm);
+    const app = await appWithRealm(realm);
     const c = await connectInMemory(app, repos.aperture);
     const refused = await c.fail('worktree_create', { rfc: 'rfc-9', repos: ['aperture', 'other'] });
     expect(refused.code).toBe('INVALID_INPUT');
@@ -352,7 +352,7 @@ describe('realm tools over real repositories', () => {
   });
 
   it('outside any realm: a clear error', async () => {
-    const app = testApp();
+    const app = await testApp();
     const { gitRepo } = await import('../helpers/temp.js');
     const c = await connectInMemory(app, gitRepo());
     const err = await c.fail('realm_status');

@@ -12,7 +12,7 @@ type Item = {
 };
 
 async function setup(config: Record<string, unknown> = {}) {
-  const app = testApp({ config });
+  const app = await testApp({ config });
   const repo = gitRepo();
   const worker = await connectInMemory(app, repo, 'worker', ['collab', 'review']);
   const reviewer = await connectInMemory(app, repo, 'reviewer', ['collab', 'review']);
@@ -295,7 +295,7 @@ describe('review workflow rules', () => {
     );
     expect(second.events.map((e) => e.kind)).toEqual(['suggestion_added', 'responded']);
     expect(second.next_cursor).toBeNull();
-    expect(() => app.store.db.prepare('DELETE FROM work_events').run()).toThrow(/append-only/);
+    await expect(app.store.sql.run('DELETE FROM work_events')).rejects.toThrow(/append-only/);
     const summary = await worker.call<{ entries: Array<{ outcome: string; rounds: number }> }>(
       'get_conversation',
       { workItemId: item.id, format: 'summary' },
@@ -321,9 +321,9 @@ describe('review workflow rules', () => {
       summary: 'first',
     });
     // 12,000 earlier responses (more than any one read of the history), then the last word.
-    app.store.write(() => {
+    await app.store.write(async () => {
       for (let i = 0; i < 12_000; i++)
-        app.store.workEvents.append({
+        await app.store.workEvents.append({
           project_id: item.projectId,
           work_item_id: item.id,
           kind: 'responded',

@@ -6,7 +6,7 @@ import { gitRepo } from '../helpers/temp.js';
 
 describe('sessions addressed by name', () => {
   it('a message goes to the one live session of that name; two of one name is an error listing both', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo();
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => connectInMemory(app, repo, n)));
     await a!.call('collab_session_start', { name: 'alice', project_root: repo });
@@ -40,69 +40,73 @@ describe('sessions addressed by name', () => {
 
 describe('status in a shared worktree', () => {
   it('never blames a session for an uncommitted change it did not make', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
     const alice = await connectInMemory(app, repo, 'alice');
     const bob = await connectInMemory(app, repo, 'bob');
     await alice.call('collab_claim', { files: ['src/a.ts'], intent: 'alice edits a' });
     await bob.call('collab_claim', { files: ['src/b.ts'], intent: 'bob edits b' });
     writeFileSync(join(repo, 'src/a.ts'), 'changed by alice\n');
-    const held = (conn: typeof alice) =>
-      app.claims.changedFilesHeldByOthers(app.sessions.get(conn.connection.currentId!));
-    expect(held(bob)).toEqual([]);
-    expect(held(alice)).toEqual([]);
+    const held = async (conn: typeof alice) =>
+      app.claims.changedFilesHeldByOthers(await app.sessions.get(conn.connection.currentId!));
+    expect(await held(bob)).toEqual([]);
+    expect(await held(alice)).toEqual([]);
     // A session whose own claim covers the changed file is told who else holds it.
     await bob.call('collab_claim', { files: ['src/**'], intent: 'bob reformats everything' });
-    expect(held(bob).map((c) => [c.file, c.session_id])).toEqual([['src/a.ts', alice.connection.currentId]]);
+    expect((await held(bob)).map((c) => [c.file, c.session_id])).toEqual([
+      ['src/a.ts', alice.connection.currentId],
+    ]);
   });
 });
 
 describe('a session that comes back after going inactive', () => {
   it('yields only to what others claimed after it stopped counting, an edit claim that grew included', async () => {
     let now = 1_000_000;
-    const app = testApp({ now: () => now, config: { enforcement: 'warn' } });
+    const app = await testApp({ now: () => now, config: { enforcement: 'warn' } });
     const repo = gitRepo({ 'src/a.ts': 'a\n', 'src/c.ts': 'c\n', 'src/z.ts': 'z\n' });
     const a = await connectInMemory(app, repo, 'a');
     const b = await connectInMemory(app, repo, 'b');
     await a.call('collab_claim', { files: ['src/a.ts'], intent: 'a', exclusive: true });
     await a.call('collab_claim', { files: ['src/c.ts'], intent: 'c', exclusive: true });
     const idA = a.connection.currentId!;
-    const sessionB = app.sessions.get(
+    const sessionB = await app.sessions.get(
       (await b.call<{ session_id: string }>('collab_session_start', { project_root: repo })).session_id,
     );
-    app.claims.recordEdits(sessionB, ['src/z.ts']); // B's edit claim, made early
+    await app.claims.recordEdits(sessionB, ['src/z.ts']); // B's edit claim, made early
     now += 1_000;
     // While A still counts, B's edit of a.ts is recorded anyway (the user let it through).
-    app.claims.recordEdits(sessionB, ['src/a.ts']);
+    await app.claims.recordEdits(sessionB, ['src/a.ts']);
     const minute = 60_000;
     now += 20 * minute;
-    app.sessions.touch(sessionB.id);
+    await app.sessions.touch(sessionB.id);
     now += 20 * minute; // A has been silent for 40 min: inactive since 30
-    app.sessions.touch(sessionB.id);
-    app.claims.recordEdits(sessionB, ['src/c.ts']); // the old edit claim grows over A's c.ts
+    await app.sessions.touch(sessionB.id);
+    await app.claims.recordEdits(sessionB, ['src/c.ts']); // the old edit claim grows over A's c.ts
     now += minute;
-    app.sessions.touch(idA);
-    const mine = app.claims.list(app.sessions.get(idA), { sessionId: idA, status: 'all', limit: 25 }).items;
+    await app.sessions.touch(idA);
+    const mine = (
+      await app.claims.list(await app.sessions.get(idA), { sessionId: idA, status: 'all', limit: 25 })
+    ).items;
     expect(Object.fromEntries(mine.map((c) => [c.files[0], c.status]))).toEqual({
       'src/a.ts': 'active',
       'src/c.ts': 'abandoned',
     });
-    const [note] = app.notifications.list(idA, 'pending', 'claim_taken_over', 10).items;
+    const [note] = (await app.notifications.list(idA, 'pending', 'claim_taken_over', 10)).items;
     expect(note).toMatchObject({ files: ['src/c.ts'], released: ['src/c.ts'], session_id: sessionB.id });
   });
 });
 
 describe('answers stay bounded with 20,000 claims', () => {
   it('claims_list answers a page, a sweeping claim lists its first conflicts and counts the rest, the holder’s notification stays a summary', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo();
     const holder = await connectInMemory(app, repo, 'holder');
     const sweeper = await connectInMemory(app, repo, 'sweeper');
     await holder.call('collab_claims_list');
-    const session = app.sessions.get(holder.connection.currentId!);
-    app.store.write(() => {
+    const session = await app.sessions.get(holder.connection.currentId!);
+    await app.store.write(async () => {
       for (let i = 0; i < 20_000; i++) {
-        app.store.claims.insert(
+        await app.store.claims.insert(
           {
             id: `c${i}`,
             session_id: session.id,
@@ -174,7 +178,7 @@ describe('answers stay bounded with 20,000 claims', () => {
 
 describe('where two claims meet', () => {
   it('is a real tracked file when one matches both patterns, else an example marked as one', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo({ 'src/api/login.ts': 'x\n', 'src/ui/app.tsx': 'y\n' });
     const a = await connectInMemory(app, repo, 'a');
     const b = await connectInMemory(app, repo, 'b');

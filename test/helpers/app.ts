@@ -6,15 +6,46 @@ import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { Connection } from '../../src/features/sessions/connection.js';
 import { select } from '../../src/mcp/registry.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { Store } from '../../src/store/store.js';
+import { freshPgDatabase } from './pg.js';
 import { tempDir } from './temp.js';
 
-/** An App over a fresh home folder (or a given one, to share a database). */
-export function testApp(options: { home?: string; config?: Partial<Config>; now?: () => number } = {}): App {
-  return new App({
-    paths: homeAt(options.home ?? tempDir('collab-home-')),
+/**
+ * The backend the tool suite runs on: the embedded SQLite file, or with
+ * SESSION_COLLAB_TEST_BACKEND=postgresql (the `postgresql` project of vitest.config.ts) a fresh
+ * PostgreSQL database per home folder.
+ */
+export const TEST_BACKEND: 'sqlite' | 'postgresql' =
+  process.env.SESSION_COLLAB_TEST_BACKEND === 'postgresql' ? 'postgresql' : 'sqlite';
+
+/** The team database of each home folder the tests made (apps of one home share it). */
+const teamDatabases = new Map<string, Promise<string>>();
+
+/**
+ * An App over a fresh home folder (or a given one, to share a database), on the test backend
+ * (`backend` forces one: tests of the embedded file itself).
+ */
+export async function testApp(
+  options: {
+    home?: string;
+    config?: Partial<Config>;
+    now?: () => number;
+    backend?: 'sqlite' | 'postgresql';
+  } = {},
+): Promise<App> {
+  const home = options.home ?? tempDir('collab-home-');
+  const base = {
+    paths: homeAt(home),
     config: { ...DEFAULT_CONFIG, ...options.config },
     ...(options.now ? { now: options.now } : {}),
-  });
+  };
+  if ((options.backend ?? TEST_BACKEND) === 'sqlite') return new App(base);
+  let url = teamDatabases.get(home);
+  if (!url) {
+    url = freshPgDatabase();
+    teamDatabases.set(home, url);
+  }
+  return new App({ ...base, store: await Store.openTeam(await url, 4) });
 }
 
 /** The real SDK client connected to our server over the in-memory transport. */

@@ -75,9 +75,9 @@ export function threeRepoRealm() {
 }
 
 /** A fresh app whose machine has the realm registered, as `realm init` or `realm register` leave it. */
-export function appWithRealm(realm: string, options: Parameters<typeof testApp>[0] = {}): App {
-  const app = testApp(options);
-  realmFor(app).register(realm);
+export async function appWithRealm(realm: string, options: Parameters<typeof testApp>[0] = {}): Promise<App> {
+  const app = await testApp(options);
+  await realmFor(app).register(realm);
   return app;
 }
 

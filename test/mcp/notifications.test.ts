@@ -5,7 +5,7 @@ import { gitRepo } from '../helpers/temp.js';
 type Envelope = { notifications?: Array<Record<string, unknown>>; next_steps?: string[] };
 
 async function pair(now?: () => number) {
-  const app = testApp(now ? { now } : {});
+  const app = await testApp(now ? { now } : {});
   const repo = gitRepo({ 'src/a.ts': '' });
   const a = await connectInMemory(app, repo, 'a');
   const b = await connectInMemory(app, repo, 'b');

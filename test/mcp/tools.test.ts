@@ -21,7 +21,7 @@ type Check = {
 
 /** Two sessions (A and B) of one project, each on its own MCP connection to one database. */
 async function twoSessions(options: { now?: () => number } = {}) {
-  const app = testApp(options);
+  const app = await testApp(options);
   const repo = gitRepo({ 'src/api/auth.py': 'x\n', 'src/ui/app.tsx': 'y\n' });
   const a = await connectInMemory(app, repo, 'client-a');
   const b = await connectInMemory(app, repo, 'client-b');
@@ -35,7 +35,7 @@ async function twoSessions(options: { now?: () => number } = {}) {
 
 describe('tools/list', () => {
   it('is what a real client lists', async () => {
-    const app = testApp();
+    const app = await testApp();
     const c = await connectInMemory(app, gitRepo(), 'test-client', ['collab']);
     const { tools } = await c.client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -119,7 +119,7 @@ describe('sessions', () => {
   });
 
   it('a tool called before collab_session_start starts a session in the working folder', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo();
     const c = await connectInMemory(app, repo, 'claude-code');
     const claim = await c.call<Claim>('collab_claim', { files: ['README.md'], intent: 'docs' });
@@ -158,7 +158,7 @@ describe('sessions', () => {
   });
 
   it('worktrees of one repository are one project; paths are relative to each worktree', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo({ 'src/a.ts': '1\n' });
     const wt = join(tempDir(), 'wt');
     const { git } = await import('../helpers/temp.js');
@@ -174,7 +174,7 @@ describe('sessions', () => {
   });
 
   it('claims never conflict across projects', async () => {
-    const app = testApp();
+    const app = await testApp();
     const a = await connectInMemory(app, gitRepo({ 'x.ts': '' }));
     const b = await connectInMemory(app, gitRepo({ 'x.ts': '' }));
     await a.call('collab_claim', { files: ['x.ts'], intent: 'a' });
@@ -270,16 +270,16 @@ describe('claims and check', () => {
     const held = await a.call<Claim>('collab_claim', { files: ['src/api/auth.py'], intent: 'a' });
     // Another process's write lands after the overlaps were worked out, just before the lock.
     const write = app.store.write.bind(app.store);
-    const beforeNextWrite = (other: () => void) => {
-      app.store.write = <T>(fn: () => T): T => {
+    const beforeNextWrite = (other: () => Promise<unknown>) => {
+      app.store.write = async <T>(fn: () => Promise<T>): Promise<T> => {
         app.store.write = write;
-        other();
+        await other();
         return write(fn);
       };
     };
-    const claimB = (files: string[], exclusive: boolean) =>
+    const claimB = async (files: string[], exclusive: boolean) =>
       app.claims.claim({
-        session: app.sessions.get(idB),
+        session: await app.sessions.get(idB),
         files,
         intent: 'b',
         scope: 'small',
@@ -287,12 +287,14 @@ describe('claims and check', () => {
         ttlSeconds: undefined,
       });
     // A's claim, found before the lock, is released meanwhile: it no longer counts.
-    beforeNextWrite(() => app.claims.release(app.sessions.get(idA), held.claim_id, 'completed', undefined));
-    expect(claimB(['src/api/*'], true).conflicts).toEqual([]);
+    beforeNextWrite(async () =>
+      app.claims.release(await app.sessions.get(idA), held.claim_id, 'completed', undefined),
+    );
+    expect((await claimB(['src/api/*'], true)).conflicts).toEqual([]);
     // C's exclusive claim made meanwhile over the same files refuses this one.
-    beforeNextWrite(() =>
+    beforeNextWrite(async () =>
       app.claims.claim({
-        session: app.sessions.get(idC),
+        session: await app.sessions.get(idC),
         files: ['src/ui/app.tsx'],
         intent: 'c',
         scope: 'small',
@@ -300,7 +302,7 @@ describe('claims and check', () => {
         ttlSeconds: undefined,
       }),
     );
-    expect(() => claimB(['src/ui/*'], false)).toThrow(/src\/ui\/app\.tsx held by "C" \(c\)/);
+    await expect(claimB(['src/ui/*'], false)).rejects.toThrow(/src\/ui\/app\.tsx held by "C" \(c\)/);
   });
 
   it('an expired claim stops blocking and is marked expired', async () => {
@@ -412,7 +414,7 @@ describe('claims from git', () => {
     const err = await a.fail('collab_claim', { from_git: true, intent: 'x' });
     expect(err).toMatchObject({ code: 'INVALID_INPUT' });
     expect(err.message).toContain('no uncommitted changes');
-    const app = testApp();
+    const app = await testApp();
     const plain = await connectInMemory(app, tempDir());
     expect((await plain.fail('collab_claim', { from_git: true, intent: 'x' })).message).toContain(
       'cannot read the changes',
@@ -423,7 +425,7 @@ describe('claims from git', () => {
 
 describe('messages and decisions', () => {
   it('direct and broadcast messages with per-recipient read state and replies', async () => {
-    const app = testApp();
+    const app = await testApp();
     const repo = gitRepo();
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => connectInMemory(app, repo, n)));
     const ids: string[] = [];
@@ -550,7 +552,7 @@ describe('errors', () => {
     expect(deep.message).toContain('has 200 segments (at most 128, limits.path_segments)');
     expect((await a.call<{ claims: unknown[] }>('collab_claims_list')).claims).toEqual([]);
 
-    const app = testApp({ config: { limits: { intent_chars: 100, path_segments: 16 } } });
+    const app = await testApp({ config: { limits: { intent_chars: 100, path_segments: 16 } } });
     const c = await connectInMemory(app, gitRepo());
     expect((await c.fail('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(101) })).message).toContain(
       'at most 100, limits.intent_chars',
@@ -559,7 +561,7 @@ describe('errors', () => {
       'at most 16, limits.path_segments',
     );
     await c.call('collab_claim', { files: ['a.ts'], intent: 'x'.repeat(100) });
-    testApp(); // the next app takes the defaults again
+    await testApp(); // the next app takes the defaults again
   });
 
   it('unknown or ended sessions', async () => {
@@ -576,7 +578,7 @@ describe('errors', () => {
 
   it('a database failure is DB_ERROR and does not crash the server', async () => {
     const { app, a } = await twoSessions();
-    app.store.db.close();
+    await app.store.sql.close();
     const err = await a.fail('collab_claims_list');
     expect(err.code).toBe('DB_ERROR');
     expect(err.hint).toContain('doctor');

@@ -69,65 +69,65 @@ describe('database', () => {
 });
 
 describe('the quick check of the whole file', () => {
-  it('runs once in ten minutes for all the processes sharing the database', () => {
+  it('runs once in ten minutes for all the processes sharing the database', async () => {
     const home = tempDir('collab-home-');
     let clock = Date.now();
-    const first = testApp({ home, now: () => clock });
-    const second = testApp({ home, now: () => clock });
-    expect(first.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
-    expect(second.maintenance.verifyIfDue()).toBeNull();
+    const first = await testApp({ home, now: () => clock });
+    const second = await testApp({ home, now: () => clock });
+    expect(await first.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
+    expect(await second.maintenance.verifyIfDue()).toBeNull();
     clock += 11 * 60_000;
-    expect(second.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
-    first.close();
-    second.close();
+    expect(await second.maintenance.verifyIfDue()).toEqual({ ok: true, detail: 'ok' });
+    await first.close();
+    await second.close();
   });
 });
 
 describe("what changed in a project's claims since a mark", () => {
-  it('counts every way a claim stops being active, and reads patterns added after the mark', () => {
+  it('counts every way a claim stops being active, and reads patterns added after the mark', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const app = testApp({ now: () => clock });
+    const app = await testApp({ now: () => clock });
     const repo = gitRepo();
-    const a = app.sessions.start({ projectRoot: repo, name: 'a' }).session;
-    const b = app.sessions.start({ projectRoot: repo, name: 'b' }).session;
-    const claim = (session: typeof a, files: string[], ttlSeconds?: number) =>
-      app.claims.claim({ session, files, intent: 'x', scope: 'small', exclusive: false, ttlSeconds })
+    const a = (await app.sessions.start({ projectRoot: repo, name: 'a' })).session;
+    const b = (await app.sessions.start({ projectRoot: repo, name: 'b' })).session;
+    const claim = async (session: typeof a, files: string[], ttlSeconds?: number) =>
+      (await app.claims.claim({ session, files, intent: 'x', scope: 'small', exclusive: false, ttlSeconds }))
         .claim_id;
-    const first = claim(a, ['a.ts']);
-    claim(a, ['short.ts'], 60);
-    claim(b, ['b.ts']);
+    const first = await claim(a, ['a.ts']);
+    await claim(a, ['short.ts'], 60);
+    await claim(b, ['b.ts']);
     const claims = app.store.claims;
-    const mark = claims.mark(a.project_id);
-    expect(claims.releasedSince(mark)).toBe(0);
-    expect(claims.livePatternsAfter(mark)).toEqual([]);
+    const mark = await claims.mark(a.project_id);
+    expect(await claims.releasedSince(mark)).toBe(0);
+    expect(await claims.livePatternsAfter(mark)).toEqual([]);
 
-    const later = claim(b, ['c.ts', 'd/**']);
-    expect(claims.livePatternsAfter(mark).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
-    expect(claims.releasedSince(mark)).toBe(0);
+    const later = await claim(b, ['c.ts', 'd/**']);
+    expect((await claims.livePatternsAfter(mark)).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
+    expect(await claims.releasedSince(mark)).toBe(0);
 
-    app.store.write(() => claims.release(first, 'completed', null, clock)); // released
-    expect(claims.releasedSince(mark)).toBe(1);
-    app.store.write(() => claims.release(first, 'completed', null, clock)); // already released: no change
-    expect(claims.releasedSince(mark)).toBe(1);
+    await app.store.write(() => claims.release(first, 'completed', null, clock)); // released
+    expect(await claims.releasedSince(mark)).toBe(1);
+    await app.store.write(() => claims.release(first, 'completed', null, clock)); // already released: no change
+    expect(await claims.releasedSince(mark)).toBe(1);
     clock += 61_000;
-    app.store.write(() => claims.expireDue(clock)); // expired
-    expect(claims.releasedSince(mark)).toBe(2);
-    app.sessions.end(b.id, 'complete', 'test'); // its claims released with the session
-    expect(claims.releasedSince(mark)).toBe(4);
-    expect(claims.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
-    expect(claims.activeAmong([first, later])).toEqual(new Set());
-    app.close();
+    await app.store.write(() => claims.expireDue(clock)); // expired
+    expect(await claims.releasedSince(mark)).toBe(2);
+    await app.sessions.end(b.id, 'complete', 'test'); // its claims released with the session
+    expect(await claims.releasedSince(mark)).toBe(4);
+    expect(await claims.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
+    expect(await claims.activeAmong([first, later])).toEqual(new Set());
+    await app.close();
   });
 });
 
 describe('purge', () => {
   it('removes ended sessions, released claims and old messages after the retention period', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const app = testApp({ now: () => clock, config: { retention_days: 7 } });
+    const app = await testApp({ now: () => clock, config: { retention_days: 7 } });
     const repo = gitRepo();
-    const { session } = app.sessions.start({ projectRoot: repo, name: 'old' });
-    const keep = app.sessions.start({ projectRoot: repo, name: 'keep' }).session;
-    app.claims.claim({
+    const { session } = await app.sessions.start({ projectRoot: repo, name: 'old' });
+    const keep = (await app.sessions.start({ projectRoot: repo, name: 'keep' })).session;
+    await app.claims.claim({
       session,
       files: ['a.ts'],
       intent: 'x',
@@ -135,29 +135,29 @@ describe('purge', () => {
       exclusive: false,
       ttlSeconds: undefined,
     });
-    app.messages.send(session, { content: 'hello' });
-    app.messages.send(keep, { to: session.id, content: 'for old' });
+    await app.messages.send(session, { content: 'hello' });
+    await app.messages.send(keep, { to: session.id, content: 'for old' });
     await app.decisions.add(session, { category: 'other', title: 't', description: 'd' });
-    app.sessions.end(session.id, 'complete', 'test');
+    await app.sessions.end(session.id, 'complete', 'test');
     clock += 8 * 86_400_000;
-    app.store.sessions.heartbeat(keep.id, clock);
-    const result = app.maintenance.purgeNow();
+    await app.store.sessions.heartbeat(keep.id, clock);
+    const result = await app.maintenance.purgeNow();
     expect(result).toMatchObject({ sessions: 1, claims: 1, messages: 2, notifications: 2 });
-    expect(app.store.notifications.list(session.id, 'all', null, 10, null)).toEqual([]);
-    expect(app.store.sessions.get(session.id)).toBeUndefined();
-    expect(app.store.sessions.get(keep.id)?.status).toBe('active');
+    expect(await app.store.notifications.list(session.id, 'all', null, 10, null)).toEqual([]);
+    expect(await app.store.sessions.get(session.id)).toBeUndefined();
+    expect((await app.store.sessions.get(keep.id))?.status).toBe('active');
     // Decisions are the project's memory: kept.
     expect(await app.store.decisions.list(session.project_id, null, 10, null)).toHaveLength(1);
     // A second purge within the interval does nothing.
-    expect(app.maintenance.purgeIfDue()).toBeNull();
+    expect(await app.maintenance.purgeIfDue()).toBeNull();
   });
 
-  it('ends sessions that stayed silent for the whole retention period', () => {
+  it('ends sessions that stayed silent for the whole retention period', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const app = testApp({ now: () => clock });
-    const { session } = app.sessions.start({ projectRoot: gitRepo() });
+    const app = await testApp({ now: () => clock });
+    const { session } = await app.sessions.start({ projectRoot: gitRepo() });
     clock += 8 * 86_400_000;
-    app.maintenance.purgeNow();
-    expect(app.store.sessions.get(session.id)?.end_reason).toBe('silent');
+    await app.maintenance.purgeNow();
+    expect((await app.store.sessions.get(session.id))?.end_reason).toBe('silent');
   });
 });

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 const backends: Record<string, () => Promise<SqlDatabase>> = {
   sqlite: async () => {
-    const app = testApp();
+    const app = await testApp();
     closers.push(() => app.close());
     return app.store.sql;
   },

@@ -43,10 +43,10 @@ describe('the PostgreSQL schema', () => {
       { from: SCHEMA_VERSION, to: SCHEMA_VERSION },
       { from: SCHEMA_VERSION, to: SCHEMA_VERSION },
     ]);
-    const app = testApp();
+    const app = await testApp();
     const sqliteTables = (
-      app.store.db
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      app.store
+        .db!.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .all() as Array<{ name: string }>
     )
       .map((r) => r.name)
@@ -54,7 +54,7 @@ describe('the PostgreSQL schema', () => {
       // SQLite's external-content index of decisions is, on PostgreSQL, a column of decisions itself.
       .filter((n) => n !== 'decisions_fts')
       .sort();
-    app.close();
+    await app.close();
     const pgTables = (
       await pool.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
     ).rows
@@ -65,18 +65,18 @@ describe('the PostgreSQL schema', () => {
       "SELECT 1 FROM information_schema.columns WHERE table_name = 'decisions' AND column_name = 'search'",
     );
     expect(searchable.rowCount).toBe(1);
-    // Columns too, table by table.
+    // Columns too, table by table (PostgreSQL's `rowid` columns are the implicit ones of SQLite).
     for (const table of sqliteTables.filter((t) => !t.endsWith('_fts'))) {
-      const app2 = testApp();
+      const app2 = await testApp();
       const sqliteColumns = (
-        app2.store.db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>
+        app2.store.db!.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>
       )
         .map((c) => c.name)
         .sort();
-      app2.close();
+      await app2.close();
       const pgColumns = (
         await pool.query<{ column_name: string }>(
-          "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND column_name <> 'search'",
+          "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND column_name NOT IN ('search', 'rowid')",
           [table],
         )
       ).rows

@@ -81,14 +81,15 @@ async function waitForRun(
   call: CallControls | undefined,
   startedBy?: Connection,
 ): Promise<z.input<typeof runView>> {
-  const cancelRun = () => {
-    try {
-      if (startedBy) service.cancel(startedBy.actor(undefined), id);
-    } catch {
-      // the run ended meanwhile, or its session did: nothing left to cancel
-    }
+  const cancelRun = async () => {
+    if (startedBy) await service.cancel(await startedBy.actor(undefined), id);
   };
-  call?.signal.addEventListener('abort', cancelRun, { once: true });
+  const onAbort = () => {
+    cancelRun().catch(() => {
+      // the run ended meanwhile, or its session did: nothing left to cancel
+    });
+  };
+  call?.signal.addEventListener('abort', onAbort, { once: true });
   const row = await service.waitFor(
     id,
     waitMs(seconds, DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
@@ -101,7 +102,7 @@ async function waitForRun(
         }
       : undefined,
   );
-  call?.signal.removeEventListener('abort', cancelRun);
+  call?.signal.removeEventListener('abort', onAbort);
   return view(row);
 }
 
@@ -124,7 +125,7 @@ export const executeClaude = defineTool({
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
-    const run = service.execute(connection.actor(undefined), input);
+    const run = await service.execute(await connection.actor(undefined), input);
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
@@ -141,7 +142,10 @@ export const executeClaudeWithContext = defineTool({
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
-    const run = service.execute(connection.actor(undefined), { ...input, files: input.file_paths });
+    const run = await service.execute(await connection.actor(undefined), {
+      ...input,
+      files: input.file_paths,
+    });
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
@@ -157,7 +161,7 @@ export const executionStatus = defineTool({
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
-    service.get(connection.viewer(undefined), input.execution_id);
+    await service.get(await connection.viewer(undefined), input.execution_id);
     return waitForRun(service, input.execution_id, input.wait_seconds, call);
   },
   text: viewText,
@@ -174,7 +178,7 @@ export const cancelExecution = defineTool({
   output: runView,
   async handler({ app, connection }, input) {
     const service = agentsFor(app);
-    service.cancel(connection.actor(undefined), input.execution_id);
+    await service.cancel(await connection.actor(undefined), input.execution_id);
     return view(await service.waitFor(input.execution_id, 5_000, undefined));
   },
   text: viewText,
@@ -206,8 +210,8 @@ export const getExecutionHistory = defineTool({
     ),
     next_cursor: nextCursorField,
   }),
-  handler({ app, connection }, input) {
-    const page = agentsFor(app).history(connection.viewer(undefined), {
+  async handler({ app, connection }, input) {
+    const page = await agentsFor(app).history(await connection.viewer(undefined), {
       provider: input.provider ?? null,
       conversation: input.conversation ?? null,
       query: input.query ?? null,
@@ -246,8 +250,8 @@ export const clearExecutionHistory = defineTool({
   kind: 'destructive',
   input: z.strictObject({}),
   output: z.object({ deleted: z.number() }),
-  handler({ app, connection }) {
-    return { deleted: agentsFor(app).clear(connection.actor(undefined)) };
+  async handler({ app, connection }) {
+    return { deleted: await agentsFor(app).clear(await connection.actor(undefined)) };
   },
   text: (o) => `${o.deleted} run(s) deleted.`,
 });
@@ -264,10 +268,10 @@ export const getCurrentSession = defineTool({
   kind: 'read',
   input: z.strictObject(pointInput),
   output: z.object({ session_id: z.string().nullable(), provider: z.string(), conversation: z.string() }),
-  handler({ app, connection }, input) {
-    const session = connection.actor(undefined);
+  async handler({ app, connection }, input) {
+    const session = await connection.actor(undefined);
     return {
-      session_id: agentsFor(app).current(session, input.provider, input.conversation),
+      session_id: await agentsFor(app).current(session, input.provider, input.conversation),
       provider: input.provider,
       conversation: input.conversation,
     };
@@ -288,9 +292,9 @@ export const setCurrentSession = defineTool({
   // session_id here is the CLI's (as in the original tool); the collab session is the connection's.
   input: z.strictObject({ ...pointInput, session_id: text('idChars') }),
   output: z.object({ session_id: z.string(), provider: z.string(), conversation: z.string() }),
-  handler({ app, connection }, input) {
-    agentsFor(app).setCurrent(
-      connection.actor(undefined),
+  async handler({ app, connection }, input) {
+    await agentsFor(app).setCurrent(
+      await connection.actor(undefined),
       input.provider,
       input.conversation,
       input.session_id,
@@ -308,8 +312,13 @@ export const resetSession = defineTool({
   idempotent: true,
   input: z.strictObject(pointInput),
   output: z.object({ provider: z.string(), conversation: z.string() }),
-  handler({ app, connection }, input) {
-    agentsFor(app).setCurrent(connection.actor(undefined), input.provider, input.conversation, null);
+  async handler({ app, connection }, input) {
+    await agentsFor(app).setCurrent(
+      await connection.actor(undefined),
+      input.provider,
+      input.conversation,
+      null,
+    );
     return { provider: input.provider, conversation: input.conversation };
   },
   text: (o) => `${o.provider}/${o.conversation} starts fresh on its next call.`,

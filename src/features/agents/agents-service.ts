@@ -38,12 +38,17 @@ export class AgentsService {
   private running = 0;
   private readonly slots: Array<() => void> = [];
 
+  /** Runs left by a server process that is gone, recorded as lost: calls that read runs wait for it. */
+  private readonly recovered: Promise<void>;
+
   constructor(private readonly app: AppContext) {
-    this.recoverLost();
+    this.recovered = this.recoverLost().catch((error: Error) => {
+      this.app.log.error('agent.recover_failed', { message: error.message });
+    });
   }
 
   /** Queues a run; its id. */
-  execute(
+  async execute(
     session: SessionRow,
     input: {
       provider: AgentProvider;
@@ -52,14 +57,15 @@ export class AgentsService {
       cwd?: string | undefined;
       files?: string[];
     },
-  ): AgentRunRow {
+  ): Promise<AgentRunRow> {
+    await this.recovered;
     // Gemini keeps its sessions per working folder: a continued call runs where the conversation
     // ran (by default), and another folder is refused.
     const point =
       input.provider === 'gemini'
-        ? this.app.store.agentRuns.conversation(session.id, 'gemini', input.conversation)
+        ? await this.app.store.agentRuns.conversation(session.id, 'gemini', input.conversation)
         : null;
-    const ranIn = point ? this.app.store.agentRuns.producedBy(point)?.cwd : undefined;
+    const ranIn = point ? (await this.app.store.agentRuns.producedBy(point))?.cwd : undefined;
     const cwd = this.insideProject(session, input.cwd ?? ranIn);
     if (ranIn !== undefined && ranIn !== cwd)
       throw invalidInput(
@@ -72,7 +78,7 @@ export class AgentsService {
         : input.prompt;
     const { store } = this.app;
     const id = newId();
-    store.write(() =>
+    await store.write(() =>
       store.agentRuns.insert({
         id,
         session_id: session.id,
@@ -108,11 +114,12 @@ export class AgentsService {
       provider: input.provider,
       conversation: input.conversation,
     });
-    return store.agentRuns.get(id)!;
+    return (await store.agentRuns.get(id))!;
   }
 
-  get(session: SessionRow, runId: string): AgentRunRow {
-    const row = this.app.store.agentRuns.get(runId);
+  async get(session: SessionRow, runId: string): Promise<AgentRunRow> {
+    await this.recovered;
+    const row = await this.app.store.agentRuns.get(runId);
     if (!row || row.project_id !== session.project_id)
       throw new CollabError('RUN_NOT_FOUND', `No run ${runId} in this project.`);
     return row;
@@ -125,10 +132,11 @@ export class AgentsService {
     signal: AbortSignal | undefined,
     progress?: { everyMs: number; fn: (activity: string, waitedMs: number) => void },
   ): Promise<AgentRunRow> {
+    await this.recovered;
     const started = Date.now();
     let lastTick = started;
     for (;;) {
-      const row = this.app.store.agentRuns.get(runId)!;
+      const row = (await this.app.store.agentRuns.get(runId))!;
       if (row.status !== 'queued' && row.status !== 'running') return row;
       const now = Date.now();
       if (now - started >= ms || signal?.aborted) return row;
@@ -141,8 +149,8 @@ export class AgentsService {
   }
 
   /** Cancels a run of this process that has not ended (its whole process group is killed). */
-  cancel(session: SessionRow, runId: string): AgentRunRow {
-    const row = this.get(session, runId);
+  async cancel(session: SessionRow, runId: string): Promise<AgentRunRow> {
+    const row = await this.get(session, runId);
     if (row.session_id !== session.id)
       throw new CollabError(
         'NOT_OWNER',
@@ -152,19 +160,24 @@ export class AgentsService {
     const live = this.live.get(runId);
     if (live) live.controller.abort();
     else if (row.status === 'queued' || row.status === 'running')
-      this.end(runId, { status: 'lost', error: 'its server is gone' });
-    return this.app.store.agentRuns.get(runId)!;
+      await this.end(runId, { status: 'lost', error: 'its server is gone' });
+    return (await this.app.store.agentRuns.get(runId))!;
   }
 
   /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
-  current(session: SessionRow, provider: AgentProvider, conversation: string): string | null {
-    return this.app.store.agentRuns.conversation(session.id, provider, conversation) ?? null;
+  async current(session: SessionRow, provider: AgentProvider, conversation: string): Promise<string | null> {
+    return (await this.app.store.agentRuns.conversation(session.id, provider, conversation)) ?? null;
   }
 
   /** Continues a conversation from `point` (any id a run of it produced), or from scratch (null). */
-  setCurrent(session: SessionRow, provider: AgentProvider, conversation: string, point: string | null): void {
+  async setCurrent(
+    session: SessionRow,
+    provider: AgentProvider,
+    conversation: string,
+    point: string | null,
+  ): Promise<void> {
     if (point !== null && !adapterOf(provider).canGoBack) {
-      const latest = this.current(session, provider, conversation);
+      const latest = await this.current(session, provider, conversation);
       if (point !== latest)
         throw invalidInput(
           `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
@@ -172,13 +185,13 @@ export class AgentsService {
         );
     }
     const { store } = this.app;
-    store.write(() =>
+    await store.write(() =>
       store.agentRuns.setConversation(session.id, provider, conversation, point, this.app.now()),
     );
   }
 
   /** A page of the project's runs, newest first (`cursor`: the next_cursor of the page before). */
-  history(
+  async history(
     session: SessionRow,
     filter: {
       provider: AgentProvider | null;
@@ -187,12 +200,13 @@ export class AgentsService {
       limit: number;
       cursor: string | undefined;
     },
-  ): Page<AgentRunRow> {
-    const rows = this.app.store.agentRuns.list({
+  ): Promise<Page<AgentRunRow>> {
+    await this.recovered;
+    const rows = await this.app.store.agentRuns.list({
       projectId: session.project_id,
       provider: filter.provider,
       conversation: filter.conversation,
-      match: filter.query ? ftsQuery(filter.query) : null,
+      match: filter.query ? searchWords(filter.query) : null,
       limit: filter.limit + 1,
       before:
         filter.cursor === undefined ? null : (decodeCursor(filter.cursor) as { at: number; id: string }),
@@ -201,7 +215,8 @@ export class AgentsService {
   }
 
   /** Deletes the session's finished runs; how many. */
-  clear(session: SessionRow): number {
+  async clear(session: SessionRow): Promise<number> {
+    await this.recovered;
     const { store } = this.app;
     return store.write(() => store.agentRuns.deleteOwn(session.id));
   }
@@ -243,18 +258,19 @@ export class AgentsService {
   private async run(id: string, sessionId: string, live: Live): Promise<void> {
     await this.slot();
     try {
-      const row = this.app.store.agentRuns.get(id)!;
+      const row = (await this.app.store.agentRuns.get(id))!;
       if (live.controller.signal.aborted)
-        return this.end(id, { status: 'cancelled', error: 'cancelled before it started' });
+        return await this.end(id, { status: 'cancelled', error: 'cancelled before it started' });
       const adapter = adapterOf(row.provider);
       const { path, tried } = findCli(row.provider);
       if (!path)
-        return this.end(id, {
+        return await this.end(id, {
           status: 'failed',
           error: `The ${row.provider} CLI was not found (looked at: ${tried.join(', ')}). Install it, or set ${row.provider.toUpperCase()}_PATH.`,
         });
-      const resume = this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation) ?? null;
-      this.app.store.write(() => this.app.store.agentRuns.start(id, resume, this.app.now()));
+      const resume =
+        (await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation)) ?? null;
+      await this.app.store.write(() => this.app.store.agentRuns.start(id, resume, this.app.now()));
       live.activity = `${row.provider} started`;
       const config = this.app.config.agents;
       let attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
@@ -267,11 +283,11 @@ export class AgentsService {
         this.app.log.info('agent.retry', { run: id });
         attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
       }
-      this.end(id, attempt.outcome);
+      await this.end(id, attempt.outcome);
       const produced = attempt.outcome.produced;
       if (attempt.outcome.status === 'succeeded' && produced) {
         const { store } = this.app;
-        store.write(() =>
+        await store.write(() =>
           store.agentRuns.setConversation(
             sessionId,
             row.provider,
@@ -341,7 +357,7 @@ export class AgentsService {
       duration_ms: final?.durationMs ?? Date.now() - started,
       input_tokens: final?.inputTokens ?? null,
       output_tokens: final?.outputTokens ?? null,
-      ...this.costOf(row, resume, final?.costUsd ?? null),
+      ...(await this.costOf(row, resume, final?.costUsd ?? null)),
     };
     if (run.cancelled)
       return { outcome: { ...common, status: 'cancelled', error: 'cancelled' }, emptyErrorResult: false };
@@ -371,19 +387,22 @@ export class AgentsService {
    * A run's own cost. claude reports the conversation's total so far: a continued run costs the
    * difference from the total of the run whose point it continued.
    */
-  private costOf(
+  private async costOf(
     row: AgentRunRow,
     resumed: string | null,
     reported: number | null,
-  ): { cost_usd: number | null; cost_total_usd: number | null } {
+  ): Promise<{ cost_usd: number | null; cost_total_usd: number | null }> {
     if (reported === null || row.provider !== 'claude') return { cost_usd: reported, cost_total_usd: null };
-    const before = resumed ? (this.app.store.agentRuns.producedBy(resumed)?.cost_total_usd ?? 0) : 0;
+    const before = resumed ? ((await this.app.store.agentRuns.producedBy(resumed))?.cost_total_usd ?? 0) : 0;
     return { cost_usd: Math.max(0, reported - before), cost_total_usd: reported };
   }
 
-  private end(id: string, outcome: Partial<RunOutcome> & { status: RunOutcome['status'] }): void {
+  private async end(
+    id: string,
+    outcome: Partial<RunOutcome> & { status: RunOutcome['status'] },
+  ): Promise<void> {
     const { store } = this.app;
-    store.write(() =>
+    await store.write(() =>
       store.agentRuns.finish(id, {
         produced: null,
         result: null,
@@ -403,10 +422,10 @@ export class AgentsService {
   }
 
   /** Runs left queued or running by a server process that is gone are recorded as lost. */
-  private recoverLost(): void {
-    for (const row of this.app.store.agentRuns.open()) {
+  private async recoverLost(): Promise<void> {
+    for (const row of await this.app.store.agentRuns.open()) {
       if (row.runner_host === this.app.host && row.runner_pid !== null && !processAlive(row.runner_pid, null))
-        this.end(row.id, { status: 'lost', error: 'the server running it stopped' });
+        await this.end(row.id, { status: 'lost', error: 'the server running it stopped' });
     }
   }
 
@@ -465,12 +484,7 @@ function withFiles(prompt: string, cwd: string, root: string, files: string[]): 
   return `${parts.join('\n\n')}\n\n${prompt}`;
 }
 
-/** A person's search words as an FTS5 query: each word quoted (no operators from the input). */
-function ftsQuery(query: string): string {
-  return query
-    .split(/\s+/)
-    .filter(Boolean)
-    .slice(0, 20)
-    .map((w) => `"${w.replace(/"/g, '""')}"`)
-    .join(' ');
+/** A person's search words (at most 20): the store searches for each as it is (no operators from the input). */
+function searchWords(query: string): string[] {
+  return query.split(/\s+/).filter(Boolean).slice(0, 20);
 }

@@ -95,7 +95,7 @@ export class ClaimQueries {
    * by the hooks included) cover it: someone else's edit is never blamed on it. Empty when the
    * worktree cannot be read.
    */
-  changedFilesHeldByOthers(session: SessionRow): CheckConflict[] {
+  async changedFilesHeldByOthers(session: SessionRow): Promise<CheckConflict[]> {
     if (session.host !== this.app.host) return [];
     let files: string[];
     try {
@@ -105,22 +105,25 @@ export class ClaimQueries {
       return [];
     }
     // Shared: another session works here now, or did while this one did (its edits may remain).
-    const shared = this.app.store.sessions
-      .list(session.project_id, true)
-      .some(
-        (s) =>
-          s.id !== session.id &&
-          s.worktree === session.worktree &&
-          (s.ended_at === null || s.ended_at > session.created_at),
-      );
+    const shared = (await this.app.store.sessions.list(session.project_id, true)).some(
+      (s) =>
+        s.id !== session.id &&
+        s.worktree === session.worktree &&
+        (s.ended_at === null || s.ended_at > session.created_at),
+    );
     if (shared) {
-      const own = this.app.store.claims
-        .list({ projectId: session.project_id, sessionId: session.id, status: 'active' })
+      const own = (
+        await this.app.store.claims.list({
+          projectId: session.project_id,
+          sessionId: session.id,
+          status: 'active',
+        })
+      )
         .flatMap((c) => c.files)
         .map((p) => glob(p));
       files = files.filter((f) => own.some((g) => matchPath(g, f)));
     }
-    return files.length === 0 ? [] : this.check(session, files).conflicts;
+    return files.length === 0 ? [] : (await this.check(session, files)).conflicts;
   }
 
   /**
@@ -158,17 +161,17 @@ export class ClaimQueries {
    * Live sessions whose claims overlap the active claims of `session`, with the paths where they
    * meet: who to tell when that session ends.
    */
-  neighbours(session: SessionRow): Map<string, string[]> {
+  async neighbours(session: SessionRow): Promise<Map<string, string[]>> {
     const now = this.app.now();
     const out = new Map<string, string[]>();
     const states = new Map<string, SessionState>();
-    for (const claim of this.app.store.claims.list({
+    for (const claim of await this.app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,
       status: 'active',
     })) {
       for (const pattern of claim.files) {
-        for (const hit of this.hits(session.project_id, pattern, session.id, now)) {
+        for (const hit of await this.hits(session.project_id, pattern, session.id, now)) {
           if (this.stateCached(hit.row, states) !== 'active') continue;
           const files = out.get(hit.row.session_id) ?? [];
           if (!files.includes(hit.witness)) files.push(hit.witness);
@@ -185,25 +188,25 @@ export class ClaimQueries {
    * runs it before taking the write lock, so that the overlaps are worked out (and remembered)
    * outside it.
    */
-  takeovers(
+  async takeovers(
     session: SessionRow,
     inactiveSince: number,
-  ): {
+  ): Promise<{
     byHolder: Map<string, { session: string; files: string[]; intents: string[] }>;
     yielding: ClaimWithFiles[];
-  } {
+  }> {
     const now = this.app.now();
     const states = new Map<string, SessionState>();
     const byHolder = new Map<string, { session: string; files: string[]; intents: string[] }>();
     const yielding: ClaimWithFiles[] = [];
-    for (const claim of this.app.store.claims.list({
+    for (const claim of await this.app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,
       status: 'active',
     })) {
       let yields = false;
       for (const pattern of claim.files) {
-        for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now)) {
+        for (const { row, witness } of await this.hits(session.project_id, pattern, session.id, now)) {
           if (row.added_at <= inactiveSince) continue; // granted while it still counted
           if (this.stateCached(row, states) !== 'active') continue;
           if (claim.exclusive === 1 || row.exclusive === 1) yields = true;
@@ -223,20 +226,23 @@ export class ClaimQueries {
   }
 
   /** Every live pattern of other sessions that meets one of `patterns`, whoever holds it. */
-  protected candidateHits(session: SessionRow, patterns: string[], now: number): Hit[] {
-    return patterns.flatMap((pattern) => this.hits(session.project_id, pattern, session.id, now));
+  protected async candidateHits(session: SessionRow, patterns: string[], now: number): Promise<Hit[]> {
+    const out: Hit[] = [];
+    for (const pattern of patterns)
+      out.push(...(await this.hits(session.project_id, pattern, session.id, now)));
+    return out;
   }
 
   /**
    * The conflicts among candidate hits: claims not expired by `now`, of holders live now (their
    * rows read afresh: one read per holder, however many patterns it has).
    */
-  protected conflictsOf(hits: Hit[], now: number): ClaimConflict[] {
+  protected async conflictsOf(hits: Hit[], now: number): Promise<ClaimConflict[]> {
     const byClaim = new Map<string, ClaimConflict>();
     const states = new Map<string, SessionState>();
     for (const hit of hits) {
       if (hit.row.expires_at !== null && hit.row.expires_at <= now) continue;
-      if (this.stateOfSession(hit.row.session_id, states) !== 'active') continue;
+      if ((await this.stateOfSession(hit.row.session_id, states)) !== 'active') continue;
       let c = byClaim.get(hit.row.claim_id);
       if (!c) {
         c = {
@@ -257,19 +263,19 @@ export class ClaimQueries {
   }
 
   /** Live patterns of other sessions that meet `pattern`, with a witness path. */
-  protected hits(
+  protected async hits(
     projectId: string,
     pattern: string,
     excludeSession: string | null,
     now: number,
     alsoExclude: readonly string[] = [],
-  ): Hit[] {
+  ): Promise<Hit[]> {
     const { claims } = this.app.store;
     const literal = !isGlob(pattern);
     const base = literalBase(pattern);
     const rows = literal
-      ? claims.livePatternsAt(projectId, ancestorBases(pattern))
-      : claims.livePatternsNear(projectId, base, ancestorBases(base));
+      ? await claims.livePatternsAt(projectId, ancestorBases(pattern))
+      : await claims.livePatternsNear(projectId, base, ancestorBases(base));
     return this.matching(rows, pattern, excludeSession, now, alsoExclude);
   }
 
@@ -296,10 +302,13 @@ export class ClaimQueries {
     return out;
   }
 
-  protected stateOfSession(sessionId: string, states: Map<string, SessionState>): SessionState {
+  protected async stateOfSession(
+    sessionId: string,
+    states: Map<string, SessionState>,
+  ): Promise<SessionState> {
     let state = states.get(sessionId);
     if (state === undefined) {
-      const row = this.app.store.sessions.get(sessionId);
+      const row = await this.app.store.sessions.get(sessionId);
       state = row ? stateOf(this.app, row) : 'ended';
       states.set(sessionId, state);
     }
@@ -322,10 +331,10 @@ export class ClaimQueries {
   }
 
   /** Who else works on these files: live holders block (`safe: false`), stale ones are listed apart. */
-  check(
+  async check(
     session: Viewpoint,
     files: string[],
-  ): { safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] } {
+  ): Promise<{ safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] }> {
     const patterns = normalizeFiles(files, session);
     const now = this.app.now();
     const states = new Map<string, SessionState>();
@@ -333,7 +342,13 @@ export class ClaimQueries {
     const stale: StaleClaim[] = [];
     const seen = new Set<string>();
     for (const pattern of patterns) {
-      for (const { row, witness } of this.hits(session.project_id, pattern, session.id, now, session.also)) {
+      for (const { row, witness } of await this.hits(
+        session.project_id,
+        pattern,
+        session.id,
+        now,
+        session.also,
+      )) {
         const key = `${pattern}\0${row.claim_id}`;
         if (seen.has(key)) continue;
         seen.add(key);
@@ -362,23 +377,22 @@ export class ClaimQueries {
    * bases (as `check` does), so the cost grows with the claims and their real overlaps, not with
    * every pair of claims.
    */
-  projectConflicts(
+  async projectConflicts(
     projectId: string,
     limit: number = LIMITS.listedConflicts,
-  ): { conflicts: Array<{ a: ClaimView; b: ClaimView; path: string }>; more: boolean } {
+  ): Promise<{ conflicts: Array<{ a: ClaimView; b: ClaimView; path: string }>; more: boolean }> {
     const now = this.app.now();
     const states = new Map<string, SessionState>();
-    const live = this.app.store.claims
-      .list({ projectId, sessionId: null, status: 'active' })
+    const live = (await this.app.store.claims.list({ projectId, sessionId: null, status: 'active' }))
       .reverse() // oldest first: the earlier claim is named first
       .filter((c) => c.expires_at === null || c.expires_at > now);
     const byId = new Map(live.map((c, i) => [c.id, { claim: c, order: i }]));
     const seen = new Set<string>();
     const out: Array<{ a: ClaimView; b: ClaimView; path: string }> = [];
     for (const [order, a] of live.entries()) {
-      if (this.stateOfSession(a.session_id, states) !== 'active') continue;
+      if ((await this.stateOfSession(a.session_id, states)) !== 'active') continue;
       for (const pattern of a.files) {
-        for (const hit of this.hits(projectId, pattern, a.session_id, now)) {
+        for (const hit of await this.hits(projectId, pattern, a.session_id, now)) {
           const other = byId.get(hit.row.claim_id);
           // Each pair once, from its earlier claim; both holders live.
           if (!other || other.order <= order || seen.has(`${a.id} ${other.claim.id}`)) continue;

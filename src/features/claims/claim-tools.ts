@@ -82,9 +82,9 @@ export const claim = defineTool({
     expires_at: z.string().nullable(),
     warning: z.string().optional(),
   }),
-  handler({ app, connection }, input) {
-    const session = connection.actor(input.session_id);
-    const result = app.claims.claim({
+  async handler({ app, connection }, input) {
+    const session = await connection.actor(input.session_id);
+    const result = await app.claims.claim({
       session,
       files: input.from_git ? [...(input.files ?? []), ...changedFiles(session)] : (input.files ?? []),
       source: input.from_git ? 'git' : 'tool',
@@ -137,9 +137,9 @@ export const check = defineTool({
     stale: z.array(checkEntry.extend({ session_status: z.enum(['active', 'inactive', 'ended']) })),
     warning: z.string().optional(),
   }),
-  handler({ app, connection }, input) {
-    const viewer = connection.viewer(input.session_id);
-    const full = app.claims.check(viewer, input.files);
+  async handler({ app, connection }, input) {
+    const viewer = await connection.viewer(input.session_id);
+    const full = await app.claims.check(viewer, input.files);
     // Bounded: the first conflicts and stale claims in full, the rest counted. A glob checked
     // against a glob meets at a real tracked file when there is one, else at a marked example.
     const honest = (entries: typeof full.conflicts) => {
@@ -185,9 +185,9 @@ export const release = defineTool({
     files: z.array(z.string()),
     released_at: z.string(),
   }),
-  handler({ app, connection }, input) {
-    const c = app.claims.release(
-      connection.actor(input.session_id),
+  async handler({ app, connection }, input) {
+    const c = await app.claims.release(
+      await connection.actor(input.session_id),
       input.claim_id,
       input.status,
       input.summary,
@@ -210,8 +210,8 @@ export const claimsList = defineTool({
     cursor: cursorField,
   }),
   output: z.object({ claims: z.array(claimView), next_cursor: nextCursorField }),
-  handler({ app, connection }, input) {
-    const page = app.claims.list(connection.current(), {
+  async handler({ app, connection }, input) {
+    const page = await app.claims.list(await connection.current(), {
       sessionId: input.session_id,
       status: input.status,
       pathFilter: input.path_filter,

@@ -26,29 +26,29 @@ export class ClaimsService extends ClaimQueries {
    * when nobody called collab_claim. One such claim per session, grown as it edits; its intent is
    * the session's current collab_claim intent, or "editing".
    */
-  recordEdits(session: SessionRow, patterns: string[]): { claim_id: string; added: string[] } {
+  async recordEdits(session: SessionRow, patterns: string[]): Promise<{ claim_id: string; added: string[] }> {
     const { store } = this.app;
     // Editing a file it already holds (the common case) changes nothing: no write lock.
-    const held = store.claims.activeOfSource(session.id, 'edit');
+    const held = await store.claims.activeOfSource(session.id, 'edit');
     if (held) {
-      const had = new Set(store.claims.get(held)?.files ?? []);
+      const had = new Set((await store.claims.get(held))?.files ?? []);
       if (patterns.every((p) => had.has(p))) return { claim_id: held, added: [] };
     }
-    return store.write(() => {
+    return store.write(async () => {
       const now = this.app.now();
       const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
-      const existing = store.claims.activeOfSource(session.id, 'edit');
+      const existing = await store.claims.activeOfSource(session.id, 'edit');
       if (existing) {
-        const had = new Set(store.claims.get(existing)!.files);
+        const had = new Set((await store.claims.get(existing))!.files);
         const added = patternsWithBase.filter((p) => !had.has(p.pattern));
         if (added.length === 0) return { claim_id: existing, added: [] };
-        store.claims.addPatterns(existing, session.project_id, added, now);
-        store.claims.touch(existing, now);
+        await store.claims.addPatterns(existing, session.project_id, added, now);
+        await store.claims.touch(existing, now);
         return { claim_id: existing, added: added.map((p) => p.pattern) };
       }
-      const current = store.claims.currentIntent(session.id);
+      const current = await store.claims.currentIntent(session.id);
       const id = newId();
-      store.claims.insert(
+      await store.claims.insert(
         {
           id,
           session_id: session.id,
@@ -66,7 +66,7 @@ export class ClaimsService extends ClaimQueries {
     });
   }
 
-  claim(input: {
+  async claim(input: {
     session: SessionRow;
     files: string[];
     intent: string;
@@ -74,13 +74,13 @@ export class ClaimsService extends ClaimQueries {
     exclusive: boolean;
     ttlSeconds: number | undefined;
     source?: ClaimSource;
-  }): {
+  }): Promise<{
     claim_id: string;
     status: 'created' | 'created_with_conflicts';
     files: string[];
     conflicts: ClaimConflict[];
     expires_at: string | null;
-  } {
+  }> {
     const { store } = this.app;
     const patterns = normalizeFiles(input.files, input.session);
     const intent = input.intent.trim();
@@ -88,21 +88,21 @@ export class ClaimsService extends ClaimQueries {
     // The costly part (reading the candidates, glob overlaps) runs here, before the write lock.
     // Inside it, only what changed meanwhile is read: patterns added since (after a mark), and
     // which of the claims found are still active; then the holders' liveness, afresh.
-    const mark = store.claims.mark(input.session.project_id);
-    const found = this.candidateHits(input.session, patterns, this.app.now());
-    const result = store.write(() => {
+    const mark = await store.claims.mark(input.session.project_id);
+    const found = await this.candidateHits(input.session, patterns, this.app.now());
+    const result = await store.write(async () => {
       const now = this.app.now();
-      store.claims.expireDue(now);
+      await store.claims.expireDue(now);
       // Usually nothing was released meanwhile; if something was, which of those found remain.
       const active =
-        store.claims.releasedSince(mark) === 0
+        (await store.claims.releasedSince(mark)) === 0
           ? null
-          : store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
-      const added = store.claims.livePatternsAfter(mark);
+          : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
+      const added = await store.claims.livePatternsAfter(mark);
       const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
         patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
       );
-      const conflicts = this.conflictsOf(hits, now);
+      const conflicts = await this.conflictsOf(hits, now);
       const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
       if (blocking.length > 0) {
         throw new CollabError(
@@ -114,7 +114,7 @@ export class ClaimsService extends ClaimQueries {
       }
       const id = newId();
       const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
-      store.claims.insert(
+      await store.claims.insert(
         {
           id,
           session_id: input.session.id,
@@ -137,7 +137,7 @@ export class ClaimsService extends ClaimQueries {
         byHolder.set(c.session_id, files);
       }
       for (const [holder, files] of byHolder) {
-        this.notifications.notify([holder], {
+        await this.notifications.notify([holder], {
           type: 'claim_conflict',
           subject: `claim_conflict:${input.session.id}`,
           payload: { session: input.session.name, session_id: input.session.id, files, intent },
@@ -169,13 +169,13 @@ export class ClaimsService extends ClaimQueries {
    * Either way it is told, by a notification on its next response. Runs inside the caller's
    * transaction, before the session counts as live again.
    */
-  yieldToTakeovers(session: SessionRow, inactiveSince: number): void {
+  async yieldToTakeovers(session: SessionRow, inactiveSince: number): Promise<void> {
     const { store } = this.app;
     const now = this.app.now();
-    const { byHolder, yielding } = this.takeovers(session, inactiveSince);
+    const { byHolder, yielding } = await this.takeovers(session, inactiveSince);
     const released: string[] = [];
     for (const claim of yielding) {
-      store.claims.release(
+      await store.claims.release(
         claim.id,
         'abandoned',
         'given up: taken over while this session was inactive',
@@ -184,7 +184,7 @@ export class ClaimsService extends ClaimQueries {
       released.push(...claim.files);
     }
     for (const [holderId, holder] of byHolder) {
-      this.notifications.notify([session.id], {
+      await this.notifications.notify([session.id], {
         type: 'claim_taken_over',
         subject: `claim_taken_over:${holderId}`,
         payload: {
@@ -202,15 +202,15 @@ export class ClaimsService extends ClaimQueries {
   }
 
   /** Live claims of other sessions overlapping any of `patterns`, grouped by claim. */
-  release(
+  async release(
     session: SessionRow,
     claimId: string,
     status: 'completed' | 'abandoned',
     summary: string | undefined,
-  ): ClaimView {
+  ): Promise<ClaimView> {
     const { store } = this.app;
-    const view = store.write(() => {
-      const claim = store.claims.get(claimId);
+    const view = await store.write(async () => {
+      const claim = await store.claims.get(claimId);
       if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
       if (claim.session_id !== session.id) {
         throw new CollabError(
@@ -222,8 +222,8 @@ export class ClaimsService extends ClaimQueries {
       if (claim.status !== 'active') {
         throw new CollabError('CLAIM_NOT_ACTIVE', `Claim ${claimId} is already ${claim.status}.`);
       }
-      store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
-      return this.view(store.claims.get(claimId)!);
+      await store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
+      return this.view((await store.claims.get(claimId))!);
     });
     this.app.log.info('claim.release', { claim: claimId, status });
     return view;
@@ -233,7 +233,7 @@ export class ClaimsService extends ClaimQueries {
    * One page of the project's claims, newest first. With a path filter the claims are read in order
    * until the page is full, so a page costs what it skips, never more than the whole list.
    */
-  list(
+  async list(
     session: SessionRow,
     filter: {
       sessionId?: string | undefined;
@@ -242,7 +242,7 @@ export class ClaimsService extends ClaimQueries {
       limit: number;
       cursor?: string | undefined;
     },
-  ): Page<ClaimView> {
+  ): Promise<Page<ClaimView>> {
     const { store } = this.app;
     const after =
       filter.cursor === undefined ? null : (decodeCursor(filter.cursor) as { at: number; id: string });
@@ -250,14 +250,18 @@ export class ClaimsService extends ClaimQueries {
       filter.pathFilter === undefined
         ? null
         : glob(normalizeFiles([filter.pathFilter], session, 'path_filter')[0]!);
-    store.write(() => store.claims.expireDue(this.app.now()));
+    await store.write(async () => store.claims.expireDue(this.app.now()));
     const rows: ClaimWithFiles[] = [];
-    for (const row of store.claims.iterate({
-      projectId: session.project_id,
-      sessionId: filter.sessionId ?? null,
-      status: filter.status,
-      after,
-    })) {
+    // Read a page (and the row that tells there is a next) at a time.
+    for await (const row of store.claims.iterate(
+      {
+        projectId: session.project_id,
+        sessionId: filter.sessionId ?? null,
+        status: filter.status,
+        after,
+      },
+      filter.limit + 1,
+    )) {
       if (wanted && !row.files.some((f) => overlap(wanted, glob(f)) !== null)) continue;
       rows.push(row);
       if (rows.length > filter.limit) break;

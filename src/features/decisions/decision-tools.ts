@@ -33,7 +33,7 @@ export const decisionAdd = defineTool({
     created_at: z.string(),
   }),
   async handler({ app, connection }, input) {
-    const d = await app.decisions.add(connection.actor(input.session_id), input);
+    const d = await app.decisions.add(await connection.actor(input.session_id), input);
     return { decision_id: d.decision_id, category: d.category, title: d.title, created_at: d.created_at };
   },
   text: (o) => `Decision recorded (${o.decision_id}): [${o.category}] ${o.title}`,
@@ -52,7 +52,7 @@ export const decisionList = defineTool({
   }),
   output: z.object({ decisions: z.array(decision), next_cursor: nextCursorField }),
   async handler({ app, connection }, input) {
-    const page = await app.decisions.list(connection.current(), input);
+    const page = await app.decisions.list(await connection.current(), input);
     return { decisions: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>

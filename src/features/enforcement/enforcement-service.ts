@@ -42,20 +42,21 @@ export class EnforcementService {
    * (then everyone else's claims count, and the edit is nobody's claim). `continues`: the client
    * says its new session id carries on the previous session (Claude Code's /clear).
    */
-  sessionFor(
+  async sessionFor(
     identity: ClientIdentity,
     cwd: string,
     client: string | null,
     continues = false,
-  ): { session: SessionRow | null; viewpoint: Viewpoint } {
+  ): Promise<{ session: SessionRow | null; viewpoint: Viewpoint }> {
     const location = this.sessions.locate(cwd);
-    const found = this.sessions.clients.forHook(identity, location.worktree, {
+    const found = await this.sessions.clients.forHook(identity, location.worktree, {
       create: { projectRoot: cwd, client },
       continues,
     });
     if (found.session) {
       // Hooks run on every tool call: a heartbeat only when one is due.
-      if (this.sessions.heartbeatDue(found.session.last_heartbeat)) this.sessions.touch(found.session.id);
+      if (this.sessions.heartbeatDue(found.session.last_heartbeat))
+        await this.sessions.touch(found.session.id);
       return { session: found.session, viewpoint: found.session };
     }
     return { session: null, viewpoint: this.amongSeveral(found.ambiguous, location.worktree) };
@@ -66,12 +67,12 @@ export class EnforcementService {
    * do not count), else as a person outside any session. Null when the project has no claims at all.
    * Never creates a session (the git guard runs under people as well as agents).
    */
-  viewpointFor(identity: ClientIdentity, cwd: string): Viewpoint | null {
+  async viewpointFor(identity: ClientIdentity, cwd: string): Promise<Viewpoint | null> {
     const location = this.sessions.locate(cwd);
-    const found = this.sessions.clients.forHook(identity, location.worktree, { create: null });
+    const found = await this.sessions.clients.forHook(identity, location.worktree, { create: null });
     if (found.session) return found.session;
     if (found.ambiguous.length > 0) return this.amongSeveral(found.ambiguous, location.worktree);
-    const project = this.app.store.projects.findByRoot(location.key);
+    const project = await this.app.store.projects.findByRoot(location.key);
     return project ? { id: null, project_id: project.id, worktree: location.worktree } : null;
   }
 
@@ -80,10 +81,10 @@ export class EnforcementService {
   }
 
   /** Files about to be written (absolute, or relative to `cwd`). */
-  checkPaths(viewer: Viewpoint, paths: string[], cwd: string, action: string): Verdict {
+  async checkPaths(viewer: Viewpoint, paths: string[], cwd: string, action: string): Promise<Verdict> {
     const patterns = normalizeInside(paths, cwd, viewer, this.app.log);
     if (patterns.length === 0) return CLEAR;
-    const { conflicts, stale } = this.claims.check(viewer, patterns);
+    const { conflicts, stale } = await this.claims.check(viewer, patterns);
     return { conflicts, stale, reason: conflicts.length > 0 ? this.describe(conflicts, action) : null };
   }
 
@@ -92,7 +93,7 @@ export class EnforcementService {
    * hook's time (`LIMITS.shellCommandChars`) is not guessed at: the verdict says why it could not
    * be checked.
    */
-  checkCommand(session: Viewpoint, command: string, cwd: string): Verdict {
+  async checkCommand(session: Viewpoint, command: string, cwd: string): Promise<Verdict> {
     if (command.length > LIMITS.shellCommandChars) {
       return {
         ...CLEAR,
@@ -113,10 +114,10 @@ export class EnforcementService {
   }
 
   /** Records edited files as the session's claim. */
-  recordEdits(session: SessionRow, paths: string[], cwd: string): string[] {
+  async recordEdits(session: SessionRow, paths: string[], cwd: string): Promise<string[]> {
     const patterns = normalizeInside(paths, cwd, session, this.app.log);
     if (patterns.length === 0) return [];
-    return this.claims.recordEdits(session, patterns).added;
+    return (await this.claims.recordEdits(session, patterns)).added;
   }
 
   /** Paths relative to the worktree root that an effect touches. */

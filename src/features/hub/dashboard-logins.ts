@@ -16,15 +16,15 @@ export class DashboardLogins {
   constructor(private readonly app: Wiring) {}
 
   /** A new one-time login code. */
-  code(): string {
+  async code(): Promise<string> {
     const code = randomBytes(24).toString('base64url');
     const now = this.app.now();
-    this.app.store.write(() => this.app.store.hub.addLogin(sha256(code), now, now + LOGIN_CODE_TTL_MS));
+    await this.app.store.write(() => this.app.store.hub.addLogin(sha256(code), now, now + LOGIN_CODE_TTL_MS));
     return code;
   }
 
   /** Exchanges a login code for a cookie (and its CSRF token); null when the code is unknown, used or expired. */
-  exchange(code: string): { cookie: string; csrf: string } | null {
+  async exchange(code: string): Promise<{ cookie: string; csrf: string } | null> {
     if (code.length > 100) return null;
     const now = this.app.now();
     const { store } = this.app;
@@ -33,16 +33,16 @@ export class DashboardLogins {
     const csrf = randomBytes(24).toString('base64url');
     const codeHash = sha256(code);
     const cookieHash = sha256(cookie);
-    return store.write(() => {
-      if (!store.hub.useLogin(codeHash, now)) return null;
-      store.hub.addCookie(cookieHash, csrf, now, now + COOKIE_TTL_MS);
+    return store.write(async () => {
+      if (!(await store.hub.useLogin(codeHash, now))) return null;
+      await store.hub.addCookie(cookieHash, csrf, now, now + COOKIE_TTL_MS);
       return { cookie, csrf };
     });
   }
 
   /** The CSRF token of a live cookie; null when the cookie is unknown or expired. */
-  csrfOf(cookie: string): string | null {
+  async csrfOf(cookie: string): Promise<string | null> {
     if (cookie.length > 100) return null;
-    return this.app.store.hub.cookie(sha256(cookie), this.app.now()) ?? null;
+    return (await this.app.store.hub.cookie(sha256(cookie), this.app.now())) ?? null;
   }
 }

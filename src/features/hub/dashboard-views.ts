@@ -98,12 +98,15 @@ export interface RealmLine {
 /** How much of each list a page shows. */
 export const BOARD_LIMITS = { projects: 100, sessions: 100, claims: 500, conflicts: 100, lines: 30 } as const;
 
-/** What the dashboard shows: every project at a glance, and one project's board. */
+/**
+ * What the dashboard shows: every project at a glance, and one project's board. Each is a set of
+ * reads, outside any transaction (a board may mix moments a few milliseconds apart).
+ */
 export class DashboardViews {
   constructor(private readonly app: Wiring) {}
 
-  projects(): ProjectLine[] {
-    return this.app.store.dashboard.projects(BOARD_LIMITS.projects).map((p) => ({
+  async projects(): Promise<ProjectLine[]> {
+    return (await this.app.store.dashboard.projects(BOARD_LIMITS.projects)).map((p) => ({
       id: p.id,
       root: shownRoot(p.root),
       sessions: p.sessions,
@@ -113,44 +116,41 @@ export class DashboardViews {
   }
 
   /** The realms this machine works with, each read from its folder. */
-  realms(): RealmLine[] {
-    return realmFor(this.app)
-      .registered()
-      .slice(0, 20)
-      .map((r) => {
-        try {
-          const model = loadRealm(r.root);
-          return {
-            name: model.name,
-            root: r.root,
-            repos: [...model.repos.keys()],
-            contracts: [...model.domains.values()].flatMap((d) =>
-              [...d.contracts.values()].map((c) => ({
-                domain: d.name,
-                name: c.name,
-                version: c.version,
-                owner: c.owner,
-              })),
-            ),
-            problems: model.problems.length,
-            error: null,
-          };
-        } catch (error) {
-          return {
-            name: r.name ?? r.root,
-            root: r.root,
-            repos: [],
-            contracts: [],
-            problems: 0,
-            error: (error as Error).message.slice(0, 300),
-          };
-        }
-      });
+  async realms(): Promise<RealmLine[]> {
+    return (await realmFor(this.app).registered()).slice(0, 20).map((r) => {
+      try {
+        const model = loadRealm(r.root);
+        return {
+          name: model.name,
+          root: r.root,
+          repos: [...model.repos.keys()],
+          contracts: [...model.domains.values()].flatMap((d) =>
+            [...d.contracts.values()].map((c) => ({
+              domain: d.name,
+              name: c.name,
+              version: c.version,
+              owner: c.owner,
+            })),
+          ),
+          problems: model.problems.length,
+          error: null,
+        };
+      } catch (error) {
+        return {
+          name: r.name ?? r.root,
+          root: r.root,
+          repos: [],
+          contracts: [],
+          problems: 0,
+          error: (error as Error).message.slice(0, 300),
+        };
+      }
+    });
   }
 
   /** Pending questions, of one project or of every one. */
-  questions(projectId: string | null): QuestionItem[] {
-    return this.app.store.dashboard.questions(projectId, BOARD_LIMITS.lines).map((q) => ({
+  async questions(projectId: string | null): Promise<QuestionItem[]> {
+    return (await this.app.store.dashboard.questions(projectId, BOARD_LIMITS.lines)).map((q) => ({
       id: q.id,
       session_id: q.session_id,
       session: q.session_name,
@@ -163,12 +163,12 @@ export class DashboardViews {
   }
 
   /** One project's board; null when there is no such project. */
-  board(projectId: string): Board | null {
+  async board(projectId: string): Promise<Board | null> {
     const { app } = this;
     const { store } = app;
-    const project = store.projects.get(projectId);
+    const project = await store.projects.get(projectId);
     if (!project) return null;
-    const sessions = store.dashboard.sessions(projectId, BOARD_LIMITS.sessions).map(
+    const sessions = (await store.dashboard.sessions(projectId, BOARD_LIMITS.sessions)).map(
       (s): SessionItem => ({
         id: s.id,
         name: s.name,
@@ -184,23 +184,31 @@ export class DashboardViews {
         end_reason: s.end_reason,
       }),
     );
-    const { conflicts } = app.claims.projectConflicts(projectId, BOARD_LIMITS.conflicts);
+    const { conflicts } = await app.claims.projectConflicts(projectId, BOARD_LIMITS.conflicts);
     const conflicting = new Set(conflicts.flatMap((c) => [c.a.claim_id, c.b.claim_id]));
     const states = new Map<string, SessionState>();
-    const holderState = (sessionId: string): SessionState => {
+    const holderState = async (sessionId: string): Promise<SessionState> => {
       let state = states.get(sessionId);
       if (state === undefined) {
-        const row = store.sessions.get(sessionId);
+        const row = await store.sessions.get(sessionId);
         state = row ? stateOf(app, row) : 'ended';
         states.set(sessionId, state);
       }
       return state;
     };
     const claims: ClaimItem[] = [];
-    for (const c of store.claims.iterate({ projectId, sessionId: null, status: 'active' })) {
-      if (claims.length === BOARD_LIMITS.claims) break;
+    const active = store.claims.iterate(
+      { projectId, sessionId: null, status: 'active' },
+      BOARD_LIMITS.claims,
+    );
+    for await (const c of active) {
       const view = app.claims.view(c);
-      claims.push({ ...view, holder_state: holderState(c.session_id), in_conflict: conflicting.has(c.id) });
+      claims.push({
+        ...view,
+        holder_state: await holderState(c.session_id),
+        in_conflict: conflicting.has(c.id),
+      });
+      if (claims.length === BOARD_LIMITS.claims) break;
     }
     const tree = pathTree(
       claims.flatMap((c) => c.files.map((pattern) => ({ pattern, item: c }))),
@@ -212,15 +220,15 @@ export class DashboardViews {
       claims,
       tree,
       conflicts,
-      questions: this.questions(projectId),
-      messages: store.dashboard.messages(projectId, BOARD_LIMITS.lines).map((m) => ({
+      questions: await this.questions(projectId),
+      messages: (await store.dashboard.messages(projectId, BOARD_LIMITS.lines)).map((m) => ({
         id: m.id,
         from: m.from_name,
         to: m.to_session_id ? (m.to_name ?? m.to_session_id) : null,
         content: m.content,
         at: iso(m.created_at),
       })),
-      decisions: store.dashboard.decisions(projectId, BOARD_LIMITS.lines).map((d) => ({
+      decisions: (await store.dashboard.decisions(projectId, BOARD_LIMITS.lines)).map((d) => ({
         id: d.id,
         by: d.session_name,
         category: d.category,
@@ -228,7 +236,7 @@ export class DashboardViews {
         description: d.description,
         at: iso(d.created_at),
       })),
-      reviews: store.dashboard.work(projectId, BOARD_LIMITS.lines).map((w) => ({
+      reviews: (await store.dashboard.work(projectId, BOARD_LIMITS.lines)).map((w) => ({
         id: w.id,
         title: w.title,
         type: w.type,
@@ -237,7 +245,7 @@ export class DashboardViews {
         by: w.submitted_by_name,
         at: iso(w.updated_at),
       })),
-      notifications: store.dashboard.notifications(projectId, BOARD_LIMITS.lines).map((n) => ({
+      notifications: (await store.dashboard.notifications(projectId, BOARD_LIMITS.lines)).map((n) => ({
         id: n.id,
         session: n.session_name,
         type: n.type,
@@ -249,10 +257,14 @@ export class DashboardViews {
   }
 
   /** A work item's conversation, as text; null when there is no such item. */
-  conversation(workItemId: string): { title: string; status: string; text: string } | null {
-    const item = this.app.store.workItems.get(workItemId);
+  async conversation(workItemId: string): Promise<{ title: string; status: string; text: string } | null> {
+    const item = await this.app.store.workItems.get(workItemId);
     if (!item) return null;
-    const { text } = reviewsFor(this.app).conversation({ workItemId, format: 'detailed', limit: 200 }) as {
+    const { text } = (await reviewsFor(this.app).conversation({
+      workItemId,
+      format: 'detailed',
+      limit: 200,
+    })) as {
       text?: string;
     };
     return { title: item.title, status: item.status, text: text ?? '' };

@@ -19,21 +19,23 @@ const TEXT_CHARS = 300;
 export class EventLog {
   constructor(private readonly app: Wiring) {}
 
-  lastId(): number {
+  lastId(): Promise<number> {
     return this.app.store.events.lastId();
   }
 
   /** The oldest id kept; past the last one when none is. */
-  oldestId(): number {
+  oldestId(): Promise<number> {
     return this.app.store.events.oldestId();
   }
 
   /** Up to `limit` events after `id`, oldest first. */
-  after(id: number, limit: number): FeedEvent[] {
-    return this.app.store.events.after(id, limit).map((row) => this.describe(row));
+  async after(id: number, limit: number): Promise<FeedEvent[]> {
+    const events: FeedEvent[] = [];
+    for (const row of await this.app.store.events.after(id, limit)) events.push(await this.describe(row));
+    return events;
   }
 
-  private describe(row: EventRow): FeedEvent {
+  private async describe(row: EventRow): Promise<FeedEvent> {
     return {
       id: row.id,
       at: new Date(row.at).toISOString(),
@@ -41,15 +43,15 @@ export class EventLog {
       kind: row.kind,
       op: row.op,
       subject: row.subject,
-      text: inline(this.line(row), TEXT_CHARS),
+      text: inline(await this.line(row), TEXT_CHARS),
     };
   }
 
-  private line(row: EventRow): string {
+  private async line(row: EventRow): Promise<string> {
     const { store } = this.app;
     switch (row.kind) {
       case 'session': {
-        const s = store.sessions.get(row.subject);
+        const s = await store.sessions.get(row.subject);
         const name = s ? `"${s.name}"` : 'a session';
         if (row.op === 'started')
           return `${name} started${s?.client ? ` (${s.client}${s.branch ? `, ${s.branch}` : ''})` : ''}`;
@@ -57,29 +59,31 @@ export class EventLog {
         return `${name} changed`;
       }
       case 'claim': {
-        const c = store.claims.get(row.subject);
+        const c = await store.claims.get(row.subject);
         if (!c) return `a claim was ${row.op}`;
         const files = c.files.slice(0, 5).join(', ') + (c.files.length > 5 ? ` +${c.files.length - 5}` : '');
         if (row.op === 'created') return `"${c.session_name}" claimed ${files}: ${c.intent}`;
         return `"${c.session_name}" ${row.op === 'expired' ? 'let expire' : 'released'} ${files} (${row.op})`;
       }
       case 'message': {
-        const m = store.messages.get(row.subject);
+        const m = await store.messages.get(row.subject);
         if (!m) return 'a message was sent';
-        const to = m.to_session_id ? (store.sessions.get(m.to_session_id)?.name ?? 'a session') : 'everyone';
+        const to = m.to_session_id
+          ? ((await store.sessions.get(m.to_session_id))?.name ?? 'a session')
+          : 'everyone';
         return `"${m.from_name}" → ${m.to_session_id ? `"${to}"` : to}: ${m.content}`;
       }
       case 'decision':
         return `a decision was recorded`;
       case 'question': {
-        const q = store.questions.get(row.subject);
+        const q = await store.questions.get(row.subject);
         if (!q) return `a question was ${row.op}`;
-        const who = store.sessions.get(q.session_id)?.name ?? 'a session';
+        const who = (await store.sessions.get(q.session_id))?.name ?? 'a session';
         if (row.op === 'asked') return `"${who}" asks: ${q.question}`;
         return `question of "${who}" ${row.op}${q.answered_via ? ` via ${q.answered_via}` : ''}: ${q.question}`;
       }
       case 'review': {
-        const w = store.workItems.get(row.subject);
+        const w = await store.workItems.get(row.subject);
         return w ? `${w.type} "${w.title}" v${w.version} is ${w.status}` : `a work item is ${row.op}`;
       }
       case 'notification':

@@ -28,8 +28,8 @@ export class HubSessions {
 
   constructor(private readonly app: Wiring) {}
 
-  open(s: OpenedSession): void {
-    this.app.store.write(() =>
+  async open(s: OpenedSession): Promise<void> {
+    await this.app.store.write(() =>
       this.app.store.hub.addSession({
         id: s.id,
         token_id: s.tokenId,
@@ -44,29 +44,29 @@ export class HubSessions {
   }
 
   /** The session, unless it was closed. */
-  get(id: string): McpSessionRow | null {
-    const row = this.app.store.hub.session(id);
+  async get(id: string): Promise<McpSessionRow | null> {
+    const row = await this.app.store.hub.session(id);
     return row && row.closed_at === null ? row : null;
   }
 
-  seen(id: string): void {
+  async seen(id: string): Promise<void> {
     const now = this.app.now();
     if (now - (this.written.get(id) ?? 0) < SEEN_WRITE_MS) return;
     this.written.set(id, now);
     try {
-      this.app.store.write(() => this.app.store.hub.sessionSeen(id, now));
+      await this.app.store.write(() => this.app.store.hub.sessionSeen(id, now));
     } catch {
       // a courtesy for the purge: never refuse a request for it
     }
   }
 
-  bind(id: string, collabSessionId: string): void {
-    this.app.store.write(() => this.app.store.hub.bindSession(id, collabSessionId));
+  async bind(id: string, collabSessionId: string): Promise<void> {
+    await this.app.store.write(() => this.app.store.hub.bindSession(id, collabSessionId));
   }
 
-  close(id: string): void {
+  async close(id: string): Promise<void> {
     this.written.delete(id);
-    this.app.store.write(() => this.app.store.hub.closeSession(id, this.app.now()));
+    await this.app.store.write(() => this.app.store.hub.closeSession(id, this.app.now()));
   }
 
   forget(id: string): void {

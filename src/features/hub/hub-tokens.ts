@@ -38,7 +38,7 @@ function view(row: TokenRow): TokenView {
 export class HubTokens {
   constructor(private readonly app: Wiring) {}
 
-  create(name: string): { token: string; view: TokenView } {
+  async create(name: string): Promise<{ token: string; view: TokenView }> {
     if (!NAME.test(name))
       throw invalidInput(
         `Token name "${name.slice(0, 80)}" is not valid.`,
@@ -46,46 +46,46 @@ export class HubTokens {
       );
     const token = `sc_${randomBytes(32).toString('base64url')}`;
     const { store } = this.app;
-    const row = store.write(() => {
-      if (store.hub.liveTokenNamed(name))
+    const row = await store.write(async () => {
+      if (await store.hub.liveTokenNamed(name))
         throw invalidInput(
           `A token named "${name}" exists already.`,
           `Revoke it first (session-collab token revoke ${name}), or choose another name.`,
         );
       const added = { id: newId(), name, hash: sha256(token), created_at: this.app.now() };
-      store.hub.addToken(added);
-      return store.hub.tokenByHash(added.hash)!;
+      await store.hub.addToken(added);
+      return (await store.hub.tokenByHash(added.hash))!;
     });
     return { token, view: view(row) };
   }
 
-  list(): TokenView[] {
-    return this.app.store.hub.tokens().map(view);
+  async list(): Promise<TokenView[]> {
+    return (await this.app.store.hub.tokens()).map(view);
   }
 
   /** Revokes the live token with that name, or the token with that id (or unique id prefix). */
-  revoke(nameOrId: string): TokenView {
+  revoke(nameOrId: string): Promise<TokenView> {
     const { store } = this.app;
-    return store.write(() => {
-      const rows = store.hub.tokens();
+    return store.write(async () => {
+      const rows = await store.hub.tokens();
       const named = rows.find((t) => t.name === nameOrId && t.revoked_at === null);
       const byId = rows.filter((t) => t.id.startsWith(nameOrId));
       const target = named ?? (nameOrId.length >= 4 && byId.length === 1 ? byId[0] : undefined);
       if (!target) throw new CollabError('TOKEN_NOT_FOUND', `No live token is named "${nameOrId}".`);
-      store.hub.revokeToken(target.id, this.app.now());
-      return view(store.hub.tokenByHash(target.hash)!);
+      await store.hub.revokeToken(target.id, this.app.now());
+      return view((await store.hub.tokenByHash(target.hash))!);
     });
   }
 
   /** The live token a request presents, or null. */
-  verify(secret: string): TokenRow | null {
+  async verify(secret: string): Promise<TokenRow | null> {
     if (!secret.startsWith('sc_') || secret.length > 200) return null;
-    const row = this.app.store.hub.tokenByHash(sha256(secret));
+    const row = await this.app.store.hub.tokenByHash(sha256(secret));
     if (!row || row.revoked_at !== null) return null;
     const now = this.app.now();
     if (row.last_used_at === null || now - row.last_used_at > USE_WRITE_MS) {
       try {
-        this.app.store.write(() => this.app.store.hub.tokenUsed(row.id, now));
+        await this.app.store.write(() => this.app.store.hub.tokenUsed(row.id, now));
       } catch {
         // the time of last use is a courtesy: never refuse a request for it
       }
@@ -94,7 +94,7 @@ export class HubTokens {
   }
 
   /** Whether any live token exists: then every request must present one. */
-  required(): boolean {
-    return this.app.store.hub.liveTokenCount() > 0;
+  async required(): Promise<boolean> {
+    return (await this.app.store.hub.liveTokenCount()) > 0;
   }
 }

@@ -30,23 +30,31 @@ export class PersonActions {
   ) {}
 
   /** Answers a pending question; the first answer from any channel wins. */
-  answer(questionId: string, text: string): AnswerOutcome {
+  async answer(questionId: string, text: string): Promise<AnswerOutcome> {
     if (!text.trim()) throw invalidInput('answer: the answer is empty.');
     return humanFor(this.app).answer(questionId, text, this.person.via, this.person.name);
   }
 
   /** Releases any session's active claim, and tells that session who did and why. */
-  releaseClaim(claimId: string, reason: string): { claim_id: string; files: string[]; session_id: string } {
+  async releaseClaim(
+    claimId: string,
+    reason: string,
+  ): Promise<{ claim_id: string; files: string[]; session_id: string }> {
     const why = reasonOf(reason);
     const { store } = this.app;
-    const released = store.write(() => {
-      const claim = store.claims.get(claimId);
+    const released = await store.write(async () => {
+      const claim = await store.claims.get(claimId);
       if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
       if (claim.status !== 'active')
         throw new CollabError('CLAIM_NOT_ACTIVE', `Claim ${claimId} is already ${claim.status}.`);
       const files = claim.files;
-      store.claims.release(claimId, 'abandoned', `released by ${this.person.name}: ${why}`, this.app.now());
-      this.app.notifications.notify([claim.session_id], {
+      await store.claims.release(
+        claimId,
+        'abandoned',
+        `released by ${this.person.name}: ${why}`,
+        this.app.now(),
+      );
+      await this.app.notifications.notify([claim.session_id], {
         type: 'claim_released',
         subject: `claim_released:${claimId}`,
         payload: { claim_id: claimId, files, intent: claim.intent, by: this.person.name, reason: why },
@@ -59,26 +67,30 @@ export class PersonActions {
   }
 
   /** Ends a session (live or not) and releases what it held. */
-  endSession(sessionId: string, reason: string): { session_id: string; released: number } {
+  async endSession(sessionId: string, reason: string): Promise<{ session_id: string; released: number }> {
     const why = reasonOf(reason);
-    const { released } = this.app.sessions.end(sessionId, 'abandon', `ended by ${this.person.name}: ${why}`);
+    const { released } = await this.app.sessions.end(
+      sessionId,
+      'abandon',
+      `ended by ${this.person.name}: ${why}`,
+    );
     return { session_id: sessionId, released };
   }
 
   /** Sends a direct message to a session; it reaches the model with its next tool response or hook. */
-  message(sessionId: string, text: string): { message_id: string } {
+  async message(sessionId: string, text: string): Promise<{ message_id: string }> {
     const content = text.trim();
     if (!content) throw invalidInput('message: the message is empty.');
     if (content.length > MESSAGE_CHARS)
       throw invalidInput(`message: at most ${MESSAGE_CHARS} characters (got ${content.length}).`);
     const { store } = this.app;
     const id = newId();
-    store.write(() => {
-      const to = store.sessions.get(sessionId);
+    await store.write(async () => {
+      const to = await store.sessions.get(sessionId);
       if (!to) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${sessionId}".`);
       if (to.status !== 'active')
         throw new CollabError('SESSION_INACTIVE', `Session "${to.name}" (${sessionId}) has ended.`);
-      store.messages.insert({
+      await store.messages.insert({
         id,
         project_id: to.project_id,
         from_session_id: `person:${this.person.via}`,
@@ -88,7 +100,7 @@ export class PersonActions {
         content,
         created_at: this.app.now(),
       });
-      this.app.notifications.notify([to.id], {
+      await this.app.notifications.notify([to.id], {
         type: 'message',
         subject: `message:person:${this.person.via}`,
         payload: {

@@ -27,7 +27,7 @@ export class AuditTrail {
   }
 
   /** Records what happened to a question. */
-  question(event: QuestionEvent): void {
+  async question(event: QuestionEvent): Promise<void> {
     const q = event.question;
     const line =
       event.kind === 'asked'
@@ -42,37 +42,37 @@ export class AuditTrail {
         : event.kind === 'closed'
           ? closedLine(q)
           : { type: 'elicitation', question_id: q.id, outcome: q.elicitation };
-    this.write(q.session_id, line);
+    await this.write(q.session_id, line);
   }
 
   /** A delivery or channel error about one of the session's questions. */
-  error(sessionId: string, detail: Record<string, unknown>): void {
-    this.write(sessionId, { type: 'error', ...detail });
+  async error(sessionId: string, detail: Record<string, unknown>): Promise<void> {
+    await this.write(sessionId, { type: 'error', ...detail });
   }
 
   /** The session's lifecycle (started, ended), for sessions that have a trail. */
-  lifecycle(sessionId: string, event: string, detail: Record<string, unknown> = {}): void {
+  async lifecycle(sessionId: string, event: string, detail: Record<string, unknown> = {}): Promise<void> {
     if (!existsSync(this.files.fileOf(sessionId))) return;
-    this.flushBeats(sessionId);
-    this.write(sessionId, { type: 'lifecycle', event, ...detail });
+    await this.flushBeats(sessionId);
+    await this.write(sessionId, { type: 'lifecycle', event, ...detail });
   }
 
   /** Counts a heartbeat; written as one line per batch, for sessions that have a trail. */
-  heartbeat(sessionId: string): void {
+  async heartbeat(sessionId: string): Promise<void> {
     const now = this.app.now();
     const beats = this.beats.get(sessionId) ?? { count: 0, first: now, written: now };
     beats.count += 1;
     this.beats.set(sessionId, beats);
-    if (now - beats.written >= HEARTBEAT_BATCH_MS) this.flushBeats(sessionId);
+    if (now - beats.written >= HEARTBEAT_BATCH_MS) await this.flushBeats(sessionId);
   }
 
   /** Archives the files of sessions that are over: ended, gone, unknown, or silent too long. */
-  archiveStale(): number {
+  async archiveStale(): Promise<number> {
     const now = this.app.now();
     const silentMs = this.app.config.audit_archive_after_hours * 3_600_000;
     let moved = 0;
     for (const id of this.files.sessions()) {
-      const row = this.app.store.sessions.get(id);
+      const row = await this.app.store.sessions.get(id);
       const over =
         !row ||
         row.status === 'ended' ||
@@ -86,13 +86,13 @@ export class AuditTrail {
     return moved;
   }
 
-  private flushBeats(sessionId: string): void {
+  private async flushBeats(sessionId: string): Promise<void> {
     const beats = this.beats.get(sessionId);
     if (!beats || beats.count === 0) return;
     const now = this.app.now();
     this.beats.set(sessionId, { count: 0, first: now, written: now });
     if (!existsSync(this.files.fileOf(sessionId))) return;
-    this.write(sessionId, {
+    await this.write(sessionId, {
       type: 'heartbeats',
       count: beats.count,
       from: new Date(beats.first).toISOString(),
@@ -100,15 +100,27 @@ export class AuditTrail {
     });
   }
 
-  private write(sessionId: string, event: Record<string, unknown>): void {
+  private async write(sessionId: string, event: Record<string, unknown>): Promise<void> {
     const fresh = !existsSync(this.files.fileOf(sessionId));
-    this.files.append(sessionId, () => this.metadata(sessionId), event);
+    // Read first: the file's first line when it is new (or set aside as damaged).
+    let metadata: Record<string, unknown>;
+    try {
+      metadata = await this.metadata(sessionId);
+    } catch (error) {
+      // Nothing here fails the operation it records.
+      this.app.log.warn('audit.failed', {
+        file: this.files.fileOf(sessionId),
+        detail: (error as Error).message,
+      });
+      return;
+    }
+    this.files.append(sessionId, () => metadata, event);
     // A session's first line: the moment to clear out the files of sessions that are over.
-    if (fresh) this.archiveStale();
+    if (fresh) await this.archiveStale();
   }
 
-  private metadata(sessionId: string): Record<string, unknown> {
-    const row = this.app.store.sessions.get(sessionId);
+  private async metadata(sessionId: string): Promise<Record<string, unknown>> {
+    const row = await this.app.store.sessions.get(sessionId);
     return {
       session_id: sessionId,
       name: row?.name ?? null,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { QUESTION_STATUSES } from '../../core/questions.js';
 import { PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
+import type { QuestionWithSession } from '../../store/questions-store.js';
 import { idField, list, sessionIdField, text } from '../fields.js';
 import { type CallControls, defineTool } from '../tool-context.js';
 import { humanFor } from './human.js';
@@ -63,15 +64,15 @@ function elicitAlongside(
   call
     .elicit({ message: question.text, options: question.options }, { signal: controller.signal, timeoutMs })
     .then(
-      (result) => {
-        if (result.action === 'accept') human.answer(question.id, result.answer, 'elicitation', null);
+      async (result) => {
+        if (result.action === 'accept') await human.answer(question.id, result.answer, 'elicitation', null);
         else {
-          human.recordElicitation(question.id, result.action === 'decline' ? 'declined' : 'cancelled');
+          await human.recordElicitation(question.id, result.action === 'decline' ? 'declined' : 'cancelled');
           declined();
         }
       },
-      () => {
-        if (!controller.signal.aborted) human.recordElicitation(question.id, 'failed');
+      async () => {
+        if (!controller.signal.aborted) await human.recordElicitation(question.id, 'failed');
       },
     )
     .catch(() => {}); // a database fault here leaves the question pending: nothing to undo
@@ -99,7 +100,7 @@ export const askHuman = defineTool({
   output: outcome,
   async handler({ app, connection, call }, input) {
     const human = humanFor(app);
-    const asked = human.ask(connection.actor(input.session_id), {
+    const asked = await human.ask(await connection.actor(input.session_id), {
       question: input.question,
       ...(input.options ? { options: input.options } : {}),
       ...(input.label ? { label: input.label } : {}),
@@ -123,7 +124,7 @@ export const askHuman = defineTool({
     } finally {
       withdraw();
     }
-    return handOver(human, [asked.id], call)[0]!;
+    return (await handOver(human, [asked.id], call))[0]!;
   },
   text: outcomeText,
 });
@@ -142,13 +143,14 @@ function progressTick(call: CallControls | undefined, what: string) {
  * The questions as they stand now, answered ones marked as handed to their asker, unless the call
  * was cancelled (the client will not read this result: the answer then comes as a notification).
  */
-function handOver(
+async function handOver(
   human: QuestionsService,
   ids: string[],
   call: CallControls | undefined,
-): Array<z.input<typeof outcome>> {
-  const rows = ids.map((id) => human.get(id));
-  if (!call?.signal.aborted) human.markReturned(rows);
+): Promise<Array<z.input<typeof outcome>>> {
+  const rows: QuestionWithSession[] = [];
+  for (const id of ids) rows.push(await human.get(id));
+  if (!call?.signal.aborted) await human.markReturned(rows);
   return rows.map((r) => outcomeOf(human.view(r)));
 }
 
@@ -168,8 +170,8 @@ export const checkAnswers = defineTool({
   output: z.object({ questions: z.array(outcome) }),
   async handler({ app, connection, call }, input) {
     const human = humanFor(app);
-    const session = connection.actor(input.session_id);
-    const targets = human.targets(session, input.question_ids);
+    const session = await connection.actor(input.session_id);
+    const targets = await human.targets(session, input.question_ids);
     const ready = targets.some((q) => q.status !== 'pending');
     if (!ready) {
       const ms = waitMs(input.wait_seconds, 0, app.config.human_max_wait_seconds);
@@ -181,7 +183,7 @@ export const checkAnswers = defineTool({
       );
     }
     return {
-      questions: handOver(
+      questions: await handOver(
         human,
         targets.map((q) => q.id),
         call,
@@ -218,11 +220,11 @@ export const listQuestions = defineTool({
       }),
     ),
   }),
-  handler({ app, connection }, input) {
+  async handler({ app, connection }, input) {
     const human = humanFor(app);
-    const session = connection.viewer(input.session_id);
+    const session = await connection.viewer(input.session_id);
     return {
-      questions: human.list(session, input.status, input.limit).map((q) => {
+      questions: (await human.list(session, input.status, input.limit)).map((q) => {
         const v = human.view(q);
         return {
           question_id: v.question_id,
@@ -258,8 +260,8 @@ export const cancelQuestion = defineTool({
   idempotent: true,
   input: z.strictObject({ session_id: sessionIdField, question_id: idField }),
   output: z.object({ question_id: z.string(), status: statusField }),
-  handler({ app, connection }, input) {
-    const q = humanFor(app).cancel(connection.actor(input.session_id), input.question_id);
+  async handler({ app, connection }, input) {
+    const q = await humanFor(app).cancel(await connection.actor(input.session_id), input.question_id);
     return { question_id: q.id, status: q.status };
   },
   text: (o) =>

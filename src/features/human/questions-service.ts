@@ -70,10 +70,10 @@ export class QuestionsService {
     return () => this.listeners.delete(listener);
   }
 
-  ask(
+  async ask(
     session: SessionRow,
     input: { question: string; options?: string[]; label?: string; urgency?: Urgency },
-  ): QuestionWithSession {
+  ): Promise<QuestionWithSession> {
     const question = input.question.trim();
     if (!question) throw invalidInput('question: say what you need the person to decide.');
     const options = input.options?.map((o) => o.trim());
@@ -87,13 +87,13 @@ export class QuestionsService {
     const id = newId();
     const now = this.app.now();
     const expiry = this.app.config.question_expiry_minutes;
-    store.write(() => {
-      if (store.questions.pendingOf(session.id) >= MAX_PENDING_PER_SESSION)
+    await store.write(async () => {
+      if ((await store.questions.pendingOf(session.id)) >= MAX_PENDING_PER_SESSION)
         throw invalidInput(
           `this session already has ${MAX_PENDING_PER_SESSION} questions waiting for a person.`,
           'Cancel the ones that no longer matter (list_questions, cancel_question), or wait for answers.',
         );
-      store.questions.insert({
+      await store.questions.insert({
         id,
         session_id: session.id,
         project_id: session.project_id,
@@ -105,9 +105,9 @@ export class QuestionsService {
         expires_at: expiry > 0 ? now + expiry * 60_000 : null,
       });
     });
-    const row = store.questions.getWithSession(id)!;
+    const row = (await store.questions.getWithSession(id))!;
     this.app.log.info('question.asked', { question: id, session: session.id, urgency: row.urgency });
-    this.emit({ kind: 'asked', question: row });
+    await this.emit({ kind: 'asked', question: row });
     return row;
   }
 
@@ -115,23 +115,28 @@ export class QuestionsService {
    * Records an answer; the first to a pending question wins. The asker is notified (it reads the
    * notification unless a waiting call hands it the answer first).
    */
-  answer(questionId: string, text: string, via: AnswerChannel, by: string | null): AnswerOutcome {
+  async answer(
+    questionId: string,
+    text: string,
+    via: AnswerChannel,
+    by: string | null,
+  ): Promise<AnswerOutcome> {
     const answer = text.trim();
     if (!answer) throw invalidInput('answer: it is empty.');
     const { store } = this.app;
-    const before = store.questions.get(questionId);
+    const before = await store.questions.get(questionId);
     if (!before) throw notFound(questionId);
     // An asker that is gone (its process died without ending the session) reads no answer.
-    const gone = before.status === 'pending' && !this.askerLive(before.session_id);
-    const outcome = store.write(() => {
+    const gone = before.status === 'pending' && !(await this.askerLive(before.session_id));
+    const outcome = await store.write(async () => {
       const now = this.app.now();
-      this.expireWithin(now);
-      const row = store.questions.get(questionId);
+      await this.expireWithin(now);
+      const row = await store.questions.get(questionId);
       if (!row) throw notFound(questionId);
-      if (gone) store.questions.close(questionId, 'abandoned', now);
-      const won = store.questions.answer(questionId, answer, via, by, now);
+      if (gone) await store.questions.close(questionId, 'abandoned', now);
+      const won = await store.questions.answer(questionId, answer, via, by, now);
       if (won) {
-        this.notifications.notify([row.session_id], {
+        await this.notifications.notify([row.session_id], {
           type: 'question_answered',
           subject: questionId,
           project: row.project_id,
@@ -144,35 +149,44 @@ export class QuestionsService {
           },
         });
       }
-      return { won, question: store.questions.getWithSession(questionId)! };
+      return { won, question: (await store.questions.getWithSession(questionId))! };
     });
     if (outcome.won) this.app.log.info('question.answered', { question: questionId, via });
-    if (outcome.won || (gone && outcome.question.status === 'abandoned')) this.closed(outcome.question);
+    if (outcome.won || (gone && outcome.question.status === 'abandoned')) await this.closed(outcome.question);
     return outcome;
   }
 
   /** Whether the session that asked can still read an answer. */
-  private askerLive(sessionId: string): boolean {
-    const session = this.app.store.sessions.get(sessionId);
+  private async askerLive(sessionId: string): Promise<boolean> {
+    const session = await this.app.store.sessions.get(sessionId);
     return session !== undefined && stateOf(this.app, session) === 'active';
   }
 
   /** Pending questions whose asker is gone are abandoned (a person is not shown them). */
-  private abandonGone(): void {
+  private async abandonGone(): Promise<void> {
     const { store } = this.app;
-    const pending = store.questions.all('pending', 500);
-    const gone = new Set([...new Set(pending.map((q) => q.session_id))].filter((id) => !this.askerLive(id)));
+    const pending = await store.questions.all('pending', 500);
+    const gone = new Set<string>();
+    for (const id of new Set(pending.map((q) => q.session_id))) if (!(await this.askerLive(id))) gone.add(id);
     if (gone.size === 0) return;
-    const closed = store.write(() => {
+    const closed = await store.write(async () => {
       const now = this.app.now();
-      return pending.filter((q) => gone.has(q.session_id) && store.questions.close(q.id, 'abandoned', now));
+      const closed: QuestionWithSession[] = [];
+      for (const q of pending)
+        if (gone.has(q.session_id) && (await store.questions.close(q.id, 'abandoned', now))) closed.push(q);
+      return closed;
     });
-    for (const q of closed) this.closed(store.questions.getWithSession(q.id)!);
+    for (const q of closed) await this.closed((await store.questions.getWithSession(q.id))!);
   }
 
   /** The answer of option `n` (from 1) of a question offering choices. */
-  answerOption(questionId: string, n: number, via: AnswerChannel, by: string | null): AnswerOutcome {
-    const row = this.app.store.questions.get(questionId);
+  async answerOption(
+    questionId: string,
+    n: number,
+    via: AnswerChannel,
+    by: string | null,
+  ): Promise<AnswerOutcome> {
+    const row = await this.app.store.questions.get(questionId);
     if (!row) throw notFound(questionId);
     const options = optionsOf(row);
     const choice = options?.[n - 1];
@@ -181,33 +195,33 @@ export class QuestionsService {
   }
 
   /** Cancels one of the session's own pending questions. */
-  cancel(session: SessionRow, questionId: string): QuestionWithSession {
+  async cancel(session: SessionRow, questionId: string): Promise<QuestionWithSession> {
     const { store } = this.app;
-    const row = this.own(session, questionId);
-    const closed = store.write(() => store.questions.close(row.id, 'cancelled', this.app.now()));
-    const after = store.questions.getWithSession(row.id)!;
+    const row = await this.own(session, questionId);
+    const closed = await store.write(() => store.questions.close(row.id, 'cancelled', this.app.now()));
+    const after = (await store.questions.getWithSession(row.id))!;
     if (closed) {
       this.app.log.info('question.cancelled', { question: row.id, session: session.id });
-      this.closed(after);
+      await this.closed(after);
     }
     return after;
   }
 
   /** What the person did with the client's form, when it was not an answer. */
-  recordElicitation(questionId: string, outcome: 'declined' | 'cancelled' | 'failed'): void {
+  async recordElicitation(questionId: string, outcome: 'declined' | 'cancelled' | 'failed'): Promise<void> {
     const { store } = this.app;
-    store.write(() => store.questions.recordElicitation(questionId, outcome));
+    await store.write(() => store.questions.recordElicitation(questionId, outcome));
     this.app.log.info('question.elicitation', { question: questionId, outcome });
-    const row = store.questions.getWithSession(questionId);
-    if (row) this.emit({ kind: 'elicitation', question: row });
+    const row = await store.questions.getWithSession(questionId);
+    if (row) await this.emit({ kind: 'elicitation', question: row });
   }
 
   /** A question by its id or a unique start of it (a person types a few characters). */
-  resolve(idOrPrefix: string): QuestionWithSession {
-    const exact = this.app.store.questions.getWithSession(idOrPrefix);
+  async resolve(idOrPrefix: string): Promise<QuestionWithSession> {
+    const exact = await this.app.store.questions.getWithSession(idOrPrefix);
     if (exact) return exact;
     const ids = /^[0-9a-f-]{4,}$/.test(idOrPrefix)
-      ? this.app.store.questions.idsStartingWith(idOrPrefix)
+      ? await this.app.store.questions.idsStartingWith(idOrPrefix)
       : [];
     if (ids.length === 1) return this.get(ids[0]!);
     if (ids.length > 1)
@@ -218,15 +232,15 @@ export class QuestionsService {
     throw notFound(idOrPrefix);
   }
 
-  get(questionId: string): QuestionWithSession {
-    const row = this.app.store.questions.getWithSession(questionId);
+  async get(questionId: string): Promise<QuestionWithSession> {
+    const row = await this.app.store.questions.getWithSession(questionId);
     if (!row) throw notFound(questionId);
     return row;
   }
 
   /** One of the session's own questions; another session's is NOT_OWNER. */
-  own(session: SessionRow, questionId: string): QuestionWithSession {
-    const row = this.get(questionId);
+  async own(session: SessionRow, questionId: string): Promise<QuestionWithSession> {
+    const row = await this.get(questionId);
     if (row.session_id !== session.id)
       throw new CollabError(
         'NOT_OWNER',
@@ -237,9 +251,13 @@ export class QuestionsService {
   }
 
   /** A session's questions (or, with no session, every session's: the CLI and the web page), newest first. */
-  list(session: SessionRow | null, status: QuestionStatus | 'all', limit: number): QuestionWithSession[] {
-    this.expireDue();
-    if (session === null) this.abandonGone();
+  async list(
+    session: SessionRow | null,
+    status: QuestionStatus | 'all',
+    limit: number,
+  ): Promise<QuestionWithSession[]> {
+    await this.expireDue();
+    if (session === null) await this.abandonGone();
     return session
       ? this.app.store.questions.ofSession(session.id, status, limit)
       : this.app.store.questions.all(status, limit);
@@ -249,18 +267,23 @@ export class QuestionsService {
    * The session's questions a call should report: those given (its own), or else those pending and
    * those answered that no call has handed it yet.
    */
-  targets(session: SessionRow, ids: string[] | undefined): QuestionWithSession[] {
-    this.expireDue();
-    if (ids && ids.length > 0) return ids.map((id) => this.own(session, id));
-    return this.app.store.questions
-      .ofSession(session.id, 'all', 200)
-      .filter(
-        (q) =>
-          q.status === 'pending' ||
-          (q.status === 'answered' &&
-            q.returned_at === null &&
-            !this.notifications.wasDelivered(session.id, 'question_answered', q.id)),
-      );
+  async targets(session: SessionRow, ids: string[] | undefined): Promise<QuestionWithSession[]> {
+    await this.expireDue();
+    const targets: QuestionWithSession[] = [];
+    if (ids && ids.length > 0) {
+      for (const id of ids) targets.push(await this.own(session, id));
+      return targets;
+    }
+    for (const q of await this.app.store.questions.ofSession(session.id, 'all', 200)) {
+      if (
+        q.status === 'pending' ||
+        (q.status === 'answered' &&
+          q.returned_at === null &&
+          !(await this.notifications.wasDelivered(session.id, 'question_answered', q.id)))
+      )
+        targets.push(q);
+    }
+    return targets;
   }
 
   /**
@@ -295,11 +318,11 @@ export class QuestionsService {
   ): Promise<void> {
     const started = Date.now();
     let lastTick = started;
-    const settled = () => {
-      this.expireDue();
-      return this.app.store.questions.statuses(ids).some((q) => q.status !== 'pending');
+    const settled = async () => {
+      await this.expireDue();
+      return (await this.app.store.questions.statuses(ids)).some((q) => q.status !== 'pending');
     };
-    while (!settled()) {
+    while (!(await settled())) {
       const now = Date.now();
       if (now - started >= ms || signal?.aborted) return;
       if (tick && now - lastTick >= tick.everyMs) {
@@ -314,27 +337,27 @@ export class QuestionsService {
    * Hands answered questions to their asker through a tool result: recorded, and the notification
    * that would have told it is marked seen (each answer reaches the session once).
    */
-  markReturned(questions: QuestionWithSession[]): void {
+  async markReturned(questions: QuestionWithSession[]): Promise<void> {
     const answered = questions.filter((q) => q.status === 'answered' && q.returned_at === null);
     if (answered.length === 0) return;
     const { store } = this.app;
-    store.write(() => {
+    await store.write(async () => {
       const now = this.app.now();
       for (const q of answered) {
-        store.questions.markReturned(q.id, now);
-        this.notifications.markSeen(q.session_id, 'question_answered', q.id);
+        await store.questions.markReturned(q.id, now);
+        await this.notifications.markSeen(q.session_id, 'question_answered', q.id);
       }
     });
   }
 
   /** Pending questions past their time become expired. */
-  expireDue(): void {
+  async expireDue(): Promise<void> {
     if (this.app.config.question_expiry_minutes <= 0) return;
     const { store } = this.app;
     // Waiting calls ask several times a second: the write lock only when something is due.
-    if (!store.questions.anyDue(this.app.now())) return;
-    const expired = store.write(() => this.expireWithin(this.app.now()));
-    for (const id of expired) this.closed(store.questions.getWithSession(id)!);
+    if (!(await store.questions.anyDue(this.app.now()))) return;
+    const expired = await store.write(() => this.expireWithin(this.app.now()));
+    for (const id of expired) await this.closed((await store.questions.getWithSession(id))!);
   }
 
   view(q: QuestionWithSession): QuestionView {
@@ -356,17 +379,17 @@ export class QuestionsService {
     };
   }
 
-  private expireWithin(now: number): string[] {
+  private async expireWithin(now: number): Promise<string[]> {
     return this.app.config.question_expiry_minutes > 0 ? this.app.store.questions.expireDue(now) : [];
   }
 
-  private closed(question: QuestionWithSession): void {
+  private async closed(question: QuestionWithSession): Promise<void> {
     for (const wake of this.waiters) wake();
-    this.emit({ kind: 'closed', question });
+    await this.emit({ kind: 'closed', question });
   }
 
-  private emit(event: QuestionEvent): void {
-    this.audit?.question(event);
+  private async emit(event: QuestionEvent): Promise<void> {
+    await this.audit?.question(event);
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -16,6 +16,7 @@ import {
   telegramApi,
 } from '../../integrations/telegram-api.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
+import type { PollerRow } from '../../store/telegram-store.js';
 import { optionsOf, type QuestionEvent, type QuestionsService } from './questions-service.js';
 
 /** Seconds one getUpdates long poll lasts. */
@@ -95,21 +96,21 @@ export class TelegramChannel {
     this.wake?.();
     await this.running;
     await this.listener?.close().catch(() => {});
-    this.release();
+    await this.release();
   }
 
   /** Gives the bot's lease up (never throws: otherwise it runs out by itself). */
-  private release(): void {
+  private async release(): Promise<void> {
     try {
-      this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
+      await this.app.store.write(() => this.app.store.telegram.release(this.bot, this.instance));
     } catch (error) {
       this.app.log.warn('telegram.release_failed', { message: (error as Error).message });
     }
   }
 
   /** Whether this process polls the bot now. */
-  get polls(): boolean {
-    const row = this.app.store.telegram.poller(this.bot);
+  async polls(): Promise<boolean> {
+    const row = await this.app.store.telegram.poller(this.bot);
     return row?.holder === this.instance && row.lease_until > this.app.now();
   }
 
@@ -118,7 +119,7 @@ export class TelegramChannel {
     let backoff = 1_000;
     while (!this.stopped) {
       try {
-        if (!this.holdLease()) {
+        if (!(await this.holdLease())) {
           await this.sleep(WATCH_MS);
           continue;
         }
@@ -128,19 +129,19 @@ export class TelegramChannel {
           this.app.log.info('telegram.polling', { pid: process.pid });
         }
         await this.flush();
-        if (this.stopped || !this.holdLease()) continue;
-        const offset = this.app.store.telegram.poller(this.bot)?.update_offset ?? 0;
+        if (this.stopped || !(await this.holdLease())) continue;
+        const offset = (await this.app.store.telegram.poller(this.bot))?.update_offset ?? 0;
         this.polling = new AbortController();
         const updates = await this.api.getUpdates(offset, POLL_SECONDS, this.polling.signal);
         this.polling = null;
         for (const update of updates) {
           // Still the poller (the lease renewed), or another process took over: it reads from
           // the stored offset.
-          if (this.stopped || !this.holdLease()) break;
+          if (this.stopped || !(await this.holdLease())) break;
           await this.handle(update);
           // Handled, then confirmed: a poller that dies in between hands the update over again,
           // and answering twice finds the question already answered.
-          this.app.store.write(() =>
+          await this.app.store.write(() =>
             this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
           );
         }
@@ -151,7 +152,7 @@ export class TelegramChannel {
         if (error instanceof TelegramConflict) {
           // Another poller for this token (elsewhere, or a webhook): give the lease up, wait.
           this.app.log.warn('telegram.conflict', { message: error.message });
-          this.release();
+          await this.release();
           this.webhookCleared = false;
           await this.sleep(LEASE_MS);
         } else {
@@ -174,7 +175,7 @@ export class TelegramChannel {
     let backoff = 1_000;
     while (!this.stopped) {
       try {
-        if (this.holdLease()) {
+        if (await this.holdLease()) {
           if (!this.listener) {
             const { listenForUpdates } = await import('../../integrations/telegram-webhook.js');
             this.listener = await listenForUpdates(listen, new URL(url).pathname, secret, (u) =>
@@ -195,7 +196,7 @@ export class TelegramChannel {
         this.app.log.warn('telegram.error', { message: (error as Error).message });
         await this.listener?.close().catch(() => {});
         this.listener = null;
-        this.release();
+        await this.release();
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, 30_000);
       }
@@ -205,10 +206,10 @@ export class TelegramChannel {
   /** An update Telegram posted: handled once, in order (a repeat of one handled is skipped). */
   private onPosted(update: TelegramUpdate): Promise<void> {
     const next = this.handling.then(async () => {
-      const offset = this.app.store.telegram.poller(this.bot)?.update_offset ?? 0;
+      const offset = (await this.app.store.telegram.poller(this.bot))?.update_offset ?? 0;
       if (update.update_id < offset) return;
       await this.handle(update);
-      this.app.store.write(() =>
+      await this.app.store.write(() =>
         this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
       );
     });
@@ -218,24 +219,27 @@ export class TelegramChannel {
 
   /**
    * Holds (or takes) the bot's lease when nobody else holds it: its holder's lease ran out, or its
-   * process on this host is gone. Read first, so that watching costs no write lock.
+   * process on this host is gone. Read first, so that watching costs no write lock; whether the
+   * holder's process is gone is asked then too (it reads /proc), and counts in the write only if
+   * that holder still holds the lease.
    */
-  private holdLease(): boolean {
+  private async holdLease(): Promise<boolean> {
     const { store } = this.app;
-    const takeable = (now: number) => {
-      const row = store.telegram.poller(this.bot);
-      return (
-        !row ||
-        row.holder === this.instance ||
-        row.lease_until <= now ||
-        (row.holder_host === this.app.host && row.holder_pid !== null && !processAlive(row.holder_pid, null))
-      );
-    };
-    if (!takeable(this.app.now())) return false;
-    return store.write(() => {
+    const seen = await store.telegram.poller(this.bot);
+    const goneHolder =
+      seen?.holder_host === this.app.host && seen.holder_pid !== null && !processAlive(seen.holder_pid, null)
+        ? seen.holder
+        : undefined;
+    const takeable = (row: PollerRow | undefined, now: number) =>
+      !row ||
+      row.holder === this.instance ||
+      row.lease_until <= now ||
+      (goneHolder !== undefined && row.holder === goneHolder);
+    if (!takeable(seen, this.app.now())) return false;
+    return store.write(async () => {
       const now = this.app.now();
-      if (!takeable(now)) return false;
-      store.telegram.take(this.bot, this.instance, process.pid, this.app.host, now + LEASE_MS);
+      if (!takeable(await store.telegram.poller(this.bot), now)) return false;
+      await store.telegram.take(this.bot, this.instance, process.pid, this.app.host, now + LEASE_MS);
       return true;
     });
   }
@@ -247,7 +251,7 @@ export class TelegramChannel {
     } catch (error) {
       const message = (error as Error).message;
       this.app.log.warn('telegram.error', { message });
-      this.human.audit?.error(event.question.session_id, {
+      await this.human.audit?.error(event.question.session_id, {
         channel: 'telegram',
         question_id: event.question.id,
         message,
@@ -260,7 +264,7 @@ export class TelegramChannel {
    * logged and left for the next round: it never keeps the poller from polling.
    */
   private async flush(): Promise<void> {
-    for (const q of this.app.store.questions.unsent(this.app.now(), 20)) {
+    for (const q of await this.app.store.questions.unsent(this.app.now(), 20)) {
       try {
         await this.sendQuestion(q);
       } catch (error) {
@@ -268,7 +272,7 @@ export class TelegramChannel {
         return; // Telegram unreachable: the rest waits too
       }
     }
-    const closed = new Set(this.app.store.questions.unshownClosed(50).map((m) => m.question_id));
+    const closed = new Set((await this.app.store.questions.unshownClosed(50)).map((m) => m.question_id));
     for (const id of closed) {
       try {
         await this.showClosed(id);
@@ -287,19 +291,19 @@ export class TelegramChannel {
    */
   private async sendQuestion(q: QuestionWithSession): Promise<void> {
     const { store } = this.app;
-    if (!store.write(() => store.questions.takeSending(q.id, this.app.now()))) return;
+    if (!(await store.write(() => store.questions.takeSending(q.id, this.app.now())))) return;
     let reached = 0;
     let failure: Error | null = null;
     for (const chat of this.allowed) {
       try {
         const id = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
-        store.write(() => store.questions.addMessage(q.id, chat, id));
+        await store.write(() => store.questions.addMessage(q.id, chat, id));
         reached++;
       } catch (error) {
         const status = (error as { status?: number | null }).status ?? null;
         if (status !== null && status >= 400 && status < 500 && status !== 429) {
           this.app.log.warn('telegram.unreachable_user', { user: chat, message: (error as Error).message });
-          this.human.audit?.error(q.session_id, {
+          await this.human.audit?.error(q.session_id, {
             channel: 'telegram',
             question_id: q.id,
             user: chat,
@@ -308,7 +312,7 @@ export class TelegramChannel {
         } else failure = error as Error;
       }
     }
-    store.write(() => store.questions.doneSending(q.id, reached > 0 || failure === null));
+    await store.write(() => store.questions.doneSending(q.id, reached > 0 || failure === null));
     if (failure && reached === 0) throw failure;
   }
 
@@ -318,9 +322,9 @@ export class TelegramChannel {
    */
   private async showClosed(questionId: string): Promise<void> {
     const { store } = this.app;
-    const q = store.questions.getWithSession(questionId);
+    const q = await store.questions.getWithSession(questionId);
     if (!q || q.status === 'pending') return;
-    for (const m of store.questions.messagesOf(questionId)) {
+    for (const m of await store.questions.messagesOf(questionId)) {
       if (m.closed_shown) continue;
       try {
         await this.api.edit(
@@ -332,7 +336,7 @@ export class TelegramChannel {
         const status = (error as { status?: number | null }).status ?? null;
         if (status === null || status === 429 || status >= 500) throw error; // tried again later
       }
-      store.write(() => store.questions.markShown(m.chat_id, m.message_id));
+      await store.write(() => store.questions.markShown(m.chat_id, m.message_id));
     }
   }
 
@@ -374,29 +378,34 @@ export class TelegramChannel {
         return this.sendPending(chat);
       case 'pick': {
         await this.api.answerCallback(cb.id);
-        const q = this.human.get(action.questionId);
+        const q = await this.human.get(action.questionId);
         if (q.status !== 'pending')
           return void (await this.api.send(chat, `That question is ${closedText(q)}.`));
         const shown = await this.api.send(chat, questionText(q, this.app.now()), questionButtons(q));
         const prompt = await this.api.send(chat, `Your answer to "${inline(q.question, 60)}":`, {
           forceReply: 'Type your answer',
         });
-        this.app.store.write(() => {
-          this.app.store.questions.addMessage(q.id, chat, shown);
-          this.app.store.questions.addMessage(q.id, chat, prompt);
+        await this.app.store.write(async () => {
+          await this.app.store.questions.addMessage(q.id, chat, shown);
+          await this.app.store.questions.addMessage(q.id, chat, prompt);
         });
         return;
       }
       case 'option': {
-        const outcome = this.human.answerOption(action.questionId, action.option, 'telegram', String(from));
+        const outcome = await this.human.answerOption(
+          action.questionId,
+          action.option,
+          'telegram',
+          String(from),
+        );
         return this.api.answerCallback(cb.id, this.confirmation(outcome.won, outcome.question));
       }
       case 'draft': {
-        const draft = this.app.store.telegram.draft(chat, action.messageId);
+        const draft = await this.app.store.telegram.draft(chat, action.messageId);
         if (!draft) return this.api.answerCallback(cb.id, 'That message was already used.');
-        const outcome = this.human.answer(action.questionId, draft.text, 'telegram', String(from));
+        const outcome = await this.human.answer(action.questionId, draft.text, 'telegram', String(from));
         if (outcome.won)
-          this.app.store.write(() => this.app.store.telegram.dropDraft(chat, action.messageId));
+          await this.app.store.write(() => this.app.store.telegram.dropDraft(chat, action.messageId));
         await this.api.answerCallback(cb.id, this.confirmation(outcome.won, outcome.question));
         if (outcome.won)
           await this.api.send(
@@ -420,19 +429,19 @@ export class TelegramChannel {
     if (text === '/pending' || text === PENDING_BUTTON) return this.sendPending(chat);
     if (!text) return;
     const replied = message.reply_to_message
-      ? this.app.store.questions.questionOfMessage(chat, message.reply_to_message.message_id)
+      ? await this.app.store.questions.questionOfMessage(chat, message.reply_to_message.message_id)
       : null;
     if (replied) {
-      const outcome = this.human.answer(replied, text, 'telegram', String(from));
+      const outcome = await this.human.answer(replied, text, 'telegram', String(from));
       await this.api.send(chat, this.confirmation(outcome.won, outcome.question, text));
       return;
     }
     // Free text that answers nothing yet: kept until the person says which question it answers.
-    const pending = this.human.list(null, 'pending', LIST_MAX);
+    const pending = await this.human.list(null, 'pending', LIST_MAX);
     if (pending.length === 0) return void (await this.api.send(chat, 'No pending questions.'));
-    this.app.store.write(() => {
-      this.app.store.telegram.purgeDrafts(this.app.now() - 86_400_000);
-      this.app.store.telegram.addDraft({
+    await this.app.store.write(async () => {
+      await this.app.store.telegram.purgeDrafts(this.app.now() - 86_400_000);
+      await this.app.store.telegram.addDraft({
         chat_id: chat,
         message_id: message.message_id,
         from_id: from,
@@ -451,7 +460,7 @@ export class TelegramChannel {
   }
 
   private async sendPending(chat: number): Promise<void> {
-    const pending = this.human.list(null, 'pending', LIST_MAX);
+    const pending = await this.human.list(null, 'pending', LIST_MAX);
     if (pending.length === 0) return void (await this.api.send(chat, 'No pending questions.'));
     await this.api.send(chat, `${pending.length} pending question${pending.length === 1 ? '' : 's'}:`, {
       inline: pending.map((q) => [

@@ -25,11 +25,11 @@ export class InboxService {
   ) {}
 
   /** What a newly started agent should know: who it is here, and who else is working. */
-  welcome(session: SessionRow): string {
+  async welcome(session: SessionRow): Promise<string> {
     const { store } = this.app;
-    const others = store.sessions
-      .list(session.project_id, false)
-      .filter((s) => s.id !== session.id && stateOf(this.app, s) === 'active');
+    const others = (await store.sessions.list(session.project_id, false)).filter(
+      (s) => s.id !== session.id && stateOf(this.app, s) === 'active',
+    );
     const lines = [
       `session-collab: you are session "${inline(session.name, 60)}" (session_id ${session.id}).`,
     ];
@@ -37,7 +37,7 @@ export class InboxService {
     else {
       lines.push('Other sessions working in this project:');
       for (const s of others) {
-        const claims = store.claims.list({
+        const claims = await store.claims.list({
           projectId: session.project_id,
           sessionId: s.id,
           status: 'active',
@@ -55,22 +55,26 @@ export class InboxService {
   }
 
   /** The text to add to the model's context, or null when there is nothing new. */
-  deliver(session: SessionRow): string | null {
+  async deliver(session: SessionRow): Promise<string | null> {
     const { store } = this.app;
     // Runs after every tool call: a read by index first, a write only when there is something.
-    if (!store.notifications.hasPending(session.id) && store.messages.unreadCount(session) === 0) return null;
-    return store.write(() => {
+    if (
+      !(await store.notifications.hasPending(session.id)) &&
+      (await store.messages.unreadCount(session)) === 0
+    )
+      return null;
+    return store.write(async () => {
       const now = this.app.now();
-      const unread = store.messages.unreadCount(session);
-      const messages = store.messages.inboxOf(session, true, MAX_MESSAGES);
-      store.messages.markRead(
+      const unread = await store.messages.unreadCount(session);
+      const messages = await store.messages.inboxOf(session, true, MAX_MESSAGES);
+      await store.messages.markRead(
         messages.map((m) => m.id),
         session.id,
         now,
       );
       // Pending notifications, now seen (expired ones dropped). Message notifications would say
       // again what the messages say.
-      const notes = this.notifications.deliver(session.id).filter((n) => n.type !== 'message');
+      const notes = (await this.notifications.deliver(session.id)).filter((n) => n.type !== 'message');
       if (messages.length === 0 && notes.length === 0) return null;
 
       const lines = [

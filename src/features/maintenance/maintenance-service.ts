@@ -23,53 +23,55 @@ export class MaintenanceService {
    * reads every page, which on a large database is seconds a server would not answer in, so many
    * servers starting together share one. A damaged file is refused for writes from then on.
    */
-  verifyIfDue(): { ok: boolean; detail: string } | null {
+  async verifyIfDue(): Promise<{ ok: boolean; detail: string } | null> {
     const { store } = this.app;
     const now = this.app.now();
     let last = 0;
     try {
-      last = Number(store.meta.get(LAST_VERIFY) ?? 0);
+      last = Number((await store.meta.get(LAST_VERIFY)) ?? 0);
     } catch {
       // unreadable: check
     }
     if (now - last < VERIFY_INTERVAL_MS) return null;
     const result = store.verify();
-    if (result.ok) store.write(() => store.meta.set(LAST_VERIFY, String(now)));
+    if (result.ok) await store.write(() => store.meta.set(LAST_VERIFY, String(now)));
     return result;
   }
 
-  purgeIfDue(): PurgeResult | null {
+  purgeIfDue(): Promise<PurgeResult | null> {
     const { store, config } = this.app;
     const now = this.app.now();
-    return store.write(() => {
-      const last = Number(store.meta.get(LAST_PURGE) ?? 0);
+    return store.write(async () => {
+      const last = Number((await store.meta.get(LAST_PURGE)) ?? 0);
       if (now - last < config.purge_interval_minutes * 60_000) return null;
       return this.purgeNow();
     });
   }
 
-  purgeNow(): PurgeResult {
+  async purgeNow(): Promise<PurgeResult> {
     const { store, config } = this.app;
     const now = this.app.now();
     const before = now - config.retention_days * 86_400_000;
-    const result = store.write(() => {
-      const expired = store.claims.expireDue(now).length;
+    const result = await store.write(async () => {
+      const expired = (await store.claims.expireDue(now)).length;
       // Sessions silent for the whole retention period are ended; what they held is abandoned.
-      for (const id of store.sessions.silentSince(before)) {
-        store.claims.releaseAllOf(id, 'abandoned', 'released: the session went silent', now);
-        store.sessions.end(id, now, 'silent');
+      for (const id of await store.sessions.silentSince(before)) {
+        await store.claims.releaseAllOf(id, 'abandoned', 'released: the session went silent', now);
+        await store.sessions.end(id, now, 'silent');
       }
-      const claims = store.claims.purgeReleased(before);
-      const messages = store.messages.purgeOlderThan(before);
+      const claims = await store.claims.purgeReleased(before);
+      const messages = await store.messages.purgeOlderThan(before);
       // Notifications expire after 7 days, and go once the retention period has passed too.
-      store.notifications.expire(now - NOTIFICATION_TTL_MS);
-      const notifications = store.notifications.purgeExpired(Math.min(before, now - NOTIFICATION_TTL_MS));
-      const sessions = store.sessions.purgeEnded(before);
+      await store.notifications.expire(now - NOTIFICATION_TTL_MS);
+      const notifications = await store.notifications.purgeExpired(
+        Math.min(before, now - NOTIFICATION_TTL_MS),
+      );
+      const sessions = await store.sessions.purgeEnded(before);
       // The dashboard's event log keeps a day (and at least the last 10,000 events); the hub's MCP
       // sessions, logins and cookies go once unused for the retention period or expired.
-      store.events.purge(now - 86_400_000, 10_000);
-      store.hub.purge(before, now);
-      store.meta.set(LAST_PURGE, String(now));
+      await store.events.purge(now - 86_400_000, 10_000);
+      await store.hub.purge(before, now);
+      await store.meta.set(LAST_PURGE, String(now));
       return { sessions, claims, messages, expired, notifications };
     });
     this.app.log.info('purge', { ...result });

@@ -21,8 +21,8 @@ export const messageSend = defineTool({
     recipients: z.number(),
     recipient_status: z.enum(['active', 'inactive', 'ended']).optional(),
   }),
-  handler({ app, connection }, input) {
-    return app.messages.send(connection.actor(input.from_session_id), {
+  async handler({ app, connection }, input) {
+    return app.messages.send(await connection.actor(input.from_session_id), {
       to: input.to_session_id,
       content: input.content,
       replyTo: input.reply_to,
@@ -61,9 +61,9 @@ export const messageList = defineTool({
       }) satisfies z.ZodType<MessageView>,
     ),
   }),
-  handler({ app, connection }, input) {
+  async handler({ app, connection }, input) {
     return {
-      messages: app.messages.list(connection.actor(input.session_id), {
+      messages: await app.messages.list(await connection.actor(input.session_id), {
         unreadOnly: input.unread_only,
         markAsRead: input.mark_as_read,
         limit: input.limit,

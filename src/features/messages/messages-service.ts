@@ -27,21 +27,21 @@ export class MessagesService {
     private readonly notifications: NotificationsService,
   ) {}
 
-  send(
+  async send(
     from: SessionRow,
     input: { to?: string | undefined; content: string; replyTo?: string | undefined },
-  ): {
+  ): Promise<{
     message_id: string;
     to_session_id: string | null;
     recipients: number;
     recipient_status?: SessionState;
-  } {
+  }> {
     const content = input.content.trim();
     if (!content) throw invalidInput('content: the message is empty.');
     const { store } = this.app;
     let to = input.to ?? null;
     if (input.replyTo !== undefined) {
-      const original = store.messages.get(input.replyTo);
+      const original = await store.messages.get(input.replyTo);
       if (!original)
         throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
       // A reply without a recipient goes back to the original sender.
@@ -50,12 +50,12 @@ export class MessagesService {
     let recipientStatus: SessionState | undefined;
     if (to !== null) {
       // By id, or by name among the project's live sessions.
-      const recipient = this.sessions.findByRef(from.project_id, to);
+      const recipient = await this.sessions.findByRef(from.project_id, to);
       to = recipient.id;
       recipientStatus = stateOf(this.app, recipient);
     }
     const id = newId();
-    store.messages.insert({
+    await store.messages.insert({
       id,
       project_id: from.project_id,
       from_session_id: from.id,
@@ -68,12 +68,11 @@ export class MessagesService {
     const recipientIds =
       to !== null
         ? [to]
-        : this.sessions
-            .liveInProject(from.project_id)
+        : (await this.sessions.liveInProject(from.project_id))
             .filter((s) => s.id !== from.id)
             .map((s) => s.id);
     const recipients = recipientIds.length;
-    this.notifications.notify(recipientIds, {
+    await this.notifications.notify(recipientIds, {
       type: 'message',
       subject: `message:${from.id}`,
       payload: {
@@ -95,25 +94,25 @@ export class MessagesService {
   }
 
   /** Unread messages for a session (direct, and broadcasts since it started). */
-  unreadFor(session: { id: string; project_id: string; created_at: number }): number {
+  unreadFor(session: { id: string; project_id: string; created_at: number }): Promise<number> {
     return this.app.store.messages.unreadCount(session);
   }
 
-  list(
+  async list(
     session: SessionRow,
     input: { unreadOnly: boolean; markAsRead: boolean; limit: number },
-  ): MessageView[] {
+  ): Promise<MessageView[]> {
     const { store } = this.app;
-    const rows = store.messages.inboxOf(session, input.unreadOnly, input.limit);
+    const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
     if (input.markAsRead) {
       const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
       if (unread.length > 0)
-        store.write(() => {
+        await store.write(async () => {
           const now = this.app.now();
-          store.messages.markRead(unread, session.id, now);
+          await store.messages.markRead(unread, session.id, now);
           // Read now: the notifications announcing them would repeat them in this very answer.
-          if (store.messages.unreadCount(session) === 0)
-            store.notifications.markTypeSeen(session.id, 'message', now);
+          if ((await store.messages.unreadCount(session)) === 0)
+            await store.notifications.markTypeSeen(session.id, 'message', now);
         });
     }
     return rows.map((r) => ({

@@ -29,9 +29,9 @@ export const notificationsList = defineTool({
     ),
     next_cursor: nextCursorField,
   }),
-  handler({ app, connection }, input) {
-    const page = app.notifications.list(
-      connection.current().id,
+  async handler({ app, connection }, input) {
+    const page = await app.notifications.list(
+      (await connection.current()).id,
       input.state,
       input.type,
       input.limit,

@@ -27,21 +27,21 @@ export class NotificationsService {
    * Notifies sessions. A pending notification of the same type and subject absorbs the new one
    * (see core/notifications `coalescePayload`).
    */
-  notify(recipients: Iterable<string>, notice: Notice & { project: string | null }): void {
+  async notify(recipients: Iterable<string>, notice: Notice & { project: string | null }): Promise<void> {
     const { type, subject, payload, project: projectId } = notice;
     const { store } = this.app;
     const now = this.app.now();
-    // Nested in an emitter's transaction, this is a savepoint of it.
-    store.write(() => {
+    // Nested in an emitter's transaction, this joins it.
+    await store.write(async () => {
       for (const sessionId of new Set(recipients)) {
-        const pending = store.notifications.pending(sessionId, type, subject);
+        const pending = await store.notifications.pending(sessionId, type, subject);
         if (pending) {
           const merged = coalescePayload(JSON.parse(pending.payload) as Record<string, unknown>, {
             ...payload,
           });
-          store.notifications.coalesce(pending.id, JSON.stringify(merged), now);
+          await store.notifications.coalesce(pending.id, JSON.stringify(merged), now);
         } else {
-          store.notifications.insert({
+          await store.notifications.insert({
             id: newId(),
             session_id: sessionId,
             project_id: projectId,
@@ -56,7 +56,7 @@ export class NotificationsService {
   }
 
   /** Whether the session was told this (a notification of this type and subject it has seen). */
-  wasDelivered(sessionId: string, type: NotificationType, subject: string): boolean {
+  wasDelivered(sessionId: string, type: NotificationType, subject: string): Promise<boolean> {
     return this.app.store.notifications.wasSeen(sessionId, type, subject);
   }
 
@@ -64,41 +64,43 @@ export class NotificationsService {
    * Marks what a session was told another way (a tool result that carried it) as seen: it is not
    * delivered a second time. Inside the caller's transaction.
    */
-  markSeen(sessionId: string, type: NotificationType, subject: string): void {
-    this.app.store.notifications.markSubjectSeen(sessionId, type, subject, this.app.now());
+  async markSeen(sessionId: string, type: NotificationType, subject: string): Promise<void> {
+    await this.app.store.notifications.markSubjectSeen(sessionId, type, subject, this.app.now());
   }
 
   /**
    * The session's pending notifications, now marked seen (the piggyback). Runs on every tool call:
    * a read by index first, and a write only when there is something to deliver.
    */
-  deliver(sessionId: string): NotificationView[] {
+  async deliver(sessionId: string): Promise<NotificationView[]> {
     const { store } = this.app;
-    if (!store.notifications.hasPending(sessionId)) return [];
-    return store.write(() => {
+    if (!(await store.notifications.hasPending(sessionId))) return [];
+    return store.write(async () => {
       const now = this.app.now();
-      const rows = store.notifications.pendingFor(sessionId);
+      const rows = await store.notifications.pendingFor(sessionId);
       const fresh = rows.filter((r) => stateAt(r.state, r.created_at, now) === 'pending');
-      store.notifications.markSeen(
+      await store.notifications.markSeen(
         fresh.map((r) => r.id),
         now,
       );
-      store.notifications.markExpired(rows.filter((r) => !fresh.includes(r)).map((r) => r.id));
+      await store.notifications.markExpired(rows.filter((r) => !fresh.includes(r)).map((r) => r.id));
       return fresh.map((r) => this.view(r));
     });
   }
 
-  list(
+  async list(
     sessionId: string,
     state: NotificationState | 'all',
     type: string | undefined,
     limit: number,
     cursor?: string,
-  ): Page<NotificationView> {
+  ): Promise<Page<NotificationView>> {
     const { store } = this.app;
     const after = cursor === undefined ? null : decodeCursor(cursor, 'number');
-    store.write(() => store.notifications.expireFor(sessionId, this.app.now() - NOTIFICATION_TTL_MS));
-    const rows = store.notifications.list(
+    await store.write(async () =>
+      store.notifications.expireFor(sessionId, this.app.now() - NOTIFICATION_TTL_MS),
+    );
+    const rows = await store.notifications.list(
       sessionId,
       state,
       type ?? null,

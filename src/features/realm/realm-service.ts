@@ -47,7 +47,7 @@ export class RealmService {
    * `.session-collab.yaml` names, else the folder itself when it is a realm. Reading a realm also
    * turns what changed since it was last read into notifications.
    */
-  context(cwd: string, realm?: string): RealmContext {
+  async context(cwd: string, realm?: string): Promise<RealmContext> {
     let membership: ReturnType<typeof findMembership>;
     try {
       membership = findMembership(cwd);
@@ -74,7 +74,7 @@ export class RealmService {
     } catch (error) {
       throw new CollabError('REALM_NOT_FOUND', (error as Error).message, 'Check the realm folder path.');
     }
-    if (!this.isRegistered(model.root)) {
+    if (!(await this.isRegistered(model.root))) {
       throw new CollabError(
         'REALM_NOT_REGISTERED',
         `${model.root} holds a realm that is not registered on this machine.`,
@@ -90,13 +90,13 @@ export class RealmService {
           repo = r.name;
       }
     }
-    this.refresh(model);
+    await this.refresh(model);
     return { model, repo };
   }
 
   /** Whether a realm folder (a real path) is registered here, or listed in config.json's `realms`. */
-  isRegistered(root: string): boolean {
-    if (this.app.store.realms.get(root)) return true;
+  async isRegistered(root: string): Promise<boolean> {
+    if (await this.app.store.realms.get(root)) return true;
     return this.app.config.realms.some((folder) => realPath(resolve(folder)) === root);
   }
 
@@ -104,7 +104,7 @@ export class RealmService {
    * Registers a realm folder (it must hold a readable realm.yaml), so that realm tools and commands
    * work with it. Returns its real path and name.
    */
-  register(folder: string): { root: string; name: string; already: boolean } {
+  async register(folder: string): Promise<{ root: string; name: string; already: boolean }> {
     const root = realPath(folder);
     let model: RealmModel;
     try {
@@ -117,25 +117,27 @@ export class RealmService {
         'Pass a realm folder (one with realm.yaml), or create one with `session-collab realm init`.',
       );
     }
-    const already = this.isRegistered(model.root);
-    this.app.store.write(() => this.app.store.realms.register(model.root, model.name, this.app.now()));
+    const already = await this.isRegistered(model.root);
+    await this.app.store.write(() => this.app.store.realms.register(model.root, model.name, this.app.now()));
     return { root: model.root, name: model.name, already };
   }
 
   /** Forgets a registered realm folder (its files stay); false when it was not registered. */
-  unregister(folder: string): boolean {
+  unregister(folder: string): Promise<boolean> {
     const root = realPath(folder) ?? resolve(folder);
     return this.app.store.write(() => this.app.store.realms.unregister(root));
   }
 
   /** The realm folders this machine works with: registered, and listed in config.json. */
-  registered(): Array<{
-    root: string;
-    name: string | null;
-    source: 'registered' | 'config';
-    exists: boolean;
-  }> {
-    const rows = this.app.store.realms.list().map((r) => ({
+  async registered(): Promise<
+    Array<{
+      root: string;
+      name: string | null;
+      source: 'registered' | 'config';
+      exists: boolean;
+    }>
+  > {
+    const rows = (await this.app.store.realms.list()).map((r) => ({
       root: r.root,
       name: r.name,
       source: 'registered' as const,
@@ -154,11 +156,14 @@ export class RealmService {
   }
 
   /** Compares the realm with its last recorded state and notifies the sessions a change concerns. */
-  refresh(model: RealmModel): void {
+  async refresh(model: RealmModel): Promise<void> {
     const { store } = this.app;
     const now = realmSnapshot(model);
-    store.write(() => {
-      const before = store.realmState.snapshot(model.root);
+    // Which project each repo is, read from its folder before the write: no file is read while the
+    // write holds the database.
+    const projectKeys = new Map([...model.repos.keys()].map((r) => [r, this.projectKeyOf(model, r)]));
+    await store.write(async () => {
+      const before = await store.realmState.snapshot(model.root);
       if (before) {
         for (const change of diffSnapshots(before, now)) {
           const domain = model.domains.get(change.domain);
@@ -167,58 +172,72 @@ export class RealmService {
             const consumers = [...(domain?.bindings.values() ?? [])]
               .filter((b) => b.role !== 'provider' && b.repo !== contract?.owner)
               .map((b) => b.repo);
-            this.notifications.notify(
-              consumers.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
-              {
-                type: 'contract_updated',
-                subject: `contract:${model.root}:${change.domain}/${change.contract}`,
-                payload: {
-                  realm: model.name,
-                  domain: change.domain,
-                  contract: change.contract,
-                  from_repo: contract?.owner ?? null,
-                  old_version: change.old_version,
-                  new_version: change.new_version,
-                },
-                project: null,
+            await this.notifications.notify(await this.liveSessionIds(projectKeys, consumers), {
+              type: 'contract_updated',
+              subject: `contract:${model.root}:${change.domain}/${change.contract}`,
+              payload: {
+                realm: model.name,
+                domain: change.domain,
+                contract: change.contract,
+                from_repo: contract?.owner ?? null,
+                old_version: change.old_version,
+                new_version: change.new_version,
               },
-            );
+              project: null,
+            });
           } else {
             const others = [...(domain?.bindings.keys() ?? [])].filter((r) => r !== change.repo);
-            this.notifications.notify(
-              others.flatMap((r) => this.liveSessionsOf(model, r).map((s) => s.id)),
-              {
-                type: 'binding_changed',
-                subject: `binding:${model.root}:${change.domain}/${change.repo}`,
-                payload: {
-                  realm: model.name,
-                  domain: change.domain,
-                  repo: change.repo,
-                  change: change.change === 'added' ? 'joined the domain' : 'left the domain',
-                },
-                project: null,
+            await this.notifications.notify(await this.liveSessionIds(projectKeys, others), {
+              type: 'binding_changed',
+              subject: `binding:${model.root}:${change.domain}/${change.repo}`,
+              payload: {
+                realm: model.name,
+                domain: change.domain,
+                repo: change.repo,
+                change: change.change === 'added' ? 'joined the domain' : 'left the domain',
               },
-            );
+              project: null,
+            });
           }
         }
       }
-      store.realmState.record(model.root, now, before);
+      await store.realmState.record(model.root, now, before);
     });
   }
 
   /** Live sessions working in a repo of the realm (any of its worktrees). */
-  liveSessionsOf(model: RealmModel, repo: string): SessionRow[] {
+  liveSessionsOf(model: RealmModel, repo: string): Promise<SessionRow[]> {
+    return this.liveSessionsAt(this.projectKeyOf(model, repo));
+  }
+
+  /** The project (its root key) of a repo of the realm, read from its folder; null if it has none. */
+  private projectKeyOf(model: RealmModel, repo: string): string | null {
     const def = model.repos.get(repo);
-    if (!def || !existsSync(def.path)) return [];
-    let key: string;
+    if (!def || !existsSync(def.path)) return null;
     try {
-      key = locateProject(def.path).key;
+      return locateProject(def.path).key;
     } catch {
-      return [];
+      return null;
     }
-    const project = this.app.store.projects.findByRoot(key);
+  }
+
+  /** Live sessions of the project with this root key (any of its worktrees). */
+  private async liveSessionsAt(key: string | null): Promise<SessionRow[]> {
+    if (key === null) return [];
+    const project = await this.app.store.projects.findByRoot(key);
     if (!project) return [];
-    return this.sessions.liveInProject(project.id).map((s) => this.app.store.sessions.get(s.id)!);
+    const sessions: SessionRow[] = [];
+    for (const s of await this.sessions.liveInProject(project.id))
+      sessions.push((await this.app.store.sessions.get(s.id))!);
+    return sessions;
+  }
+
+  /** The ids of the live sessions in these repos, by the project keys `refresh` read beforehand. */
+  private async liveSessionIds(projectKeys: Map<string, string | null>, repos: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const repo of repos)
+      for (const s of await this.liveSessionsAt(projectKeys.get(repo) ?? null)) ids.push(s.id);
+    return ids;
   }
 
   check(ctx: RealmContext): { ok: boolean; errors: Finding[]; warnings: Finding[] } {

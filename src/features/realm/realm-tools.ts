@@ -50,9 +50,13 @@ export const realmStatus = defineTool({
       z.object({ id: z.string(), name: z.string(), repo: z.string(), rfc: z.string().nullable() }),
     ),
   }),
-  handler(ctx, input) {
-    const { model, repo } = ctxOf(ctx, input.realm);
-    const mine = ctx.connection.currentId ? ctx.app.sessions.find(ctx.connection.currentId) : null;
+  async handler(ctx, input) {
+    const { model, repo } = await ctxOf(ctx, input.realm);
+    const mine = ctx.connection.currentId ? await ctx.app.sessions.find(ctx.connection.currentId) : null;
+    const sessions: Array<{ id: string; name: string; repo: string; rfc: string | null }> = [];
+    for (const r of model.repos.keys())
+      for (const s of await realmFor(ctx.app).liveSessionsOf(model, r))
+        sessions.push({ id: s.id, name: s.name, repo: r, rfc: s.rfc });
     return {
       realm: model.name,
       realm_root: model.root,
@@ -74,11 +78,7 @@ export const realmStatus = defineTool({
       })),
       current_repo: repo,
       session: mine && mine.status === 'active' ? { id: mine.id, name: mine.name, rfc: mine.rfc } : null,
-      sessions: [...model.repos.keys()].flatMap((r) =>
-        realmFor(ctx.app)
-          .liveSessionsOf(model, r)
-          .map((s) => ({ id: s.id, name: s.name, repo: r, rfc: s.rfc })),
-      ),
+      sessions,
     };
   },
   text: (o) =>
@@ -102,8 +102,8 @@ export const realmCheckTool = defineTool({
   kind: 'read',
   input: z.strictObject({ realm }),
   output: z.object({ ok: z.boolean(), errors: z.array(finding), warnings: z.array(finding) }),
-  handler(ctx, input) {
-    return realmFor(ctx.app).check(ctxOf(ctx, input.realm));
+  async handler(ctx, input) {
+    return realmFor(ctx.app).check(await ctxOf(ctx, input.realm));
   },
   text: (o) =>
     [
@@ -138,8 +138,8 @@ export const contractGet = defineTool({
     ),
     file: z.string(),
   }),
-  handler(ctx, input) {
-    const c = realmFor(ctx.app).contract(ctxOf(ctx, input.realm), input.contract, input.domain);
+  async handler(ctx, input) {
+    const c = realmFor(ctx.app).contract(await ctxOf(ctx, input.realm), input.contract, input.domain);
     return { ...c, drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash };
   },
   text: (o) =>
@@ -167,10 +167,10 @@ export const sessionStartRealm = defineTool({
     imports: z.array(z.string()),
     message: z.string(),
   }),
-  handler(ctx, input) {
-    const realmCtx = ctxOf(ctx, input.realm);
-    const { session, others } = ctx.connection.start(undefined, ctx.connection.cwd);
-    if (input.rfc !== undefined) ctx.app.sessions.setRfc(session.id, input.rfc);
+  async handler(ctx, input) {
+    const realmCtx = await ctxOf(ctx, input.realm);
+    const { session, others } = await ctx.connection.start(undefined, ctx.connection.cwd);
+    if (input.rfc !== undefined) await ctx.app.sessions.setRfc(session.id, input.rfc);
     const info = realmFor(ctx.app).repoContext(realmCtx);
     return {
       session_id: session.id,
@@ -204,8 +204,8 @@ export const sessionStop = defineTool({
     reviews: z.number(),
     released_claims: z.number(),
   }) satisfies z.ZodType<SessionSummary>,
-  handler({ app, connection }, input) {
-    const summary = app.sessions.stop(connection.actor(input.session_id).id);
+  async handler({ app, connection }, input) {
+    const summary = await app.sessions.stop((await connection.actor(input.session_id)).id);
     connection.forget(summary.session_id);
     return summary;
   },
@@ -228,8 +228,8 @@ export const worktreeCreate = defineTool({
     reason: z.string(),
     paths: z.record(z.string(), z.string()),
   }),
-  handler(ctx, input) {
-    return realmFor(ctx.app).createWorktrees(ctxOf(ctx, input.realm), input.rfc, input.repos);
+  async handler(ctx, input) {
+    return realmFor(ctx.app).createWorktrees(await ctxOf(ctx, input.realm), input.rfc, input.repos);
   },
   text: (o) =>
     `${o.reason}. Created: ${o.created.join(', ') || 'none'}; already there: ${o.existing.join(', ') || 'none'}.\n${Object.entries(
@@ -264,8 +264,8 @@ export const prStatus = defineTool({
       }),
     ),
   }),
-  handler(ctx, input) {
-    return { repos: realmFor(ctx.app).prStatus(ctxOf(ctx, input.realm), input.rfc ?? null) };
+  async handler(ctx, input) {
+    return { repos: realmFor(ctx.app).prStatus(await ctxOf(ctx, input.realm), input.rfc ?? null) };
   },
   text: (o) =>
     o.repos

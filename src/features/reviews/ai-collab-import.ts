@@ -117,7 +117,7 @@ export interface ImportResult {
   responses: number;
 }
 
-export function importAiCollab(app: Wiring, raw: unknown, source: string): ImportResult {
+export async function importAiCollab(app: Wiring, raw: unknown, source: string): Promise<ImportResult> {
   const parsed = dataFile.safeParse(raw);
   if (!parsed.success)
     throw new CollabError(
@@ -165,23 +165,23 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
       created_at: at,
     });
   };
-  const flush = () => {
+  const flush = async () => {
     for (const e of pending.sort((a, b) => a.created_at - b.created_at))
-      store.workEvents.append({ ...e, actor_id: null });
+      await store.workEvents.append({ ...e, actor_id: null });
     pending = [];
   };
-  store.write(() => {
+  await store.write(async () => {
     for (const p of data.projects) {
-      if (store.projects.get(p.id)) {
+      if (await store.projects.get(p.id)) {
         result.projects.existing++;
         continue;
       }
-      store.projects.createNamed(
+      await store.projects.createNamed(
         { id: p.id, name: p.name, description: p.description ?? null },
         ms(p.createdAt, now),
       );
       if (p.status !== 'active')
-        store.projects.update(
+        await store.projects.update(
           { id: p.id, name: p.name, description: p.description ?? null, status: p.status, settings: '{}' },
           now,
         );
@@ -191,17 +191,17 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
     for (const r of data.reviews)
       if (r.workItemId) topReviews.set(r.workItemId, [...(topReviews.get(r.workItemId) ?? []), r]);
     for (const w of data.workItems) {
-      if (!store.projects.get(w.projectId)) {
-        store.projects.createNamed(
+      if (!(await store.projects.get(w.projectId))) {
+        await store.projects.createNamed(
           { id: w.projectId, name: w.projectId, description: 'created by import-ai-collab' },
           now,
         );
         result.projects.imported++;
       }
       const submittedAt = ms(w.submittedAt, now);
-      const fresh = !store.workItems.get(w.id);
+      const fresh = !(await store.workItems.get(w.id));
       if (fresh) {
-        store.workItems.insert({
+        await store.workItems.insert({
           id: w.id,
           project_id: w.projectId,
           type: w.type,
@@ -222,7 +222,7 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
             ? w.history
             : [{ version: w.version, content: w.content, changeDescription: 'imported' }];
         for (const h of revisions) {
-          store.workItems.addRevision({
+          await store.workItems.addRevision({
             work_item_id: w.id,
             version: h.version,
             title: h.title ?? w.title,
@@ -269,7 +269,7 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
       } else result.work_items.existing++;
       for (const r of [...w.reviews, ...(topReviews.get(w.id) ?? [])]) {
         const at = ms(r.createdAt, submittedAt);
-        const inserted = saveReview(store, {
+        const inserted = await saveReview(store, {
           id: r.id,
           work_item_id: w.id,
           work_item_version: r.workItemVersion,
@@ -287,7 +287,7 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
         }
         result.reviews.imported++;
         for (const s of r.suggestions) {
-          saveSuggestion(
+          await saveSuggestion(
             store,
             suggestionRow(s.id, { id: r.id, work_item_id: w.id }, s, at, {
               status: s.status,
@@ -317,7 +317,7 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
         );
         for (const x of r.responses) {
           const rat = ms(x.createdAt, at);
-          store.reviews.addResponse({
+          await store.reviews.addResponse({
             id: x.id,
             review_id: r.id,
             work_item_id: w.id,
@@ -339,7 +339,7 @@ export function importAiCollab(app: Wiring, raw: unknown, source: string): Impor
           result.responses++;
         }
       }
-      flush();
+      await flush();
     }
   });
   return result;

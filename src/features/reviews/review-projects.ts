@@ -19,17 +19,22 @@ export interface ProjectSettings {
 export class ReviewProjects {
   constructor(
     private readonly app: AppContext,
-    private readonly record: (projectId: string, kind: string, actor: Actor, content: unknown) => void,
+    private readonly record: (
+      projectId: string,
+      kind: string,
+      actor: Actor,
+      content: unknown,
+    ) => Promise<void>,
   ) {}
 
-  project(id: string): ProjectRow {
-    const p = this.app.store.projects.get(id);
+  async project(id: string): Promise<ProjectRow> {
+    const p = await this.app.store.projects.get(id);
     if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id "${id}".`);
     return p;
   }
 
   /** The project a call is about: the given id, else the caller's own (its repository). */
-  projectOf(actor: Actor, projectId: string | undefined): ProjectRow {
+  projectOf(actor: Actor, projectId: string | undefined): Promise<ProjectRow> {
     return this.project(projectId ?? actor.project_id);
   }
 
@@ -41,7 +46,7 @@ export class ReviewProjects {
     };
   }
 
-  projectView(p: ProjectRow) {
+  async projectView(p: ProjectRow) {
     return {
       id: p.id,
       name:
@@ -56,7 +61,7 @@ export class ReviewProjects {
       root: p.kind === 'named' ? null : p.root.replace(/\/\.git$/, ''),
       status: p.status,
       settings: this.settings(p),
-      work_items: this.app.store.workItems.statusCounts(p.id),
+      work_items: await this.app.store.workItems.statusCounts(p.id),
       created_at: iso(p.created_at),
       updated_at: iso(p.updated_at),
     };
@@ -64,17 +69,17 @@ export class ReviewProjects {
 
   create(actor: Actor, input: { id: string; name: string; description?: string | undefined }) {
     const { store } = this.app;
-    return store.write(() => {
-      if (store.projects.get(input.id))
+    return store.write(async () => {
+      if (await store.projects.get(input.id))
         throw invalidInput(
           `id: a project "${input.id}" exists already.`,
           'Choose another id, or use get_project.',
         );
-      const p = store.projects.createNamed(
+      const p = await store.projects.createNamed(
         { id: input.id, name: input.name, description: input.description ?? null },
         this.app.now(),
       );
-      this.record(p.id, 'project_created', actor, {
+      await this.record(p.id, 'project_created', actor, {
         name: input.name,
         description: input.description ?? null,
       });
@@ -93,8 +98,8 @@ export class ReviewProjects {
     },
   ) {
     const { store } = this.app;
-    return store.write(() => {
-      const p = this.project(id);
+    return store.write(async () => {
+      const p = await this.project(id);
       const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
       const next = {
         id,
@@ -103,13 +108,16 @@ export class ReviewProjects {
         status: input.status ?? p.status,
         settings: JSON.stringify(settings),
       };
-      store.projects.update(next, this.app.now());
-      this.record(id, 'project_updated', actor, input);
-      return this.projectView(store.projects.get(id)!);
+      await store.projects.update(next, this.app.now());
+      await this.record(id, 'project_updated', actor, input);
+      return this.projectView((await store.projects.get(id))!);
     });
   }
 
-  list(status: ProjectRow['status'] | undefined) {
-    return this.app.store.projects.listByStatus(status ?? null).map((p) => this.projectView(p));
+  async list(status: ProjectRow['status'] | undefined) {
+    const projects = await this.app.store.projects.listByStatus(status ?? null);
+    const views = [];
+    for (const p of projects) views.push(await this.projectView(p));
+    return views;
   }
 }

@@ -23,20 +23,21 @@ export class ReviewQueries {
     );
   }
 
-  item(id: string): WorkItemRow {
-    const item = this.app.store.workItems.get(id);
+  async item(id: string): Promise<WorkItemRow> {
+    const item = await this.app.store.workItems.get(id);
     if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id "${id}".`);
     return item;
   }
 
   /** Reviews of an item with their suggestions and the worker's responses. */
-  feedback(workItemId: string) {
+  async feedback(workItemId: string) {
     const { store } = this.app;
-    const item = this.item(workItemId);
-    const suggestions = store.reviews.suggestionsOf(workItemId);
-    const responses = store.reviews.responsesOf(workItemId);
+    const item = await this.item(workItemId);
+    const suggestions = await store.reviews.suggestionsOf(workItemId);
+    const responses = await store.reviews.responsesOf(workItemId);
+    const reviews = await store.reviews.ofItem(workItemId);
     return {
-      reviews: store.reviews.ofItem(workItemId).map((r) => ({
+      reviews: reviews.map((r) => ({
         id: r.id,
         version: r.work_item_version,
         stale: r.work_item_version < item.version,
@@ -61,28 +62,33 @@ export class ReviewQueries {
     };
   }
 
-  projectContext(projectId: string, includeResolved: boolean) {
-    const p = this.projects.project(projectId);
-    const items = this.app.store.workItems
-      .filter({ projectId, type: null, phase: null, statuses: null, excludeSubmitter: null })
-      .filter((i) => includeResolved || i.status !== 'merged');
-    return {
-      project: this.projects.projectView(p),
-      work_items: items.map((i) => {
-        const fb = this.feedback(i.id);
-        const latest = fb.reviews[fb.reviews.length - 1];
-        return {
-          ...itemView(i),
-          open_suggestions: fb.open_suggestions,
-          latest_review: latest
-            ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
-            : null,
-        };
-      }),
-    };
+  async projectContext(projectId: string, includeResolved: boolean) {
+    const p = await this.projects.project(projectId);
+    const items = (
+      await this.app.store.workItems.filter({
+        projectId,
+        type: null,
+        phase: null,
+        statuses: null,
+        excludeSubmitter: null,
+      })
+    ).filter((i) => includeResolved || i.status !== 'merged');
+    const workItems = [];
+    for (const i of items) {
+      const fb = await this.feedback(i.id);
+      const latest = fb.reviews[fb.reviews.length - 1];
+      workItems.push({
+        ...itemView(i),
+        open_suggestions: fb.open_suggestions,
+        latest_review: latest
+          ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
+          : null,
+      });
+    }
+    return { project: await this.projects.projectView(p), work_items: workItems };
   }
 
-  search(
+  async search(
     query: string,
     f: {
       projectId?: string | undefined;
@@ -93,27 +99,26 @@ export class ReviewQueries {
   ) {
     const words = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
     if (words.length === 0) throw invalidInput('query: give at least one word to search for.');
-    return this.app.store.workItems
-      .search(words.map((w) => `"${w}"*`).join(' '), {
-        projectId: f.projectId ?? null,
-        type: f.type ?? null,
-        status: f.status ?? null,
-        limit: f.limit,
-      })
-      .map(({ score, matched, ...row }) => ({
-        ...itemView(row),
-        score: -score,
-        matched_in: matched.split(','),
-      }));
+    const rows = await this.app.store.workItems.search(words, {
+      projectId: f.projectId ?? null,
+      type: f.type ?? null,
+      status: f.status ?? null,
+      limit: f.limit,
+    });
+    return rows.map(({ score, matched, ...row }) => ({
+      ...itemView(row),
+      score: -score,
+      matched_in: matched.split(','),
+    }));
   }
 
-  history(f: {
+  async history(f: {
     projectId?: string | undefined;
     workItemId?: string | undefined;
     limit: number;
     cursor?: number | undefined;
   }) {
-    const rows = this.app.store.workEvents.page({
+    const rows = await this.app.store.workEvents.page({
       projectId: f.projectId ?? null,
       workItemId: f.workItemId ?? null,
       after: f.cursor ?? 0,
@@ -139,35 +144,34 @@ export class ReviewQueries {
    * The dialogue between worker and reviewer (the newest `limit` events, in order), rendered as
    * `format` says, with each item's title.
    */
-  conversation(f: {
+  async conversation(f: {
     projectId?: string | undefined;
     workItemId?: string | undefined;
     format: ConversationFormat;
     limit: number;
   }) {
-    if (f.projectId) this.projects.project(f.projectId);
-    if (f.workItemId) this.item(f.workItemId);
-    const events = this.app.store.workEvents
-      .latest({
-        projectId: f.projectId ?? null,
-        workItemId: f.workItemId ?? null,
-        exclude: NOT_DIALOGUE,
-        limit: f.limit,
-      })
-      .map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        work_item_id: e.work_item_id,
-        actor: e.actor_name,
-        actor_id: e.actor_id,
-        role: e.role,
-        content: JSON.parse(e.content) as Record<string, unknown>,
-        at: iso(e.created_at),
-      }));
+    if (f.projectId) await this.projects.project(f.projectId);
+    if (f.workItemId) await this.item(f.workItemId);
+    const latest = await this.app.store.workEvents.latest({
+      projectId: f.projectId ?? null,
+      workItemId: f.workItemId ?? null,
+      exclude: NOT_DIALOGUE,
+      limit: f.limit,
+    });
+    const events = latest.map((e) => ({
+      seq: e.seq,
+      kind: e.kind,
+      work_item_id: e.work_item_id,
+      actor: e.actor_name,
+      actor_id: e.actor_id,
+      role: e.role,
+      content: JSON.parse(e.content) as Record<string, unknown>,
+      at: iso(e.created_at),
+    }));
     const titles = new Map<string, string>();
     for (const e of events)
       if (e.work_item_id && !titles.has(e.work_item_id))
-        titles.set(e.work_item_id, this.item(e.work_item_id).title);
+        titles.set(e.work_item_id, (await this.item(e.work_item_id)).title);
     return { format: f.format, ...renderConversation(events, titles, f.format) };
   }
 
@@ -178,8 +182,8 @@ export class ReviewQueries {
     actor: { id: string | null; name: string },
     role: EventRole,
     content: unknown,
-  ): void {
-    this.app.store.workEvents.append({
+  ): Promise<void> {
+    return this.app.store.workEvents.append({
       project_id: projectId,
       work_item_id: workItemId,
       kind,

@@ -2,17 +2,17 @@ import type { ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/rev
 import type { Store } from '../../store/store.js';
 
 /** Stores a review and makes its summary searchable. False when it was there already (same id). */
-export function saveReview(store: Store, row: ReviewRow): boolean {
-  const inserted = store.reviews.insert(row);
-  if (inserted) store.workItems.indexText(row.work_item_id, 'review', row.summary, row.summary);
+export async function saveReview(store: Store, row: ReviewRow): Promise<boolean> {
+  const inserted = await store.reviews.insert(row);
+  if (inserted) await store.workItems.indexText(row.work_item_id, 'review', row.summary, row.summary);
   return inserted;
 }
 
 /** Stores a suggestion and makes it searchable. False when it was there already (same id). */
-export function saveSuggestion(store: Store, row: SuggestionRow): boolean {
-  const inserted = store.reviews.addSuggestion(row);
+export async function saveSuggestion(store: Store, row: SuggestionRow): Promise<boolean> {
+  const inserted = await store.reviews.addSuggestion(row);
   if (inserted)
-    store.workItems.indexText(
+    await store.workItems.indexText(
       row.work_item_id,
       'suggestion',
       row.title,

@@ -13,7 +13,7 @@ import { WorkItemsService } from './work-items-service.js';
  * update) and, here, reviews (review, suggest, respond, resolve, the reviewer's queue).
  */
 export class ReviewService extends WorkItemsService {
-  submitReview(
+  async submitReview(
     actor: Actor,
     input: {
       workItemId: string;
@@ -24,9 +24,9 @@ export class ReviewService extends WorkItemsService {
     },
   ) {
     const { store } = this.app;
-    const result = store.write(() => {
-      const item = this.item(input.workItemId);
-      const settings = this.projects.settings(this.projects.project(item.project_id));
+    const result = await store.write(async () => {
+      const item = await this.item(input.workItemId);
+      const settings = this.projects.settings(await this.projects.project(item.project_id));
       if (item.submitted_by === actor.id && input.verdict === 'approve' && !settings.allow_self_review) {
         throw new CollabError(
           'NOT_ALLOWED',
@@ -52,10 +52,11 @@ export class ReviewService extends WorkItemsService {
         created_at: now,
         updated_at: now,
       };
-      saveReview(store, review);
-      const suggestions = (input.suggestions ?? []).map((s) => this.insertSuggestion(review, s, now));
-      store.workEvents.watch(item.project_id, actor.id);
-      this.event(item.project_id, item.id, 'reviewed', actor, 'reviewer', {
+      await saveReview(store, review);
+      const suggestions: SuggestionRow[] = [];
+      for (const s of input.suggestions ?? []) suggestions.push(await this.insertSuggestion(review, s, now));
+      await store.workEvents.watch(item.project_id, actor.id);
+      await this.event(item.project_id, item.id, 'reviewed', actor, 'reviewer', {
         review_id: review.id,
         verdict: input.verdict,
         summary: input.summary,
@@ -65,15 +66,14 @@ export class ReviewService extends WorkItemsService {
       });
       let status = item.status;
       if (!stale) {
-        const verdicts = store.reviews
-          .ofItem(item.id)
+        const verdicts = (await store.reviews.ofItem(item.id))
           .filter((r) => r.work_item_version === item.version)
           .map((r) => r.verdict);
         status = nextStatus(item.status, 'review', verdicts);
-        if (status !== item.status) store.workItems.update({ ...item, status, updated_at: now });
+        if (status !== item.status) await store.workItems.update({ ...item, status, updated_at: now });
       }
       if (item.submitted_by && item.submitted_by !== actor.id) {
-        this.notifications.notify([item.submitted_by], {
+        await this.notifications.notify([item.submitted_by], {
           type: 'review_submitted',
           subject: `review:${item.id}`,
           payload: {
@@ -102,12 +102,12 @@ export class ReviewService extends WorkItemsService {
 
   addSuggestion(actor: Actor, reviewId: string, input: SuggestionInput) {
     const { store } = this.app;
-    return store.write(() => {
-      const review = store.reviews.get(reviewId);
+    return store.write(async () => {
+      const review = await store.reviews.get(reviewId);
       if (!review) throw new CollabError('REVIEW_NOT_FOUND', `No review with id "${reviewId}".`);
-      const item = this.item(review.work_item_id);
-      const s = this.insertSuggestion(review, input, this.app.now());
-      this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
+      const item = await this.item(review.work_item_id);
+      const s = await this.insertSuggestion(review, input, this.app.now());
+      await this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
         review_id: reviewId,
         suggestion: suggestionView(s),
       });
@@ -115,9 +115,9 @@ export class ReviewService extends WorkItemsService {
     });
   }
 
-  private insertSuggestion(review: ReviewRow, s: SuggestionInput, now: number): SuggestionRow {
+  private async insertSuggestion(review: ReviewRow, s: SuggestionInput, now: number): Promise<SuggestionRow> {
     const row = suggestionRow(`sugg_${newId().slice(0, 8)}`, review, s, now);
-    saveSuggestion(this.app.store, row);
+    await saveSuggestion(this.app.store, row);
     return row;
   }
 
@@ -126,9 +126,9 @@ export class ReviewService extends WorkItemsService {
     input: { workItemId: string; reviewId: string; response: string; action: ResponseRow['action'] },
   ) {
     const { store } = this.app;
-    return store.write(() => {
-      const item = this.item(input.workItemId);
-      const review = store.reviews.get(input.reviewId);
+    return store.write(async () => {
+      const item = await this.item(input.workItemId);
+      const review = await store.reviews.get(input.reviewId);
       if (!review || review.work_item_id !== item.id)
         throw new CollabError('REVIEW_NOT_FOUND', `No review "${input.reviewId}" of work item ${item.id}.`);
       const row: ResponseRow = {
@@ -141,14 +141,14 @@ export class ReviewService extends WorkItemsService {
         action: input.action,
         created_at: this.app.now(),
       };
-      store.reviews.addResponse(row);
-      this.event(item.project_id, item.id, 'responded', actor, 'worker', {
+      await store.reviews.addResponse(row);
+      await this.event(item.project_id, item.id, 'responded', actor, 'worker', {
         review_id: review.id,
         action: input.action,
         response: input.response,
       });
       if (review.reviewer_id && review.reviewer_id !== actor.id) {
-        this.notifications.notify([review.reviewer_id], {
+        await this.notifications.notify([review.reviewer_id], {
           type: 'review_response',
           subject: `response:${review.id}`,
           payload: {
@@ -174,38 +174,37 @@ export class ReviewService extends WorkItemsService {
     },
   ) {
     const { store } = this.app;
-    return store.write(() => {
-      const s = store.reviews.suggestion(input.suggestionId);
+    return store.write(async () => {
+      const s = await store.reviews.suggestion(input.suggestionId);
       if (!s) throw new CollabError('SUGGESTION_NOT_FOUND', `No suggestion with id "${input.suggestionId}".`);
-      const item = this.item(s.work_item_id);
-      store.reviews.resolve(s.id, input.resolution, input.comment ?? null, actor.name, this.app.now());
-      this.event(item.project_id, item.id, 'suggestion_resolved', actor, 'worker', {
+      const item = await this.item(s.work_item_id);
+      await store.reviews.resolve(s.id, input.resolution, input.comment ?? null, actor.name, this.app.now());
+      await this.event(item.project_id, item.id, 'suggestion_resolved', actor, 'worker', {
         suggestion_id: s.id,
         title: s.title,
         resolution: input.resolution,
         comment: input.comment ?? null,
       });
-      return suggestionView(store.reviews.suggestion(s.id)!);
+      return suggestionView((await store.reviews.suggestion(s.id))!);
     });
   }
 
-  pendingReviews(
+  async pendingReviews(
     actor: Actor,
     f: { projectId?: string | undefined; type?: string | undefined; phase?: string | undefined },
   ) {
     const { store } = this.app;
     if (f.projectId) {
-      this.projects.project(f.projectId);
-      store.write(() => store.workEvents.watch(f.projectId!, actor.id));
+      await this.projects.project(f.projectId);
+      await store.write(() => store.workEvents.watch(f.projectId!, actor.id));
     }
-    return store.workItems
-      .filter({
-        projectId: f.projectId ?? null,
-        type: f.type ?? null,
-        phase: f.phase ?? null,
-        statuses: ['pending_review', 'in_review'],
-        excludeSubmitter: actor.id,
-      })
-      .map((i) => itemView(i));
+    const items = await store.workItems.filter({
+      projectId: f.projectId ?? null,
+      type: f.type ?? null,
+      phase: f.phase ?? null,
+      statuses: ['pending_review', 'in_review'],
+      excludeSubmitter: actor.id,
+    });
+    return items.map((i) => itemView(i));
   }
 }

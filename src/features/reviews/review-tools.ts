@@ -53,7 +53,8 @@ const item = z
   .passthrough() satisfies z.ZodType<ItemView>;
 
 const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
-const me = (ctx: ToolContext) => ctx.connection.current();
+/** The connection's session (awaited: finding or starting it may read the store). */
+const me = async (ctx: ToolContext) => ctx.connection.current();
 
 /** Text other sessions wrote, whole (it is bounded where it is stored), quoted line by line. */
 const quoteAll = (text: string) => quoteBlock(text, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -69,7 +70,7 @@ export const createProject = defineTool({
     description: text('descriptionChars', 0).optional(),
   }),
   output: project,
-  handler: (ctx, input) => svc(ctx).projects.create(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).projects.create(await me(ctx), input),
   text: (o) => `Project ${o.id} ("${inline(o.name)}") created.`,
 });
 
@@ -82,8 +83,8 @@ export const getProject = defineTool({
     projectId: idField.optional().describe('Default: this session’s repository'),
   }),
   output: project,
-  handler: (ctx, input) =>
-    svc(ctx).projects.projectView(svc(ctx).projects.projectOf(me(ctx), input.projectId)),
+  handler: async (ctx, input) =>
+    svc(ctx).projects.projectView(await svc(ctx).projects.projectOf(await me(ctx), input.projectId)),
   text: (o) =>
     `Project ${o.id} ("${inline(o.name)}"), ${o.status}: ${inline(JSON.stringify(o.work_items), 4000)}`,
 });
@@ -95,7 +96,7 @@ export const listProjects = defineTool({
   kind: 'read',
   input: z.strictObject({ status: projectStatus.optional() }),
   output: z.object({ projects: z.array(project) }),
-  handler: (ctx, input) => ({ projects: svc(ctx).projects.list(input.status) }),
+  handler: async (ctx, input) => ({ projects: await svc(ctx).projects.list(input.status) }),
   text: (o) =>
     o.projects.map((p) => `${p.id} "${inline(p.name)}" (${p.status})`).join('\n') || 'No projects.',
 });
@@ -115,7 +116,7 @@ export const updateProject = defineTool({
       .optional(),
   }),
   output: project,
-  handler: (ctx, input) => svc(ctx).projects.update(me(ctx), input.projectId, input),
+  handler: async (ctx, input) => svc(ctx).projects.update(await me(ctx), input.projectId, input),
   text: (o) => `Project ${o.id} updated.`,
 });
 
@@ -127,7 +128,8 @@ export const archiveProject = defineTool({
   idempotent: true,
   input: z.strictObject({ projectId: idField }),
   output: project,
-  handler: (ctx, input) => svc(ctx).projects.update(me(ctx), input.projectId, { status: 'archived' }),
+  handler: async (ctx, input) =>
+    svc(ctx).projects.update(await me(ctx), input.projectId, { status: 'archived' }),
   text: (o) => `Project ${o.id} archived.`,
 });
 
@@ -154,7 +156,7 @@ export const submitWork = defineTool({
     draft: z.boolean().optional().describe('Keep it a draft, not yet for review'),
   }),
   output: item,
-  handler: (ctx, input) => svc(ctx).submitWork(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).submitWork(await me(ctx), input),
   text: (o) => `Submitted ${o.id} (v${o.version}), ${o.status}.`,
 });
 
@@ -165,9 +167,9 @@ export const getReviewFeedback = defineTool({
   kind: 'read',
   input: z.strictObject({ workItemId: idField }),
   output: z.object({ work_item: item, reviews: z.array(loose), open_suggestions: z.number() }),
-  handler: (ctx, input) => ({
-    work_item: itemView(svc(ctx).item(input.workItemId)),
-    ...svc(ctx).feedback(input.workItemId),
+  handler: async (ctx, input) => ({
+    work_item: itemView(await svc(ctx).item(input.workItemId)),
+    ...(await svc(ctx).feedback(input.workItemId)),
   }),
   text: (o) =>
     [
@@ -196,7 +198,7 @@ export const respondToReview = defineTool({
     work_item_id: z.string(),
     action: z.string(),
   }),
-  handler: (ctx, input) => svc(ctx).respond(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).respond(await me(ctx), input),
   text: (o) => `Response recorded (${o.action}).`,
 });
 
@@ -215,7 +217,7 @@ export const updateWork = defineTool({
     status: z.literal('merged').optional(),
   }),
   output: item.extend({ auto_approved: z.boolean() }),
-  handler: (ctx, input) => svc(ctx).updateWork(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).updateWork(await me(ctx), input),
   text: (o) =>
     `${o.id} is v${o.version}, ${o.status} (${o.phase})${o.auto_approved ? ' — approved automatically' : ''}.`,
 });
@@ -231,7 +233,7 @@ export const markSuggestionResolved = defineTool({
     comment: text('messageChars', 0).optional(),
   }),
   output: z.object({ id: z.string(), status: z.string() }).passthrough(),
-  handler: (ctx, input) => svc(ctx).resolveSuggestion(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).resolveSuggestion(await me(ctx), input),
   text: (o) => `Suggestion ${o.id}: ${o.status}.`,
 });
 
@@ -246,7 +248,7 @@ export const getPendingReviews = defineTool({
     phase: phase.optional(),
   }),
   output: z.object({ work_items: z.array(item) }),
-  handler: (ctx, input) => ({ work_items: svc(ctx).pendingReviews(me(ctx), input) }),
+  handler: async (ctx, input) => ({ work_items: await svc(ctx).pendingReviews(await me(ctx), input) }),
   text: (o) =>
     o.work_items.map((w) => `${w.id} "${inline(w.title)}" v${w.version} (${w.status})`).join('\n') ||
     'Nothing awaits review.',
@@ -270,8 +272,8 @@ export const getWorkDetail = defineTool({
     revisions: z.array(loose).optional(),
     diff: z.string().nullable().optional(),
   }),
-  handler: (ctx, input) =>
-    svc(ctx).workDetail(me(ctx), input.workItemId, input.includeHistory, {
+  handler: async (ctx, input) =>
+    svc(ctx).workDetail(await me(ctx), input.workItemId, input.includeHistory, {
       from: input.diffFrom,
       to: input.diffTo,
     }),
@@ -302,7 +304,7 @@ export const submitReview = defineTool({
     status: z.enum(STATUSES),
     suggestions: z.array(loose),
   }),
-  handler: (ctx, input) => svc(ctx).submitReview(me(ctx), input),
+  handler: async (ctx, input) => svc(ctx).submitReview(await me(ctx), input),
   text: (o) =>
     `Review ${o.review_id} (${o.verdict}) of v${o.version}${o.stale ? ' — a stale version: it does not change the status' : ''}; the item is ${o.status}.`,
 });
@@ -314,7 +316,7 @@ export const addSuggestion = defineTool({
   kind: 'write',
   input: suggestion.extend({ reviewId: idField }),
   output: z.object({ id: z.string(), status: z.string() }).passthrough(),
-  handler: (ctx, { reviewId, ...s }) => svc(ctx).addSuggestion(me(ctx), reviewId, s),
+  handler: async (ctx, { reviewId, ...s }) => svc(ctx).addSuggestion(await me(ctx), reviewId, s),
   text: (o) => `Suggestion ${o.id} added.`,
 });
 
@@ -379,7 +381,7 @@ export const searchWork = defineTool({
     limit: z.number().int().min(1).max(200).default(20),
   }),
   output: z.object({ work_items: z.array(item) }),
-  handler: (ctx, input) => ({ work_items: svc(ctx).search(input.query, input) }),
+  handler: async (ctx, input) => ({ work_items: await svc(ctx).search(input.query, input) }),
   text: (o) =>
     o.work_items.map((w) => `${w.id} "${inline(w.title)}" (${w.status})`).join('\n') || 'Nothing found.',
 });

@@ -31,7 +31,7 @@ export class WorkItemsService extends ReviewQueries {
     super(app);
   }
 
-  submitWork(
+  async submitWork(
     actor: Actor,
     input: {
       projectId?: string | undefined;
@@ -45,7 +45,7 @@ export class WorkItemsService extends ReviewQueries {
     },
   ) {
     const { store } = this.app;
-    const project = this.projects.projectOf(actor, input.projectId);
+    const project = await this.projects.projectOf(actor, input.projectId);
     if (project.status === 'archived')
       throw new CollabError(
         'INVALID_STATE',
@@ -69,9 +69,9 @@ export class WorkItemsService extends ReviewQueries {
       created_at: now,
       updated_at: now,
     };
-    store.write(() => {
-      store.workItems.insert(item);
-      store.workItems.addRevision({
+    await store.write(async () => {
+      await store.workItems.insert(item);
+      await store.workItems.addRevision({
         work_item_id: item.id,
         version: 1,
         title: item.title,
@@ -81,7 +81,7 @@ export class WorkItemsService extends ReviewQueries {
         created_by_name: actor.name,
         created_at: now,
       });
-      this.event(project.id, item.id, 'submitted', actor, 'worker', {
+      await this.event(project.id, item.id, 'submitted', actor, 'worker', {
         title: item.title,
         type: item.type,
         phase: item.phase,
@@ -89,37 +89,37 @@ export class WorkItemsService extends ReviewQueries {
         content: item.content,
         draft: input.draft === true,
       });
-      if (!input.draft) this.notifyReviewers(project, item, actor);
+      if (!input.draft) await this.notifyReviewers(project, item, actor);
     });
     return itemView(item);
   }
 
   /** Opens (if it awaits review) and describes an item; with history, its revisions and a diff. */
-  workDetail(
+  async workDetail(
     actor: Actor,
     id: string,
     includeHistory: boolean,
     diff?: { from?: number | undefined; to?: number | undefined },
   ) {
     const { store } = this.app;
-    const item = store.write(() => {
-      const current = this.item(id);
+    const item = await store.write(async () => {
+      const current = await this.item(id);
       if (current.status === 'pending_review' && current.submitted_by !== actor.id) {
         const opened = { ...current, status: nextStatus(current.status, 'open'), updated_at: this.app.now() };
-        store.workItems.update(opened);
-        store.workEvents.watch(current.project_id, actor.id);
-        this.event(current.project_id, id, 'opened', actor, 'reviewer', { version: current.version });
+        await store.workItems.update(opened);
+        await store.workEvents.watch(current.project_id, actor.id);
+        await this.event(current.project_id, id, 'opened', actor, 'reviewer', { version: current.version });
         return opened;
       }
       return current;
     });
-    const revisions = includeHistory ? store.workItems.revisions(id) : [];
+    const revisions = includeHistory ? await store.workItems.revisions(id) : [];
     let diffText: string | null = null;
     if (includeHistory && revisions.length > 1) {
       const from = diff?.from ?? item.version - 1;
       const to = diff?.to ?? item.version;
-      const a = store.workItems.revision(id, from);
-      const b = store.workItems.revision(id, to);
+      const a = await store.workItems.revision(id, from);
+      const b = await store.workItems.revision(id, to);
       if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
       diffText =
         unifiedDiff(a.content, b.content, `v${from}`, `v${to}`) ??
@@ -127,7 +127,7 @@ export class WorkItemsService extends ReviewQueries {
     }
     return {
       ...itemView(item),
-      ...this.feedback(id),
+      ...(await this.feedback(id)),
       ...(includeHistory
         ? {
             revisions: revisions.map((r) => ({
@@ -144,7 +144,7 @@ export class WorkItemsService extends ReviewQueries {
     };
   }
 
-  updateWork(
+  async updateWork(
     actor: Actor,
     input: {
       workItemId: string;
@@ -165,14 +165,13 @@ export class WorkItemsService extends ReviewQueries {
       throw invalidInput('give content (a new version), phase, or status "merged".');
     }
     let autoApproved = false;
-    const updated = store.write(() => {
-      let item = this.item(input.workItemId);
-      const project = this.projects.project(item.project_id);
+    const updated = await store.write(async () => {
+      let item = await this.item(input.workItemId);
+      const project = await this.projects.project(item.project_id);
       const settings = this.projects.settings(project);
       const now = this.app.now();
-      const approvedVersions = () =>
-        store.reviews
-          .ofItem(item.id)
+      const approvedVersions = async () =>
+        (await store.reviews.ofItem(item.id))
           .filter((r) => r.verdict === 'approve')
           .map((r) => r.work_item_version);
       if (input.content !== undefined || input.title !== undefined) {
@@ -186,8 +185,8 @@ export class WorkItemsService extends ReviewQueries {
           status: nextStatus(item.status, 'update'),
           updated_at: now,
         };
-        store.workItems.update(item);
-        store.workItems.addRevision({
+        await store.workItems.update(item);
+        await store.workItems.addRevision({
           work_item_id: item.id,
           version: item.version,
           title: item.title,
@@ -197,30 +196,38 @@ export class WorkItemsService extends ReviewQueries {
           created_by_name: actor.name,
           created_at: now,
         });
-        this.event(item.project_id, item.id, 'updated', actor, 'worker', {
+        await this.event(item.project_id, item.id, 'updated', actor, 'worker', {
           version: item.version,
           change_description: input.changeDescription,
           content: item.content,
         });
-        autoApproved = this.maybeAutoApprove(previous, item);
-        if (autoApproved) item = this.item(item.id);
-        else this.notifyReviewers(project, item, actor);
+        autoApproved = await this.maybeAutoApprove(previous, item);
+        if (autoApproved) item = await this.item(item.id);
+        else await this.notifyReviewers(project, item, actor);
       }
       if (input.phase !== undefined && input.phase !== item.phase) {
         if (phaseIndex(input.phase) > phaseIndex(item.phase)) {
-          assertGate(item, approvedVersions(), settings.require_approval, `move to phase ${input.phase}`);
+          assertGate(
+            item,
+            await approvedVersions(),
+            settings.require_approval,
+            `move to phase ${input.phase}`,
+          );
         }
         const from = item.phase;
         item = { ...item, phase: input.phase, updated_at: now };
-        store.workItems.update(item);
-        this.event(item.project_id, item.id, 'phase_changed', actor, 'worker', { from, to: input.phase });
+        await store.workItems.update(item);
+        await this.event(item.project_id, item.id, 'phase_changed', actor, 'worker', {
+          from,
+          to: input.phase,
+        });
       }
       if (input.status === 'merged') {
         assertCan(item.status, 'merge', item.id);
-        assertGate(item, approvedVersions(), settings.require_approval, 'merge');
+        assertGate(item, await approvedVersions(), settings.require_approval, 'merge');
         item = { ...item, status: 'merged', updated_at: now };
-        store.workItems.update(item);
-        this.event(item.project_id, item.id, 'merged', actor, 'worker', {
+        await store.workItems.update(item);
+        await this.event(item.project_id, item.id, 'merged', actor, 'worker', {
           version: item.version,
           change_description: input.changeDescription,
         });
@@ -235,16 +242,16 @@ export class WorkItemsService extends ReviewQueries {
    * version of an item whose changes were requested, when its open suggestions are all minor or
    * info and the change is small. Recorded as a review by "auto-approval", never silently.
    */
-  private maybeAutoApprove(previous: WorkItemRow, item: WorkItemRow): boolean {
+  private async maybeAutoApprove(previous: WorkItemRow, item: WorkItemRow): Promise<boolean> {
     const enabled = process.env.AI_COLLAB_AUTO_APPROVE === 'true' || this.app.config.review_auto_approve;
     if (!enabled || previous.status !== 'changes_requested') return false;
-    const open = this.app.store.reviews.suggestionsOf(item.id).filter((s) => s.status === 'pending');
+    const open = (await this.app.store.reviews.suggestionsOf(item.id)).filter((s) => s.status === 'pending');
     if (open.some((s) => s.severity === 'critical' || s.severity === 'major')) return false;
     const lines = changedLines(previous.content, item.content);
     if (lines > this.app.config.review_auto_approve_max_lines) return false;
     const now = this.app.now();
     const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
-    saveReview(this.app.store, {
+    await saveReview(this.app.store, {
       id: `review_${newId().slice(0, 8)}`,
       work_item_id: item.id,
       work_item_version: item.version,
@@ -256,21 +263,29 @@ export class WorkItemsService extends ReviewQueries {
       created_at: now,
       updated_at: now,
     });
-    this.app.store.workItems.update({ ...item, status: 'approved', updated_at: now });
-    this.event(item.project_id, item.id, 'auto_approved', { id: null, name: 'auto-approval' }, 'system', {
-      version: item.version,
-      summary,
-    });
+    await this.app.store.workItems.update({ ...item, status: 'approved', updated_at: now });
+    await this.event(
+      item.project_id,
+      item.id,
+      'auto_approved',
+      { id: null, name: 'auto-approval' },
+      'system',
+      {
+        version: item.version,
+        summary,
+      },
+    );
     return true;
   }
 
   /** Reviewers of a project hear of new work: its watchers, and the other live sessions in its repo. */
-  protected notifyReviewers(project: ProjectRow, item: WorkItemRow, actor: Actor): void {
-    const live = project.kind === 'named' ? [] : this.sessions.liveInProject(project.id).map((s) => s.id);
-    const recipients = [...this.app.store.workEvents.watchers(project.id), ...live].filter(
+  protected async notifyReviewers(project: ProjectRow, item: WorkItemRow, actor: Actor): Promise<void> {
+    const live =
+      project.kind === 'named' ? [] : (await this.sessions.liveInProject(project.id)).map((s) => s.id);
+    const recipients = [...(await this.app.store.workEvents.watchers(project.id)), ...live].filter(
       (id) => id !== actor.id,
     );
-    this.notifications.notify(recipients, {
+    await this.notifications.notify(recipients, {
       type: 'work_submitted',
       subject: `work:${item.id}`,
       payload: {

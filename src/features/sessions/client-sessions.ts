@@ -54,37 +54,39 @@ export class ClientSessions {
    * the one session of its client process that no connection holds, else a new one (when `create`
    * is given). The connection is recorded as the one acting for it.
    */
-  forConnection(
+  async forConnection(
     identity: ClientIdentity,
     server: ProcessRef,
     worktree: string,
     create: Omit<StartSessionInput, 'identity' | 'server' | 'pid'> | null,
-  ): SessionRow | null {
+  ): Promise<SessionRow | null> {
     const { store } = this.app;
     // Bound to the client session id, it lives by the client; a session of the connection alone
     // lives as long as the server (see `SessionsService.prepare`).
     const insert = create ? this.sessions.prepare({ ...create, identity, server, pid: server.pid }) : null;
-    const bound = identity.sessionId ? store.sessions.findByClientSession(identity.sessionId) : undefined;
-    if (bound) this.prepareResume(bound);
-    return store.write(() => {
+    const bound = identity.sessionId
+      ? await store.sessions.findByClientSession(identity.sessionId)
+      : undefined;
+    if (bound) await this.prepareResume(bound);
+    return store.write(async () => {
       let id = identity.sessionId;
       if (id) {
-        const bound = this.bound(id);
+        const bound = await this.bound(id);
         if (bound && this.otherClient(bound, identity)) {
           this.app.log.info('identity.inherited', { client_session: id, session: bound.id });
           id = null;
         } else if (bound) {
-          this.resumeIfDead(bound, identity, server);
-          store.sessions.setServer(bound.id, server.pid, server.start);
-          return store.sessions.get(bound.id)!;
-        } else return insert ? insert(id) : null;
+          await this.resumeIfDead(bound, identity, server);
+          await store.sessions.setServer(bound.id, server.pid, server.start);
+          return (await store.sessions.get(bound.id))!;
+        } else return insert ? await insert(id) : null;
       }
-      const free = this.liveOfProcess(identity, worktree).filter((s) => !this.heldByOther(s, server));
+      const free = (await this.liveOfProcess(identity, worktree)).filter((s) => !this.heldByOther(s, server));
       if (free.length === 1) {
-        store.sessions.setServer(free[0]!.id, server.pid, server.start);
+        await store.sessions.setServer(free[0]!.id, server.pid, server.start);
         return free[0]!;
       }
-      return insert ? insert(null) : null;
+      return insert ? await insert(null) : null;
     });
   }
 
@@ -96,19 +98,19 @@ export class ClientSessions {
    * looks). Without an id, the client process stands in when it has exactly one live session in
    * the worktree.
    */
-  forHook(
+  async forHook(
     identity: ClientIdentity,
     worktree: string,
     options: { create: Omit<StartSessionInput, 'identity' | 'pid' | 'server'> | null; continues?: boolean },
-  ): HookSession {
+  ): Promise<HookSession> {
     const { store } = this.app;
     // The common case, on every tool call: the id names a live session of this client. Using it
     // decides nothing and writes nothing, so it needs no write lock.
     if (identity.sessionId) {
-      const bound = store.sessions.findByClientSession(identity.sessionId);
+      const bound = await store.sessions.findByClientSession(identity.sessionId);
       if (bound && !this.sessions.processGone(bound) && !this.otherClient(bound, identity))
         return { session: bound, ambiguous: [] };
-      if (bound && options.create) this.prepareResume(bound);
+      if (bound && options.create) await this.prepareResume(bound);
     }
     const insert = options.create
       ? this.sessions.prepare({
@@ -119,14 +121,14 @@ export class ClientSessions {
           pid: identity.process?.pid ?? null,
         })
       : null;
-    return store.write((): HookSession => {
+    return store.write(async (): Promise<HookSession> => {
       let id = identity.sessionId;
       if (id) {
-        const bound = this.bound(id);
+        const bound = await this.bound(id);
         if (bound && !this.otherClient(bound, identity)) {
           // Only a hook (not the guard, which only looks) brings a session back to life.
-          if (options.create) this.resumeIfDead(bound, identity, null);
-          return { session: store.sessions.get(bound.id)!, ambiguous: [] };
+          if (options.create) await this.resumeIfDead(bound, identity, null);
+          return { session: (await store.sessions.get(bound.id))!, ambiguous: [] };
         }
         if (bound) {
           // Someone else's id (inherited, or made up): never acted on as theirs.
@@ -134,7 +136,7 @@ export class ClientSessions {
           id = null;
         }
       }
-      const mine = this.liveOfProcess(identity, worktree);
+      const mine = await this.liveOfProcess(identity, worktree);
       if (id) {
         const unbound = mine.filter((s) => s.client_session_id === null);
         const adopt = options.continues
@@ -147,19 +149,20 @@ export class ClientSessions {
             ? unbound[0]
             : undefined;
         if (adopt && options.create) {
-          store.sessions.bindClientSession(adopt.id, id, adopt.client_session_id);
+          await store.sessions.bindClientSession(adopt.id, id, adopt.client_session_id);
           // Bound to a client session, it lives as long as the client (not one server of it).
-          if (identity.process) store.sessions.watch(adopt.id, identity.process.pid, identity.process.start);
+          if (identity.process)
+            await store.sessions.watch(adopt.id, identity.process.pid, identity.process.start);
           this.app.log.info('identity.bound', {
             client_session: id,
             session: adopt.id,
             previous: adopt.client_session_id,
           });
-          return { session: store.sessions.get(adopt.id)!, ambiguous: [] };
+          return { session: (await store.sessions.get(adopt.id))!, ambiguous: [] };
         }
         if (options.continues && mine.length > 1)
           this.app.log.info('identity.ambiguous', { client_session: id, candidates: mine.map((s) => s.id) });
-        return { session: insert ? insert(id) : null, ambiguous: [] };
+        return { session: insert ? await insert(id) : null, ambiguous: [] };
       }
       if (mine.length === 1) return { session: mine[0]!, ambiguous: [] };
       if (mine.length > 1) {
@@ -169,7 +172,7 @@ export class ClientSessions {
         });
         return { session: null, ambiguous: mine };
       }
-      return { session: insert ? insert(null) : null, ambiguous: [] };
+      return { session: insert ? await insert(null) : null, ambiguous: [] };
     });
   }
 
@@ -179,45 +182,51 @@ export class ClientSessions {
    * one stays an alias). Decided in one transaction on the session bound to this very id, so that a
    * SessionStart that already took the session on is not undone.
    */
-  endClientSession(identity: ClientIdentity, worktree: string, reason: string | null): void {
+  async endClientSession(identity: ClientIdentity, worktree: string, reason: string | null): Promise<void> {
     const { store } = this.app;
     const id = identity.sessionId;
-    let ended: SessionRow | null = null;
-    store.write(() => {
-      const session = id ? store.sessions.findByClientSession(id) : this.onlyOfProcess(identity, worktree);
-      if (!session || this.otherClient(session, identity)) return;
-      if (id && session.client_session_id !== id) return; // moved on to another id already
+    const ended = await store.write(async (): Promise<SessionRow | null> => {
+      const session = id
+        ? await store.sessions.findByClientSession(id)
+        : await this.onlyOfProcess(identity, worktree);
+      if (!session || this.otherClient(session, identity)) return null;
+      if (id && session.client_session_id !== id) return null; // moved on to another id already
       if (reason === 'clear') {
-        store.sessions.bindClientSession(session.id, null, session.client_session_id);
+        await store.sessions.bindClientSession(session.id, null, session.client_session_id);
         this.app.log.info('identity.unbound', { session: session.id, client_session: id });
-      } else ended = session;
+        return null;
+      }
+      return session;
     });
-    if (ended) this.sessions.end((ended as SessionRow).id, 'complete', 'the client session ended');
+    if (ended) await this.sessions.end(ended.id, 'complete', 'the client session ended');
   }
 
   /**
    * A connection goes away. The session ends with it unless the client session lives on without it
    * (bound to a client session id whose process still runs): then it only stops being held.
    */
-  leave(sessionId: string, server: ProcessRef, reason: string): boolean {
+  async leave(sessionId: string, server: ProcessRef, reason: string): Promise<boolean> {
     const { store } = this.app;
-    const stays = store.write(() => {
-      const session = store.sessions.get(sessionId);
+    const stays = await store.write(async () => {
+      const session = await store.sessions.get(sessionId);
       if (session?.status !== 'active') return true;
+      // A client on another host (team mode) cannot be probed by pid: its heartbeat decides.
       const clientLives =
         session.client_session_id !== null &&
         session.client_pid !== null &&
         session.pid === session.client_pid &&
-        processAlive(session.client_pid, session.client_pid_start);
-      if (clientLives) store.sessions.detachServer(session.id, server.pid, server.start);
+        (session.host === this.app.host
+          ? processAlive(session.client_pid, session.client_pid_start)
+          : stateOf(this.app, session) === 'active');
+      if (clientLives) await store.sessions.detachServer(session.id, server.pid, server.start);
       return clientLives;
     });
-    if (!stays) this.sessions.end(sessionId, 'abandon', reason);
+    if (!stays) await this.sessions.end(sessionId, 'abandon', reason);
     return !stays;
   }
 
   /** The active session bound to a client session id (or known by it before), live or not. */
-  private bound(clientSessionId: string): SessionRow | undefined {
+  private bound(clientSessionId: string): Promise<SessionRow | undefined> {
     return this.app.store.sessions.findByClientSession(clientSessionId);
   }
 
@@ -226,18 +235,22 @@ export class ClientSessions {
    * agent) after the one it lived by died: the session moves to the new process and, like any
    * session coming back, yields what others claimed over its files since it was last heard from.
    */
-  private resumeIfDead(session: SessionRow, identity: ClientIdentity, server: ProcessRef | null): void {
+  private async resumeIfDead(
+    session: SessionRow,
+    identity: ClientIdentity,
+    server: ProcessRef | null,
+  ): Promise<void> {
     if (!this.sessions.processGone(session)) return;
     const p = identity.process;
     const lives = p ?? server;
-    this.app.store.sessions.moveTo(session.id, {
+    await this.app.store.sessions.moveTo(session.id, {
       pid: lives?.pid ?? null,
       pid_start: lives?.start ?? null,
       client_pid: p?.pid ?? null,
       client_pid_start: p?.start ?? null,
     });
-    this.claims.yieldToTakeovers(session, session.last_heartbeat);
-    this.app.store.sessions.heartbeat(session.id, this.app.now());
+    await this.claims.yieldToTakeovers(session, session.last_heartbeat);
+    await this.app.store.sessions.heartbeat(session.id, this.app.now());
     this.app.log.info('identity.resumed', { session: session.id, client_session: session.client_session_id });
   }
 
@@ -246,38 +259,38 @@ export class ClientSessions {
    * what others claimed since are worked out now and remembered, so that `resumeIfDead` inside
    * the lock finds them in the overlap cache.
    */
-  private prepareResume(session: SessionRow): void {
-    if (this.sessions.processGone(session)) this.claims.takeovers(session, session.last_heartbeat);
+  private async prepareResume(session: SessionRow): Promise<void> {
+    if (this.sessions.processGone(session)) await this.claims.takeovers(session, session.last_heartbeat);
   }
 
   /** The one live session of the client process in the worktree, if it has exactly one. */
-  private onlyOfProcess(identity: ClientIdentity, worktree: string): SessionRow | undefined {
-    const mine = this.liveOfProcess(identity, worktree);
+  private async onlyOfProcess(identity: ClientIdentity, worktree: string): Promise<SessionRow | undefined> {
+    const mine = await this.liveOfProcess(identity, worktree);
     return mine.length === 1 ? mine[0] : undefined;
   }
 
   /** Live sessions of the identity's client process in the worktree; dead ones found are ended. */
-  private liveOfProcess(identity: ClientIdentity, worktree: string): SessionRow[] {
+  private async liveOfProcess(identity: ClientIdentity, worktree: string): Promise<SessionRow[]> {
     const p = identity.process;
     if (!p) return [];
-    const rows = this.app.store.sessions.ofClientProcess(p.pid, p.start, this.app.host, worktree);
+    const rows = await this.app.store.sessions.ofClientProcess(p.pid, p.start, this.app.host, worktree);
     const live: SessionRow[] = [];
     for (const row of rows) {
-      if (this.sessions.processGone(row)) this.endDead(row);
+      if (this.sessions.processGone(row)) await this.endDead(row);
       else if (stateOf(this.app, row) === 'active') live.push(row);
     }
     return live;
   }
 
-  private endDead(session: SessionRow): void {
+  private async endDead(session: SessionRow): Promise<void> {
     const now = this.app.now();
-    this.app.store.claims.releaseAllOf(
+    await this.app.store.claims.releaseAllOf(
       session.id,
       'abandoned',
       'released: the session’s process exited',
       now,
     );
-    this.app.store.sessions.end(session.id, now, 'process exited');
+    await this.app.store.sessions.end(session.id, now, 'process exited');
   }
 
   /**

@@ -19,7 +19,7 @@ export interface ConnectionOrigin {
    */
   identity?: () => ClientIdentity;
   /** Told when the connection takes a session on (an HTTP hub records which one, for reconnects). */
-  onAttach?: (sessionId: string) => void;
+  onAttach?: (sessionId: string) => void | Promise<void>;
 }
 
 /**
@@ -62,9 +62,9 @@ export class Connection {
    * The connection's session: its client session's (see `ClientSessions.forConnection`), else one
    * started in the working folder on first use (or when the previous one ended).
    */
-  current(): SessionRow {
+  async current(): Promise<SessionRow> {
     if (this.sessionId) {
-      const row = this.app.store.sessions.get(this.sessionId);
+      const row = await this.app.store.sessions.get(this.sessionId);
       if (row && row.status === 'active') {
         this.row = row;
         return row;
@@ -82,46 +82,52 @@ export class Connection {
    * one in that folder's worktree, otherwise starts one there (ending the one it had elsewhere).
    * Another connection's session is never resumed.
    */
-  start(
+  async start(
     name: string | undefined,
     projectRoot: string,
-  ): { session: SessionRow; others: SessionWithCounts[]; resumed: boolean } {
+  ): Promise<{ session: SessionRow; others: SessionWithCounts[]; resumed: boolean }> {
     const location = this.sessions.locate(projectRoot);
     const identity = this.identity();
     const existing = this.sessionId
-      ? (this.app.store.sessions.get(this.sessionId) ?? null)
+      ? ((await this.app.store.sessions.get(this.sessionId)) ?? null)
       : identity
-        ? this.sessions.clients.forConnection(identity, this.origin.server, location.worktree, null)
+        ? await this.sessions.clients.forConnection(identity, this.origin.server, location.worktree, null)
         : null;
-    const others = (s: SessionRow) => this.sessions.liveInProject(s.project_id).filter((o) => o.id !== s.id);
+    const others = async (s: SessionRow) =>
+      (await this.sessions.liveInProject(s.project_id)).filter((o) => o.id !== s.id);
     if (existing && existing.status === 'active' && existing.worktree === location.worktree) {
-      const session = name?.trim() ? this.sessions.rename(existing, name.trim()) : existing;
-      this.attached(session);
-      return { session, others: others(session), resumed: true };
+      const session = name?.trim() ? await this.sessions.rename(existing, name.trim()) : existing;
+      await this.attached(session);
+      return { session, others: await others(session), resumed: true };
     }
     if (existing && existing.status === 'active') {
-      this.sessions.end(existing.id, 'complete', 'replaced by collab_session_start');
+      await this.sessions.end(existing.id, 'complete', 'replaced by collab_session_start');
     }
-    const session = this.open({
+    const session = await this.open({
       name: name?.trim() || this.origin.name || undefined,
       projectRoot,
       client: existing?.client ?? this.origin.client(),
     });
-    return { session, others: others(session), resumed: false };
+    return { session, others: await others(session), resumed: false };
   }
 
   /** The session for `create`: the client session's (found or started), else a new one of its own. */
-  private open(create: { projectRoot: string; client: string | null; name: string | undefined }): SessionRow {
+  private async open(create: {
+    projectRoot: string;
+    client: string | null;
+    name: string | undefined;
+  }): Promise<SessionRow> {
     const identity = this.identity();
     const session = identity
-      ? this.sessions.clients.forConnection(
+      ? (await this.sessions.clients.forConnection(
           identity,
           this.origin.server,
           this.sessions.locate(create.projectRoot).worktree,
           create,
-        )!
-      : this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }).session;
-    this.attached(session);
+        ))!
+      : (await this.sessions.start({ ...create, server: this.origin.server, pid: this.origin.server.pid }))
+          .session;
+    await this.attached(session);
     return session;
   }
 
@@ -129,10 +135,10 @@ export class Connection {
    * The session a tool acts as: the connection's own. A `session_id` naming another live session is
    * refused (NOT_OWNER): one connection never acts as another.
    */
-  actor(sessionId: string | undefined): SessionRow {
-    const own = this.current();
+  async actor(sessionId: string | undefined): Promise<SessionRow> {
+    const own = await this.current();
     if (sessionId === undefined || sessionId === own.id) return own;
-    const other = this.sessions.requireLive(sessionId);
+    const other = await this.sessions.requireLive(sessionId);
     throw new CollabError(
       'NOT_OWNER',
       `Session "${other.name}" (${other.id}) belongs to another connection; this connection is session "${own.name}" (${own.id}).`,
@@ -140,7 +146,7 @@ export class Connection {
   }
 
   /** The session whose eyes a read looks through: any session given by id, else the connection's own. */
-  viewer(sessionId: string | undefined): SessionRow {
+  viewer(sessionId: string | undefined): Promise<SessionRow> {
     if (sessionId === undefined || sessionId === this.sessionId) return this.current();
     return this.sessions.get(sessionId);
   }
@@ -149,10 +155,10 @@ export class Connection {
    * Takes up a session this connection had before it was served by another process (an MCP session
    * over HTTP after a hub restart): false when that session has ended (the next call starts anew).
    */
-  resume(sessionId: string): boolean {
-    const session = this.sessions.adopt(sessionId, this.origin.server);
+  async resume(sessionId: string): Promise<boolean> {
+    const session = await this.sessions.adopt(sessionId, this.origin.server);
     if (!session) return false;
-    this.attached(session);
+    await this.attached(session);
     return true;
   }
 
@@ -164,31 +170,31 @@ export class Connection {
    * Every tool call is a heartbeat for the connection's session, written at most every few
    * seconds; the server's timer beats with `always`.
    */
-  heartbeat(always = false): void {
+  async heartbeat(always = false): Promise<void> {
     if (!this.sessionId || !(always || this.sessions.heartbeatDue(this.lastBeat))) return;
-    this.sessions.touch(this.sessionId);
+    await this.sessions.touch(this.sessionId);
     this.lastBeat = this.app.now();
   }
 
   /** The client went away: its session ends, unless its client session lives on without it. */
-  close(reason: string): void {
+  async close(reason: string): Promise<void> {
     if (!this.sessionId) return;
     const id = this.sessionId;
     this.sessionId = null;
     try {
-      this.sessions.clients.leave(id, this.origin.server, reason);
+      await this.sessions.clients.leave(id, this.origin.server, reason);
     } catch (error) {
       this.app.log.warn('session.end_failed', { session: id, error: (error as Error).message });
     }
   }
 
   /** Takes a session on: heard from now (a session that was silent settles what it missed). */
-  private attached(session: SessionRow): void {
+  private async attached(session: SessionRow): Promise<void> {
     this.row = session;
     if (this.sessionId === session.id) return;
     this.sessionId = session.id;
-    this.origin.onAttach?.(session.id);
-    this.sessions.touch(session.id);
+    await this.origin.onAttach?.(session.id);
+    await this.sessions.touch(session.id);
     this.lastBeat = this.app.now();
   }
 

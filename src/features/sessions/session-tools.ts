@@ -26,8 +26,8 @@ export const sessionStart = defineTool({
     project_root: z.string().min(1).describe('Absolute path of the project'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
-  handler({ connection }, input) {
-    const { session, others, resumed } = connection.start(input.name, input.project_root);
+  async handler({ connection }, input) {
+    const { session, others, resumed } = await connection.start(input.name, input.project_root);
     const names = others.map((s) => `"${inline(s.name, 60)}"`).join(', ');
     const what = resumed ? 'Session resumed' : 'Session registered';
     return {
@@ -55,9 +55,9 @@ export const sessionEnd = defineTool({
       .describe('How to release open claims'),
   }),
   output: z.object({ session_id: z.string(), ended: z.boolean(), released_claims: z.number() }),
-  handler({ app, connection }, input) {
-    const id = connection.actor(input.session_id).id;
-    const { released } = app.sessions.end(id, input.release_claims, 'ended by collab_session_end');
+  async handler({ app, connection }, input) {
+    const id = (await connection.actor(input.session_id)).id;
+    const { released } = await app.sessions.end(id, input.release_claims, 'ended by collab_session_end');
     connection.forget(id);
     return { session_id: id, ended: true, released_claims: released };
   },
@@ -75,8 +75,12 @@ export const sessionList = defineTool({
     cursor: cursorField,
   }),
   output: z.object({ sessions: z.array(sessionView), next_cursor: nextCursorField }),
-  handler({ app, connection }, input) {
-    const page = app.sessions.list(connection.current().project_id, input.include_inactive, input);
+  async handler({ app, connection }, input) {
+    const page = await app.sessions.list(
+      (await connection.current()).project_id,
+      input.include_inactive,
+      input,
+    );
     return { sessions: page.items, next_cursor: page.next_cursor };
   },
   text: (o) =>
@@ -98,8 +102,8 @@ export const sessionHeartbeat = defineTool({
   idempotent: true,
   input: z.strictObject({ session_id: sessionIdField }),
   output: z.object({ session_id: z.string(), last_heartbeat: z.string() }),
-  handler({ app, connection }, input) {
-    const session = app.sessions.heartbeat(connection.actor(input.session_id).id);
+  async handler({ app, connection }, input) {
+    const session = await app.sessions.heartbeat((await connection.actor(input.session_id)).id);
     return { session_id: session.id, last_heartbeat: iso(session.last_heartbeat) };
   },
   text: (o) => `Heartbeat recorded at ${o.last_heartbeat}.`,

@@ -62,6 +62,9 @@ export type ReleaseMode = 'complete' | 'abandon';
 /** Heartbeats from calls are written at most this often (see `heartbeatDue`). */
 const HEARTBEAT_EVERY_MS = 5_000;
 
+/** Sessions read at a time for a page of the list (see `SessionsStore.iterate`). */
+const LIST_BATCH = 500;
+
 /** What `stop` tells of an ended session. */
 export interface SessionSummary {
   session_id: string;
@@ -89,10 +92,13 @@ export class SessionsService {
     this.clients = new ClientSessions(app, this, claims);
   }
 
-  start(input: StartSessionInput): { session: SessionRow; others: SessionWithCounts[] } {
+  async start(input: StartSessionInput): Promise<{ session: SessionRow; others: SessionWithCounts[] }> {
     const insert = this.prepare(input);
-    const session = this.app.store.write(insert);
-    return { session, others: this.liveInProject(session.project_id).filter((s) => s.id !== session.id) };
+    const session = await this.app.store.write(() => insert());
+    return {
+      session,
+      others: (await this.liveInProject(session.project_id)).filter((s) => s.id !== session.id),
+    };
   }
 
   /** Whether a session's process has exited (so that no heartbeat can revive it). */
@@ -112,8 +118,8 @@ export class SessionsService {
     }
   }
 
-  rename(session: SessionRow, name: string): SessionRow {
-    this.app.store.sessions.rename(session.id, name);
+  async rename(session: SessionRow, name: string): Promise<SessionRow> {
+    await this.app.store.sessions.rename(session.id, name);
     return { ...session, name };
   }
 
@@ -123,7 +129,7 @@ export class SessionsService {
    * bound to a client session lives as long as its client process (not one server of it); any
    * other lives by `pid`.
    */
-  prepare(input: StartSessionInput): (clientSessionId?: string | null) => SessionRow {
+  prepare(input: StartSessionInput): (clientSessionId?: string | null) => Promise<SessionRow> {
     const location = this.locate(input.projectRoot);
     const pid = input.pid === undefined ? process.pid : input.pid;
     const pidStart = pid === null ? null : processStartTime(pid);
@@ -131,12 +137,12 @@ export class SessionsService {
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
     const identity = input.identity;
-    return (clientSessionId = identity?.sessionId ?? null) => {
+    return async (clientSessionId = identity?.sessionId ?? null) => {
       const lives =
         clientSessionId !== null && identity?.process ? identity.process : { pid, start: pidStart };
       const now = this.app.now();
-      const project = store.projects.ensure(location.key, location.kind, now);
-      store.sessions.insert({
+      const project = await store.projects.ensure(location.key, location.kind, now);
+      await store.sessions.insert({
         id,
         name,
         project_id: project.id,
@@ -160,38 +166,38 @@ export class SessionsService {
         project: project.id,
         worktree: location.worktree,
       });
-      return store.sessions.get(id)!;
+      return (await store.sessions.get(id))!;
     };
   }
 
-  get(id: string): SessionRow {
-    const session = this.app.store.sessions.get(id);
+  async get(id: string): Promise<SessionRow> {
+    const session = await this.app.store.sessions.get(id);
     if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);
     return session;
   }
 
   /** A session by id, or null. */
-  find(id: string): SessionRow | null {
-    return this.app.store.sessions.get(id) ?? null;
+  async find(id: string): Promise<SessionRow | null> {
+    return (await this.app.store.sessions.get(id)) ?? null;
   }
 
   /** Records the RFC (a branch) a session works on. */
-  setRfc(id: string, rfc: string | null): void {
-    this.app.store.write(() => this.app.store.sessions.setRfc(id, rfc));
+  async setRfc(id: string, rfc: string | null): Promise<void> {
+    await this.app.store.write(() => this.app.store.sessions.setRfc(id, rfc));
   }
 
   /**
    * Ends a session and sums up what it did (realm's `session_stop`): its claims and their files,
    * messages, contract changes it was told of, work submitted and reviews made.
    */
-  stop(id: string): SessionSummary {
+  async stop(id: string): Promise<SessionSummary> {
     const { store } = this.app;
-    const session = this.get(id);
-    const claims = store.claims.list({ projectId: session.project_id, sessionId: id, status: 'all' });
-    const messages = store.messages.counts(id);
-    const contractChanges = store.notifications.countOfType(id, 'contract_updated');
-    const events = store.workEvents.countsByActor(id);
-    const { released } = this.end(id, 'complete', 'ended by session_stop');
+    const session = await this.get(id);
+    const claims = await store.claims.list({ projectId: session.project_id, sessionId: id, status: 'all' });
+    const messages = await store.messages.counts(id);
+    const contractChanges = await store.notifications.countOfType(id, 'contract_updated');
+    const events = await store.workEvents.countsByActor(id);
+    const { released } = await this.end(id, 'complete', 'ended by session_stop');
     return {
       session_id: id,
       duration_seconds: Math.round((this.app.now() - session.created_at) / 1000),
@@ -208,8 +214,8 @@ export class SessionsService {
   }
 
   /** A session that may act: it exists, has not ended, and is not dead or timed out. */
-  requireLive(id: string): SessionRow {
-    const session = this.get(id);
+  async requireLive(id: string): Promise<SessionRow> {
+    const session = await this.get(id);
     const state = stateOf(this.app, session);
     if (state === 'ended') {
       throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has ended.`);
@@ -227,9 +233,9 @@ export class SessionsService {
     return session;
   }
 
-  heartbeat(id: string): SessionRow {
-    const session = this.requireLive(id);
-    this.touch(id);
+  async heartbeat(id: string): Promise<SessionRow> {
+    const session = await this.requireLive(id);
+    await this.touch(id);
     return { ...session, last_heartbeat: this.app.now() };
   }
 
@@ -247,22 +253,25 @@ export class SessionsService {
    * threshold) does not just come back: what other sessions took over while it was away wins, in
    * the same transaction (see `ClaimsService.yieldToTakeovers`).
    */
-  touch(id: string): void {
+  async touch(id: string): Promise<void> {
     const { store } = this.app;
     const now = this.app.now();
     const freshSince = now - this.app.config.inactive_after_minutes * 60_000;
-    if (store.sessions.heartbeatIfFresh(id, now, freshSince)) return;
+    if (await store.sessions.heartbeatIfFresh(id, now, freshSince)) return;
     // Back from silence: the overlaps with what others claimed meanwhile are worked out here,
     // before the write lock; inside it they are answered from the overlap cache.
-    const silent = store.sessions.get(id);
+    const silent = await store.sessions.get(id);
     if (silent?.status === 'active' && silent.last_heartbeat < freshSince)
-      this.claims.takeovers(silent, silent.last_heartbeat + this.app.config.inactive_after_minutes * 60_000);
-    store.write(() => {
-      const session = store.sessions.get(id);
+      await this.claims.takeovers(
+        silent,
+        silent.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
+      );
+    await store.write(async () => {
+      const session = await store.sessions.get(id);
       if (session?.status !== 'active') return;
       if (session.last_heartbeat < freshSince) {
         // It stopped counting once the threshold had passed.
-        this.claims.yieldToTakeovers(
+        await this.claims.yieldToTakeovers(
           session,
           session.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
         );
@@ -271,20 +280,20 @@ export class SessionsService {
           silent_seconds: Math.round((now - session.last_heartbeat) / 1000),
         });
       }
-      store.sessions.heartbeat(id, now);
+      await store.sessions.heartbeat(id, now);
     });
   }
 
   /** The live session of a project with this id, or else this name (unique among the live ones). */
-  findByRef(projectId: string, ref: string): SessionRow {
-    const byId = this.app.store.sessions.get(ref);
+  async findByRef(projectId: string, ref: string): Promise<SessionRow> {
+    const byId = await this.app.store.sessions.get(ref);
     if (byId) return byId;
-    const named = this.app.store.sessions
-      .byName(projectId, ref)
-      .filter((s) => stateOf(this.app, s) === 'active');
+    const named = (await this.app.store.sessions.byName(projectId, ref)).filter(
+      (s) => stateOf(this.app, s) === 'active',
+    );
     if (named.length === 1) return named[0]!;
     if (named.length === 0) {
-      const live = this.liveInProject(projectId).map((s) => `"${s.name}" (${s.id})`);
+      const live = (await this.liveInProject(projectId)).map((s) => `"${s.name}" (${s.id})`);
       throw new CollabError(
         'SESSION_NOT_FOUND',
         `No session with id or name "${ref}" in this project.`,
@@ -305,63 +314,69 @@ export class SessionsService {
    * client came back with the same MCP session): the session lives by the new process from now on.
    * Null when the session has ended.
    */
-  adopt(id: string, server: ProcessRef): SessionRow | null {
+  adopt(id: string, server: ProcessRef): Promise<SessionRow | null> {
     const { store } = this.app;
-    return store.write(() => {
-      const session = store.sessions.get(id);
+    return store.write(async () => {
+      const session = await store.sessions.get(id);
       if (session?.status !== 'active') return null;
       if (this.processGone(session)) {
-        store.sessions.watch(id, server.pid, server.start);
-        store.sessions.setServer(id, server.pid, server.start);
+        await store.sessions.watch(id, server.pid, server.start);
+        await store.sessions.setServer(id, server.pid, server.start);
         // Like any session coming back: it yields what others claimed over its files meanwhile.
-        this.claims.yieldToTakeovers(session, session.last_heartbeat);
+        await this.claims.yieldToTakeovers(session, session.last_heartbeat);
       }
-      return store.sessions.get(id)!;
+      return (await store.sessions.get(id))!;
     });
   }
 
   /** Ends a session and releases its active claims. Returns how many claims were released. */
-  end(id: string, mode: ReleaseMode, reason: string): { session: SessionRow; released: number } {
+  async end(
+    id: string,
+    mode: ReleaseMode,
+    reason: string,
+  ): Promise<{ session: SessionRow; released: number }> {
     const { store } = this.app;
     const now = this.app.now();
-    const result = store.write(() => {
-      const session = store.sessions.get(id);
+    const result = await store.write(async () => {
+      const session = await store.sessions.get(id);
       if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);
       if (session.status === 'ended') {
         throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has already ended.`);
       }
       // Sessions whose claims sat next to this one's learn that those files are free now.
-      for (const [holder, files] of this.claims.neighbours(session)) {
-        this.notifications.notify([holder], {
+      for (const [holder, files] of await this.claims.neighbours(session)) {
+        await this.notifications.notify([holder], {
           type: 'session_ended',
           subject: `session_ended:${id}`,
           payload: { session: session.name, session_id: id, files: files.slice(0, LIMITS.notifiedPaths) },
           project: session.project_id,
         });
       }
-      const released = store.claims.releaseAllOf(
+      const released = await store.claims.releaseAllOf(
         id,
         mode === 'complete' ? 'completed' : 'abandoned',
         `released when the session ended (${reason})`,
         now,
       );
-      store.sessions.end(id, now, reason);
-      return { session: store.sessions.get(id)!, released };
+      await store.sessions.end(id, now, reason);
+      return { session: (await store.sessions.get(id))!, released };
     });
     this.app.log.info('session.end', { session: id, reason, released: result.released });
     return result;
   }
 
   /** A page of a project's sessions (of all, with null), oldest first; live ones only by default. */
-  list(
+  async list(
     projectId: string | null,
     includeInactive: boolean,
     page: { limit: number; cursor?: string | undefined } = { limit: Number.MAX_SAFE_INTEGER },
-  ): Page<SessionView> {
+  ): Promise<Page<SessionView>> {
     const after =
       page.cursor === undefined ? null : (decodeCursor(page.cursor) as { at: number; id: string });
     const rows: SessionWithCounts[] = [];
-    for (const row of this.app.store.sessions.iterate(projectId, includeInactive, after)) {
+    // Read in batches of a page and one more (the one that tells whether another page follows).
+    const batch = Math.min(page.limit + 1, LIST_BATCH);
+    for await (const row of this.app.store.sessions.iterate(projectId, includeInactive, after, batch)) {
       if (!includeInactive && stateOf(this.app, row) !== 'active') continue;
       rows.push(row);
       if (rows.length > page.limit) break;
@@ -370,8 +385,10 @@ export class SessionsService {
     return { items: items.map((s) => this.view(s)), next_cursor };
   }
 
-  liveInProject(projectId: string): SessionWithCounts[] {
-    return this.app.store.sessions.list(projectId, false).filter((s) => stateOf(this.app, s) === 'active');
+  async liveInProject(projectId: string): Promise<SessionWithCounts[]> {
+    return (await this.app.store.sessions.list(projectId, false)).filter(
+      (s) => stateOf(this.app, s) === 'active',
+    );
   }
 
   view(s: SessionWithCounts): SessionView {

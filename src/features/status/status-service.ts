@@ -25,16 +25,17 @@ export interface ProjectStatus {
 export class StatusService {
   constructor(private readonly app: Wiring) {}
 
-  projects(options: { all: boolean; limit: number }): ProjectStatus[] {
+  async projects(options: { all: boolean; limit: number }): Promise<ProjectStatus[]> {
     const { app } = this;
     const limit = options.limit;
     const projects: ProjectStatus[] = [];
-    for (const project of app.store.projects.list()) {
-      const sessionPage = app.sessions.list(project.id, options.all, { limit });
-      const sessions = sessionPage.items.map((s): SessionStatus => {
-        const row = app.store.sessions.get(s.id)!;
-        const held = s.status === 'active' ? app.claims.changedFilesHeldByOthers(row) : [];
-        return {
+    for (const project of await app.store.projects.list()) {
+      const sessionPage = await app.sessions.list(project.id, options.all, { limit });
+      const sessions: SessionStatus[] = [];
+      for (const s of sessionPage.items) {
+        const row = (await app.store.sessions.get(s.id))!;
+        const held = s.status === 'active' ? await app.claims.changedFilesHeldByOthers(row) : [];
+        sessions.push({
           ...s,
           changed_files_held_by_others: held.map((c) => ({
             file: c.file,
@@ -42,16 +43,16 @@ export class StatusService {
             session_id: c.session_id,
             intent: c.intent,
           })),
-        };
-      });
+        });
+      }
       const activeClaims = { projectId: project.id, sessionId: null, status: 'active' as const };
       const claims: ClaimView[] = [];
-      for (const c of app.store.claims.iterate(activeClaims)) {
+      for await (const c of await app.store.claims.iterate(activeClaims)) {
         if (claims.length === limit) break;
         claims.push(app.claims.view(c));
       }
       if (!options.all && sessions.length === 0 && claims.length === 0) continue;
-      const conflicts = app.claims.projectConflicts(project.id, Math.min(limit, 1000));
+      const conflicts = await app.claims.projectConflicts(project.id, Math.min(limit, 1000));
       projects.push({
         project_id: project.id,
         root: project.root,
@@ -61,7 +62,7 @@ export class StatusService {
         conflicts: this.honest(project, conflicts.conflicts),
         more: {
           sessions: sessionPage.next_cursor !== null,
-          claims: claims.length < limit ? 0 : app.store.claims.count(activeClaims) - claims.length,
+          claims: claims.length < limit ? 0 : (await app.store.claims.count(activeClaims)) - claims.length,
           conflicts: conflicts.more,
         },
       });

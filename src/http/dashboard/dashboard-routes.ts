@@ -78,9 +78,9 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
 
   web.get('/favicon.ico', (c) => c.body(null, 204));
 
-  web.get('/login', (c) => {
+  web.get('/login', async (c) => {
     const code = c.req.query('code') ?? '';
-    const login = code ? hub.logins.exchange(code) : null;
+    const login = code ? await hub.logins.exchange(code) : null;
     if (!login)
       return c.html(
         messagePage(
@@ -101,9 +101,9 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   });
 
   /** The CSRF token of the request's cookie, or a response that asks to log in. */
-  const session = (c: Context): string | Response => {
+  const session = async (c: Context): Promise<string | Response> => {
     const cookie = getCookie(c, COOKIE);
-    const csrf = cookie ? hub.logins.csrfOf(cookie) : null;
+    const csrf = cookie ? await hub.logins.csrfOf(cookie) : null;
     if (csrf) return csrf;
     return c.html(
       messagePage(
@@ -114,11 +114,10 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     );
   };
 
-  const pageContext = (c: Context, csrf: string, project: string | null): PageContext => {
-    const after = feed.lastId();
+  const pageContext = async (c: Context, csrf: string, project: string | null): Promise<PageContext> => {
+    const after = await feed.lastId();
     const notice = c.req.query('notice');
-    const recent = feed
-      .since(Math.max(0, after - 200), 200)
+    const recent = (await feed.since(Math.max(0, after - 200), 200))
       .filter((e) => project === null || e.project_id === project)
       .slice(-50);
     return {
@@ -131,45 +130,46 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     };
   };
 
-  web.get('/', (c) => {
-    const csrf = session(c);
+  web.get('/', async (c) => {
+    const csrf = await session(c);
     if (csrf instanceof Response) return csrf;
     return c.html(
       overviewPage(
-        hub.views.projects(),
-        hub.views.questions(null),
-        hub.views.realms(),
-        pageContext(c, csrf, null),
+        await hub.views.projects(),
+        await hub.views.questions(null),
+        await hub.views.realms(),
+        await pageContext(c, csrf, null),
       ),
     );
   });
 
-  web.get('/projects/:id', (c) => {
-    const csrf = session(c);
+  web.get('/projects/:id', async (c) => {
+    const csrf = await session(c);
     if (csrf instanceof Response) return csrf;
-    const board = hub.views.board(c.req.param('id'));
+    const board = await hub.views.board(c.req.param('id'));
     if (!board) return c.html(messagePage('No such project', html`<p><a href="/">All projects</a></p>`), 404);
-    return c.html(boardPage(board, pageContext(c, csrf, board.project.id)));
+    return c.html(boardPage(board, await pageContext(c, csrf, board.project.id)));
   });
 
-  web.get('/work/:id', (c) => {
-    const csrf = session(c);
+  web.get('/work/:id', async (c) => {
+    const csrf = await session(c);
     if (csrf instanceof Response) return csrf;
-    const work = hub.views.conversation(c.req.param('id'));
+    const work = await hub.views.conversation(c.req.param('id'));
     if (!work)
       return c.html(messagePage('No such work item', html`<p><a href="/">All projects</a></p>`), 404);
-    return c.html(workPage(work, pageContext(c, csrf, null)));
+    return c.html(workPage(work, await pageContext(c, csrf, null)));
   });
 
-  web.get('/events', (c) => {
-    const csrf = session(c);
+  web.get('/events', async (c) => {
+    const csrf = await session(c);
     if (csrf instanceof Response) return csrf;
     if (streams >= MAX_STREAMS) return c.text('Too many live streams; close some dashboard tabs.', 503);
     streams += 1;
     const project = c.req.query('project') || null;
     const resumeFrom = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? Number.NaN);
-    // Subscribing and reading what was missed happen in one turn of the event loop: the live feed
-    // hands out the ids above `feed.position`, the replay those up to it; each id is sent once, in order.
+    // The live feed hands out the ids above `feed.position` at the time of subscribing, the replay
+    // those up to it; live events that come while the replay is read wait for it, so each id is sent
+    // once, in order.
     const queue: Array<{ id: number; data: string }> = [];
     const resuming = Number.isSafeInteger(resumeFrom) && resumeFrom >= 0;
     // The page has every event up to where it resumes: none of those again, even from the live feed.
@@ -184,17 +184,26 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       else queue.push({ id: e.id, data: JSON.stringify(e) });
       wake?.();
     };
-    const unsubscribe = feed.subscribe(push);
+    let held: Array<{ id: number; project_id: string | null }> | null = resuming ? [] : null;
+    const unsubscribe = feed.subscribe((e) => (held ? held.push(e) : push(e)));
     let reset = false;
     if (resuming) {
       const upTo = feed.position;
-      // Events purged since the page saw them cannot be replayed: the page reloads instead.
-      if (resumeFrom + 1 < feed.oldestId() && resumeFrom < upTo) reset = true;
-      else {
-        const missed = feed.since(resumeFrom, REPLAY_MAX + 1).filter((e) => e.id <= upTo);
-        if (missed.length > REPLAY_MAX) reset = true;
-        else for (const e of missed) push(e);
+      try {
+        // Events purged since the page saw them cannot be replayed: the page reloads instead.
+        if (resumeFrom + 1 < (await feed.oldestId()) && resumeFrom < upTo) reset = true;
+        else {
+          const missed = (await feed.since(resumeFrom, REPLAY_MAX + 1)).filter((e) => e.id <= upTo);
+          if (missed.length > REPLAY_MAX) reset = true;
+          else for (const e of missed) push(e);
+        }
+      } catch (error) {
+        unsubscribe();
+        streams -= 1;
+        throw error;
       }
+      for (const e of held ?? []) push(e);
+      held = null;
     }
     return streamSSE(c, async (stream) => {
       let closed = false;
@@ -234,9 +243,9 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   });
 
   /** A change a person makes: its form checked (CSRF), done, and the page it came from shown again. */
-  const action = (path: string, act: (form: Record<string, string>) => string) =>
+  const action = (path: string, act: (form: Record<string, string>) => Promise<string>) =>
     web.post(path, async (c) => {
-      const csrf = session(c);
+      const csrf = await session(c);
       if (csrf instanceof Response) return csrf;
       const text = await readBody(c.req.raw, FORM_MAX_BYTES);
       if (text === null) return c.text('Form too large.', 413);
@@ -246,7 +255,7 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       const back = safeBack(form.back);
       const join = back.includes('?') ? '&' : '?';
       try {
-        const notice = act(form);
+        const notice = await act(form);
         return c.redirect(`${back.replace(/[?&](notice|error)=[^&]*/g, '')}${join}notice=${notice}`, 303);
       } catch (error) {
         const message =
@@ -263,8 +272,8 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       }
     });
 
-  action('/actions/answer', (form) => {
-    const outcome = hub.dashboardPerson.answer(form.question_id ?? '', form.answer ?? '');
+  action('/actions/answer', async (form) => {
+    const outcome = await hub.dashboardPerson.answer(form.question_id ?? '', form.answer ?? '');
     if (!outcome.won)
       throw new CollabError(
         'INVALID_INPUT',
@@ -273,16 +282,16 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       );
     return 'answered';
   });
-  action('/actions/release', (form) => {
-    hub.dashboardPerson.releaseClaim(form.claim_id ?? '', form.reason ?? '');
+  action('/actions/release', async (form) => {
+    await hub.dashboardPerson.releaseClaim(form.claim_id ?? '', form.reason ?? '');
     return 'released';
   });
-  action('/actions/message', (form) => {
-    hub.dashboardPerson.message(form.session_id ?? '', form.text ?? '');
+  action('/actions/message', async (form) => {
+    await hub.dashboardPerson.message(form.session_id ?? '', form.text ?? '');
     return 'messaged';
   });
-  action('/actions/end', (form) => {
-    hub.dashboardPerson.endSession(form.session_id ?? '', form.reason ?? '');
+  action('/actions/end', async (form) => {
+    await hub.dashboardPerson.endSession(form.session_id ?? '', form.reason ?? '');
     return 'ended';
   });
 }
