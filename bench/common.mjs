@@ -36,9 +36,9 @@ export function median(values) {
 }
 
 /** A tool call through the same path as a served request (validation, service, output schema). */
-export function tool(app, connection, name, args) {
+export async function tool(app, connection, name, args) {
   const d = TOOLS.find((t) => t.name === name);
-  const result = lib.callTool(app, connection, d, args);
+  const result = await lib.callTool(app, connection, d, args);
   if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
   return result.structuredContent;
 }

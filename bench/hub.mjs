@@ -13,13 +13,13 @@ const ECHO_SERVER = fileURLToPath(new URL('./http-echo-server.mjs', import.meta.
 const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
 const STDIO_CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 
-function startHub(home, echo = false) {
+function startHub(home, echo = false, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       echo ? [ECHO_SERVER] : [CLI, 'hub', '--listen', '127.0.0.1:0', '--toolsets', 'collab', '--json'],
       {
-        env: { ...process.env, SESSION_COLLAB_HOME: home },
+        env: { ...process.env, SESSION_COLLAB_HOME: home, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
@@ -78,6 +78,76 @@ export async function hubRound(clients = 8, seconds = 5, echo = false) {
   }
 }
 
+/** The PostgreSQL the tests use (trust auth); override with SESSION_COLLAB_TEST_PG_URL. */
+const PG_URL = process.env.SESSION_COLLAB_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fresh database on it for one round, and a function that drops it; null without PostgreSQL. */
+async function freshDatabase() {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `collab_bench_${process.pid}_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * Team mode: `replicas` hubs on one fresh PostgreSQL database, the same client processes split
+ * across them in turn. Null when no PostgreSQL answers.
+ */
+export async function teamRound(clients = 8, seconds = 5, replicas = 2) {
+  const database = await freshDatabase();
+  if (!database) return null;
+  const repo = gitRepo();
+  const homes = Array.from({ length: replicas }, () => tempDir('bench-replica-'));
+  for (const home of homes)
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
+    );
+  const hubs = [];
+  try {
+    for (const home of homes)
+      hubs.push(await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: database.url }));
+    const start = Date.now() + 2000;
+    const deadline = start + seconds * 1000;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, i) =>
+        runWorker([
+          HTTP_CLIENT,
+          hubs[i % hubs.length].mcp,
+          repo,
+          String(i),
+          String(start),
+          String(deadline),
+          'mcp',
+        ]),
+      ),
+    );
+    return summary(results, seconds);
+  } finally {
+    for (const hub of hubs) {
+      hub.child.kill('SIGTERM');
+      await new Promise((r) => hub.child.once('exit', r));
+    }
+    for (const home of homes) cleanup(home);
+    cleanup(repo);
+    await database.drop();
+  }
+}
+
 /** The same loop over stdio: `clients` processes, each with its own server, one database. */
 export async function stdioRound(clients = 8, seconds = 5) {
   const home = tempDir('bench-home-');
@@ -98,12 +168,16 @@ export async function stdioRound(clients = 8, seconds = 5) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const clients = Number(process.argv[2] ?? 8);
-  const rounds = { http: [], stdio: [], echo: [] };
+  const rounds = { http: [], stdio: [], echo: [], team: [] };
   for (let i = 0; i < 2; i++)
-    for (const kind of i % 2 ? ['echo', 'stdio', 'http'] : ['http', 'stdio', 'echo']) {
+    for (const kind of i % 2 ? ['team', 'echo', 'stdio', 'http'] : ['http', 'stdio', 'echo', 'team']) {
       process.stderr.write(`  ${kind}, ${clients} clients, round ${i + 1}…\n`);
       rounds[kind].push(
-        kind === 'stdio' ? await stdioRound(clients) : await hubRound(clients, 5, kind === 'echo'),
+        kind === 'stdio'
+          ? await stdioRound(clients)
+          : kind === 'team'
+            ? await teamRound(clients)
+            : await hubRound(clients, 5, kind === 'echo'),
       );
     }
   console.log(JSON.stringify(rounds, null, 1));

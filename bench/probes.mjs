@@ -84,11 +84,11 @@ async function manyClaims() {
   const started = await holder.call('collab_session_start', { name: 'holder', project_root: repo });
   if (started.result?.isError) throw new Error(JSON.stringify(started.result));
   const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-  const [session] = app.sessions.list(null, true).items;
-  const row0 = app.store.sessions.get(session.id);
-  app.store.write(() => {
+  const [session] = (await app.sessions.list(null, true)).items;
+  const row0 = await app.store.sessions.get(session.id);
+  await app.store.write(async () => {
     for (let i = 0; i < 20_000; i++)
-      app.store.claims.insert(
+      await app.store.claims.insert(
         {
           id: `c${i}`,
           session_id: row0.id,
@@ -103,7 +103,7 @@ async function manyClaims() {
       );
   });
   app.store.db.pragma('wal_checkpoint(TRUNCATE)'); // the bulk insert is setup: no one else should pay for it
-  app.close();
+  await app.close();
   const sweeper = serve(repo, home);
   const writer = serve(repo, home);
   await writer.call('collab_session_start', { name: 'writer', project_root: repo });

@@ -18,7 +18,7 @@ import {
   stdioServer,
   tempDir,
 } from './common.mjs';
-import { hubRound, stdioRound } from './hub.mjs';
+import { hubRound, stdioRound, teamRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -317,11 +317,17 @@ progress('8 clients, each with its own server over stdio: claim + check + releas
 const tp = await throughputRounds();
 loads.push(load());
 progress('the hub over HTTP: 8 clients, each its own MCP session on one hub, beside 8 over stdio…');
-const hubRounds = { http: [], stdio: [], echo: [] };
+const hubRounds = { http: [], stdio: [], echo: [], team: [] };
 for (let i = 0; i < 2; i++)
-  for (const kind of i % 2 ? ['echo', 'stdio', 'http'] : ['http', 'stdio', 'echo']) {
+  for (const kind of i % 2 ? ['team', 'echo', 'stdio', 'http'] : ['http', 'stdio', 'echo', 'team']) {
     progress(`  ${kind}, round ${i + 1}…`);
-    hubRounds[kind].push(kind === 'stdio' ? await stdioRound(8) : await hubRound(8, 5, kind === 'echo'));
+    const round =
+      kind === 'stdio'
+        ? await stdioRound(8)
+        : kind === 'team'
+          ? await teamRound(8)
+          : await hubRound(8, 5, kind === 'echo');
+    if (round) hubRounds[kind].push(round);
   }
 loads.push(load());
 
@@ -393,6 +399,16 @@ row(
   `stdio, same run: ${hubFigure(hubRounds.stdio)}`,
   `HTTP ÷ stdio: ${ratio(mean(hubRounds.http, 'opsPerSecond'), mean(hubRounds.stdio, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.http, 'p50'), mean(hubRounds.stdio, 'p50'))} p50 · ${ratio(mean(hubRounds.http, 'p99'), mean(hubRounds.stdio, 'p99'))} p99`,
   'recorded beside stdio',
+  null,
+);
+row(
+  'team mode: the same 8 clients split across 2 hub replicas on one PostgreSQL (mean of 2 rounds)',
+  hubRounds.team.length > 0 ? hubFigure(hubRounds.team) : 'skipped: no PostgreSQL answered',
+  `1 hub on SQLite, same run: ${hubFigure(hubRounds.http)}`,
+  hubRounds.team.length > 0
+    ? `2 replicas ÷ 1 hub: ${ratio(mean(hubRounds.team, 'opsPerSecond'), mean(hubRounds.http, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.team, 'p50'), mean(hubRounds.http, 'p50'))} p50 · ${ratio(mean(hubRounds.team, 'p99'), mean(hubRounds.http, 'p99'))} p99`
+    : '–',
+  'recorded beside 1 hub',
   null,
 );
 row(

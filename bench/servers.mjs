@@ -36,19 +36,21 @@ async function notCompletedIn(file, ids) {
 }
 
 /** `count` sessions of the project in `repo`, started through the tool in a library App. */
-function startSessions(app, repo, count, { lib, tool }) {
-  return Array.from({ length: count }, (_, s) => {
+async function startSessions(app, repo, count, { lib, tool }) {
+  const started = [];
+  for (let s = 0; s < count; s++) {
     const connection = new lib.Connection(app, app.sessions, {
       cwd: repo,
       client: () => 'bench',
       server: lib.ownProcess(),
     });
-    const { session_id } = tool(app, connection, 'collab_session_start', {
+    const { session_id } = await tool(app, connection, 'collab_session_start', {
       name: `s${s}`,
       project_root: repo,
     });
-    return { connection, id: session_id };
-  });
+    started.push({ connection, id: session_id });
+  }
+  return started;
 }
 
 const errorText = (r) => {
@@ -78,12 +80,12 @@ export const ours = {
     const common = await import('./common.mjs');
     const { homePaths, lib } = common;
     const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-    const sessions = startSessions(app, repo, 100, common).map((s) => s.id);
-    const project = app.sessions.get(sessions[0]).project_id;
-    app.store.write(() => {
+    const sessions = (await startSessions(app, repo, 100, common)).map((s) => s.id);
+    const project = (await app.sessions.get(sessions[0])).project_id;
+    await app.store.write(async () => {
       for (let k = 0; k < claims; k++) {
         const pattern = seededPattern(k, k % 100);
-        app.store.claims.insert(
+        await app.store.claims.insert(
           {
             id: `c${k}`,
             session_id: sessions[k % 100],
@@ -99,7 +101,7 @@ export const ours = {
       }
     });
     app.store.db.pragma('wal_checkpoint(TRUNCATE)');
-    app.close();
+    await app.close();
   },
   /** How many of the claims `ids` are not completed. */
   async notCompleted(home, ids) {
@@ -113,13 +115,13 @@ export const ours = {
       const common = await import('./common.mjs');
       const { homePaths, lib, tool } = common;
       const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
-      for (const [s, { connection }] of startSessions(app, repo, 20, common).entries())
+      for (const [s, { connection }] of (await startSessions(app, repo, 20, common)).entries())
         for (let k = 0; k < 50; k++)
-          tool(app, connection, 'collab_claim', {
+          await tool(app, connection, 'collab_claim', {
             files: [`pkg${s}/src/file${k}.ts`],
             intent: `work ${s}/${k}`,
           });
-      app.close();
+      await app.close();
     },
     denied: (out) => out.includes('"permissionDecision":"deny"'),
   },

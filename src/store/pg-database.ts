@@ -29,7 +29,11 @@ export function openPgPool(url: string, max = 10): Pool {
   pgModule().types.setTypeParser(20, (value: string) => Number(value));
   // So do sums and averages (NUMERIC).
   pgModule().types.setTypeParser(1700, (value: string) => Number(value));
-  return new Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
+  const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
+  // An idle connection the server closes (a restart, a terminated backend) is dropped from the
+  // pool, and the next query opens another: not a reason for the process to fail.
+  pool.on('error', () => {});
+  return pool;
 }
 
 /** One connection of its own (a listener's), not from a pool. */
@@ -53,6 +57,12 @@ export async function pgSchemaVersion(client: Pool | PoolClient): Promise<number
  */
 export async function migratePg(pool: Pool): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
+  // Up to date (the common case, and a hook's every start): one read, no lock.
+  const current = await pgSchemaVersion(client).catch(() => -1);
+  if (current === SCHEMA_VERSION) {
+    client.release();
+    return { from: current, to: current };
+  }
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const from = await pgSchemaVersion(client);
