@@ -78,7 +78,11 @@ export class App implements AppContext {
     const paths = options.paths ?? resolveHome();
     const config = options.config ?? loadConfig(paths.config);
     const url = databaseUrl(config);
-    const store = url ? await Store.openTeam(url) : undefined;
+    const store = url
+      ? await Store.openTeam(url, undefined, {
+          busyTimeoutMs: options.busyTimeoutMs ?? config.lock_wait_seconds * 1000,
+        })
+      : undefined;
     return new App({ ...options, paths, config, ...(store ? { store } : {}) });
   }
 

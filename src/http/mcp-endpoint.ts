@@ -273,6 +273,9 @@ export class McpEndpoint {
   private restore(row: StoredMcpSession, current: Identity): Promise<Live | null> {
     const pending = this.restoring.get(row.id);
     if (pending) return pending;
+    // Taken up by another request while this one read the store.
+    const taken = this.live.get(row.id);
+    if (taken) return Promise.resolve(taken);
     const restored = (async () => {
       const live = await this.create(
         {

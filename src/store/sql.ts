@@ -162,44 +162,59 @@ function transaction(client: PoolClient): Transaction {
   };
 }
 
-/** PostgreSQL through a pool: reads on any connection, each transaction on one of its own. */
-export function postgresSql(pool: Pool): SqlDatabase {
-  const inTransaction = new AsyncLocalStorage<PoolClient>();
-  const outside = pgSql(() => inTransaction.getStore() ?? pool);
+/**
+ * PostgreSQL through a pool: reads on any connection, each transaction on one of its own. A
+ * process's writes queue here before they take a connection, so that writes waiting for the lock
+ * never hold every connection of the pool from the reads; past `lockWaitMs` waiting for the lock,
+ * a write fails (as SQLite's do past the busy timeout) rather than wait for ever.
+ */
+export function postgresSql(pool: Pool, lockWaitMs = 10_000): SqlDatabase {
+  const inTransaction = new AsyncLocalStorage<{ client: PoolClient; done: boolean }>();
+  /** The client of the transaction this async context runs in (none once it has ended). */
+  const current = (): PoolClient | null => {
+    const open = inTransaction.getStore();
+    return open && !open.done ? open.client : null;
+  };
+  const outside = pgSql(() => current() ?? pool);
   // A write outside a transaction is one of its own, under the same lock: every write to the team
   // database takes its turn, as on SQLite, so that rows (events above all) commit in the order of
   // their ids and a reader after the last id it has seen misses none.
   const single =
     <R>(read: (text: string, params?: unknown[]) => Promise<R>) =>
     (text: string, params?: unknown[]): Promise<R> =>
-      inTransaction.getStore() || !WRITES.test(text)
-        ? read(text, params)
-        : database.write(() => read(text, params));
+      current() || !WRITES.test(text) ? read(text, params) : database.write(() => read(text, params));
+  let queue: Promise<unknown> = Promise.resolve();
   const database: SqlDatabase = {
     dialect: 'postgresql',
     all: single(outside.all) as Sql['all'],
     get: single(outside.get) as Sql['get'],
     run: single(outside.run),
-    async write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-      const joined = inTransaction.getStore();
+    write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      const joined = current();
       // A write inside a write joins it.
       if (joined) return fn(transaction(joined));
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        // Every write transaction takes its turn, on every replica, as SQLite's writers do: a
-        // decision made on what it read cannot be raced by another replica's.
-        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-        const tx = transaction(client);
-        const result = await inTransaction.run(client, () => fn(tx));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
+      const turn = queue.then(async () => {
+        const client = await pool.connect();
+        const open = { client, done: false };
+        try {
+          await client.query('BEGIN');
+          await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`);
+          // Every write transaction takes its turn, on every replica, as SQLite's writers do: a
+          // decision made on what it read cannot be raced by another replica's.
+          await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+          const result = await inTransaction.run(open, () => fn(transaction(client)));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        } finally {
+          open.done = true;
+          client.release();
+        }
+      });
+      queue = turn.catch(() => {});
+      return turn;
     },
     async close() {
       await pool.end();

@@ -123,7 +123,7 @@ export class Store {
   }
 
   /** The team database on PostgreSQL, brought up to the current schema. */
-  static async openTeam(url: string, poolSize?: number): Promise<Store> {
+  static async openTeam(url: string, poolSize?: number, options: StoreOptions = {}): Promise<Store> {
     const pool = openPgPool(url, poolSize);
     try {
       await migratePg(pool);
@@ -131,7 +131,7 @@ export class Store {
       await pool.end().catch(() => {});
       throw error;
     }
-    return new Store(postgresSql(pool), null);
+    return new Store(postgresSql(pool, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS), null, options);
   }
 
   /**

@@ -70,12 +70,20 @@ export class Connection {
         return row;
       }
     }
-    return this.open({
+    // Calls a client sends together (they may overlap now that the store answers asynchronously)
+    // open one session between them, not one each.
+    this.opening ??= this.open({
       projectRoot: this.origin.cwd,
       client: this.origin.client(),
       name: this.origin.name ?? undefined,
+    }).finally(() => {
+      this.opening = null;
     });
+    return this.opening;
   }
+
+  /** The session being opened on first use, while it is. */
+  private opening: Promise<SessionRow> | null = null;
 
   /**
    * `collab_session_start`: names this connection's session (or its client session's) if it has

@@ -105,7 +105,13 @@ export class EventFeed {
       }
       for (const event of events) {
         this.last = event.id;
-        for (const listener of this.listeners) listener(event);
+        for (const listener of this.listeners) {
+          try {
+            listener(event);
+          } catch (error) {
+            this.app.log.warn('hub.feed_listener_failed', { message: (error as Error).message });
+          }
+        }
       }
     } while (events.length === BATCH && this.timer);
   }
