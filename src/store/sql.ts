@@ -134,15 +134,29 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
   };
 }
 
+/**
+ * Each statement text as a named prepared statement: PostgreSQL parses and plans it once per
+ * connection, not on every call (the store's texts are fixed; values are always parameters).
+ */
+const prepared = new Map<string, { name: string; text: string }>();
+function statement(text: string, values: unknown[]) {
+  let known = prepared.get(text);
+  if (!known) {
+    known = { name: `collab_${prepared.size}`, text: numberPlaceholders(text) };
+    prepared.set(text, known);
+  }
+  return { ...known, values };
+}
+
 function pgSql(client: () => Pool | PoolClient): Sql {
   return {
     dialect: 'postgresql',
     all: async <T>(text: string, params: unknown[] = []) =>
-      (await client().query(numberPlaceholders(text), params)).rows as T[],
+      (await client().query(statement(text, params))).rows as T[],
     get: async <T>(text: string, params: unknown[] = []) =>
-      (await client().query(numberPlaceholders(text), params)).rows[0] as T | undefined,
+      (await client().query(statement(text, params))).rows[0] as T | undefined,
     run: async (text: string, params: unknown[] = []) => ({
-      changes: (await client().query(numberPlaceholders(text), params)).rowCount ?? 0,
+      changes: (await client().query(statement(text, params))).rowCount ?? 0,
     }),
   };
 }
@@ -197,11 +211,12 @@ export function postgresSql(pool: Pool, lockWaitMs = 10_000): SqlDatabase {
         const client = await pool.connect();
         const open = { client, done: false };
         try {
-          await client.query('BEGIN');
-          await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}`);
           // Every write transaction takes its turn, on every replica, as SQLite's writers do: a
-          // decision made on what it read cannot be raced by another replica's.
-          await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+          // decision made on what it read cannot be raced by another replica's. (One round trip:
+          // statements without parameters go together.)
+          await client.query(
+            `BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`,
+          );
           const result = await inTransaction.run(open, () => fn(transaction(client)));
           await client.query('COMMIT');
           return result;
