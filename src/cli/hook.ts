@@ -1,17 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { App } from '../app/app.js';
-import { loadConfig } from '../app/config.js';
-import { resolveHome } from '../app/home.js';
+import { type Config, databaseUrl, loadConfig } from '../app/config.js';
+import { type HomePaths, resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
-import { inline } from '../core/fence.js';
+import { answerHook, type HookAnswer } from '../features/enforcement/hook-answers.js';
 import {
-  addedContext,
-  CONTINUING_SOURCES,
   type HookEvent,
   type HookInput,
   parseHookEvent,
   parseHookInput,
-  sessionContext,
   toolDecision,
   toolTarget,
 } from '../integrations/agent-hooks.js';
@@ -24,7 +24,8 @@ const BUDGET_MS = 4000;
 const BUSY_TIMEOUT_MS = 1500;
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
-const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
+/** How long the hub on this machine has to answer before this process decides itself. */
+const HUB_TIMEOUT_MS = 2000;
 
 /**
  * `session-collab hook <event>`: run by an agent client around its tool calls, with the client's
@@ -63,8 +64,19 @@ export async function hook(eventName: string): Promise<void> {
     }
     const raw = await readStdin();
     input = parseHookInput(raw, process.cwd());
-    app = await App.open({ busyTimeoutMs: BUSY_TIMEOUT_MS });
-    done(await handle(app, event, input));
+    const identity = {
+      sessionId: hookClientSessionId(process.env, input.sessionId),
+      process: clientProcess(),
+    };
+    const home = resolveHome();
+    const hub = localTeamHub(home, loadConfig(home.config));
+    // Team mode with a hub here: it answers (a hub that does not answer leaves it to this process).
+    let answer = hub ? await askHub(hub, event, raw, identity) : null;
+    if (!answer) {
+      app = await App.open({ busyTimeoutMs: BUSY_TIMEOUT_MS });
+      answer = await answerHook(app, event, input, identity);
+    }
+    done('unchecked' in answer ? cannotDecide(event, input, answer.unchecked, answer.next) : answer.output);
   } catch (error) {
     try {
       // Without the app (it may be what failed), log straight to the file.
@@ -107,80 +119,76 @@ function cannotDecide(
   return { ...toolDecision(input.format, onError, message), systemMessage: message };
 }
 
-async function handle(app: App, event: HookEvent, input: HookInput): Promise<Record<string, unknown> | null> {
-  const identity = {
-    sessionId: hookClientSessionId(process.env, input.sessionId),
-    process: clientProcess(),
-  };
-  const client = CLIENT_NAMES[input.format];
-  if (event === 'session-end') {
-    const worktree = (await app.sessions.locate(input.cwd)).worktree;
-    await app.sessions.clients.endClientSession(identity, worktree, input.reason);
+/**
+ * In team mode, the hub that runs on this machine for this home folder (it writes `hub.json`
+ * while it listens), if any: a hook asks it rather than open the team database itself, which
+ * would load its driver and connect on every edit.
+ */
+function localTeamHub(home: HomePaths, config: Config): string | null {
+  if (!databaseUrl(config)) return null;
+  try {
+    const { url, pid } = JSON.parse(readFileSync(join(home.home, 'hub.json'), 'utf8')) as {
+      url?: unknown;
+      pid?: unknown;
+    };
+    if (typeof url !== 'string' || typeof pid !== 'number') return null;
+    process.kill(pid, 0);
+    return url;
+  } catch {
     return null;
   }
-  if (event === 'session-start') {
-    // After /clear, /compact or --resume the client says its new id carries the session on.
-    const continues = CONTINUING_SOURCES.has(input.source ?? '');
-    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client, continues);
-    return session ? sessionContext(input.format, await app.inbox.welcome(session)) : null;
-  }
-  if (event === 'user-prompt-submit') {
-    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
-    const news = session ? await app.inbox.deliver(session) : null;
-    return news ? addedContext(input.format, event, news) : null;
-  }
-  const target = toolTarget(input);
-  if (event === 'post-tool-use') {
-    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
-    if (!session) {
-      if (target && 'files' in target)
-        app.log.info('hook.edit_unclaimed', {
-          files: target.files,
-          why: 'the client process has several sessions here and did not say which one edited',
-        });
-      return null;
-    }
-    if (target && 'files' in target) await app.enforcement.recordEdits(session, target.files, input.cwd);
-    // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
-    // main agent.
-    if (input.agentId) return null;
-    const news = await app.inbox.deliver(session);
-    return news ? addedContext(input.format, event, news) : null;
-  }
-  if (!target) return null;
-  const { session, viewpoint } = await app.enforcement.sessionFor(identity, input.cwd, client);
-  const verdict =
-    'files' in target
-      ? await app.enforcement.checkPaths(
-          viewpoint,
-          target.files,
-          input.cwd,
-          `Editing ${inline(target.files.join(', '), 300)}`,
-        )
-      : await app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
-  if (verdict.unchecked) {
-    app.log.info('hook.unchecked', {
-      session: session?.id ?? null,
-      tool: input.toolName,
-      why: verdict.unchecked,
-    });
-    return cannotDecide(
-      event,
-      input,
-      verdict.unchecked,
-      'Split it, or check its files with collab_check first.',
-    );
-  }
-  if (!verdict.reason) return null;
-  const decision = app.config.enforcement;
-  app.log.info('hook.conflict', {
-    session: session?.id ?? null,
-    decision,
-    tool: input.toolName,
-    holders: [...new Set(verdict.conflicts.map((c) => c.session_id))],
-    files: [...new Set(verdict.conflicts.map((c) => c.file))],
+}
+
+/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
+function askHub(
+  url: string,
+  event: HookEvent,
+  raw: string,
+  identity: { sessionId: string | null; process: { pid: number; start: string | null } | null },
+): Promise<HookAnswer | null> {
+  const body = JSON.stringify({
+    input: raw,
+    cwd: process.cwd(),
+    identity: {
+      sessionId: identity.sessionId,
+      pid: identity.process?.pid ?? null,
+      start: identity.process?.start ?? null,
+    },
   });
-  return toolDecision(input.format, decision, verdict.reason);
+  const token = process.env.SESSION_COLLAB_TOKEN?.trim();
+  return new Promise((resolve) => {
+    const req = httpRequest(
+      `${url}/hook/${event}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        timeout: HUB_TIMEOUT_MS,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () => {
+          try {
+            resolve(
+              res.statusCode === 200 ? ((JSON.parse(text) as { answer: HookAnswer }).answer ?? null) : null,
+            );
+          } catch {
+            resolve(null);
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(null));
+    req.end(body);
+  });
 }
 
 function readStdin(): Promise<string> {

@@ -10,6 +10,7 @@ import { databaseUrl } from '../app/config.js';
 import { CollabError } from '../core/errors.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { VERSION } from '../core/version.js';
+import { answerHookRequest } from '../features/enforcement/hook-requests.js';
 import { hubFor } from '../features/hub/hub.js';
 import { listenForEvents } from '../features/hub/team-events.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
@@ -158,6 +159,28 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         -32603,
         'Internal error; see logs/collab.log in the session-collab home folder.',
       );
+    }
+  });
+  // A hook process of this machine asks for its answer here in team mode (opening the team
+  // database itself would load its driver and connect on every edit). From this machine only.
+  web.post('/hook/:event', async (c) => {
+    const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
+    const proxied = c.req.raw.headers.has('forwarded') || c.req.raw.headers.has('x-forwarded-for');
+    if (!isLoopback(remote) || proxied)
+      return c.json({ error: 'Hooks are answered for this machine only.' }, 403);
+    const auth = await authenticate(c.req.raw, hub.tokens, await required());
+    if (auth instanceof Response) return auth;
+    const text = await readBody(c.req.raw, maxBody);
+    if (text === null) return c.json({ error: 'Hook input too large for this hub.' }, 413);
+    try {
+      return c.json({
+        answer: await answerHookRequest(app, c.req.param('event'), JSON.parse(text), auth.tokenId),
+      });
+    } catch (error) {
+      if (error instanceof CollabError) return c.json({ error: error.toBody() }, 400);
+      if (error instanceof SyntaxError) return c.json({ error: 'The body is not JSON.' }, 400);
+      app.log.error('hub.hook_failed', { message: (error as Error).message, stack: (error as Error).stack });
+      return c.json({ error: 'Internal error; see logs/collab.log.' }, 500);
     }
   });
   dashboardRoutes(web, { app, feed, maxBody });

@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 /**
@@ -20,9 +23,9 @@ afterEach(async () => {
   await Promise.all(hubs.splice(0).map((h) => h.stop()));
 });
 
-async function replica(url: string): Promise<HubProcess> {
+async function replica(url: string, home = tempDir('collab-replica-')): Promise<HubProcess> {
   const h = await startHubProcess({
-    home: tempDir('collab-replica-'),
+    home,
     env: { SESSION_COLLAB_DATABASE_URL: url },
   });
   hubs.push(h);
@@ -231,5 +234,43 @@ describe('two hub replicas on one PostgreSQL', () => {
     expect(contents.length - sent.length).toBeLessThanOrEqual(1);
     // Before and after the kill, one session wrote them.
     expect(new Set(rows.map((r) => r.from_session_id)).size).toBe(1);
+  });
+
+  it("a hook on a replica's machine is answered by that replica, and falls back to the database without it", async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    const home = tempDir('collab-replica-');
+    const [a, b] = await Promise.all([replica(url, home), replica(url)]);
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const holder = await client({ mcp: b.mcp, project: repo, name: 'holder' });
+    await holder.call('collab_claim', { files: ['src/a.ts'], intent: 'refactoring a', exclusive: true });
+    const edit = JSON.stringify({
+      session_id: 'editor-1',
+      transcript_path: '/dev/null',
+      cwd: repo,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: join(repo, 'src/a.ts'), old_string: 'a', new_string: 'b' },
+      tool_use_id: 'toolu_1',
+    });
+    const hook = (databaseUrl: string) =>
+      spawnSync(process.execPath, [CLI, 'hook', 'pre-tool-use'], {
+        input: edit,
+        cwd: repo,
+        env: { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: databaseUrl },
+        encoding: 'utf8',
+      });
+    // A database this process cannot reach: only the replica on this machine can have answered.
+    const unreachable = 'postgres://nobody@127.0.0.1:1/none';
+    const viaHub = hook(unreachable);
+    expect(viaHub.stdout).toContain('"permissionDecision":"deny"');
+    expect(viaHub.stdout).toContain('refactoring a');
+    // Without the replica, the hook opens the team database itself and decides the same.
+    await a.stop();
+    const direct = hook(url);
+    expect(direct.stdout).toContain('"permissionDecision":"deny"');
+    // With neither, it cannot check, and says so (it asks by default) rather than let the edit through.
+    const neither = hook(unreachable);
+    expect(neither.stdout).toContain('could not check');
   });
 });

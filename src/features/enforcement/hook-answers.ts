@@ -1,0 +1,95 @@
+import { inline } from '../../core/fence.js';
+import {
+  addedContext,
+  CONTINUING_SOURCES,
+  type HookEvent,
+  type HookInput,
+  sessionContext,
+  toolDecision,
+  toolTarget,
+} from '../../integrations/agent-hooks.js';
+import type { ClientIdentity } from '../sessions/sessions-service.js';
+import type { Services } from '../tool-context.js';
+
+const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
+
+/** What a hook answers: its output for the client (null: nothing to say), or why it cannot decide. */
+export type HookAnswer = { output: Record<string, unknown> | null } | { unchecked: string; next: string };
+
+/**
+ * The answer to one hook event of an agent client, for the client session `identity` names: the
+ * session's start and end, news before a prompt or after a tool use, and before an edit or a shell
+ * command the check against other sessions' claims. Run by the hook process itself, or (team mode,
+ * a hub on this machine) by the hub for it.
+ */
+export async function answerHook(
+  app: Services,
+  event: HookEvent,
+  input: HookInput,
+  identity: ClientIdentity,
+): Promise<HookAnswer> {
+  const client = CLIENT_NAMES[input.format];
+  if (event === 'session-end') {
+    const worktree = app.sessions.locate(input.cwd).worktree;
+    await app.sessions.clients.endClientSession(identity, worktree, input.reason);
+    return { output: null };
+  }
+  if (event === 'session-start') {
+    // After /clear, /compact or --resume the client says its new id carries the session on.
+    const continues = CONTINUING_SOURCES.has(input.source ?? '');
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client, continues);
+    return { output: session ? sessionContext(input.format, await app.inbox.welcome(session)) : null };
+  }
+  if (event === 'user-prompt-submit') {
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
+    const news = session ? await app.inbox.deliver(session) : null;
+    return { output: news ? addedContext(input.format, event, news) : null };
+  }
+  const target = toolTarget(input);
+  if (event === 'post-tool-use') {
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
+    if (!session) {
+      if (target && 'files' in target)
+        app.log.info('hook.edit_unclaimed', {
+          files: target.files,
+          why: 'the client process has several sessions here and did not say which one edited',
+        });
+      return { output: null };
+    }
+    if (target && 'files' in target) await app.enforcement.recordEdits(session, target.files, input.cwd);
+    // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
+    // main agent.
+    if (input.agentId) return { output: null };
+    const news = await app.inbox.deliver(session);
+    return { output: news ? addedContext(input.format, event, news) : null };
+  }
+  if (!target) return { output: null };
+  const { session, viewpoint } = await app.enforcement.sessionFor(identity, input.cwd, client);
+  const verdict =
+    'files' in target
+      ? await app.enforcement.checkPaths(
+          viewpoint,
+          target.files,
+          input.cwd,
+          `Editing ${inline(target.files.join(', '), 300)}`,
+        )
+      : await app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
+  if (verdict.unchecked) {
+    app.log.info('hook.unchecked', {
+      session: session?.id ?? null,
+      tool: input.toolName,
+      why: verdict.unchecked,
+    });
+    return { unchecked: verdict.unchecked, next: 'Split it, or check its files with collab_check first.' };
+  }
+  if (!verdict.reason) return { output: null };
+  const decision = app.config.enforcement;
+  app.log.info('hook.conflict', {
+    session: session?.id ?? null,
+    decision,
+    tool: input.toolName,
+    holders: [...new Set(verdict.conflicts.map((c) => c.session_id))],
+    files: [...new Set(verdict.conflicts.map((c) => c.file))],
+  });
+  return { output: toolDecision(input.format, decision, verdict.reason) };
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { invalidInput } from '../../core/errors.js';
+import { describeZodError } from '../../core/zod-issues.js';
+import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
+import { namedClientProcess } from '../sessions/client-sessions.js';
+import type { Services } from '../tool-context.js';
+import { answerHook, type HookAnswer } from './hook-answers.js';
+
+/** What a hook process on this machine sends the hub (team mode): its event's input and its client. */
+const HookRequest = z.strictObject({
+  input: z.string().max(8 * 1024 * 1024),
+  cwd: z.string().min(1).max(4096),
+  identity: z.strictObject({
+    sessionId: z.string().max(200).nullable(),
+    pid: z.number().int().positive().nullable(),
+    start: z.string().max(40).nullable(),
+  }),
+});
+
+/**
+ * A hook event that a hook process on this machine hands to the hub, answered as that process
+ * would have (`answerHook`). Its client process is taken only from a caller without a token (as
+ * the MCP endpoint does); with one, its client session id is that token's own.
+ */
+export async function answerHookRequest(
+  app: Services,
+  eventName: string,
+  body: unknown,
+  tokenId: string | null,
+): Promise<HookAnswer> {
+  const event = parseHookEvent(eventName);
+  if (!event) throw invalidInput(`Unknown hook event "${eventName}".`);
+  const parsed = HookRequest.safeParse(body);
+  if (!parsed.success) throw invalidInput(`A hook request: ${describeZodError(parsed.error)}`);
+  const { input, cwd, identity } = parsed.data;
+  const sessionId = identity.sessionId && tokenId ? `${tokenId}:${identity.sessionId}` : identity.sessionId;
+  const client =
+    tokenId === null && identity.pid !== null && identity.start !== null
+      ? namedClientProcess(identity.pid, identity.start)
+      : null;
+  return answerHook(app, event, parseHookInput(input, cwd), { sessionId, process: client });
+}
