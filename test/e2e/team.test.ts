@@ -1,11 +1,14 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const CLAIMER = fileURLToPath(new URL('../fixtures/http-claimer.mjs', import.meta.url));
 
 /**
  * Team mode: hub replicas, each its own process with its own home folder, on one PostgreSQL
@@ -130,6 +133,39 @@ describe('two hub replicas on one PostgreSQL', () => {
     );
     expect(rows).toHaveLength(50);
     expect(rows.every((r) => r.n === 1)).toBe(true);
+  });
+
+  it('8 agents, each its own process, split across two replicas, claim the same 40 files: one owner per file', async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    const [a, b] = await Promise.all([replica(url), replica(url)]);
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const files = Array.from({ length: 40 }, (_, i) => `src/shared-${i}.ts`);
+    // Each file at the same moment in every process, once they have all started.
+    const start = Date.now() + 3_000;
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          new Promise<{ won: string[]; refused: number; errors: string[] }>((resolve, reject) => {
+            execFile(
+              process.execPath,
+              [CLAIMER, (i % 2 === 0 ? a : b).mcp, repo, `agent-${i}`, String(start), '100', ...files],
+              { timeout: 25_000 },
+              (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+            );
+          }),
+      ),
+    );
+    expect(outcomes.flatMap((o) => o.errors)).toEqual([]);
+    const owners = outcomes.flatMap((o) => o.won);
+    expect([...owners].sort()).toEqual([...files].sort());
+    expect(outcomes.reduce((n, o) => n + o.refused, 0)).toBe(8 * 40 - 40);
+    const rows = await pgQuery<{ n: number }>(
+      url,
+      "SELECT count(*)::int AS n FROM claim_files WHERE active = 1 AND pattern LIKE 'src/shared-%'",
+    );
+    expect(rows[0]!.n).toBe(40);
   });
 
   it('a claim made on replica A reaches a dashboard stream held by replica B within a second', async (ctx) => {
