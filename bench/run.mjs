@@ -518,6 +518,9 @@ the ratios are the figures to read.
   The floor beside them: the same clients sending the same requests to a bare Hono server on
   \`@hono/node-server\` (what the hub is built on) that only echoes them.
   \`node bench/hub.mjs [clients]\` runs this part alone.
+- **team mode**: the same 8 clients split in turn across 2 \`session-collab hub\` replicas (each its
+  own process and home folder) on one fresh database of the machine's PostgreSQL 15 (loopback),
+  beside the 1 hub on SQLite of the same run, alternating; left out, saying so, without PostgreSQL.
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.
 ${context}.
@@ -576,6 +579,16 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   responses (@hono/node-server flushes the headers of a streamed response in a write of their own);
   answering with JSON bodies instead of SSE streams changed nothing measurable (A/B, 278 vs 274
   ops/s). Several hubs on one PostgreSQL (team mode) are how the hub scales past one core.
+- **Team mode** is not faster on one 2-core machine, and is not meant to be: the 2 replicas,
+  PostgreSQL's backends and the 8 clients share the same two cores, and what SQLite reads in the
+  hub's own process is a round trip to PostgreSQL (one claim → check → release cycle is 25
+  statements, 2 of them write transactions, counted 2026-11-24). Every write takes one advisory
+  lock, as SQLite's writers take turns, so writes do not scale with replicas; reads do. Two
+  replicas did about a third of one hub on SQLite here (0.33× ops in the recorded run); naming
+  every statement once per connection and opening a transaction in one round trip moved it from
+  0.23× to about 0.33× (runs of \`bench/hub.mjs\`). What replicas buy is no single point of
+  failure (a replica killed mid-run, its clients go on with the other: \`test/e2e/team.test.ts\`)
+  and room on several machines.
 `;
   writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), doc);
   progress('docs/benchmarks.md updated.');
