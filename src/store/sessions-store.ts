@@ -131,6 +131,22 @@ export class SessionsStore {
   }
 
   /** Sets the process whose life is the session's life. */
+  /**
+   * A session served from now on by a process of another host (team mode: a replica took it over
+   * from one on another machine): its host, its process and its server are this one's.
+   */
+  async moveHere(
+    id: string,
+    host: string,
+    client: { pid: number; start: string | null } | null,
+    server: { pid: number; start: string | null },
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE sessions SET host = ?, pid = ?, pid_start = ?, server_pid = ?, server_pid_start = ? WHERE id = ?',
+      [host, client?.pid ?? server.pid, client ? client.start : server.start, server.pid, server.start, id],
+    );
+  }
+
   async watch(id: string, pid: number | null, start: string | null): Promise<void> {
     await this.sql.run('UPDATE sessions SET pid = ?, pid_start = ? WHERE id = ?', [pid, start, id]);
   }

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
-import { gitRepo } from '../helpers/temp.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
 
 describe('sessions addressed by name', () => {
   it('a message goes to the one live session of that name; two of one name is an error listing both', async () => {
@@ -196,5 +197,24 @@ describe('where two claims meet', () => {
     expect(made.conflicts[0]!.overlap[0]).toMatch(/^docs\/.+\.md \(example\)$/);
     const check = await b.call<{ conflicts: Array<{ file: string }> }>('collab_check', { files: ['src/**'] });
     expect(check.conflicts.map((c) => c.file)).toContain('src/api/login.ts');
+  });
+});
+
+describe('a session taken over on another machine (team mode)', () => {
+  it('is served from there on: its host, process and server are the new ones', async () => {
+    const home = tempDir('collab-home-');
+    const machineA = await testApp({ home });
+    const machineB = await testApp({ home });
+    // Two processes of one database on two machines.
+    Object.assign(machineB, { host: 'machine-b' });
+    const repo = gitRepo();
+    const { session } = await machineA.sessions.start({ projectRoot: repo, name: 'moving' });
+    expect(session.host).toBe(machineA.host);
+    const server = ownProcess();
+    const adopted = await machineB.sessions.adopt(session.id, server);
+    expect(adopted).toMatchObject({ host: 'machine-b', pid: server.pid, server_pid: server.pid });
+    // On machine A it is now judged by its heartbeat, not by a pid of A's: it stays active.
+    const { items } = await machineA.sessions.list(null, true);
+    expect(items.find((s) => s.id === session.id)?.status).toBe('active');
   });
 });

@@ -77,7 +77,10 @@ export class ClientSessions {
           id = null;
         } else if (bound) {
           await this.resumeIfDead(bound, identity, server);
-          await store.sessions.setServer(bound.id, server.pid, server.start);
+          // Bound on another machine until now (team mode): it is served from this one.
+          if (bound.host !== this.app.host)
+            await store.sessions.moveHere(bound.id, this.app.host, identity.process, server);
+          else await store.sessions.setServer(bound.id, server.pid, server.start);
           return (await store.sessions.get(bound.id))!;
         } else return insert ? await insert(id) : null;
       }

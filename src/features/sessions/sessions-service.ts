@@ -319,7 +319,11 @@ export class SessionsService {
     return store.write(async () => {
       const session = await store.sessions.get(id);
       if (session?.status !== 'active') return null;
-      if (this.processGone(session)) {
+      // Served until now from another machine (team mode): from now on its process is this one,
+      // on this host, where its liveness can be told by pid.
+      if (session.host !== this.app.host) {
+        await store.sessions.moveHere(id, this.app.host, null, server);
+      } else if (this.processGone(session)) {
         await store.sessions.watch(id, server.pid, server.start);
         await store.sessions.setServer(id, server.pid, server.start);
         // Like any session coming back: it yields what others claimed over its files meanwhile.
