@@ -13,7 +13,7 @@ const ECHO_SERVER = fileURLToPath(new URL('./http-echo-server.mjs', import.meta.
 const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
 const STDIO_CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 
-function startHub(home, echo = false, env = {}) {
+export function startHub(home, echo = false, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -82,7 +82,7 @@ export async function hubRound(clients = 8, seconds = 5, echo = false) {
 const PG_URL = process.env.SESSION_COLLAB_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A fresh database on it for one round, and a function that drops it; null without PostgreSQL. */
-async function freshDatabase() {
+export async function freshDatabase() {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
   try {

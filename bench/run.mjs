@@ -18,7 +18,7 @@ import {
   stdioServer,
   tempDir,
 } from './common.mjs';
-import { hubRound, stdioRound, teamRound } from './hub.mjs';
+import { freshDatabase, hubRound, startHub, stdioRound, teamRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -270,6 +270,31 @@ async function hooks() {
       runs.push({ s, home, name: 'ours post', run: run(command, post, (out) => out === ''), times: [] });
     }
   }
+  // Team mode: the same hook on a machine where a hub replica runs on the team database (the
+  // hook asks it), the same 1,000 claims seeded through the same tools.
+  const team = await freshDatabase();
+  let replica = null;
+  if (team) {
+    const home = tempDir('bench-home-');
+    const env = { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: team.url };
+    process.env.SESSION_COLLAB_DATABASE_URL = team.url;
+    await ours.hook.seed(home, repo);
+    delete process.env.SESSION_COLLAB_DATABASE_URL;
+    replica = await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: team.url });
+    const run = () => {
+      const t = performance.now();
+      const r = spawnSync(ours.hook.command[0], ours.hook.command.slice(1), {
+        input: JSON.stringify(input),
+        env,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (!ours.hook.denied(r.stdout))
+        throw new Error(`team hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    };
+    runs.push({ s: ours, home, name: 'ours team pre', run, times: [] });
+  }
   for (const r of runs) r.run(); // saves the code cache and starts the session; not counted
   const bare = [];
   for (let i = 0; i < 40; i++) {
@@ -278,6 +303,11 @@ async function hooks() {
   }
   const out = { bare: median(bare) };
   for (const r of runs) out[r.name] = median(r.times);
+  if (replica) {
+    replica.child.kill('SIGTERM');
+    await new Promise((resolve) => replica.child.once('exit', resolve));
+  }
+  await team?.drop();
   cleanup(repo, ...new Set(runs.map((r) => r.home)));
   return out;
 }
@@ -444,6 +474,14 @@ row(
   hook['ours pre'] <= hook.bare + 25,
 );
 row(
+  'PreToolUse hook process in team mode, asking the hub replica on its machine (PostgreSQL), same claims (median of 40)',
+  hook['ours team pre'] === undefined ? 'skipped: no PostgreSQL answered' : ms(hook['ours team pre']),
+  '–',
+  hook['ours team pre'] === undefined ? '–' : `bare + ${fmt(hook['ours team pre'] - hook.bare, 0)} ms`,
+  '≤ bare + 25 ms',
+  hook['ours team pre'] === undefined ? null : hook['ours team pre'] <= hook.bare + 25,
+);
+row(
   'PostToolUse hook process after a Read, nothing to deliver (median of 40)',
   ms(hook['ours post']),
   '–',
@@ -584,7 +622,7 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   hub's own process is a round trip to PostgreSQL (one claim → check → release cycle is 25
   statements, 2 of them write transactions, counted 2026-11-24). Every write takes one advisory
   lock, as SQLite's writers take turns, so writes do not scale with replicas; reads do. Two
-  replicas did about a third of one hub on SQLite here (0.33× ops in the recorded run); naming
+  replicas did about a third of one hub on SQLite here (0.37× ops in the recorded run); naming
   every statement once per connection and opening a transaction in one round trip moved it from
   0.23× to about 0.33× (runs of \`bench/hub.mjs\`). What replicas buy is no single point of
   failure (a replica killed mid-run, its clients go on with the other: \`test/e2e/team.test.ts\`)

@@ -114,7 +114,8 @@ export const ours = {
     async seed(home, repo) {
       const common = await import('./common.mjs');
       const { homePaths, lib, tool } = common;
-      const app = new lib.App({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+      // On the team database when SESSION_COLLAB_DATABASE_URL is set (the team-mode hook figure).
+      const app = await lib.App.open({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
       for (const [s, { connection }] of (await startSessions(app, repo, 20, common)).entries())
         for (let k = 0; k < 50; k++)
           await tool(app, connection, 'collab_claim', {
