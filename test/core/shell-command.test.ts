@@ -16,7 +16,11 @@ describe('splitCommands', () => {
 describe('fileEffects', () => {
   const paths = (line: string) =>
     fileEffects(line).map((e) =>
-      e.kind === 'paths' ? e.paths : `${e.kind}:${e.which}:${e.paths.join(',')}`,
+      e.kind === 'paths'
+        ? e.paths
+        : e.kind === 'patch'
+          ? `patch:${e.file}:${e.strip}:${e.dir}`
+          : `${e.kind}:${e.which}:${e.paths.join(',')}`,
     );
 
   it.each([
@@ -47,6 +51,62 @@ describe('fileEffects', () => {
     ['ls && rm a && echo done', [['a']]],
     ['npm test', []],
     ['echo rm a', []],
+    // Folders: `cd` is followed, within its subshell.
+    ['cd src && rm app.ts', [['src/app.ts']]],
+    ['cd src/lib; cd .. && rm app.ts', [['src/app.ts']]],
+    ['(cd src && rm app.ts) && rm app.ts', [['src/app.ts'], ['app.ts']]],
+    ['cd /abs/repo && rm a.ts', [['/abs/repo/a.ts']]],
+    ['cd $DIR && rm a.ts', []],
+    // Redirections write their targets.
+    ['echo x > src/a.ts', [['src/a.ts']]],
+    ['echo x >src/a.ts', [['src/a.ts']]],
+    ['cat a >> src/log.txt 2>&1', [['src/log.txt']]],
+    ['make 2> build.log', [['build.log']]],
+    ['npm test > /dev/null 2>&1', []],
+    ['cd src && printf x > a.ts', [['src/a.ts']]],
+    ['echo "a > b"', []],
+    // In-place editors.
+    ["sed -i 's/a/b/' src/a.ts src/b.ts", [['src/a.ts', 'src/b.ts']]],
+    ["sed -i.bak -e 's/a/b/' -e 's/c/d/' src/a.ts", [['src/a.ts']]],
+    ["sed -i '' 's/a/b/' src/a.ts", [['src/a.ts']]],
+    ["sed --in-place 's/a/b/' src/a.ts", [['src/a.ts']]],
+    ["sed 's/a/b/' src/a.ts", []],
+    ["perl -pi -e 's/a/b/' src/a.ts", [['src/a.ts']]],
+    ["perl -i.bak -pe 's/a/b/' src/a.ts", [['src/a.ts']]],
+    ["perl -ne 'print' src/a.ts", []],
+    // Writers of their operands.
+    ['truncate -s 0 src/a.ts', [['src/a.ts']]],
+    ['cp other.ts src/a.ts', [['src/a.ts', 'src/a.ts/other.ts']]],
+    ['cp -r lib/ x.ts src/', [['src/lib', 'src/x.ts']]],
+    ['cp -t src a.ts', [['src/a.ts']]],
+    ['echo x | tee src/a.ts', [['src/a.ts']]],
+    ['dd if=/dev/zero of=src/a.bin bs=1 count=1', [['src/a.bin']]],
+    // What a command writes without naming it: the folder it names.
+    ['find src -name "*.tmp" -delete', [['src', 'src/**']]],
+    ['find . -name "*.orig" -exec rm {} +', [['**']]],
+    ['find src -name "*.ts"', []],
+    ['rm src/$NAME.ts', [['src/**']]],
+    ['rm $(cat list.txt)', [['**']]],
+    // Formatters and fixers, direct or through a package runner.
+    ['npx prettier --write src/a.ts', [['src/a.ts', 'src/a.ts/**']]],
+    ['npx prettier --write .', [['**']]],
+    ['npx prettier --check .', []],
+    ['pnpm exec eslint --fix src', [['src', 'src/**']]],
+    ['npx @biomejs/biome check --write src/', [['src/**']]],
+    ['black .', [['**']]],
+    ['black --check .', []],
+    ['ruff format src', [['src', 'src/**']]],
+    ['gofmt -w main.go', [['main.go', 'main.go/**']]],
+    ['cargo fmt', [['**']]],
+    ["npx prettier --write 'src/**/*.ts'", [['src/**/*.ts']]],
+    // Patches: the files they name are read by the hook.
+    ['git apply fix.patch', ['patch:fix.patch:1:null']],
+    ['git apply -p0 --directory=x fix.patch', ['patch:fix.patch:0:null']],
+    ['git apply --check fix.patch', []],
+    ['cd src && patch -p1 < ../fix.diff', ['patch:fix.diff:1:src']],
+    ['patch -p1 -i fix.diff', ['patch:fix.diff:1:']],
+    ['patch src/a.ts < fix.diff', [['src/a.ts']]],
+    ['patch --dry-run -p1 < fix.diff', []],
   ])('%s', (line, expected) => {
     expect(paths(line)).toEqual(expected);
   });

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
@@ -5,6 +6,7 @@ import { LIMITS } from '../../core/limits.js';
 import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
+import { patchedPaths } from '../../integrations/patch-files.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { normalizeInside } from '../claims/claim-paths.js';
 import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-queries.js';
@@ -124,6 +126,12 @@ export class EnforcementService {
   private pathsOf(effect: FileEffect, session: Viewpoint, cwd: string): string[] {
     const inWorktree = (p: string) => normalizeInside([p], cwd, session, this.app.log);
     if (effect.kind === 'paths') return effect.paths.flatMap(inWorktree);
+    if (effect.kind === 'patch') {
+      // Relative to the folder the command runs in, or (`git apply`) to the worktree's root.
+      const base = effect.dir === null ? session.worktree : resolve(cwd, effect.dir);
+      const named = effect.file ? patchedPaths(resolve(cwd, effect.file), effect.strip) : null;
+      return (named ?? ['**']).flatMap((p) => normalizeInside([join(base, p)], cwd, session, this.app.log));
+    }
     let changes: { tracked: string[]; untracked: string[] };
     try {
       changes = workingTreeChanges(session.worktree);
