@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { App } from '../app/app.js';
 import { CollabError, invalidInput } from '../core/errors.js';
@@ -6,22 +5,13 @@ import { inline, quoteBlock } from '../core/fence.js';
 import { age } from '../core/questions.js';
 import { humanFor } from '../features/human/human.js';
 import type { QuestionsService, QuestionView } from '../features/human/questions-service.js';
-import { bold, dim, green, printJson, yellow } from './format.js';
+import { bold, dim, green, printJson, terminalUser, yellow } from './format.js';
 import { choose, typeLine } from './terminal-choice.js';
 
 export interface AnswerOptions {
   json?: boolean;
   list?: boolean;
   option?: string;
-}
-
-/** Who answered from this terminal, as the question records it. */
-function terminalUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'terminal';
-  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { userInfo } from 'node:os';
+
 /** Small helpers for terminal output: colour only on a TTY that wants it. */
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 
@@ -10,4 +12,13 @@ export const yellow = wrap('33');
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Who acts from this terminal, as what they do records it. */
+export function terminalUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'terminal';
+  }
 }

@@ -22,7 +22,13 @@ export async function guardCheck(): Promise<void> {
     const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
     const viewer = await app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;
-    const verdict = await app.enforcement.checkPaths(viewer, staged, viewer.worktree, 'This commit');
+    const verdict = await app.enforcement.checkPaths(
+      viewer,
+      staged,
+      viewer.worktree,
+      'This commit',
+      'person',
+    );
     if (!verdict.reason) return;
     app.log.info('guard.refused', {
       session: viewer.id,

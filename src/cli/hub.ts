@@ -133,3 +133,4 @@ export async function tokenCommand(
     await app.close();
   }
 }
+export { cleanCommand, endCommand, messageCommand, releaseCommand } from './person.js';

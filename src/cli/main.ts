@@ -78,6 +78,38 @@ program
   });
 
 program
+  .command('message <session> <text...>')
+  .description('Send a session a message from you (by its name, or the first characters of its id)')
+  .option('--all', 'look for the session in every project, not only this folder’s')
+  .option('--json', 'machine-readable output')
+  .action(async (session: string, text: string[], options) =>
+    (await hubCommands()).messageCommand(session, text, options),
+  );
+
+program
+  .command('release <claim>')
+  .description("Release any session's claim (by the first characters of its id); that session is told")
+  .option('--reason <text>', 'why, for the session that held it')
+  .option('--json', 'machine-readable output')
+  .action(async (claim: string, options) => (await hubCommands()).releaseCommand(claim, options));
+
+program
+  .command('end <session>')
+  .description('End a session and release its claims (by its name, or the first characters of its id)')
+  .option('--reason <text>', 'why, recorded with the session')
+  .option('--all', 'look for the session in every project, not only this folder’s')
+  .option('--json', 'machine-readable output')
+  .action(async (session: string, options) => (await hubCommands()).endCommand(session, options));
+
+program
+  .command('clean')
+  .description('End the sessions whose process is gone or that fell silent, releasing their claims')
+  .option('--dry-run', 'only list them')
+  .option('--all', 'in every project, not only this folder’s')
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await hubCommands()).cleanCommand(options));
+
+program
   .command('status')
   .description('Show sessions, claims and conflicts per project')
   .option('--json', 'machine-readable output')

@@ -70,6 +70,11 @@ describe('pre-commit guard', () => {
     expect(refused.stderr).toContain('This commit would change files another session is working on');
     expect(refused.stderr).toContain('src/a.ts');
     expect(refused.stderr).toContain('--no-verify');
+    // It speaks to a person at a terminal: commands, not the agents' tool names.
+    expect(refused.stderr).toMatch(/session-collab message [0-9a-f]{8} /);
+    expect(refused.stderr).toMatch(/session-collab release [0-9a-f]{8} /);
+    expect(refused.stderr).toContain('session-collab clean');
+    expect(refused.stderr).not.toContain('collab_message_send');
     expect(existsSync(join(repo, '.chained-ran'))).toBe(false);
 
     // Other files commit fine, and the chained hook runs.

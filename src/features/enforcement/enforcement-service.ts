@@ -83,11 +83,25 @@ export class EnforcementService {
   }
 
   /** Files about to be written (absolute, or relative to `cwd`). */
-  async checkPaths(viewer: Viewpoint, paths: string[], cwd: string, action: string): Promise<Verdict> {
+  /**
+   * `audience`: an agent (told in its tools' terms) or a person at a terminal (the commit guard:
+   * told in commands).
+   */
+  async checkPaths(
+    viewer: Viewpoint,
+    paths: string[],
+    cwd: string,
+    action: string,
+    audience: 'agent' | 'person' = 'agent',
+  ): Promise<Verdict> {
     const patterns = normalizeInside(paths, cwd, viewer, this.app.log);
     if (patterns.length === 0) return CLEAR;
     const { conflicts, stale } = await this.claims.check(viewer, patterns);
-    return { conflicts, stale, reason: conflicts.length > 0 ? this.describe(conflicts, action) : null };
+    return {
+      conflicts,
+      stale,
+      reason: conflicts.length > 0 ? this.describe(conflicts, action, audience) : null,
+    };
   }
 
   /**
@@ -148,7 +162,7 @@ export class EnforcementService {
   }
 
   /** The reason an agent (or its user) reads: who holds the files, why, since when, what to do. */
-  describe(conflicts: CheckConflict[], action: string): string {
+  describe(conflicts: CheckConflict[], action: string, audience: 'agent' | 'person' = 'agent'): string {
     const now = this.app.now();
     const bySession = new Map<string, CheckConflict[]>();
     for (const c of conflicts) bySession.set(c.session_id, [...(bySession.get(c.session_id) ?? []), c]);
@@ -159,6 +173,18 @@ export class EnforcementService {
       return `- ${inline(files, 400)}: session "${inline(first.session, 60)}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent "${inline(first.intent, 200)}" (scope ${first.scope})`;
     });
     const holders = [...bySession.keys()];
+    if (audience === 'person') {
+      const ids = holders.map((h) => h.slice(0, 8));
+      const claims = [...new Set(conflicts.map((c) => c.claim_id.slice(0, 8)))];
+      return [
+        `session-collab: ${action} would change files another session is working on:`,
+        ...lines,
+        'What you can do:',
+        `  wait for ${holders.length === 1 ? 'it' : 'them'} (session-collab status shows who holds what), or tell ${holders.length === 1 ? 'it' : 'them'}:  ${ids.map((id) => `session-collab message ${id} "…"`).join('  ')}`,
+        `  let the files go:  ${claims.map((id) => `session-collab release ${id} --reason "…"`).join('  ')}`,
+        `  end a session that is no longer working:  ${ids.map((id) => `session-collab end ${id}`).join('  ')}  (or session-collab clean for every dead one)`,
+      ].join('\n');
+    }
     return [
       `session-collab: ${action} would change files another session is working on:`,
       ...lines,

@@ -1,0 +1,67 @@
+import { CollabError, invalidInput } from '../../core/errors.js';
+import type { ClaimWithFiles } from '../../store/claims-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { Wiring } from '../tool-context.js';
+
+/** The shortest id prefix a person may type (an id is a UUID). */
+export const MIN_PREFIX = 4;
+
+/**
+ * The session a person names: by its id, a unique prefix of it, or the name of one live session
+ * (in `projectId` when given, else in any project). Ambiguity is an error listing the candidates.
+ */
+export async function sessionByReference(
+  app: Wiring,
+  reference: string,
+  projectId: string | null,
+): Promise<SessionRow> {
+  const ref = reference.trim();
+  if (!ref) throw invalidInput('Name a session: its name, or its id (the first characters are enough).');
+  const exact = await app.store.sessions.get(ref);
+  if (exact) return exact;
+  const named = await app.store.sessions.activeNamed(projectId, ref);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1)
+    throw new CollabError(
+      'SESSION_AMBIGUOUS',
+      `${named.length} live sessions are named "${ref}": ${named.map((s) => s.id.slice(0, 8)).join(', ')}.`,
+      'Name it by id instead (the first characters are enough; `session-collab status` shows them).',
+    );
+  if (ref.length >= MIN_PREFIX && /^[0-9a-f-]+$/i.test(ref)) {
+    const found = await app.store.sessions.withIdPrefix(ref.toLowerCase(), 10);
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1)
+      throw new CollabError(
+        'SESSION_AMBIGUOUS',
+        `${found.length} sessions have ids starting with "${ref}": ${found.map((s) => `"${s.name}" ${s.id.slice(0, 12)}`).join(', ')}.`,
+        'Type more of the id.',
+      );
+  }
+  throw new CollabError(
+    'SESSION_NOT_FOUND',
+    `No session named "${ref}", and none whose id starts so${projectId ? ' in this project' : ''}.`,
+    '`session-collab status` lists the sessions with their names and ids.',
+  );
+}
+
+/** The claim a person names: by its id or a unique prefix of it. */
+export async function claimByReference(app: Wiring, reference: string): Promise<ClaimWithFiles> {
+  const ref = reference.trim().toLowerCase();
+  if (ref.length < MIN_PREFIX)
+    throw invalidInput(`Name a claim by its id: at least its first ${MIN_PREFIX} characters.`);
+  const ids = await app.store.claims.idsWithPrefix(ref, 10);
+  if (ids.length > 1)
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${ids.length} claims have ids starting with "${ref}": ${ids.map((id) => id.slice(0, 12)).join(', ')}.`,
+      'Type more of the id.',
+    );
+  const claim = ids.length === 1 ? await app.store.claims.get(ids[0]!) : undefined;
+  if (!claim)
+    throw new CollabError(
+      'CLAIM_NOT_FOUND',
+      `No claim whose id starts with "${ref}".`,
+      '`session-collab status` lists the claims with their ids.',
+    );
+  return claim;
+}
