@@ -2,8 +2,12 @@ import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
 import { PersonActions } from '../features/hub/person-actions.js';
-import { stateOf } from '../features/sessions/liveness.js';
-import { claimByReference, sessionByReference } from '../features/sessions/references.js';
+import {
+  claimByReference,
+  deadSessions,
+  projectOfFolder,
+  sessionByReference,
+} from '../features/sessions/references.js';
 import { bold, dim, green, printJson, terminalUser, yellow } from './format.js';
 
 /**
@@ -28,14 +32,8 @@ async function withPerson<T>(fn: (app: App, person: PersonActions) => Promise<T>
 }
 
 /** The project of the working folder, when it is one the store knows (null: every project). */
-async function hereProject(app: App, all: boolean | undefined): Promise<string | null> {
-  if (all) return null;
-  try {
-    const { key } = app.sessions.locate(process.cwd());
-    return (await app.store.projects.get(key)) ? key : null;
-  } catch {
-    return null;
-  }
+function hereProject(app: App, all: boolean | undefined): Promise<string | null> {
+  return all ? Promise.resolve(null) : projectOfFolder(app, process.cwd());
 }
 
 /** `session-collab message <session> <text…>`: a direct message, seen with its next tool call or prompt. */
@@ -92,9 +90,7 @@ export async function cleanCommand(options: PersonOptions & { dryRun?: boolean }
   await withPerson(async (app, person) => {
     const project = await hereProject(app, options.all);
     const now = app.now();
-    const dead = (await app.store.sessions.list(project, false)).filter(
-      (s) => s.status === 'active' && stateOf(app, s) !== 'active',
-    );
+    const dead = await deadSessions(app, project);
     const ended: Array<{ session_id: string; name: string; released: number; silent_since: string }> = [];
     for (const s of dead) {
       const silent = describeAge(s.last_heartbeat, now);

@@ -1,7 +1,8 @@
 import { CollabError, invalidInput } from '../../core/errors.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
-import type { SessionRow } from '../../store/sessions-store.js';
+import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { Wiring } from '../tool-context.js';
+import { stateOf } from './liveness.js';
 
 /** The shortest id prefix a person may type (an id is a UUID). */
 export const MIN_PREFIX = 4;
@@ -64,4 +65,24 @@ export async function claimByReference(app: Wiring, reference: string): Promise<
       '`session-collab status` lists the claims with their ids.',
     );
   return claim;
+}
+
+/** The project of a folder, when the store knows it (null otherwise). */
+export async function projectOfFolder(app: Wiring, folder: string): Promise<string | null> {
+  try {
+    const { key } = app.sessions.locate(folder);
+    return (await app.store.projects.get(key)) ? key : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sessions the store still counts as active whose process is gone or that fell silent (in one
+ * project, or in all): what `session-collab clean` ends.
+ */
+export async function deadSessions(app: Wiring, projectId: string | null): Promise<SessionWithCounts[]> {
+  return (await app.store.sessions.list(projectId, false)).filter(
+    (s) => s.status === 'active' && stateOf(app, s) !== 'active',
+  );
 }
