@@ -73,7 +73,7 @@ describe('session-collab init', () => {
       hooks: [{ type: 'command', command: './scripts/check-bash.sh' }],
     });
     expect(settings.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|Bash');
-    expect(settings.hooks.PreToolUse[1].hooks[0].command).toMatch(/cli\.cjs hook pre-tool-use$/);
+    expect(settings.hooks.PreToolUse[1].hooks[0].command).toMatch(/cli\.cjs hook pre-tool-use; else /);
     for (const event of ['SessionStart', 'SessionEnd', 'PostToolUse', 'UserPromptSubmit'])
       expect(settings.hooks[event]).toHaveLength(1);
 
@@ -138,7 +138,7 @@ describe('session-collab init', () => {
           {
             name: 'session-collab pre-tool-use',
             type: 'command',
-            command: expect.stringMatching(/hook pre-tool-use$/),
+            command: expect.stringMatching(/hook pre-tool-use; else /),
             timeout: 10000,
           },
         ],

@@ -21,22 +21,23 @@ const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/rea
  * A repository with `app.txt`, set up for Claude Code by `session-collab init`, and a way to run
  * the real CLI there against a fake model API (its result: the last JSON line it prints).
  */
-function initRepo() {
+function initRepo(initArgs: string[] = []) {
   const home = tempDir('collab-home-');
   const userHome = tempDir('claude-home-');
   const repo = gitRepo({ 'app.txt': 'original line\n' });
-  const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude'], {
+  const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'claude', ...initArgs], {
     cwd: repo,
     env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
     encoding: 'utf8',
   });
   expect(init.status).toBe(0);
   // Asynchronous: the fake API answers from this process's event loop.
-  const runClaude = async (apiUrl: string, args: string[]) => {
+  const runClaude = async (apiUrl: string, args: string[], extraEnv: Record<string, string> = {}) => {
     const run = await runAgentCli(claude!, args, {
       cwd: repo,
       env: {
         ...process.env,
+        ...extraEnv,
         HOME: userHome,
         SESSION_COLLAB_HOME: home,
         ANTHROPIC_API_KEY: 'sk-ant-api03-test',
@@ -54,6 +55,44 @@ function initRepo() {
 }
 
 describe.skipIf(!claude)('the real Claude Code CLI', () => {
+  it('in a project set up for a teammate who lacks session-collab, stops an edit and says what to install', async () => {
+    // The committed setup runs `session-collab` from PATH; this machine has none.
+    const { repo, runClaude } = initRepo(['--command', 'session-collab']);
+    const target = join(repo, 'app.txt');
+    expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toContain(
+      'command -v session-collab',
+    );
+    const api = await startFakeApi([
+      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
+      [
+        {
+          type: 'tool_use',
+          id: 'toolu_edit',
+          name: 'Edit',
+          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
+        },
+      ],
+      [{ type: 'text', text: 'Done.' }],
+    ]);
+    try {
+      const result = await runClaude(
+        api.url,
+        ['-p', 'Change app.txt', '--permission-mode', 'acceptEdits', '--output-format', 'json'],
+        { PATH: '/usr/bin:/bin' },
+      );
+      // Never edited in silence: stopped, and the model is told why and what to do.
+      expect(result.permission_denials).toEqual([
+        expect.objectContaining({ tool_name: 'Edit', tool_use_id: 'toolu_edit' }),
+      ]);
+      expect(readFileSync(target, 'utf8')).toBe('original line\n');
+      const told = api.requests.map((r) => JSON.stringify(r.body)).pop()!;
+      expect(told).toContain('session-collab is not installed on this machine');
+      expect(told).toContain('npm install -g session-collab');
+    } finally {
+      await api.close();
+    }
+  }, 150_000);
+
   it('is stopped before it edits a file another session holds, and told why', async () => {
     const { home, repo, runClaude } = initRepo();
     const target = join(repo, 'app.txt');
