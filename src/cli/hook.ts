@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from '../app/app.js';
 import { type Config, databaseUrl, loadConfig } from '../app/config.js';
@@ -48,8 +49,17 @@ export async function hook(eventName: string): Promise<void> {
     process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
   };
   const event = parseHookEvent(eventName);
-  const undecided = (why: string, next?: string) =>
-    done(event && input ? cannotDecide(event, input, why, next) : null);
+  // When the hook cannot work (a broken config, an unreadable database, a read-only home, out of
+  // time), the user is told so once per client session, as `doctor` would; an edit or a shell
+  // command is decided by `enforcement_on_error` every time.
+  const undecided = (why: string, next?: string) => {
+    if (!event || !input) return done(null);
+    const tell = firstTime(input.sessionId, why);
+    done(
+      cannotDecide(event, input, why, next, tell) ??
+        (tell ? { systemMessage: `session-collab is not working here (${why}). ${next ?? DOCTOR}` } : null),
+    );
+  };
   const timer = setTimeout(() => {
     app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
     undecided(`it took longer than ${BUDGET_MS / 1000} s`);
@@ -105,7 +115,8 @@ function cannotDecide(
   event: HookEvent,
   input: HookInput,
   why: string,
-  next = 'Run `session-collab doctor` if this repeats.',
+  next = DOCTOR,
+  tell = true,
 ): Record<string, unknown> | null {
   if (event !== 'pre-tool-use' || !toolTarget(input)) return null;
   let onError: 'allow' | 'ask' | 'deny' = 'ask';
@@ -115,8 +126,29 @@ function cannotDecide(
     // A broken config is itself a reason to ask.
   }
   const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} ${next}`;
-  if (onError === 'allow') return { systemMessage: message };
-  return { ...toolDecision(input.format, onError, message), systemMessage: message };
+  if (onError === 'allow') return tell ? { systemMessage: message } : {};
+  return { ...toolDecision(input.format, onError, message), ...(tell ? { systemMessage: message } : {}) };
+}
+
+const DOCTOR = 'Run `session-collab doctor` if this repeats.';
+
+/**
+ * Whether `problem` is new to this client session (and from now on, not): a marker in the
+ * system's temporary folder, since the home folder may be what is broken.
+ */
+function firstTime(sessionId: string | null, problem: string): boolean {
+  // FNV-1a: no crypto module to load on a hook's path.
+  let hash = 0x811c9dc5;
+  for (const c of `${resolveHome().home}\0${sessionId ?? process.ppid}\0${problem.slice(0, 80)}`) {
+    hash ^= c.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  try {
+    writeFileSync(join(tmpdir(), `session-collab-told-${hash.toString(16)}`), '', { flag: 'wx' });
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EEXIST';
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -220,6 +220,49 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
   });
 });
 
+describe('hooks that cannot work say so, once per session', () => {
+  it('a broken config or an unreadable database: one line to the user per session, and every edit still decided', async () => {
+    for (const [label, breakIt] of [
+      [
+        'a broken config.json',
+        (home: string) => writeFileSync(join(home, 'config.json'), '{ "enforcement": '),
+      ],
+      [
+        'an unreadable database',
+        (home: string) => {
+          rmSync(join(home, 'registry.db'), { force: true });
+          mkdirSync(join(home, 'registry.db'));
+        },
+      ],
+    ] as const) {
+      const { home, repo, a } = await setup();
+      breakIt(home);
+      const start = parse(
+        (await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'))).stdout,
+      );
+      expect(start?.systemMessage, label).toMatch(/^session-collab is not working here \(.+\)\. /);
+      expect(start?.systemMessage, label).toContain('session-collab doctor');
+      // Told once: not again with each prompt or tool call of that session.
+      const prompt = await a.hook(
+        'user-prompt-submit',
+        hookFixture('claude-code/user-prompt-submit', repo, 'A-1'),
+      );
+      expect(parse(prompt.stdout)?.systemMessage, label).toBeUndefined();
+      // An edit is still put to the user every time (enforcement_on_error: ask), with why.
+      const edit = parse(
+        (await a.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'))).stdout,
+      );
+      expect(edit.hookSpecificOutput.permissionDecision, label).toBe('ask');
+      expect(edit.hookSpecificOutput.permissionDecisionReason, label).toContain('could not check this Edit');
+      // Another session is told too.
+      const other = parse(
+        (await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-2'))).stdout,
+      );
+      expect(other?.systemMessage, label).toContain('is not working here');
+    }
+  });
+});
+
 describe('hooks answer in bounded time, and never let an edit through unchecked in silence', () => {
   it('while another process holds the database write lock: an edit it cannot check is put to the user, with why', async () => {
     for (const [mode, expected] of [
@@ -247,7 +290,7 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
     }
   });
 
-  it('while another process holds the database write lock: a post-tool-use goes on, logs why', async () => {
+  it('while another process holds the database write lock: a post-tool-use goes on, says why once, logs why', async () => {
     const { home, repo, a } = await setup();
     await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
     const blocker = new Database(join(home, 'registry.db'));
@@ -256,7 +299,15 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
       const started = Date.now();
       const out = await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', repo, 'A-1'));
       expect(Date.now() - started).toBeLessThan(8000);
-      expect(out).toMatchObject({ code: 0, stdout: '' });
+      expect(out.code).toBe(0);
+      expect(parse(out.stdout).systemMessage).toContain('is not working here');
+      expect(parse(out.stdout).systemMessage).toContain(`pid ${process.pid}`);
+      // Once per session.
+      const again = await a.hook(
+        'post-tool-use',
+        hookFixture('claude-code/post-tool-use-write', repo, 'A-1'),
+      );
+      expect(again).toMatchObject({ code: 0, stdout: '' });
     } finally {
       blocker.prepare('ROLLBACK').run();
       blocker.close();
