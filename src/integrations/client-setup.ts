@@ -154,6 +154,91 @@ function parseJsonObject(text: string | null, path: string): Record<string, unkn
 
 const json = (data: unknown) => `${JSON.stringify(data, null, 2)}\n`;
 
+/**
+ * The spans of the top-level members of a JSON object's text (which parses): each key and where
+ * its value starts and ends, and where the object closes.
+ */
+function topLevelMembers(text: string): {
+  members: Map<string, { start: number; end: number }>;
+  close: number;
+} {
+  const members = new Map<string, { start: number; end: number }>();
+  let i = text.indexOf('{') + 1;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const skipString = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+  };
+  const skipValue = () => {
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') {
+        skipString();
+        i--;
+      } else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (depth === 0) return;
+        depth--;
+      } else if (c === ',' && depth === 0) return;
+    }
+  };
+  for (;;) {
+    skipSpace();
+    if (text[i] !== '"') break;
+    const keyStart = i;
+    skipString();
+    const key = JSON.parse(text.slice(keyStart, i)) as string;
+    skipSpace();
+    i++; // the colon
+    skipSpace();
+    const start = i;
+    skipValue();
+    let end = i;
+    while (end > start && /\s/.test(text[end - 1]!)) end--;
+    members.set(key, { start, end });
+    if (text[i] === ',') i++;
+  }
+  skipSpace();
+  return { members, close: i };
+}
+
+/**
+ * Sets top-level keys of a JSON object file, leaving the rest of its text as the user wrote it
+ * (their formatting, their order): a key whose value does not change is not touched; a changed one
+ * is rewritten in place; a new one is added at the end, indented as the file is.
+ */
+function setTopLevel(text: string | null, path: string, values: Record<string, unknown>): string {
+  const data = parseJsonObject(text, path);
+  if (text === null || text.trim() === '') return json(values);
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
+  const render = (value: unknown) => JSON.stringify(value, null, indent).replace(/\n/g, `\n${indent}`);
+  const { members, close } = topLevelMembers(text);
+  let out = text;
+  const edits: Array<{ start: number; end: number; insert: string }> = [];
+  const added: string[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (JSON.stringify(data[key]) === JSON.stringify(value)) continue;
+    const span = members.get(key);
+    if (span) edits.push({ ...span, insert: render(value) });
+    else added.push(`${indent}${JSON.stringify(key)}: ${render(value)}`);
+  }
+  if (added.length > 0) {
+    const last = [...members.values()].reduce((a, m) => Math.max(a, m.end), -1);
+    edits.push(
+      last === -1
+        ? { start: text.indexOf('{') + 1, end: close, insert: `\n${added.join(',\n')}\n` }
+        : { start: last, end: last, insert: `,\n${added.join(',\n')}` },
+    );
+  }
+  for (const e of edits.sort((a, b) => b.start - a.start))
+    out = out.slice(0, e.start) + e.insert + out.slice(e.end);
+  return out;
+}
+
 /** Adds (or replaces) our MCP server in an `mcpServers` JSON file, keeping every other server. */
 export function mergeMcpServers(text: string | null, path: string, entry: Record<string, unknown>): string {
   const data = parseJsonObject(text, path);
@@ -161,7 +246,7 @@ export function mergeMcpServers(text: string | null, path: string, entry: Record
     string,
     unknown
   >;
-  return json({ ...data, mcpServers: { ...servers, [SERVER_NAME]: entry } });
+  return setTopLevel(text, path, { mcpServers: { ...servers, [SERVER_NAME]: entry } });
 }
 
 /** Puts our hooks into a settings file: ours from an earlier run are replaced, others kept. */
@@ -183,14 +268,28 @@ export function mergeHooks(text: string | null, path: string, ours: HooksConfig)
     if (kept.length > 0) hooks[event] = kept;
   }
   for (const [event, groups] of Object.entries(ours)) hooks[event] = [...(hooks[event] ?? []), ...groups];
-  return json({ ...data, hooks });
+  return setTopLevel(text, path, { hooks });
 }
 
 /** Adds a value to a JSON array setting (e.g. Claude Code's `enabledMcpjsonServers`). */
 export function mergeArraySetting(text: string | null, path: string, key: string, value: string): string {
   const data = parseJsonObject(text, path);
   const list = Array.isArray(data[key]) ? (data[key] as unknown[]) : [];
-  return json({ ...data, [key]: list.includes(value) ? list : [...list, value] });
+  return setTopLevel(text, path, { [key]: list.includes(value) ? list : [...list, value] });
+}
+
+/** Adds a path to a `.gitignore` unless a line there already ignores it (as itself or its folder). */
+export function mergeGitignore(text: string | null, entry: string, why: string): string {
+  const current = text ?? '';
+  const folder = entry.slice(0, entry.lastIndexOf('/'));
+  const name = entry.slice(entry.lastIndexOf('/') + 1);
+  const covering = new Set([entry, folder, `${folder}/`, `${folder}/*`, `${folder}/**`, name, `**/${name}`]);
+  const ignored = current
+    .split('\n')
+    .map((l) => l.trim().replace(/^\//, ''))
+    .some((l) => covering.has(l));
+  if (ignored) return current;
+  return `${current === '' ? '' : current.replace(/\n*$/, '\n\n')}# ${why}\n${entry}\n`;
 }
 
 /** Adds (or refreshes) the collaboration rules block of a Markdown instructions file. */
@@ -310,6 +409,15 @@ export function planClient(
           ),
         },
         { path: 'CLAUDE.md', purpose: 'collaboration rules', after: mergeRules(read('CLAUDE.md')) },
+        {
+          path: '.gitignore',
+          purpose: 'keeps .claude/settings.local.json (this machine\u2019s approval) out of commits',
+          after: mergeGitignore(
+            read('.gitignore'),
+            '.claude/settings.local.json',
+            'session-collab init: approves the project MCP server on this machine only',
+          ),
+        },
       ];
     case 'codex':
       return [

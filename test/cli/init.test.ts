@@ -56,7 +56,7 @@ describe('session-collab init', () => {
     );
 
     const second = init(repo, '--client', 'claude');
-    expect(second.stdout.match(/unchanged/g)).toHaveLength(4);
+    expect(second.stdout.match(/unchanged/g)).toHaveLength(5);
     expect(
       ['.mcp.json', '.claude/settings.json', '.claude/settings.local.json', 'CLAUDE.md'].map((f) =>
         readFileSync(join(repo, f), 'utf8'),
@@ -92,6 +92,30 @@ describe('session-collab init', () => {
     expect(claudeMd.startsWith('# My project\n\nUse pnpm.\n')).toBe(true);
     expect(claudeMd.match(/session-collab:start/g)).toHaveLength(1);
     expect(claudeMd).toContain('collab_check');
+  });
+
+  it("keeps the user's formatting where it changes nothing, and keeps the machine's approval out of git", () => {
+    const repo = configuredRepo();
+    const local = '{\n    "permissions": { "allow": ["Bash(ls)"], "deny": [] },\n    "model": "opus"\n}\n';
+    writeFileSync(join(repo, '.claude/settings.local.json'), local);
+    writeFileSync(join(repo, '.gitignore'), 'node_modules/\n');
+    expect(init(repo, '--client', 'claude').status).toBe(0);
+    // Its lines stay as they were; ours is added after them, indented as the file is.
+    expect(readFileSync(join(repo, '.claude/settings.local.json'), 'utf8')).toBe(
+      '{\n    "permissions": { "allow": ["Bash(ls)"], "deny": [] },\n    "model": "opus",\n    "enabledMcpjsonServers": [\n        "session-collab"\n    ]\n}\n',
+    );
+    const ignore = readFileSync(join(repo, '.gitignore'), 'utf8');
+    expect(ignore.startsWith('node_modules/\n')).toBe(true);
+    expect(ignore.split('\n')).toContain('.claude/settings.local.json');
+    const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(status.stdout).not.toContain('settings.local.json');
+    // Already ignored (by its folder): left as it is.
+    writeFileSync(join(repo, '.gitignore'), '/.claude/\n');
+    expect(init(repo, '--client', 'claude').status).toBe(0);
+    expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe('/.claude/\n');
   });
 
   it('--dry-run prints the diff and writes nothing', () => {
