@@ -12,8 +12,16 @@ import {
   planClient,
   type Transport,
 } from '../integrations/client-setup.js';
+import {
+  codexTrust,
+  codexTrusts,
+  geminiTrust,
+  geminiTrusts,
+  type TrustingClient,
+  trustFile,
+} from '../integrations/client-trust.js';
 import { locateProject } from '../integrations/git-repo.js';
-import { bold, dim, green, printJson } from './format.js';
+import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation } from './invocation.js';
 
 export interface InitOptions {
@@ -25,6 +33,8 @@ export interface InitOptions {
   dryRun?: boolean;
   json?: boolean;
   command?: string;
+  /** Trust the project in Codex CLI's and Gemini CLI's user settings, where it is not yet. */
+  trust?: boolean;
 }
 
 const CLIENT_LABELS: Record<ClientName, string> = {
@@ -134,7 +144,34 @@ export function init(options: InitOptions): void {
     }),
   );
 
+  // Codex CLI and Gemini CLI load the project's files only where the user trusts the folder.
+  const trust = clients
+    .filter((c): c is TrustingClient => c === 'codex' || c === 'gemini')
+    .map((client) => {
+      const file = trustFile(client);
+      let before: string | null = null;
+      try {
+        before = readFileSync(file, 'utf8');
+      } catch {
+        // none yet
+      }
+      const trusted = client === 'codex' ? codexTrusts(before, root) : geminiTrusts(before, root);
+      const after =
+        trusted || !options.trust
+          ? before
+          : client === 'codex'
+            ? codexTrust(before, root)
+            : geminiTrust(before, root);
+      return { client, file, before, after, trusted, added: !trusted && options.trust === true };
+    });
+
   if (!options.dryRun) {
+    for (const t of trust.filter((x) => x.added)) {
+      mkdirSync(dirname(t.file), { recursive: true });
+      const tmp = `${t.file}.session-collab-${process.pid}.tmp`;
+      writeFileSync(tmp, t.after ?? '');
+      renameSync(tmp, t.file);
+    }
     for (const c of changes.filter((x) => x.changed)) {
       const target = join(root, c.path);
       mkdirSync(dirname(target), { recursive: true });
@@ -152,6 +189,12 @@ export function init(options: InitOptions): void {
       transport: transport.kind,
       ...(transport.kind === 'http' ? { url: transport.url } : {}),
       files: changes.map((c) => ({ client: c.client, path: c.path, purpose: c.purpose, changed: c.changed })),
+      trust: trust.map((t) => ({
+        client: t.client,
+        file: t.file,
+        trusted: t.trusted || t.added,
+        added: t.added,
+      })),
     });
     return;
   }
@@ -166,6 +209,8 @@ export function init(options: InitOptions): void {
         ) ?? `${c.path}: too many changed lines to show as a diff\n`,
       );
     }
+    for (const t of trust.filter((x) => x.added))
+      process.stdout.write(unifiedDiff(t.before ?? '', t.after ?? '', t.file, t.file) ?? '');
     console.log(dim(`\n(dry run: nothing written in ${root})`));
     return;
   }
@@ -186,6 +231,18 @@ export function init(options: InitOptions): void {
           ? green('created  ')
           : green('updated  ');
       console.log(`  ${verb} ${c.path.padEnd(34)} ${dim(c.purpose)}`);
+    }
+  }
+  for (const t of trust) {
+    if (t.added) {
+      console.log(`\n${green('Trusted')} this folder in ${t.file}:`);
+      process.stdout.write(unifiedDiff(t.before ?? '', t.after ?? '', t.file, t.file) ?? '');
+    } else if (!t.trusted) {
+      console.log(
+        t.client === 'codex'
+          ? `\n${yellow('Codex CLI loads .codex/config.toml only in trusted projects, and this one is not.')} Add to ${t.file}:\n  [projects.${JSON.stringify(root)}]\n  trust_level = "trusted"\nor run ${bold('session-collab init --trust')}.`
+          : `\n${yellow('Gemini CLI loads .gemini/settings.json only in trusted folders, and this one is not.')} Add "${root}": "TRUST_FOLDER" to ${t.file}, trust the folder when Gemini CLI asks, or run ${bold('session-collab init --trust')}.`,
+      );
     }
   }
   console.log(

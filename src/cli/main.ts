@@ -125,7 +125,11 @@ program
     'claude, codex, gemini, cursor (comma-separated) or all; default: the ones found here, else claude',
   )
   .option('--dry-run', 'print what would change, as a diff, and write nothing')
-  .option('--command <cmd>', 'how clients should start session-collab (default: this install)')
+  .option(
+    '--command <cmd>',
+    'how clients should start session-collab: session-collab (on each PATH), "npx session-collab", or a path (default: this install)',
+  )
+  .option('--trust', "trust this folder in Codex CLI's and Gemini CLI's user settings, where it is not yet")
   .option(
     '--transport <kind>',
     'stdio (each client starts its own server; default) or http (clients connect to a running hub)',

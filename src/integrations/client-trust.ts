@@ -1,0 +1,87 @@
+/**
+ * Whether Codex CLI and Gemini CLI trust a project folder, so that they load the configuration
+ * `init` writes there (Codex: `[projects."<folder>"] trust_level = "trusted"` in
+ * `$CODEX_HOME/config.toml`; Gemini CLI: `~/.gemini/trustedFolders.json`), and the change to these
+ * user files that trusts it. Pure text in, text out, except for where the files are.
+ */
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+
+export type TrustingClient = 'codex' | 'gemini';
+
+/** The user file where a client records trusted folders. */
+export function trustFile(client: TrustingClient, env: NodeJS.ProcessEnv = process.env): string {
+  if (client === 'codex') return join(env.CODEX_HOME || join(homedir(), '.codex'), 'config.toml');
+  return join(env.GEMINI_CLI_HOME || homedir(), '.gemini', 'trustedFolders.json');
+}
+
+/** The TOML table header of a project in Codex's config. */
+function codexHeader(folder: string): string {
+  return `[projects.${JSON.stringify(folder)}]`;
+}
+
+/** Whether Codex's config (its text, or null) trusts `folder`. */
+export function codexTrusts(text: string | null, folder: string): boolean {
+  const lines = (text ?? '').split('\n');
+  const at = lines.findIndex(
+    (l) => l.trim() === codexHeader(folder) || l.trim() === `[projects.'${folder}']`,
+  );
+  if (at === -1) return false;
+  for (let i = at + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++)
+    if (/^\s*trust_level\s*=\s*"trusted"\s*$/.test(lines[i]!)) return true;
+  return false;
+}
+
+/** Codex's config with `folder` trusted (as it is when it already is). */
+export function codexTrust(text: string | null, folder: string): string {
+  const current = text ?? '';
+  if (codexTrusts(current, folder)) return current;
+  const lines = current.split('\n');
+  const at = lines.findIndex((l) => l.trim() === codexHeader(folder));
+  if (at !== -1) {
+    // The table is there with another trust level (or none): set it.
+    let i = at + 1;
+    for (; i < lines.length && !/^\s*\[/.test(lines[i]!); i++)
+      if (/^\s*trust_level\s*=/.test(lines[i]!)) {
+        lines[i] = 'trust_level = "trusted"';
+        return lines.join('\n');
+      }
+    lines.splice(at + 1, 0, 'trust_level = "trusted"');
+    return lines.join('\n');
+  }
+  const table = `${codexHeader(folder)}\ntrust_level = "trusted"\n`;
+  return current.trim() === '' ? table : `${current.replace(/\n*$/, '\n')}\n${table}`;
+}
+
+function geminiRules(text: string | null): Record<string, string> {
+  if (!text || text.trim() === '') return {};
+  try {
+    const data = JSON.parse(text) as unknown;
+    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const within = (folder: string, parent: string) => folder === parent || folder.startsWith(`${parent}${sep}`);
+
+/**
+ * Whether Gemini CLI's trusted folders (their text, or null) trust `folder`: the most specific rule
+ * that covers it decides (a folder itself with TRUST_FOLDER, its parent with TRUST_PARENT).
+ */
+export function geminiTrusts(text: string | null, folder: string): boolean {
+  let best: { length: number; trusted: boolean } | null = null;
+  for (const [path, rule] of Object.entries(geminiRules(text))) {
+    const scope = rule === 'TRUST_PARENT' ? dirname(path) : path;
+    if (!within(folder, scope)) continue;
+    if (!best || scope.length > best.length)
+      best = { length: scope.length, trusted: rule !== 'DO_NOT_TRUST' };
+  }
+  return best?.trusted ?? false;
+}
+
+/** Gemini CLI's trusted folders with `folder` trusted (as they are when it already is). */
+export function geminiTrust(text: string | null, folder: string): string {
+  if (geminiTrusts(text, folder)) return text ?? '';
+  return `${JSON.stringify({ ...geminiRules(text), [folder]: 'TRUST_FOLDER' }, null, 2)}\n`;
+}

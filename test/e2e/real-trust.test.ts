@@ -1,0 +1,79 @@
+/**
+ * Codex CLI and Gemini CLI load a project's configuration only where the user trusts the folder:
+ * `init` says so when it is not, and `init --trust` trusts it, after which the real `codex mcp list`
+ * and `gemini mcp list` see the server. Each CLI comes from .ci/run (a temporary install); without
+ * one its test is skipped, saying so.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
+import { CLI } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+const FILE = 'test/e2e/real-trust.test.ts';
+const codex = findAgentCli('SESSION_COLLAB_CODEX_BIN', 'codex', FILE);
+const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', FILE);
+
+/** A repository, a user home for the CLIs, and `init` run there as that user. */
+function project() {
+  const home = tempDir('collab-home-');
+  const userHome = tempDir('client-home-');
+  const repo = gitRepo({ 'app.txt': 'x\n' });
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: userHome, SESSION_COLLAB_HOME: home, NO_COLOR: '1' };
+  delete env.CODEX_HOME;
+  const init = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [CLI, 'init', ...args], { cwd: repo, env, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout;
+  };
+  return { repo, userHome, env, init };
+}
+
+describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
+  it('init says what to add; init --trust adds it, and `codex mcp list` then lists the server', async () => {
+    const { repo, userHome, env, init } = project();
+    const first = init('--client', 'codex');
+    expect(first).toContain(
+      'Codex CLI loads .codex/config.toml only in trusted projects, and this one is not',
+    );
+    expect(first).toContain(`[projects.${JSON.stringify(repo)}]`);
+    expect(first).toContain('session-collab init --trust');
+    const untrusted = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
+    expect(untrusted.stdout).not.toMatch(/session-collab\s/);
+
+    const trusted = init('--client', 'codex', '--trust');
+    expect(trusted).toContain('Trusted this folder in');
+    expect(trusted).toContain('+trust_level = "trusted"');
+    expect(readFileSync(join(userHome, '.codex', 'config.toml'), 'utf8')).toContain(
+      `[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"`,
+    );
+    const listed = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout).toMatch(/session-collab\s+\S+.*enabled/);
+    // Once trusted, nothing more to say or change.
+    const again = init('--client', 'codex', '--trust');
+    expect(again).not.toContain('Trusted this folder');
+    expect(again).not.toContain('only in trusted projects');
+  }, 120_000);
+});
+
+describe.skipIf(!gemini)('Gemini CLI and a folder it does not trust', () => {
+  it('init says what to add; init --trust adds it, and `gemini mcp list` then connects', async () => {
+    const { repo, userHome, env, init } = project();
+    const first = init('--client', 'gemini');
+    expect(first).toContain(
+      'Gemini CLI loads .gemini/settings.json only in trusted folders, and this one is not',
+    );
+    const untrusted = await runAgentCli(gemini!, ['mcp', 'list'], { cwd: repo, env });
+    expect(untrusted.stdout + untrusted.stderr).not.toContain('Connected');
+
+    const trusted = init('--client', 'gemini', '--trust');
+    expect(trusted).toContain('Trusted this folder in');
+    expect(JSON.parse(readFileSync(join(userHome, '.gemini', 'trustedFolders.json'), 'utf8'))).toEqual({
+      [repo]: 'TRUST_FOLDER',
+    });
+    const listed = await runAgentCli(gemini!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout + listed.stderr).toMatch(/session-collab: .* - Connected/);
+  }, 120_000);
+});
