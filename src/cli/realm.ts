@@ -238,6 +238,11 @@ export async function realmBind(
   });
   writeBinding(root, domain, { repo, role: options.role, exports: list(options.exports), imports });
   console.log(`${green('Bound')} ${repo} to ${domain} as ${options.role}.`);
+  // Bound before it is added (allowed: the repo may come next), but `realm check` fails until then.
+  if (!existsSync(resolve(root, 'repos', `${repo}.yaml`)))
+    process.stderr.write(
+      `${yellow('Warning:')} ${repo} is not a repo of this realm yet; \`realm check\` fails until it is. Add it: session-collab realm add-repo ${repo} --path <its clone> --realm ${root}\n`,
+    );
 }
 
 export async function realmCheckCommand(options: RealmOption): Promise<void> {

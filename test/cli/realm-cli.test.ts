@@ -16,7 +16,7 @@ function cli(home: string, cwd: string, ...args: string[]) {
 }
 
 describe('session-collab realm', () => {
-  it('builds a realm without hand-written YAML, and `realm check` fails CI on errors', () => {
+  it('builds a realm without hand-written YAML, and `realm check` fails CI on errors', async () => {
     const home = tempDir('collab-home-');
     const base = tempDir('collab-realm-');
     const api = gitRepo();
@@ -52,6 +52,13 @@ describe('session-collab realm', () => {
     expect(contract.stdout).toContain('Realm-Repo: api');
     cli(home, api, 'realm', 'bind', 'orders', 'api', '--role', 'provider', '--exports', 'order-event');
     cli(home, web, 'realm', 'bind', 'orders', 'web', '--role', 'consumer', '--imports', 'order-event@^1.0.0');
+    // A repo the realm does not have yet: bound all the same, with a warning that says what to add.
+    const early = cli(home, api, 'realm', 'bind', 'orders', 'mobile', '--role', 'consumer');
+    expect(early.status).toBe(0);
+    expect(early.stderr).toContain('mobile is not a repo of this realm yet');
+    expect(early.stderr).toContain('session-collab realm add-repo mobile');
+    const { rmSync } = await import('node:fs');
+    rmSync(join(realm, 'domains', 'orders', 'bindings', 'mobile.yaml'));
 
     const ok = cli(home, web, 'realm', 'check');
     expect(ok.status).toBe(0);
