@@ -16,6 +16,8 @@ import { type HomePaths, resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';
+import { wiringFindings } from '../integrations/client-wiring.js';
+import { locateProject } from '../integrations/git-repo.js';
 import { databaseUsers } from '../integrations/lock-holder.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 import { green, printJson, red } from './format.js';
@@ -255,6 +257,18 @@ async function telegramCheck(paths: HomePaths): Promise<Check | null> {
 }
 
 /** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
+/** The wiring of the project doctor runs in (none outside a git repository). */
+function projectWiring(): Check[] {
+  let root: string;
+  try {
+    root = locateProject(process.cwd()).worktree;
+  } catch {
+    return [];
+  }
+  if (!existsSync(join(root, '.git'))) return [];
+  return wiringFindings(root);
+}
+
 export async function doctor(options: { json?: boolean; repair?: boolean }): Promise<void> {
   const paths = resolveHome();
   let found = runChecks(paths);
@@ -264,7 +278,7 @@ export async function doctor(options: { json?: boolean; repair?: boolean }): Pro
     found = runChecks(paths);
   }
   const telegram = found.configBad ? null : await telegramCheck(paths);
-  const checks = telegram ? [...found.checks, telegram] : found.checks;
+  const checks = [...found.checks, ...(telegram ? [telegram] : []), ...projectWiring()];
   const ok = checks.every((c) => c.ok);
   if (options.json) {
     printJson({ ok, checks, ...(options.repair ? { repairs } : {}) });

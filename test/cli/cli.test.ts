@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -147,7 +147,8 @@ describe('session-collab doctor', () => {
     expect(out.code).toBe(0);
     const report = JSON.parse(out.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual([
+    // Then the wiring of the project it runs in (this repository: none set up, said, not a problem).
+    expect(report.checks.map((c) => c.name).slice(0, 8)).toEqual([
       'node',
       'session-collab',
       'config',
@@ -157,6 +158,47 @@ describe('session-collab doctor', () => {
       'disk',
       'better-sqlite3',
     ]);
+  });
+
+  it('checks the wiring of the project it runs in, each problem with its fix', () => {
+    requireBuild();
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('client-home-');
+    const repo = gitRepo();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SESSION_COLLAB_HOME: home,
+      HOME: userHome,
+      PATH: '/usr/bin:/bin',
+      NO_COLOR: '1',
+    };
+    delete env.CODEX_HOME;
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env, encoding: 'utf8' });
+    // Set up to run `session-collab` from PATH, on a machine that has none; Codex not trusting it.
+    expect(run('init', '--client', 'claude,codex', '--command', 'session-collab').status).toBe(0);
+    const out = run('doctor', '--json');
+    expect(out.status).toBe(1);
+    const checks = new Map(
+      (
+        JSON.parse(out.stdout) as {
+          checks: Array<{ name: string; ok: boolean; detail: string; hint?: string }>;
+        }
+      ).checks.map((c) => [c.name, c]),
+    );
+    expect(checks.get('claude server')?.ok).toBe(true);
+    expect(checks.get('claude hooks')).toMatchObject({ ok: false });
+    expect(checks.get('claude hooks')?.detail).toContain('not on this machine');
+    expect(checks.get('claude hooks')?.hint).toContain('npm install -g session-collab');
+    expect(checks.get('codex trust')).toMatchObject({ ok: false });
+    expect(checks.get('codex trust')?.hint).toContain('--trust');
+    expect(checks.get('commit guard')?.ok).toBe(true);
+    // Fixed as it says: trusted, and the hooks running this install.
+    expect(run('init', '--client', 'claude,codex', '--trust').status).toBe(0);
+    const fixed = JSON.parse(run('doctor', '--json').stdout) as {
+      checks: Array<{ name: string; ok: boolean }>;
+    };
+    expect(fixed.checks.filter((c) => !c.ok)).toEqual([]);
   });
 
   it('fails with the bad config key named', async () => {

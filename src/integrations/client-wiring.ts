@@ -1,0 +1,222 @@
+/**
+ * How the project in a folder is wired to session-collab, as `doctor` reports it: each client's
+ * files that `init` writes (the MCP server, the hooks and the command they run), Codex CLI's and
+ * Gemini CLI's trust, the commit guard, and the command on PATH. Each finding says how to fix it.
+ */
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { splitCommands } from '../core/shell-command.js';
+import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
+import { codexTrusts, geminiTrusts, trustFile } from './client-trust.js';
+import { guardInstalled } from './git-hooks.js';
+
+export interface WiringFinding {
+  name: string;
+  ok: boolean;
+  detail: string;
+  hint?: string;
+}
+
+/** The hook events each client needs for claims to be enforced, in its own names. */
+const HOOK_EVENTS: Partial<Record<ClientName, string[]>> = {
+  claude: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
+  gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool'],
+};
+
+function readJson(path: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Where a command runs from: a path that exists, or a name found on PATH (null: not found). */
+export function whichCommand(command: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const runnable = (path: string) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes('/')) return runnable(command) ? command : null;
+  for (const dir of (env.PATH ?? '').split(delimiter))
+    if (dir && runnable(join(dir, command))) return join(dir, command);
+  return null;
+}
+
+/** The program (and script) our hook command runs, from its text. */
+function hookProgram(command: string): { program: string; script: string | null } | null {
+  const words = splitCommands(command).find((w) => w.includes('hook'));
+  if (!words) return null;
+  // `… then exec session-collab hook …` (the guarded form init writes).
+  let start = 0;
+  while (['then', 'exec', 'else', 'do'].includes(words[start] ?? '')) start++;
+  const run = words.slice(start);
+  const at = run.indexOf('hook');
+  if (at < 1) return null;
+  return { program: run[0]!, script: run.slice(1, at).find((w) => w.includes('/')) ?? null };
+}
+
+/** Our hooks in a settings file's `hooks`: the events that have one, and the first command. */
+function ourHooks(settings: Record<string, unknown> | null): { events: Set<string>; command: string | null } {
+  const events = new Set<string>();
+  let command: string | null = null;
+  const hooks = (settings?.hooks ?? {}) as Record<string, Array<{ hooks?: Array<{ command?: unknown }> }>>;
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups)
+      for (const h of g.hooks ?? [])
+        if (isOurHook(h.command)) {
+          events.add(event);
+          command ??= h.command as string;
+        }
+  }
+  return { events, command };
+}
+
+function hooksFinding(
+  client: 'claude' | 'gemini',
+  root: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+): WiringFinding {
+  const name = `${client} hooks`;
+  const { events, command } = ourHooks(readJson(join(root, file)));
+  const missing = (HOOK_EVENTS[client] ?? []).filter((e) => !events.has(e));
+  if (missing.length > 0)
+    return {
+      name,
+      ok: false,
+      detail: `${file}: no session-collab hook for ${missing.join(', ')}: edits are not checked`,
+      hint: `Run session-collab init --client ${client} in ${root}.`,
+    };
+  const program = command ? hookProgram(command) : null;
+  const found = program ? whichCommand(program.program, env) : null;
+  const scriptThere = !program?.script || existsSync(program.script);
+  if (!program || !found || !scriptThere)
+    return {
+      name,
+      ok: false,
+      detail: `${file}: the hooks run ${program ? [program.program, program.script].filter(Boolean).join(' ') : 'a command'}, which is not on this machine`,
+      hint: `Install session-collab on PATH (npm install -g session-collab), or run session-collab init --client ${client} --command <how this machine runs it>.`,
+    };
+  return {
+    name,
+    ok: true,
+    detail: `${file}: all ${events.size} hooks, running ${[found, program.script].filter(Boolean).join(' ')}`,
+  };
+}
+
+/** What `doctor` finds of the wiring of the project at `root` (a git worktree). */
+export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.env): WiringFinding[] {
+  const out: WiringFinding[] = [];
+  const clients = detectClients((p) => existsSync(join(root, p)));
+  // A repository not set up for any client is not a problem of this machine: said, not counted.
+  if (clients.length === 0)
+    out.push({
+      name: 'clients',
+      ok: true,
+      detail: `${root}: no client is set up for session-collab here (session-collab init sets them up)`,
+    });
+  const server = (file: string, key = 'mcpServers') => {
+    const servers = (readJson(join(root, file))?.[key] ?? {}) as Record<string, unknown>;
+    return SERVER_NAME in servers;
+  };
+  for (const client of clients) {
+    if (client === 'claude') {
+      out.push(
+        server('.mcp.json')
+          ? { name: 'claude server', ok: true, detail: '.mcp.json: session-collab' }
+          : {
+              name: 'claude server',
+              ok: false,
+              detail: '.mcp.json: no session-collab server',
+              hint: `Run session-collab init --client claude in ${root}.`,
+            },
+      );
+      out.push(hooksFinding('claude', root, '.claude/settings.json', env));
+    } else if (client === 'gemini') {
+      out.push(
+        server('.gemini/settings.json')
+          ? { name: 'gemini server', ok: true, detail: '.gemini/settings.json: session-collab' }
+          : {
+              name: 'gemini server',
+              ok: false,
+              detail: '.gemini/settings.json: no session-collab server',
+              hint: `Run session-collab init --client gemini in ${root}.`,
+            },
+      );
+      out.push(hooksFinding('gemini', root, '.gemini/settings.json', env));
+      const trusted = geminiTrusts(readText(trustFile('gemini', env)), root);
+      out.push({
+        name: 'gemini trust',
+        ok: trusted,
+        detail: trusted
+          ? `${root} is a trusted folder`
+          : `${root} is not trusted: Gemini CLI ignores .gemini/settings.json here`,
+        hint: 'Run session-collab init --client gemini --trust (or trust the folder when Gemini CLI asks).',
+      });
+    } else if (client === 'codex') {
+      const toml = readText(join(root, '.codex', 'config.toml')) ?? '';
+      const has = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`, 'm').test(toml);
+      out.push(
+        has
+          ? { name: 'codex server', ok: true, detail: '.codex/config.toml: session-collab' }
+          : {
+              name: 'codex server',
+              ok: false,
+              detail: '.codex/config.toml: no session-collab server',
+              hint: `Run session-collab init --client codex in ${root}.`,
+            },
+      );
+      const trusted = codexTrusts(readText(trustFile('codex', env)), root);
+      out.push({
+        name: 'codex trust',
+        ok: trusted,
+        detail: trusted
+          ? `${root} is a trusted project`
+          : `${root} is not trusted: Codex CLI ignores .codex/config.toml here`,
+        hint: 'Run session-collab init --client codex --trust.',
+      });
+    } else if (client === 'cursor') {
+      out.push(
+        server('.cursor/mcp.json')
+          ? { name: 'cursor server', ok: true, detail: '.cursor/mcp.json: session-collab' }
+          : {
+              name: 'cursor server',
+              ok: false,
+              detail: '.cursor/mcp.json: no session-collab server',
+              hint: `Run session-collab init --client cursor in ${root}.`,
+            },
+      );
+    }
+  }
+  // The guard is optional: said, not counted as a problem.
+  out.push({
+    name: 'commit guard',
+    ok: true,
+    detail: guardInstalled(root)
+      ? 'installed: commits touching files a live session holds are refused'
+      : 'not installed (optional: session-collab guard install refuses commits touching files a live session holds)',
+  });
+  const onPath = whichCommand('session-collab', env);
+  out.push({
+    name: 'on PATH',
+    ok: true,
+    detail: onPath
+      ? `session-collab is ${onPath}`
+      : 'session-collab is not on PATH (files written with --command session-collab need it; npm install -g session-collab)',
+  });
+  return out;
+}
