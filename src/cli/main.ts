@@ -111,9 +111,10 @@ program
 
 program
   .command('status')
-  .description('Show sessions, claims and conflicts per project')
+  .description("Show this project's sessions (where to find them), their claims, and conflicts")
   .option('--json', 'machine-readable output')
-  .option('--all', 'include ended and inactive sessions, and idle projects')
+  .option('--all', 'every project, with ended sessions and idle projects')
+  .option('--watch', 'redraw every 2 s in the terminal')
   .option('--limit <n>', 'sessions, claims and conflicts shown per project (0: all)', '20')
   .action(async (options) => (await import('./status.js')).status(options));
 

@@ -2,12 +2,15 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { inline } from '../core/fence.js';
 import { describeAge } from '../core/liveness.js';
-import { StatusService } from '../features/status/status-service.js';
+import { projectOfFolder } from '../features/sessions/references.js';
+import { type ProjectStatus, type SessionStatus, StatusService } from '../features/status/status-service.js';
 import { bold, dim, green, printJson, red, yellow } from './format.js';
 
 export interface StatusOptions {
   json?: boolean;
+  /** Every project (by default: the one of this folder, when there is one). */
   all?: boolean;
+  watch?: boolean;
   /** Sessions, claims and conflicts shown per project (0: all). */
   limit?: string;
 }
@@ -30,65 +33,124 @@ function parseLimit(value: string | undefined): number {
 
 const MORE_HINT = 'see them with --limit 0 (all) or --limit <n>';
 
-/** Sessions, claims and current conflicts per project. */
+/** Sessions, claims and current conflicts: of this folder's project (`--all`: every project). */
 export async function status(options: StatusOptions): Promise<void> {
   const limit = parseLimit(options.limit);
+  if (options.watch && options.json)
+    throw new CollabError('INVALID_INPUT', '--watch shows text; leave out --json.');
+  if (options.watch && !process.stdout.isTTY)
+    throw new CollabError(
+      'INVALID_INPUT',
+      '--watch redraws a terminal; stdout is not one.',
+      'Run it in a terminal, or without --watch.',
+    );
   const app = await App.open();
   try {
-    const projects = await new StatusService(app).projects({ all: options.all === true, limit });
+    const only = options.all ? null : await projectOfFolder(app, process.cwd());
+    const read = () => new StatusService(app).projects({ all: options.all === true, limit, only });
     if (options.json) {
-      printJson({ home: app.paths.home, projects });
+      printJson({ home: app.paths.home, projects: await read() });
       return;
     }
-    if (projects.length === 0) {
-      console.log(`No active sessions. ${dim(`(database: ${app.paths.database})`)}`);
+    if (!options.watch) {
+      process.stdout.write(render(await read(), app, only !== null));
       return;
     }
-    const now = app.now();
-    const stateOf = new Map<string, string>();
-    for (const p of projects) {
-      console.log(
-        bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) +
-          dim(`  (project ${p.project_id})`),
+    // Redrawn every 2 s until Ctrl-C.
+    for (;;) {
+      const text = render(await read(), app, only !== null);
+      process.stdout.write(
+        `\x1b[H\x1b[2J${text}${dim(`\n(redrawn every 2 s; Ctrl-C to stop)  ${new Date().toLocaleTimeString()}`)}\n`,
       );
-      console.log('  Sessions');
-      for (const s of p.sessions) {
-        stateOf.set(s.id, s.status);
-        const dot = s.status === 'active' ? green('●') : s.status === 'inactive' ? yellow('○') : dim('·');
-        console.log(
-          `    ${dot} ${inline(s.name, 40).padEnd(24)} ${s.status.padEnd(8)} ${String(s.active_claims).padStart(3)} claim(s)  ${dim(`${s.branch ?? '-'}  seen ${describeAge(Date.parse(s.last_heartbeat), now)}  ${s.id}`)}`,
-        );
-      }
-      if (p.sessions.length === 0) console.log(dim('    none active'));
-      if (p.more.sessions) console.log(dim(`    and more: ${MORE_HINT}`));
-      for (const s of p.sessions) {
-        for (const h of s.changed_files_held_by_others) {
-          console.log(
-            `    ${red('⚠')} "${inline(s.name, 40)}" has changed ${inline(h.file, 200)}, which "${inline(h.session, 40)}" holds (${inline(h.intent)})`,
-          );
-        }
-      }
-      console.log('  Claims');
-      for (const c of p.claims) {
-        const stale = stateOf.get(c.session_id) === 'active' ? '' : yellow(' (stale)');
-        console.log(
-          `    ${inline(c.files.join(', '), 300)}  ${dim('by')} ${inline(c.session, 40)}${stale}: ${inline(c.intent)} ${dim(`[${c.scope}, ${describeAge(Date.parse(c.created_at), now)}]`)}`,
-        );
-      }
-      if (p.claims.length === 0) console.log(dim('    none'));
-      if (p.more.claims > 0) console.log(dim(`    and ${p.more.claims} more: ${MORE_HINT}`));
-      if (p.conflicts.length > 0) {
-        console.log(`  ${red('Conflicts')}`);
-        for (const c of p.conflicts) {
-          console.log(
-            `    ${red('⚠')} ${inline(c.path, 200)}: "${inline(c.a.session, 40)}" (${inline(c.a.intent)}) and "${inline(c.b.session, 40)}" (${inline(c.b.intent)})`,
-          );
-        }
-        if (p.more.conflicts) console.log(dim(`    and more: ${MORE_HINT}`));
-      }
-      console.log('');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
     }
   } finally {
     await app.close();
   }
+}
+
+/** A short id, as a person types it (every command takes a unique start of an id). */
+const short = (id: string) => id.slice(0, 8);
+
+function render(projects: ProjectStatus[], app: App, here: boolean): string {
+  const out: string[] = [];
+  const line = (text = '') => out.push(text);
+  if (projects.length === 0) {
+    line(
+      `No active sessions${here ? ' in this project' : ''}. ${dim(`(database: ${app.paths.database}${here ? '; --all for every project' : ''})`)}`,
+    );
+    return `${out.join('\n')}\n`;
+  }
+  const now = app.now();
+  for (const p of projects) {
+    line(
+      bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) +
+        dim(`  (project ${p.project_id})`),
+    );
+    const claimsOf = new Map<string, typeof p.claims>();
+    for (const c of p.claims) claimsOf.set(c.session_id, [...(claimsOf.get(c.session_id) ?? []), c]);
+    const sessionLine = (s: SessionStatus) => {
+      const dot = s.status === 'active' ? green('●') : s.status === 'inactive' ? yellow('○') : dim('·');
+      const where = [
+        s.client ?? 'unknown client',
+        s.branch ?? '-',
+        s.terminal ?? (s.pid ? `pid ${s.pid}` : null),
+        s.host !== app.host ? `on ${s.host}` : null,
+      ]
+        .filter(Boolean)
+        .join('  ');
+      return `  ${dot} ${inline(s.name, 40).padEnd(22)} ${s.status.padEnd(8)} ${dim(where)}  ${dim(`since ${describeAge(Date.parse(s.started_at), now)}, seen ${describeAge(Date.parse(s.last_heartbeat), now)} ago`)}  ${short(s.id)}`;
+    };
+    const claimLines = (sessionId: string) =>
+      (claimsOf.get(sessionId) ?? []).map(
+        (c) =>
+          `      ${inline(c.files.join(', '), 120)}  ${dim('—')} ${inline(c.intent, 80)}${c.exclusive ? yellow(' [exclusive]') : ''} ${dim(`${describeAge(Date.parse(c.created_at), now)}  claim ${short(c.claim_id)}`)}`,
+      );
+    const live = p.sessions.filter((s) => s.status !== 'inactive');
+    const stale = p.sessions.filter((s) => s.status === 'inactive');
+    line('  Sessions');
+    for (const s of live) {
+      line(sessionLine(s));
+      for (const l of claimLines(s.id)) line(l);
+    }
+    if (live.length === 0) line(dim('    none live'));
+    // Claims of sessions this page does not list (beyond the limit, or ended).
+    const listed = new Set(p.sessions.map((s) => s.id));
+    for (const [sessionId, claims] of claimsOf)
+      if (!listed.has(sessionId)) {
+        line(`  ${dim('·')} ${inline(claims[0]!.session, 40).padEnd(22)} ${dim(short(sessionId))}`);
+        for (const l of claimLines(sessionId)) line(l);
+      }
+    if (p.more.sessions) line(dim(`    and more sessions: ${MORE_HINT}`));
+    if (stale.length > 0) {
+      line(
+        `  ${yellow('Not answering')} ${dim('(process gone or silent; what they hold no longer blocks anyone, but is in the way)')}`,
+      );
+      for (const s of stale) {
+        line(sessionLine(s));
+        for (const l of claimLines(s.id)) line(l);
+      }
+      line(
+        dim(
+          `    Clear them: session-collab clean   (or session-collab end <id>, session-collab release <claim>)`,
+        ),
+      );
+    }
+    if (p.more.claims > 0) line(dim(`    and ${p.more.claims} more claims: ${MORE_HINT}`));
+    for (const s of p.sessions)
+      for (const h of s.changed_files_held_by_others)
+        line(
+          `    ${red('⚠')} "${inline(s.name, 40)}" has changed ${inline(h.file, 200)}, which "${inline(h.session, 40)}" holds (${inline(h.intent)})`,
+        );
+    if (p.conflicts.length > 0) {
+      line(`  ${red('Conflicts')}`);
+      for (const c of p.conflicts)
+        line(
+          `    ${red('⚠')} ${inline(c.path, 200)}: "${inline(c.a.session, 40)}" (${inline(c.a.intent)}) and "${inline(c.b.session, 40)}" (${inline(c.b.intent)})`,
+        );
+      if (p.more.conflicts) line(dim(`    and more: ${MORE_HINT}`));
+    }
+    line('');
+  }
+  return `${out.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
  * Gemini CLI's trust, the commit guard, and the command on PATH. Each finding says how to fix it.
  */
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-command.js';
 import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
 import { codexTrusts, geminiTrusts, trustFile } from './client-trust.js';

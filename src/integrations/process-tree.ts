@@ -114,3 +114,14 @@ export function isLauncher(p: ProcessInfo): boolean {
 export function clientProcess(pid: number = process.pid): ProcessInfo | null {
   return ancestors(pid).find((p) => !isLauncher(p)) ?? null;
 }
+
+/** The terminal a process of this host reads from (`pts/3`), for a person to find it; null if none. */
+export function terminalOf(pid: number): string | null {
+  try {
+    const target = readlinkSync(`/proc/${pid}/fd/0`);
+    const m = /^\/dev\/((?:pts\/\d+)|(?:tty\w*))$/.exec(target);
+    return m ? m[1]! : null;
+  } catch {
+    return null;
+  }
+}

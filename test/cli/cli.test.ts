@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { testApp } from '../helpers/app.js';
 import { CLI, connectStdio, requireBuild } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -96,6 +97,59 @@ describe('session-collab status', () => {
     }
   });
 
+  it('for a person watching several agents: this project only, claims under their session, short ids, the dead apart', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': '' });
+    const other = gitRepo({ 'x.ts': '' });
+    const app = await testApp({ home, backend: 'sqlite' });
+    const alive = (
+      await app.sessions.start({ projectRoot: repo, name: 'alpha', pid: process.pid, client: 'claude-code' })
+    ).session;
+    const gone = (await app.sessions.start({ projectRoot: repo, name: 'ghost', pid: 2 ** 22 + 7 })).session;
+    await app.sessions.start({ projectRoot: other, name: 'elsewhere', pid: process.pid });
+    const claimed = await app.claims.claim({
+      session: alive,
+      files: ['src/a.ts'],
+      intent: 'refactor login\nand more',
+      scope: 'small',
+      exclusive: false,
+      ttlSeconds: undefined,
+    });
+    await app.claims.claim({
+      session: gone,
+      files: ['src/old/**'],
+      intent: 'abandoned work',
+      scope: 'small',
+      exclusive: false,
+      ttlSeconds: undefined,
+    });
+    await app.close();
+
+    const text = (await cli(home, ['status'], repo)).stdout;
+    expect(text).not.toContain('elsewhere');
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => /alpha\s+active/.test(l));
+    expect(lines[at]).toContain('claude-code');
+    expect(lines[at]).toContain(`pid ${process.pid}`);
+    expect(lines[at]).toContain(alive.id.slice(0, 8));
+    expect(lines[at]).not.toContain(alive.id);
+    // Its claim right under it, on one line, with the claim's short id.
+    expect(lines[at + 1]).toContain('src/a.ts');
+    expect(lines[at + 1]).toContain('refactor login and more');
+    expect(lines[at + 1]).toContain(`claim ${claimed.claim_id.slice(0, 8)}`);
+    // The dead one apart, with what it holds and how to clear it.
+    const stale = lines.findIndex((l) => l.includes('Not answering'));
+    expect(stale).toBeGreaterThan(at);
+    expect(lines.slice(stale).join('\n')).toMatch(/ghost\s+inactive/);
+    expect(lines.slice(stale).join('\n')).toContain('src/old/**');
+    expect(lines.slice(stale).join('\n')).toContain('session-collab clean');
+    // --all: every project.
+    expect((await cli(home, ['status', '--all'], repo)).stdout).toContain('elsewhere');
+    const watch = await cli(home, ['status', '--watch'], repo);
+    expect(watch.code).not.toBe(0);
+    expect(watch.stderr).toContain('--watch redraws a terminal');
+  });
+
   it('shows a screenful per project however many claims there are, and says how many more', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo({ 'src/a.ts': '' });
@@ -111,7 +165,7 @@ describe('session-collab status', () => {
 
       const text = await cli(home, ['status', '--limit', '5']);
       expect(text.code).toBe(0);
-      expect(text.stdout).toContain('and 27 more: see them with --limit 0');
+      expect(text.stdout).toContain('and 27 more claims: see them with --limit 0');
       expect(text.stdout.match(/^ {4}⚠ /gm)).toHaveLength(5);
       const json = JSON.parse((await cli(home, ['status', '--json'])).stdout) as {
         projects: Array<{

@@ -71,7 +71,7 @@ export async function claimByReference(app: Wiring, reference: string): Promise<
 export async function projectOfFolder(app: Wiring, folder: string): Promise<string | null> {
   try {
     const { key } = app.sessions.locate(folder);
-    return (await app.store.projects.get(key)) ? key : null;
+    return (await app.store.projects.findByRoot(key))?.id ?? null;
   } catch {
     return null;
   }

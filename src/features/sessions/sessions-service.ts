@@ -375,13 +375,25 @@ export class SessionsService {
     includeInactive: boolean,
     page: { limit: number; cursor?: string | undefined } = { limit: Number.MAX_SAFE_INTEGER },
   ): Promise<Page<SessionView>> {
+    return this.listWhere(projectId, includeInactive ? 'all' : 'live', page);
+  }
+
+  /**
+   * A page of sessions, newest first: `live` ones, `open` ones (not ended: live or not answering),
+   * or `all`.
+   */
+  async listWhere(
+    projectId: string | null,
+    which: 'live' | 'open' | 'all',
+    page: { limit: number; cursor?: string | undefined } = { limit: Number.MAX_SAFE_INTEGER },
+  ): Promise<Page<SessionView>> {
     const after =
       page.cursor === undefined ? null : (decodeCursor(page.cursor) as { at: number; id: string });
     const rows: SessionWithCounts[] = [];
     // Read in batches of a page and one more (the one that tells whether another page follows).
     const batch = Math.min(page.limit + 1, LIST_BATCH);
-    for await (const row of this.app.store.sessions.iterate(projectId, includeInactive, after, batch)) {
-      if (!includeInactive && stateOf(this.app, row) !== 'active') continue;
+    for await (const row of this.app.store.sessions.iterate(projectId, which === 'all', after, batch)) {
+      if (which === 'live' && stateOf(this.app, row) !== 'active') continue;
       rows.push(row);
       if (rows.length > page.limit) break;
     }

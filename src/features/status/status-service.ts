@@ -1,3 +1,4 @@
+import { terminalOf } from '../../integrations/process-tree.js';
 import type { ClaimView } from '../claims/claim-queries.js';
 import type { SessionView } from '../sessions/sessions-service.js';
 import type { Wiring } from '../tool-context.js';
@@ -5,6 +6,10 @@ import type { Wiring } from '../tool-context.js';
 export interface SessionStatus extends SessionView {
   /** Uncommitted changes in its worktree to files other live sessions hold. */
   changed_files_held_by_others: Array<{ file: string; session: string; session_id: string; intent: string }>;
+  /** Where a person finds it: its client process, its host, and (on this host) its terminal. */
+  pid: number | null;
+  host: string;
+  terminal: string | null;
 }
 
 export interface ProjectStatus {
@@ -25,18 +30,27 @@ export interface ProjectStatus {
 export class StatusService {
   constructor(private readonly app: Wiring) {}
 
-  async projects(options: { all: boolean; limit: number }): Promise<ProjectStatus[]> {
+  /**
+   * `only`: one project (the one of the folder it is asked from); `all`: every project, idle ones
+   * and ended sessions too. Sessions that stopped answering are listed (as inactive) with what they
+   * still hold.
+   */
+  async projects(options: { all: boolean; limit: number; only?: string | null }): Promise<ProjectStatus[]> {
     const { app } = this;
     const limit = options.limit;
     const projects: ProjectStatus[] = [];
     for (const project of await app.store.projects.list()) {
-      const sessionPage = await app.sessions.list(project.id, options.all, { limit });
+      if (options.only && project.id !== options.only) continue;
+      const sessionPage = await app.sessions.listWhere(project.id, options.all ? 'all' : 'open', { limit });
       const sessions: SessionStatus[] = [];
       for (const s of sessionPage.items) {
         const row = (await app.store.sessions.get(s.id))!;
         const held = s.status === 'active' ? await app.claims.changedFilesHeldByOthers(row) : [];
         sessions.push({
           ...s,
+          pid: row.pid,
+          host: row.host,
+          terminal: row.pid !== null && row.host === app.host ? terminalOf(row.pid) : null,
           changed_files_held_by_others: held.map((c) => ({
             file: c.file,
             session: c.session,
