@@ -622,7 +622,7 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   hub's own process is a round trip to PostgreSQL (one claim → check → release cycle is 25
   statements, 2 of them write transactions, counted 2026-11-24). Every write takes one advisory
   lock, as SQLite's writers take turns, so writes do not scale with replicas; reads do. Two
-  replicas did about a third of one hub on SQLite here (0.37× ops in the recorded run); naming
+  replicas did about a third of one hub on SQLite here (0.33 to 0.37× ops in recorded runs); naming
   every statement once per connection and opening a transaction in one round trip moved it from
   0.23× to about 0.33× (runs of \`bench/hub.mjs\`). What replicas buy is no single point of
   failure (a replica killed mid-run, its clients go on with the other: \`test/e2e/team.test.ts\`)
