@@ -259,14 +259,12 @@ async function telegramCheck(paths: HomePaths): Promise<Check | null> {
 /** Checks the home folder, config, database and versions; exits 1 if anything is wrong. */
 /** The wiring of the project doctor runs in (none outside a git repository). */
 function projectWiring(): Check[] {
-  let root: string;
   try {
-    root = locateProject(process.cwd()).worktree;
+    const project = locateProject(process.cwd());
+    return project.kind === 'git' ? wiringFindings(project.worktree) : [];
   } catch {
     return [];
   }
-  if (!existsSync(join(root, '.git'))) return [];
-  return wiringFindings(root);
 }
 
 export async function doctor(options: { json?: boolean; repair?: boolean }): Promise<void> {

@@ -79,11 +79,12 @@ export async function hook(eventName: string): Promise<void> {
       process: clientProcess(),
     };
     const home = resolveHome();
-    const hub = localTeamHub(home, loadConfig(home.config));
+    const config = loadConfig(home.config);
+    const hub = localTeamHub(home, config);
     // Team mode with a hub here: it answers (a hub that does not answer leaves it to this process).
     let answer = hub ? await askHub(hub, event, raw, identity) : null;
     if (!answer) {
-      app = await App.open({ busyTimeoutMs: BUSY_TIMEOUT_MS });
+      app = await App.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
       answer = await answerHook(app, event, input, identity);
     }
     done('unchecked' in answer ? cannotDecide(event, input, answer.unchecked, answer.next) : answer.output);

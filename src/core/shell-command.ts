@@ -345,11 +345,10 @@ function commandEffect(base: string, args: string[], command: string, dir: strin
       const target = args.indexOf('-t') !== -1 ? args[args.indexOf('-t') + 1] : undefined;
       const into = target ?? ops.pop();
       if (!into) return null;
-      const sources = target ? ops : ops;
       // Over a file, or into a folder (then each source's name there).
       return paths([
         ...(into.endsWith('/') || target ? [] : [into]),
-        ...sources.map((src) => posix.join(into, posix.basename(src))),
+        ...ops.map((src) => posix.join(into, posix.basename(src))),
       ]);
     }
     case 'truncate':
@@ -384,7 +383,7 @@ function commandEffect(base: string, args: string[], command: string, dir: strin
     }
     case 'patch': {
       if (args.includes('--dry-run') || args.includes('-C') || args.includes('--check')) return null;
-      const strip = Number(/^-p(\d+)$/.exec(args.find((a) => /^-p\d+$/.test(a)) ?? '')?.[1] ?? 0);
+      const strip = stripOf(args, 0);
       const fromOption = args.indexOf('-i') !== -1 ? args[args.indexOf('-i') + 1] : undefined;
       const ops = operands(args, new Set(['-i', '--input', '-d', '--directory', '-o', '--output', '-p']));
       // `patch file.c < fix.diff`: the file to patch is named.
@@ -465,6 +464,12 @@ export function fileEffects(line: string): FileEffect[] {
   return out;
 }
 
+/** The leading folders a patch command strips from the names in the patch (`-p<n>`). */
+function stripOf(args: string[], otherwise: number): number {
+  const option = args.find((a) => /^-p\d+$/.test(a));
+  return option ? Number(option.slice(2)) : otherwise;
+}
+
 /** `git apply` / `git am`: a patch applied to the worktree. */
 function gitPatch(args: string[], command: string): FileEffect | null {
   const sub = args.find((a) => !a.startsWith('-'));
@@ -476,7 +481,7 @@ function gitPatch(args: string[], command: string): FileEffect | null {
     !rest.includes('--apply')
   )
     return null;
-  const strip = Number(/^-p(\d+)$/.exec(rest.find((a) => /^-p\d+$/.test(a)) ?? '')?.[1] ?? 1);
+  const strip = stripOf(rest, 1);
   const file = operands(rest, new Set(['--directory', '--exclude', '--include', '-C'])).find(
     (o) => o !== '-',
   );

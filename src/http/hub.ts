@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { serve as listen } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { localhostAllowedHostnames, type Tool } from '@modelcontextprotocol/server';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { App } from '../app/app.js';
 import { databaseUrl } from '../app/config.js';
 import { CollabError } from '../core/errors.js';
@@ -53,6 +53,13 @@ export function splitListen(listenAt: string): { host: string; port: number } {
 
 /** Where a running hub writes its address, for `session-collab dashboard` and `status`. */
 export const hubFile = (app: App): string => join(app.paths.home, 'hub.json');
+
+/** A request from this machine itself: over loopback, and not passed on by a proxy. */
+function fromThisMachine(c: Context): boolean {
+  const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
+  const proxied = c.req.raw.headers.has('forwarded') || c.req.raw.headers.has('x-forwarded-for');
+  return isLoopback(remote) && !proxied;
+}
 
 /**
  * The hub: MCP over Streamable HTTP at /mcp for many clients at once, and the dashboard, from one
@@ -146,8 +153,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     try {
       // A client of this host may name its own process: over loopback, not through a proxy, and
       // only while the hub has no tokens (with tokens, one agent could name another's process).
-      const proxied = request.headers.has('forwarded') || request.headers.has('x-forwarded-for');
-      const sameHost = isLoopback(remote) && !proxied && auth.tokenId === null;
+      const sameHost = fromThisMachine(c) && auth.tokenId === null;
       return await endpoint.handle(request, { tokenId: auth.tokenId, sameHost }, body);
     } catch (error) {
       app.log.error('hub.request_failed', {
@@ -164,10 +170,7 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   // A hook process of this machine asks for its answer here in team mode (opening the team
   // database itself would load its driver and connect on every edit). From this machine only.
   web.post('/hook/:event', async (c) => {
-    const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
-    const proxied = c.req.raw.headers.has('forwarded') || c.req.raw.headers.has('x-forwarded-for');
-    if (!isLoopback(remote) || proxied)
-      return c.json({ error: 'Hooks are answered for this machine only.' }, 403);
+    if (!fromThisMachine(c)) return c.json({ error: 'Hooks are answered for this machine only.' }, 403);
     const auth = await authenticate(c.req.raw, hub.tokens, await required());
     if (auth instanceof Response) return auth;
     const text = await readBody(c.req.raw, maxBody);

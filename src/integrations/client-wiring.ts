@@ -129,77 +129,50 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
       ok: true,
       detail: `${root}: no client is set up for session-collab here (session-collab init sets them up)`,
     });
-  const server = (file: string, key = 'mcpServers') => {
-    const servers = (readJson(join(root, file))?.[key] ?? {}) as Record<string, unknown>;
-    return SERVER_NAME in servers;
+  /** Whether the client's file names our server, said with the fix when not. */
+  const server = (client: ClientName, file: string, present: boolean): WiringFinding =>
+    present
+      ? { name: `${client} server`, ok: true, detail: `${file}: session-collab` }
+      : {
+          name: `${client} server`,
+          ok: false,
+          detail: `${file}: no session-collab server`,
+          hint: `Run session-collab init --client ${client} in ${root}.`,
+        };
+  const inJson = (file: string) =>
+    SERVER_NAME in ((readJson(join(root, file))?.mcpServers ?? {}) as Record<string, unknown>);
+  /** Whether a client that reads the project's files only where trusted trusts this one. */
+  const trust = (client: 'codex' | 'gemini'): WiringFinding => {
+    const trusted =
+      client === 'codex'
+        ? codexTrusts(readText(trustFile('codex', env)), root)
+        : geminiTrusts(readText(trustFile('gemini', env)), root);
+    const own =
+      client === 'codex'
+        ? 'Codex CLI ignores .codex/config.toml'
+        : 'Gemini CLI ignores .gemini/settings.json';
+    return {
+      name: `${client} trust`,
+      ok: trusted,
+      detail: trusted ? `${root} is trusted` : `${root} is not trusted: ${own} here`,
+      hint: `Run session-collab init --client ${client} --trust${client === 'gemini' ? ' (or trust the folder when Gemini CLI asks)' : ''}.`,
+    };
   };
   for (const client of clients) {
     if (client === 'claude') {
-      out.push(
-        server('.mcp.json')
-          ? { name: 'claude server', ok: true, detail: '.mcp.json: session-collab' }
-          : {
-              name: 'claude server',
-              ok: false,
-              detail: '.mcp.json: no session-collab server',
-              hint: `Run session-collab init --client claude in ${root}.`,
-            },
-      );
+      out.push(server('claude', '.mcp.json', inJson('.mcp.json')));
       out.push(hooksFinding('claude', root, '.claude/settings.json', env));
     } else if (client === 'gemini') {
-      out.push(
-        server('.gemini/settings.json')
-          ? { name: 'gemini server', ok: true, detail: '.gemini/settings.json: session-collab' }
-          : {
-              name: 'gemini server',
-              ok: false,
-              detail: '.gemini/settings.json: no session-collab server',
-              hint: `Run session-collab init --client gemini in ${root}.`,
-            },
-      );
+      out.push(server('gemini', '.gemini/settings.json', inJson('.gemini/settings.json')));
       out.push(hooksFinding('gemini', root, '.gemini/settings.json', env));
-      const trusted = geminiTrusts(readText(trustFile('gemini', env)), root);
-      out.push({
-        name: 'gemini trust',
-        ok: trusted,
-        detail: trusted
-          ? `${root} is a trusted folder`
-          : `${root} is not trusted: Gemini CLI ignores .gemini/settings.json here`,
-        hint: 'Run session-collab init --client gemini --trust (or trust the folder when Gemini CLI asks).',
-      });
+      out.push(trust('gemini'));
     } else if (client === 'codex') {
       const toml = readText(join(root, '.codex', 'config.toml')) ?? '';
       const has = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`, 'm').test(toml);
-      out.push(
-        has
-          ? { name: 'codex server', ok: true, detail: '.codex/config.toml: session-collab' }
-          : {
-              name: 'codex server',
-              ok: false,
-              detail: '.codex/config.toml: no session-collab server',
-              hint: `Run session-collab init --client codex in ${root}.`,
-            },
-      );
-      const trusted = codexTrusts(readText(trustFile('codex', env)), root);
-      out.push({
-        name: 'codex trust',
-        ok: trusted,
-        detail: trusted
-          ? `${root} is a trusted project`
-          : `${root} is not trusted: Codex CLI ignores .codex/config.toml here`,
-        hint: 'Run session-collab init --client codex --trust.',
-      });
+      out.push(server('codex', '.codex/config.toml', has));
+      out.push(trust('codex'));
     } else if (client === 'cursor') {
-      out.push(
-        server('.cursor/mcp.json')
-          ? { name: 'cursor server', ok: true, detail: '.cursor/mcp.json: session-collab' }
-          : {
-              name: 'cursor server',
-              ok: false,
-              detail: '.cursor/mcp.json: no session-collab server',
-              hint: `Run session-collab init --client cursor in ${root}.`,
-            },
-      );
+      out.push(server('cursor', '.cursor/mcp.json', inJson('.cursor/mcp.json')));
     }
   }
   // The guard is optional: said, not counted as a problem.

@@ -4,24 +4,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
-import { CLI, connectStdio, requireBuild } from '../helpers/stdio.js';
+import { CLI, connectStdio, requireBuild, runCli } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
 
-async function cli(home: string, args: string[], cwd = process.cwd()) {
-  requireBuild();
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 describe('the bundles', () => {
   it('the library bundle (dist/lib.js, which the benchmarks use) loads', async () => {

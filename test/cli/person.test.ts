@@ -1,25 +1,10 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
-import { CLI, requireBuild } from '../helpers/stdio.js';
+import { runCli } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
-const run = promisify(execFile);
-
-async function cli(home: string, args: string[], cwd: string) {
-  requireBuild();
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 /** A pid that no process has any more. */
 function deadPid(): number {

@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { toolCaller } from './app.js';
@@ -252,4 +253,23 @@ export function bareServe(
       return line === null ? null : (JSON.parse(line) as Record<string, unknown>);
     },
   };
+}
+
+/** The built CLI run once with a home folder, from `cwd`: its exit code and output (no colours). */
+export async function runCli(
+  home: string,
+  args: string[],
+  cwd = process.cwd(),
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  requireBuild();
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }
