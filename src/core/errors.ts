@@ -27,6 +27,7 @@ export const ERROR_CODES = {
     'See your questions with list_questions (status "all"); a person sees every pending one with `session-collab answer --list`.',
   RUN_NOT_FOUND: 'See the runs with get_execution_history.',
   TOKEN_NOT_FOUND: 'See the hub’s tokens with `session-collab token list`.',
+  ID_AMBIGUOUS: 'Several ids start with what was given: give more of the id, or all of it.',
   INVALID_INPUT: 'Fix the named field and call again.',
   DB_BUSY: 'Another process held the database past the wait; call again in a moment.',
   DB_ERROR: 'Check that the session-collab home folder is writable; run `session-collab doctor`.',

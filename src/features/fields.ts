@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import type { AppContext } from '../app/context.js';
 import { atMost, LIMITS, type LimitName } from '../core/limits.js';
+import type { IdKind } from '../store/id-prefixes.js';
+import { fullId } from './id-references.js';
 
 /**
  * Fields the tools share. Sizes are checked against LIMITS when a call arrives (config.json may
@@ -24,14 +27,20 @@ export const text = (limit: LimitName, min = 1) =>
 export const list = <T extends z.ZodType>(item: T, limit: LimitName = 'listItems') =>
   z.array(item).superRefine(within(limit, 'items'));
 
+/** Which kind of id a field holds: the tools' id fields accept the start of an id (see id-references.ts). */
+export const idKinds = z.registry<{ kind: IdKind }>();
+
+/** An id of `kind` given by a client (or its first characters): bounded like any input. */
+export const idOf = (kind: IdKind) => text('idChars').register(idKinds, { kind });
+
 /**
  * The optional `session_id` every tool takes: omitted, it is the connection's own session. The server
  * instructions say so once, rather than every schema.
  */
-export const sessionIdField = text('idChars').optional();
+export const sessionIdField = idOf('session').optional();
 
-/** An id (or, where a tool says so, a session name) given by a client: bounded like any input. */
-export const idField = text('idChars');
+/** A session named by its id, the start of its id, or its name. */
+export const sessionRefField = text('idChars');
 
 /** `limit` of a paginated list: how many rows one page holds. */
 export const limitField = (fallback: number, max: number) =>
@@ -45,3 +54,51 @@ export const nextCursorField = z.string().nullable();
 
 /** The line a page's text ends with when there is more. */
 export const moreNote = (next: string | null) => (next ? `\nMore: pass cursor "${next}".` : '');
+
+/** The fields of an input schema that hold ids, with their kind (found once per schema). */
+const idFieldsOf = new WeakMap<z.ZodObject, [string, IdKind][]>();
+
+function idFields(schema: z.ZodObject): [string, IdKind][] {
+  let fields = idFieldsOf.get(schema);
+  if (!fields) {
+    fields = [];
+    for (const [name, field] of Object.entries(schema.shape)) {
+      const kind = idKindOf(field as z.ZodType);
+      if (kind) fields.push([name, kind]);
+    }
+    idFieldsOf.set(schema, fields);
+  }
+  return fields;
+}
+
+/** The kind of id a field holds (through optional, default and list wrappers), if it holds one. */
+export function idKindOf(field: z.ZodType): IdKind | undefined {
+  const own = idKinds.get(field)?.kind;
+  if (own) return own;
+  const def = field._zod.def as { type: string; innerType?: z.ZodType; element?: z.ZodType };
+  if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable')
+    return def.innerType ? idKindOf(def.innerType) : undefined;
+  if (def.type === 'array') return def.element ? idKindOf(def.element) : undefined;
+  return undefined;
+}
+
+/**
+ * A tool's parsed input with every id field (declared with `idOf` in its schema) made whole: a
+ * caller may give any id by its start, as `session-collab status` shows them.
+ */
+export async function withFullIds<T extends Record<string, unknown>>(
+  app: AppContext,
+  schema: z.ZodObject,
+  input: T,
+): Promise<T> {
+  const fields = idFields(schema);
+  if (fields.length === 0) return input;
+  const out: Record<string, unknown> = { ...input };
+  for (const [name, kind] of fields) {
+    const value = out[name];
+    if (typeof value === 'string') out[name] = await fullId(app, kind, value);
+    else if (Array.isArray(value))
+      out[name] = await Promise.all(value.map((v) => (typeof v === 'string' ? fullId(app, kind, v) : v)));
+  }
+  return out as T;
+}

@@ -14,6 +14,7 @@ import { nextSteps } from '../core/next-steps.js';
 import { describeNotification, notificationChars } from '../core/notifications.js';
 import { VERSION } from '../core/version.js';
 import { describeZodError } from '../core/zod-issues.js';
+import { withFullIds } from '../features/fields.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
 import type { CallControls, Tool as ToolDescriptor } from '../features/tool-context.js';
@@ -226,7 +227,8 @@ export async function callTool(
   let output: Record<string, unknown>;
   try {
     await connection.heartbeat();
-    const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, parsed.data);
+    const input = await withFullIds(app, d.input, parsed.data);
+    const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
     output = d.output.parse(raw) as Record<string, unknown>;
   } catch (error) {
     const body = toErrorBody(error);

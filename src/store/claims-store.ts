@@ -179,15 +179,6 @@ export class ClaimsStore {
     );
   }
 
-  /** Ids of the claims whose id starts with `prefix` (a person's short id), at most `limit`. */
-  async idsWithPrefix(prefix: string, limit: number): Promise<string[]> {
-    const rows = await this.sql.all<{ id: string }>(
-      'SELECT id FROM claims WHERE substr(id, 1, length(?)) = ? ORDER BY created_at DESC LIMIT ?',
-      [prefix, prefix, limit],
-    );
-    return rows.map((r) => r.id);
-  }
-
   async get(id: string): Promise<ClaimWithFiles | undefined> {
     const row = await this.sql.get<ClaimRow & { session_name: string }>(
       'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',

@@ -237,24 +237,6 @@ export class QuestionsStore {
     );
   }
 
-  /** Ids that start with `prefix` (at most 5). */
-  async idsStartingWith(prefix: string): Promise<string[]> {
-    // SQLite: ids are UUIDs (hex digits and dashes), so every id starting with the prefix sorts
-    // below prefix + '~' (a range the primary key answers). PostgreSQL's collation may not sort
-    // by bytes: there, a prefix test.
-    const rows =
-      this.sql.dialect === 'postgresql'
-        ? await this.sql.all<{ id: string }>(
-            'SELECT id FROM questions WHERE starts_with(id, CAST(? AS TEXT)) ORDER BY id LIMIT 5',
-            [prefix],
-          )
-        : await this.sql.all<{ id: string }>(
-            "SELECT id FROM questions WHERE id >= ? AND id < ? || '~' ORDER BY id LIMIT 5",
-            [prefix, prefix],
-          );
-    return rows.map((r) => r.id);
-  }
-
   async markShown(chatId: number, messageId: number): Promise<void> {
     await this.sql.run('UPDATE question_messages SET closed_shown = 1 WHERE chat_id = ? AND message_id = ?', [
       chatId,

@@ -40,14 +40,6 @@ const BY_PROJECT = `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_i
 export class SessionsStore {
   constructor(private readonly sql: Sql) {}
 
-  /** Sessions whose id starts with `prefix` (a person's short id), newest first, at most `limit`. */
-  withIdPrefix(prefix: string, limit: number): Promise<SessionRow[]> {
-    return this.sql.all<SessionRow>(
-      'SELECT * FROM sessions WHERE substr(id, 1, length(?)) = ? ORDER BY created_at DESC LIMIT ?',
-      [prefix, prefix, limit],
-    );
-  }
-
   /** Active sessions named `name`, in one project or in all. */
   activeNamed(projectId: string | null, name: string): Promise<SessionRow[]> {
     return this.sql.all<SessionRow>(

@@ -7,6 +7,7 @@ import { type Db, DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, schemaVersion }
 import { DecisionsStore } from './decisions-store.js';
 import { EventsStore } from './events-store.js';
 import { HubStore } from './hub-store.js';
+import { IdPrefixesStore } from './id-prefixes.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
@@ -114,6 +115,9 @@ export class Store {
   }
   get events(): EventsStore {
     return this.module('events', () => new EventsStore(this.sql));
+  }
+  get ids(): IdPrefixesStore {
+    return this.module('ids', () => new IdPrefixesStore(this.sql));
   }
 
   /** The embedded database: a SQLite file, created and migrated as needed. */

@@ -385,6 +385,94 @@ describe('claims and check', () => {
   });
 });
 
+describe('ids by their start', () => {
+  it('every id a tool takes may be given by its first characters', async () => {
+    const { a, b, idA, idB } = await twoSessions();
+    const c = await a.call<Claim>('collab_claim', { files: ['src/api/*'], intent: 'api' });
+    const mine = await b.call<{ claims: Array<{ claim_id: string }> }>('collab_claims_list', {
+      session_id: idA.slice(0, 6),
+    });
+    expect(mine.claims.map((x) => x.claim_id)).toEqual([c.claim_id]);
+    const sent = await b.call<{ message_id: string; to_session_id: string }>('collab_message_send', {
+      to_session_id: idA.slice(0, 8),
+      content: 'are you done with the api?',
+    });
+    expect(sent.to_session_id).toBe(idA);
+    const reply = await a.call<{ message_id: string }>('collab_message_send', {
+      to_session_id: 'B',
+      content: 'yes',
+      reply_to: sent.message_id.slice(0, 8),
+    });
+    const inbox = await b.call<{ messages: Array<{ id: string; reply_to: string | null }> }>(
+      'collab_message_list',
+    );
+    expect(inbox.messages.find((m) => m.id === reply.message_id)?.reply_to).toBe(sent.message_id);
+    const done = await a.call<{ claim_id: string }>('collab_release', {
+      claim_id: c.claim_id.slice(0, 8).toUpperCase(),
+      status: 'completed',
+    });
+    expect(done.claim_id).toBe(c.claim_id);
+    expect(
+      (await b.call<{ session_id: string }>('collab_session_heartbeat', { session_id: idB.slice(0, 5) }))
+        .session_id,
+    ).toBe(idB);
+  });
+
+  it('a start shared by two ids is ID_AMBIGUOUS listing both, and changes nothing', async () => {
+    const { app, a } = await twoSessions();
+    const c = await a.call<Claim>('collab_claim', { files: ['src/api/*'], intent: 'api' });
+    const twin = `${c.claim_id.slice(0, 9)}ffff-ffff-ffff-ffffffffffff`;
+    await app.store.sql.run(
+      'INSERT INTO claims (id, session_id, project_id, intent, scope, created_at, updated_at) SELECT ?, session_id, project_id, intent, scope, created_at, updated_at FROM claims WHERE id = ?',
+      [twin, c.claim_id],
+    );
+    const err = await a.fail('collab_release', { claim_id: c.claim_id.slice(0, 8), status: 'completed' });
+    expect(err.code).toBe('ID_AMBIGUOUS');
+    expect(err.message).toContain(c.claim_id);
+    expect(err.message).toContain(twin);
+    expect(err.hint).toContain('more of the id');
+    const still = await a.call<{ claims: Array<{ claim_id: string }> }>('collab_claims_list');
+    expect(still.claims.map((x) => x.claim_id).sort()).toEqual([c.claim_id, twin].sort());
+    // The whole id, or enough of it, names one.
+    expect(
+      (
+        await a.call<{ claim_id: string }>('collab_release', {
+          claim_id: c.claim_id.slice(0, 10),
+          status: 'completed',
+        })
+      ).claim_id,
+    ).toBe(c.claim_id);
+  });
+
+  it('too short, or not made of id characters, is looked up as given', async () => {
+    const { a } = await twoSessions();
+    const c = await a.call<Claim>('collab_claim', { files: ['src/api/*'], intent: 'api' });
+    for (const claim_id of [
+      c.claim_id.slice(0, 3),
+      `${c.claim_id.slice(0, 4)}%`,
+      `${c.claim_id.slice(0, 4)}'`,
+      '____',
+    ])
+      expect((await a.fail('collab_release', { claim_id, status: 'completed' })).code).toBe(
+        'CLAIM_NOT_FOUND',
+      );
+  });
+
+  it('every tool input that names a row declares its kind of id', async () => {
+    const { allTools } = await import('../../src/mcp/registry.js');
+    const { idKindOf } = await import('../../src/features/fields.js');
+    // Not ids of rows: a session named by name or id (resolved with the name first), and the agent
+    // CLI's own conversation id.
+    const notRows = new Set(['collab_message_send.to_session_id', 'set_current_session.session_id']);
+    const undeclared: string[] = [];
+    for (const tool of await allTools())
+      for (const [name, field] of Object.entries(tool.input.shape))
+        if (/(_id|Id|_ids|Ids|reply_to)$/.test(name) && !notRows.has(`${tool.name}.${name}`))
+          if (!idKindOf(field as never)) undeclared.push(`${tool.name}.${name}`);
+    expect(undeclared).toEqual([]);
+  });
+});
+
 describe('claims from git', () => {
   it("from_git claims the worktree's staged, unstaged and untracked changes", async () => {
     const { a, b, repo } = await twoSessions();

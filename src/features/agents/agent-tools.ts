@@ -3,7 +3,7 @@ import { AGENT_PROVIDERS, type AgentProvider } from '../../core/agent-events.js'
 import { inline, quoteBlock } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
-import { cursorField, idField, list, moreNote, nextCursorField, text } from '../fields.js';
+import { cursorField, idOf, list, moreNote, nextCursorField, text } from '../fields.js';
 import { perApp } from '../per-app.js';
 import type { Connection } from '../sessions/connection.js';
 import { type CallControls, defineTool } from '../tool-context.js';
@@ -157,7 +157,7 @@ export const executionStatus = defineTool({
   description: 'A run of execute_claude: waits up to wait_seconds for it to end.',
   kind: 'read',
   waits: true,
-  input: z.strictObject({ execution_id: idField, wait_seconds: waitField }),
+  input: z.strictObject({ execution_id: idOf('run'), wait_seconds: waitField }),
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = agentsFor(app);
@@ -174,7 +174,7 @@ export const cancelExecution = defineTool({
   kind: 'destructive',
   idempotent: true,
   waits: true,
-  input: z.strictObject({ execution_id: idField }),
+  input: z.strictObject({ execution_id: idOf('run') }),
   output: runView,
   async handler({ app, connection }, input) {
     const service = agentsFor(app);

@@ -3,7 +3,7 @@ import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import {
   cursorField,
-  idField,
+  idOf,
   limitField,
   list,
   moreNote,
@@ -174,7 +174,7 @@ export const release = defineTool({
   description: 'Release your claim when done (completed) or when giving up (abandoned).',
   kind: 'write',
   input: z.strictObject({
-    claim_id: idField,
+    claim_id: idOf('claim'),
     status: z.enum(['completed', 'abandoned']),
     summary: text('messageChars', 0).optional().describe('What was done, for other sessions'),
     session_id: sessionIdField,
@@ -203,7 +203,7 @@ export const claimsList = defineTool({
   description: 'Claims in this project, newest first.',
   kind: 'read',
   input: z.strictObject({
-    session_id: idField.optional().describe('Only this session’s claims'),
+    session_id: idOf('session').optional().describe('Only this session’s claims'),
     status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
     path_filter: text('pathInputChars').optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
     limit: limitField(LIMITS.listedClaims, 200),

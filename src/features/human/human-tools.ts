@@ -3,7 +3,7 @@ import { inline, quoteBlock } from '../../core/fence.js';
 import { QUESTION_STATUSES } from '../../core/questions.js';
 import { PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
-import { idField, list, sessionIdField, text } from '../fields.js';
+import { idOf, list, sessionIdField, text } from '../fields.js';
 import { type CallControls, defineTool } from '../tool-context.js';
 import { humanFor } from './human.js';
 import type { QuestionsService, QuestionView } from './questions-service.js';
@@ -164,7 +164,7 @@ export const checkAnswers = defineTool({
   waits: true,
   input: z.strictObject({
     session_id: sessionIdField,
-    question_ids: list(idField).optional(),
+    question_ids: list(idOf('question')).optional(),
     wait_seconds: waitField.default(0),
   }),
   output: z.object({ questions: z.array(outcome) }),
@@ -258,7 +258,7 @@ export const cancelQuestion = defineTool({
   description: 'Withdraw one of your pending questions; every channel shows it as cancelled.',
   kind: 'destructive',
   idempotent: true,
-  input: z.strictObject({ session_id: sessionIdField, question_id: idField }),
+  input: z.strictObject({ session_id: sessionIdField, question_id: idOf('question') }),
   output: z.object({ question_id: z.string(), status: statusField }),
   async handler({ app, connection }, input) {
     const q = await humanFor(app).cancel(await connection.actor(input.session_id), input.question_id);

@@ -6,6 +6,7 @@ import type { AnswerChannel, QuestionStatus, Urgency } from '../../core/question
 import { iso } from '../../core/time.js';
 import type { QuestionRow, QuestionWithSession } from '../../store/questions-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import { fullId } from '../id-references.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { AuditTrail } from './audit-trail.js';
@@ -216,20 +217,9 @@ export class QuestionsService {
     if (row) await this.emit({ kind: 'elicitation', question: row });
   }
 
-  /** A question by its id or a unique start of it (a person types a few characters). */
+  /** A question by its id or the start of it (a person types a few characters). */
   async resolve(idOrPrefix: string): Promise<QuestionWithSession> {
-    const exact = await this.app.store.questions.getWithSession(idOrPrefix);
-    if (exact) return exact;
-    const ids = /^[0-9a-f-]{4,}$/.test(idOrPrefix)
-      ? await this.app.store.questions.idsStartingWith(idOrPrefix)
-      : [];
-    if (ids.length === 1) return this.get(ids[0]!);
-    if (ids.length > 1)
-      throw invalidInput(
-        `"${idOrPrefix}" starts ${ids.length >= 5 ? 'several' : ids.length} question ids (${ids.join(', ')}).`,
-        'Type more of the id.',
-      );
-    throw notFound(idOrPrefix);
+    return this.get(await fullId(this.app, 'question', idOrPrefix));
   }
 
   async get(questionId: string): Promise<QuestionWithSession> {

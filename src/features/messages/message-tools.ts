@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { idField, sessionIdField, text } from '../fields.js';
+import { idOf, sessionIdField, sessionRefField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
 import type { MessageView } from './messages-service.js';
 
@@ -11,9 +11,9 @@ export const messageSend = defineTool({
   kind: 'write',
   input: z.strictObject({
     from_session_id: sessionIdField,
-    to_session_id: idField.optional().describe('Id or name; omit to broadcast'),
+    to_session_id: sessionRefField.optional().describe('Id or name; omit to broadcast'),
     content: text('messageChars'),
-    reply_to: idField.optional().describe('Message id this answers'),
+    reply_to: idOf('message').optional().describe('Message id this answers'),
   }),
   output: z.object({
     message_id: z.string(),

@@ -8,7 +8,7 @@ import {
   VERDICTS,
   WORK_TYPES,
 } from '../../core/work-status.js';
-import { idField, list, text } from '../fields.js';
+import { idOf, list, text } from '../fields.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
 import { type ItemView, itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
@@ -80,7 +80,7 @@ export const getProject = defineTool({
   description: 'A project, its settings and its work items by status.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idField.optional().describe('Default: this session’s repository'),
+    projectId: idOf('project').optional().describe('Default: this session’s repository'),
   }),
   output: project,
   handler: async (ctx, input) =>
@@ -107,7 +107,7 @@ export const updateProject = defineTool({
   description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
   kind: 'write',
   input: z.strictObject({
-    projectId: idField,
+    projectId: idOf('project'),
     name: text('nameChars').optional(),
     description: text('descriptionChars', 0).optional(),
     status: projectStatus.optional(),
@@ -126,7 +126,7 @@ export const archiveProject = defineTool({
   description: 'Archive a project: it stays readable, takes no new work.',
   kind: 'destructive',
   idempotent: true,
-  input: z.strictObject({ projectId: idField }),
+  input: z.strictObject({ projectId: idOf('project') }),
   output: project,
   handler: async (ctx, input) =>
     svc(ctx).projects.update(await me(ctx), input.projectId, { status: 'archived' }),
@@ -139,7 +139,7 @@ export const submitWork = defineTool({
   description: 'Worker: submit a design, code, tests, docs… for review. Returns the work item id and status.',
   kind: 'write',
   input: z.strictObject({
-    projectId: idField.optional().describe('Default: this session’s repository'),
+    projectId: idOf('project').optional().describe('Default: this session’s repository'),
     type: workType,
     phase,
     title: text('titleChars'),
@@ -165,7 +165,7 @@ export const getReviewFeedback = defineTool({
   title: 'Review feedback',
   description: 'Worker: the reviews of a work item, with suggestions and responses.',
   kind: 'read',
-  input: z.strictObject({ workItemId: idField }),
+  input: z.strictObject({ workItemId: idOf('work_item') }),
   output: z.object({ work_item: item, reviews: z.array(loose), open_suggestions: z.number() }),
   handler: async (ctx, input) => ({
     work_item: itemView(await svc(ctx).item(input.workItemId)),
@@ -187,8 +187,8 @@ export const respondToReview = defineTool({
   description: 'Worker: answer a review (acknowledged, will_fix, need_discussion, disagree).',
   kind: 'write',
   input: z.strictObject({
-    workItemId: idField,
-    reviewId: idField,
+    workItemId: idOf('work_item'),
+    reviewId: idOf('review'),
     response: text('messageChars'),
     action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
   }),
@@ -209,7 +209,7 @@ export const updateWork = defineTool({
     'Worker: a new version (content), a later phase, or status "merged"; phase and merge need an approval of the current version.',
   kind: 'write',
   input: z.strictObject({
-    workItemId: idField,
+    workItemId: idOf('work_item'),
     content: text('workContentChars').optional(),
     changeDescription: text('messageChars'),
     title: text('titleChars').optional(),
@@ -228,7 +228,7 @@ export const markSuggestionResolved = defineTool({
   description: 'Worker: accept, reject or partially accept a suggestion.',
   kind: 'write',
   input: z.strictObject({
-    suggestionId: idField,
+    suggestionId: idOf('suggestion'),
     resolution: z.enum(['accepted', 'rejected', 'partially_accepted']),
     comment: text('messageChars', 0).optional(),
   }),
@@ -243,7 +243,7 @@ export const getPendingReviews = defineTool({
   description: 'Reviewer: items awaiting review, except your own.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idField.optional(),
+    projectId: idOf('project').optional(),
     type: workType.optional(),
     phase: phase.optional(),
   }),
@@ -261,7 +261,7 @@ export const getWorkDetail = defineTool({
     'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions and a diff (diffFrom/diffTo, default the last two).',
   kind: 'write',
   input: z.strictObject({
-    workItemId: idField,
+    workItemId: idOf('work_item'),
     includeHistory: z.boolean().default(false),
     diffFrom: z.number().int().positive().optional(),
     diffTo: z.number().int().positive().optional(),
@@ -289,7 +289,7 @@ export const submitReview = defineTool({
     'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed.',
   kind: 'write',
   input: z.strictObject({
-    workItemId: idField,
+    workItemId: idOf('work_item'),
     verdict: z.enum(VERDICTS),
     summary: text('messageChars'),
     suggestions: list(suggestion).optional(),
@@ -314,7 +314,7 @@ export const addSuggestion = defineTool({
   title: 'Add a suggestion',
   description: 'Reviewer: add a located suggestion to an existing review.',
   kind: 'write',
-  input: suggestion.extend({ reviewId: idField }),
+  input: suggestion.extend({ reviewId: idOf('review') }),
   output: z.object({ id: z.string(), status: z.string() }).passthrough(),
   handler: async (ctx, { reviewId, ...s }) => svc(ctx).addSuggestion(await me(ctx), reviewId, s),
   text: (o) => `Suggestion ${o.id} added.`,
@@ -325,7 +325,7 @@ export const getProjectContext = defineTool({
   title: 'Project context',
   description: 'A project with all its work items, their latest review and open suggestions.',
   kind: 'read',
-  input: z.strictObject({ projectId: idField, includeResolved: z.boolean().default(false) }),
+  input: z.strictObject({ projectId: idOf('project'), includeResolved: z.boolean().default(false) }),
   output: z.object({ project, work_items: z.array(item) }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
@@ -340,8 +340,8 @@ export const getHistory = defineTool({
     'Every event (submit, review, suggestion, response, update, resolution), oldest first; page with cursor.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idField.optional(),
-    workItemId: idField.optional(),
+    projectId: idOf('project').optional(),
+    workItemId: idOf('work_item').optional(),
     limit: z.number().int().min(1).max(500).default(50),
     cursor: z.number().int().nonnegative().optional(),
   }),
@@ -357,8 +357,8 @@ export const getConversation = defineTool({
   description: 'The whole dialogue between worker and reviewer: detailed, summary or timeline.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idField.optional(),
-    workItemId: idField.optional(),
+    projectId: idOf('project').optional(),
+    workItemId: idOf('work_item').optional(),
     format: z.enum(['detailed', 'summary', 'timeline']).default('detailed'),
     limit: z.number().int().min(1).max(1000).default(100),
   }),
@@ -374,7 +374,7 @@ export const searchWork = defineTool({
     'Full-text search over titles, descriptions, content, review summaries and suggestions; best match first.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idField.optional(),
+    projectId: idOf('project').optional(),
     query: text('queryChars'),
     type: workType.optional(),
     status: z.enum(STATUSES).optional(),

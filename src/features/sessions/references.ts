@@ -1,11 +1,9 @@
 import { CollabError, invalidInput } from '../../core/errors.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
+import { fullId, MIN_PREFIX } from '../id-references.js';
 import type { Wiring } from '../tool-context.js';
 import { stateOf } from './liveness.js';
-
-/** The shortest id prefix a person may type (an id is a UUID). */
-export const MIN_PREFIX = 4;
 
 /**
  * The session a person names: by its id, a unique prefix of it, or the name of one live session
@@ -28,16 +26,9 @@ export async function sessionByReference(
       `${named.length} live sessions are named "${ref}": ${named.map((s) => s.id.slice(0, 8)).join(', ')}.`,
       'Name it by id instead (the first characters are enough; `session-collab status` shows them).',
     );
-  if (ref.length >= MIN_PREFIX && /^[0-9a-f-]+$/i.test(ref)) {
-    const found = await app.store.sessions.withIdPrefix(ref.toLowerCase(), 10);
-    if (found.length === 1) return found[0]!;
-    if (found.length > 1)
-      throw new CollabError(
-        'SESSION_AMBIGUOUS',
-        `${found.length} sessions have ids starting with "${ref}": ${found.map((s) => `"${s.name}" ${s.id.slice(0, 12)}`).join(', ')}.`,
-        'Type more of the id.',
-      );
-  }
+  const started = await fullId(app, 'session', ref);
+  const byStart = started === ref ? undefined : await app.store.sessions.get(started);
+  if (byStart) return byStart;
   throw new CollabError(
     'SESSION_NOT_FOUND',
     `No session named "${ref}", and none whose id starts so${projectId ? ' in this project' : ''}.`,
@@ -45,19 +36,12 @@ export async function sessionByReference(
   );
 }
 
-/** The claim a person names: by its id or a unique prefix of it. */
+/** The claim a person names: by its id or the start of it. */
 export async function claimByReference(app: Wiring, reference: string): Promise<ClaimWithFiles> {
-  const ref = reference.trim().toLowerCase();
+  const ref = reference.trim();
   if (ref.length < MIN_PREFIX)
     throw invalidInput(`Name a claim by its id: at least its first ${MIN_PREFIX} characters.`);
-  const ids = await app.store.claims.idsWithPrefix(ref, 10);
-  if (ids.length > 1)
-    throw new CollabError(
-      'INVALID_INPUT',
-      `${ids.length} claims have ids starting with "${ref}": ${ids.map((id) => id.slice(0, 12)).join(', ')}.`,
-      'Type more of the id.',
-    );
-  const claim = ids.length === 1 ? await app.store.claims.get(ids[0]!) : undefined;
+  const claim = await app.store.claims.get(await fullId(app, 'claim', ref));
   if (!claim)
     throw new CollabError(
       'CLAIM_NOT_FOUND',

@@ -10,6 +10,7 @@ import { processStartTime } from '../../integrations/process-probe.js';
 import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
+import { fullId } from '../id-references.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { ClientSessions } from './client-sessions.js';
 import { stateOf } from './liveness.js';
@@ -284,7 +285,10 @@ export class SessionsService {
     });
   }
 
-  /** The live session of a project with this id, or else this name (unique among the live ones). */
+  /**
+   * A session by its id, else by its name (unique among the project's live sessions), else by the
+   * start of its id.
+   */
   async findByRef(projectId: string, ref: string): Promise<SessionRow> {
     const byId = await this.app.store.sessions.get(ref);
     if (byId) return byId;
@@ -293,6 +297,9 @@ export class SessionsService {
     );
     if (named.length === 1) return named[0]!;
     if (named.length === 0) {
+      const started = await fullId(this.app, 'session', ref);
+      const byStart = started === ref ? undefined : await this.app.store.sessions.get(started);
+      if (byStart) return byStart;
       const live = (await this.liveInProject(projectId)).map((s) => `"${s.name}" (${s.id})`);
       throw new CollabError(
         'SESSION_NOT_FOUND',
