@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.js';
-import { runCli } from '../helpers/stdio.js';
+import { hasScript, inTerminal, runCli } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const cli = runCli;
@@ -90,4 +90,55 @@ describe('the person in charge, from a terminal', () => {
     expect((await cli(home, ['clean'], repo)).stdout).toContain('No dead sessions');
     await app.close();
   });
+
+  it('`status --watch` redraws in a real terminal as sessions claim and release, until Ctrl-C', async () => {
+    if (!(await hasScript())) {
+      console.warn('SKIPPED: script(1) (util-linux) is not installed: the pseudo-terminal test needs it.');
+      return;
+    }
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const app = await testApp({ home, backend: 'sqlite' });
+    const alice = (await app.sessions.start({ projectRoot: repo, name: 'alice', pid: process.pid })).session;
+    let claimId = '';
+    const { screen, code } = await inTerminal({
+      home,
+      cwd: repo,
+      args: ['status', '--watch'],
+      steps: [
+        [
+          'alice',
+          async () => {
+            claimId = (
+              await app.claims.claim({
+                session: alice,
+                files: ['src/a.ts'],
+                intent: 'moving the parser out',
+                scope: 'small',
+                exclusive: false,
+                ttlSeconds: undefined,
+              })
+            ).claim_id;
+          },
+        ],
+        ['moving the parser out', async () => app.claims.release(alice, claimId, 'completed', undefined)],
+        // The next frame, drawn whole, and then Ctrl-C.
+        ['\x1b[2J', () => undefined],
+        ['Ctrl-C to stop', '\x03'],
+      ],
+    });
+    // Each frame clears the screen and draws anew: the claim appeared, then went.
+    const frames = screen.split('\x1b[2J').slice(1);
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    expect(frames[0]).toContain('alice');
+    expect(frames[0]).not.toContain('moving the parser out');
+    const withClaim = frames.findIndex((f) => f.includes('moving the parser out'));
+    expect(withClaim).toBeGreaterThan(0);
+    expect(
+      frames.slice(withClaim + 1).some((f) => f.includes('alice') && !f.includes('moving the parser out')),
+    ).toBe(true);
+    expect(screen).toContain(`claim ${claimId.slice(0, 8)}`);
+    expect(code).not.toBe(0); // stopped by Ctrl-C (SIGINT), as a person stops it
+    await app.close();
+  }, 30_000);
 });

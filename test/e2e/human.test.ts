@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, connectStdio, waitForExit } from '../helpers/stdio.js';
+import { CLI, connectStdio, hasScript, inTerminal, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -313,39 +313,8 @@ describe('ask_human through the client itself (MCP elicitation)', () => {
 });
 
 describe('session-collab answer in a terminal (a real pseudo-terminal)', () => {
-  /** Runs `answer` under script(1), which gives it a pty; `steps` wait for text, then type keys. */
-  async function inTerminal(home: string, steps: Array<[waitFor: string, keys: string]>): Promise<string> {
-    const { spawn } = await import('node:child_process');
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} answer`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: { ...process.env, SESSION_COLLAB_HOME: home, TERM: 'xterm', NO_COLOR: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let screen = '';
-    child.stdout.on('data', (d) => {
-      screen += d;
-    });
-    const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-    let from = 0;
-    for (const [text, keys] of steps) {
-      const deadline = Date.now() + 10_000;
-      while (!screen.slice(from).includes(text)) {
-        if (Date.now() > deadline) throw new Error(`the terminal never showed "${text}":\n${screen}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      from = screen.indexOf(text, from) + text.length;
-      child.stdin.write(keys);
-    }
-    expect(await exited).toBe(0);
-    return screen;
-  }
-
   it('picks a question with the arrow keys and answers with a choice; then one by number, in words', async () => {
-    const hasScript = await run('script', ['--version']).then(
-      () => true,
-      () => false,
-    );
-    if (!hasScript) {
+    if (!(await hasScript())) {
       console.warn('SKIPPED: script(1) (util-linux) is not installed: the pseudo-terminal test needs it.');
       return;
     }
@@ -359,16 +328,26 @@ describe('session-collab answer in a terminal (a real pseudo-terminal)', () => {
     });
     // Newest first: "Which strategy?" then "Commit message?". Down arrow + Enter takes the second…
     // so go down and back up, then Enter: the first.
-    const screen = await inTerminal(home, [
-      ['2 pending question(s)', '\x1b[B\x1b[A\r'],
-      ['Answer:', '2'],
-    ]);
+    const { screen, code } = await inTerminal({
+      home,
+      args: ['answer'],
+      steps: [
+        ['2 pending question(s)', '\x1b[B\x1b[A\r'],
+        ['Answer:', '2'],
+      ],
+    });
+    expect(code).toBe(0);
     expect(screen).toContain('Which strategy?');
     expect(screen).toContain('Answer sent to session');
-    await inTerminal(home, [
-      ['1 pending question(s)', '1'],
-      ['Your answer: ', 'tidy the imports\r'],
-    ]);
+    const second = await inTerminal({
+      home,
+      args: ['answer'],
+      steps: [
+        ['1 pending question(s)', '1'],
+        ['Your answer: ', 'tidy the imports\r'],
+      ],
+    });
+    expect(second.code).toBe(0);
     const { questions } = await a.call<{ questions: Outcome[] }>('check_answers', {
       question_ids: [choice.question_id, free.question_id],
     });

@@ -273,3 +273,54 @@ export async function runCli(
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** Whether script(1) is here to give a command a pseudo-terminal (Debian's bsdutils). */
+export async function hasScript(): Promise<boolean> {
+  return promisify(execFile)('script', ['--version']).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Runs `session-collab <args>` in a real pseudo-terminal (under script(1)). Each step waits until
+ * the screen shows its text after the previous step's, then types its keys or runs its action.
+ * Resolves with the whole screen and the exit code once the command exits.
+ */
+export async function inTerminal(options: {
+  home: string;
+  args: string[];
+  cwd?: string;
+  steps: Array<[waitFor: string, then: string | (() => unknown)]>;
+}): Promise<{ screen: string; code: number }> {
+  const command = [process.execPath, CLI, ...options.args].map((a) => JSON.stringify(a)).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...process.env, SESSION_COLLAB_HOME: options.home, TERM: 'xterm', NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout.on('data', (d) => {
+    screen += d;
+  });
+  // 'close': the output is all read, not only the process gone.
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  let from = 0;
+  try {
+    for (const [text, then] of options.steps) {
+      const deadline = Date.now() + 10_000;
+      while (!screen.slice(from).includes(text)) {
+        if (Date.now() > deadline) throw new Error(`the terminal never showed "${text}":\n${screen}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      from = screen.indexOf(text, from) + text.length;
+      if (typeof then === 'string') child.stdin.write(then);
+      else await then();
+    }
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+  const code = await exited;
+  return { screen, code };
+}
