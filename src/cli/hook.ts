@@ -52,8 +52,9 @@ export async function hook(eventName: string): Promise<void> {
   // When the hook cannot work (a broken config, an unreadable database, a read-only home, out of
   // time), the user is told so once per client session, as `doctor` would; an edit or a shell
   // command is decided by `enforcement_on_error` every time.
-  const undecided = (why: string, next?: string) => {
+  const undecided = (reason: string, next?: string) => {
     if (!event || !input) return done(null);
+    const why = reason.replace(/[.\s]+$/, ''); // it goes in parentheses, inside a sentence
     const tell = firstTime(input.sessionId, why);
     done(
       cannotDecide(event, input, why, next, tell) ??

@@ -4,9 +4,10 @@
  * Needs the right to mount (root); elsewhere these tests are skipped, and say so.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hookFixture } from '../helpers/hook-fixtures.js';
 import { bareServe, CLI, requireBuild } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -58,6 +59,50 @@ describe.skipIf(!canMount)('a read-only home', () => {
     expect(out.status).toBe(1);
     expect(out.stderr).toContain('read-only');
     oneLine(out.stderr);
+  });
+});
+
+describe.skipIf(!canMount)('a read-only home, met by the hooks', () => {
+  it('says so to the user once per session, and puts every edit to the user with why', () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    expect(
+      spawnSync(process.execPath, [CLI, 'status'], { env: { ...process.env, SESSION_COLLAB_HOME: home } })
+        .status,
+    ).toBe(0);
+    // Each hook's input in a file outside the home; a session id of this test's own (the marker
+    // that says "told already" lives in the system's temporary folder).
+    const session = `ro-${process.pid}-${Date.now()}`;
+    const inputs = tempDir('collab-hook-inputs-');
+    for (const name of ['session-start', 'user-prompt-submit', 'pre-tool-use-edit'])
+      writeFileSync(
+        join(inputs, `${name}.json`),
+        JSON.stringify(hookFixture(`claude-code/${name}`, repo, session)),
+      );
+    const hook = (event: string, input: string) =>
+      `"$NODE" "$CLI" hook ${event} < "${join(inputs, `${input}.json`)}"; echo "<<$?>>"`;
+    const out = inNamespace(
+      home,
+      [
+        'mount --bind "$H" "$H" && mount -o remount,ro,bind "$H" || exit 9',
+        hook('session-start', 'session-start'),
+        hook('user-prompt-submit', 'user-prompt-submit'),
+        hook('pre-tool-use', 'pre-tool-use-edit'),
+      ].join('\n'),
+    );
+    expect(out.status, out.stderr).toBe(0);
+    const [start, prompt, edit] = out.stdout
+      .split(/<<\d+>>\n/)
+      .map((o) => (o.trim() ? JSON.parse(o) : undefined));
+    expect(out.stdout.match(/<<(\d+)>>/g)).toEqual(['<<0>>', '<<0>>', '<<0>>']);
+    // What is wrong, then what to do about it.
+    expect(start?.systemMessage).toMatch(
+      /^session-collab is not working here \([^)]*read-only file system\)\. \S/,
+    );
+    expect(start?.systemMessage).toContain('Point SESSION_COLLAB_HOME at a writable folder');
+    expect(prompt?.systemMessage).toBeUndefined();
+    expect(edit.hookSpecificOutput.permissionDecision).toBe('ask');
+    expect(edit.hookSpecificOutput.permissionDecisionReason).toContain('could not check this Edit');
   });
 });
 
