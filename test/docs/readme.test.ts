@@ -17,6 +17,23 @@ describe('README', () => {
     for (const code of Object.keys(ERROR_CODES)) expect(readme).toContain(`\`${code}\``);
   });
 
+  it('quotes the rules `init` writes exactly, in a block of their own', async () => {
+    const { COLLABORATION_RULES } = await import('../../src/integrations/client-setup.js');
+    const block = readme.match(/\n```markdown\n([\s\S]*?)\n```\n/)?.[1];
+    expect(block).toBe(COLLABORATION_RULES.trim());
+  });
+
+  it('closes every fenced block where it should: no heading of the README inside one', () => {
+    let fence: string | null = null; // the open block's language
+    readme.split('\n').forEach((line, i) => {
+      const mark = line.match(/^\s*```(\S*)/);
+      if (mark) fence = fence === null ? mark[1]! : null;
+      else if (fence !== null && fence !== 'markdown')
+        expect(line, `README line ${i + 1}`).not.toMatch(/^#{1,3} /);
+    });
+    expect(fence).toBeNull();
+  });
+
   it('shows the two commands of the quick start', () => {
     expect(readme).toContain('npm install && npm start');
     expect(readme).toContain('npm test');
