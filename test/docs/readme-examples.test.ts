@@ -18,6 +18,7 @@ const BLOCKS = [...README.matchAll(/<!-- runnable: (.+?) -->\n```sh\n([\s\S]*?)`
 
 /** The folders each block names, made fresh: the working folder it runs in. */
 const SETUPS: Record<string, () => string> = {
+  'in a new git repository': () => gitRepo({ 'src/app.ts': 'export {}\n' }),
   'in the clone of "api" (holding order.schema.json), beside a clone of "web"': () => {
     const parent = tempDir('readme-example-');
     const api = gitRepo({
@@ -56,6 +57,7 @@ describe('the README examples', () => {
         ...process.env,
         PATH: `${bin}:${process.env.PATH}`,
         SESSION_COLLAB_HOME: tempDir('collab-home-'),
+        HOME: tempDir('readme-user-'), // what a block writes for the user stays in the test
         NO_COLOR: '1',
       },
       encoding: 'utf8',
