@@ -128,6 +128,9 @@ export function toolDecision(
   return decision === 'warn'
     ? { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: reason } }
     : {
+        // Claude Code's prompt for an "ask" shows the edit but not the reason: the person reads it
+        // as the hook's message above the prompt.
+        ...(decision === 'ask' ? { systemMessage: reason } : {}),
         hookSpecificOutput: {
           hookEventName: 'PreToolUse',
           permissionDecision: decision,

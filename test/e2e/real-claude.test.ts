@@ -5,8 +5,8 @@
  * with its next request, through our PostToolUse hook. Needs the `claude` executable: .ci/run installs it into a temporary
  * folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test is skipped, saying so.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
@@ -16,6 +16,10 @@ import { CLI, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', 'test/e2e/real-claude.test.ts');
+/** tmux renders the terminal UI into a screen a test can read (Debian's tmux; .ci/run installs it). */
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+if (claude && !hasTmux)
+  console.warn('SKIPPED the terminal UI test of test/e2e/real-claude.test.ts: no tmux.');
 
 /**
  * A repository with `app.txt`, set up for Claude Code by `session-collab init`, and a way to run
@@ -191,4 +195,81 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
       await other.close();
     }
   }, 150_000);
+
+  it.skipIf(!hasTmux)(
+    'with enforcement "ask", its terminal UI asks the person even under acceptEdits, and then shows why',
+    async () => {
+      const { home, repo } = initRepo();
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ enforcement: 'ask' }));
+      const target = join(repo, 'app.txt');
+      const holder = await hookClient({ cwd: repo, home });
+      await holder.hook(
+        'post-tool-use',
+        hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
+      );
+      // A user of the terminal UI who has been through its first-run screens for this folder.
+      const userHome = tempDir('claude-home-');
+      const key = 'sk-ant-api03-test-0123456789abcdefghij';
+      writeFileSync(
+        join(userHome, '.claude.json'),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          theme: 'dark',
+          customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+          projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+        }),
+      );
+      const api = await startFakeApi([
+        [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
+        [
+          {
+            type: 'tool_use',
+            id: 'toolu_edit',
+            name: 'Edit',
+            input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
+          },
+        ],
+        [{ type: 'text', text: 'Done.' }],
+      ]);
+      const env = {
+        HOME: userHome,
+        SESSION_COLLAB_HOME: home,
+        ANTHROPIC_API_KEY: key,
+        ANTHROPIC_BASE_URL: api.url,
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        TERM: 'xterm-256color',
+      };
+      const tmux = `collab-${process.pid}-${Date.now()}`;
+      const command = `cd '${repo}' && exec env ${Object.entries(env)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join(' ')} '${claude}' --permission-mode acceptEdits 'Change app.txt'`;
+      const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmux], { encoding: 'utf8' });
+      const until = async (text: string) => {
+        const deadline = Date.now() + 60_000;
+        for (let shown = ''; ; await new Promise((r) => setTimeout(r, 250))) {
+          shown = screen();
+          if (shown.includes(text)) return shown;
+          if (Date.now() > deadline) throw new Error(`the terminal never showed "${text}":\n${shown}`);
+        }
+      };
+      execFileSync('tmux', ['new-session', '-d', '-s', tmux, '-x', '160', '-y', '50', command]);
+      try {
+        // Asked, in acceptEdits mode, which would otherwise take the edit without asking.
+        await until('Do you want to make this edit to app.txt?');
+        expect(readFileSync(target, 'utf8')).toBe('original line\n');
+        execFileSync('tmux', ['send-keys', '-t', tmux, '1']); // Yes
+        const after = await until('Done.');
+        expect(readFileSync(target, 'utf8')).toBe('overwritten line\n');
+        // The prompt itself does not show a hook's reason; the transcript shows it once answered.
+        expect(after.replace(/\s+/g, ' ')).toContain('would change files another session is working on');
+      } finally {
+        execFileSync('tmux', ['kill-session', '-t', tmux]);
+        await api.close();
+        await holder.close();
+      }
+    },
+    150_000,
+  );
 });
