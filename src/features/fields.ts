@@ -42,6 +42,9 @@ export const sessionIdField = idOf('session').optional();
 /** A session named by its id, the start of its id, or its name. */
 export const sessionRefField = text('idChars');
 
+/** An id that is not generated (a project's, which may be a name): taken whole, as given. */
+export const idField = text('idChars');
+
 /** `limit` of a paginated list: how many rows one page holds. */
 export const limitField = (fallback: number, max: number) =>
   z.number().int().min(1).max(max).default(fallback);
@@ -84,21 +87,28 @@ export function idKindOf(field: z.ZodType): IdKind | undefined {
 
 /**
  * A tool's parsed input with every id field (declared with `idOf` in its schema) made whole: a
- * caller may give any id by its start, as `session-collab status` shows them.
+ * caller may give any id by its start, as `session-collab status` shows them, looked up in the
+ * caller's project (`project`, asked only when a start is to be looked up).
  */
 export async function withFullIds<T extends Record<string, unknown>>(
   app: AppContext,
   schema: z.ZodObject,
   input: T,
+  project: () => Promise<string>,
 ): Promise<T> {
   const fields = idFields(schema);
   if (fields.length === 0) return input;
   const out: Record<string, unknown> = { ...input };
   for (const [name, kind] of fields) {
     const value = out[name];
-    if (typeof value === 'string') out[name] = await fullId(app, kind, value);
-    else if (Array.isArray(value))
-      out[name] = await Promise.all(value.map((v) => (typeof v === 'string' ? fullId(app, kind, v) : v)));
+    if (typeof value === 'string') out[name] = await fullId(app, kind, value, project);
+    else if (Array.isArray(value)) {
+      // One at a time, each distinct id once: a list's cost stays that of its distinct entries.
+      const whole = new Map<string, string>();
+      for (const v of value)
+        if (typeof v === 'string' && !whole.has(v)) whole.set(v, await fullId(app, kind, v, project));
+      out[name] = value.map((v) => (typeof v === 'string' ? whole.get(v) : v));
+    }
   }
   return out as T;
 }

@@ -227,7 +227,12 @@ export async function callTool(
   let output: Record<string, unknown>;
   try {
     await connection.heartbeat();
-    const input = await withFullIds(app, d.input, parsed.data);
+    const input = await withFullIds(
+      app,
+      d.input,
+      parsed.data,
+      async () => (await connection.current()).project_id,
+    );
     const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
     output = d.output.parse(raw) as Record<string, unknown>;
   } catch (error) {

@@ -1,16 +1,18 @@
 import type { Sql } from './sql.js';
 
-/** The tables whose rows a caller may name by id: what each kind of id is the key of. */
+/**
+ * The tables whose rows a caller may name by the first characters of a generated id, and whether
+ * a row belongs to a project (then a start is looked up in the caller's project only).
+ */
 export const ID_TABLES = {
-  session: 'sessions',
-  claim: 'claims',
-  message: 'messages',
-  question: 'questions',
-  run: 'agent_runs',
-  project: 'projects',
-  work_item: 'work_items',
-  review: 'reviews',
-  suggestion: 'suggestions',
+  session: { table: 'sessions', byProject: true },
+  claim: { table: 'claims', byProject: true },
+  message: { table: 'messages', byProject: true },
+  question: { table: 'questions', byProject: true },
+  run: { table: 'agent_runs', byProject: true },
+  work_item: { table: 'work_items', byProject: false },
+  review: { table: 'reviews', byProject: false },
+  suggestion: { table: 'suggestions', byProject: false },
 } as const;
 
 export type IdKind = keyof typeof ID_TABLES;
@@ -21,27 +23,31 @@ export class IdPrefixesStore {
 
   /** Whether `id` is the id of a row of `kind`. */
   async exists(kind: IdKind, id: string): Promise<boolean> {
-    return (await this.sql.get(`SELECT 1 AS one FROM ${ID_TABLES[kind]} WHERE id = ?`, [id])) !== undefined;
+    return (
+      (await this.sql.get(`SELECT 1 AS one FROM ${ID_TABLES[kind].table} WHERE id = ?`, [id])) !== undefined
+    );
   }
 
   /**
-   * Ids of `kind` that start with `prefix`, in id order, at most `limit`. The prefix holds only
-   * letters, digits, `-` and `_` (the caller checks), all of which sort below `~`.
+   * Ids of `kind` that start with `prefix`, in id order, at most `limit`; of one project's rows
+   * when `projectId` is given (for kinds that belong to a project). The prefix holds only
+   * letters, digits, `-` and `_` (the caller checks), all of which sort below `~`, so the ids
+   * starting with it lie in [prefix, prefix + '~'): a range of the id's index (on PostgreSQL the
+   * index in the "C" collation, which sorts by bytes as SQLite does).
    */
-  async startingWith(kind: IdKind, prefix: string, limit: number): Promise<string[]> {
-    const table = ID_TABLES[kind];
-    // SQLite compares bytes: every id starting with the prefix lies in [prefix, prefix + '~'), a
-    // range the id's index answers. PostgreSQL's collation may not sort by bytes: a prefix test.
-    const rows =
-      this.sql.dialect === 'postgresql'
-        ? await this.sql.all<{ id: string }>(
-            `SELECT id FROM ${table} WHERE starts_with(id, CAST(? AS TEXT)) ORDER BY id LIMIT ?`,
-            [prefix, limit],
-          )
-        : await this.sql.all<{ id: string }>(
-            `SELECT id FROM ${table} WHERE id >= ? AND id < ? || '~' ORDER BY id LIMIT ?`,
-            [prefix, prefix, limit],
-          );
+  async startingWith(
+    kind: IdKind,
+    prefix: string,
+    limit: number,
+    projectId: string | null,
+  ): Promise<string[]> {
+    const { table, byProject } = ID_TABLES[kind];
+    const id = this.sql.dialect === 'postgresql' ? 'id COLLATE "C"' : 'id';
+    const inProject = byProject && projectId !== null;
+    const rows = await this.sql.all<{ id: string }>(
+      `SELECT id FROM ${table} WHERE ${id} >= CAST(? AS TEXT) AND ${id} < CAST(? AS TEXT) || '~'${inProject ? ' AND project_id = ?' : ''} ORDER BY ${id} LIMIT ?`,
+      inProject ? [prefix, prefix, projectId, limit] : [prefix, prefix, limit],
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -421,7 +421,8 @@ describe('ids by their start', () => {
   it('a start shared by two ids is ID_AMBIGUOUS listing both, and changes nothing', async () => {
     const { app, a } = await twoSessions();
     const c = await a.call<Claim>('collab_claim', { files: ['src/api/*'], intent: 'api' });
-    const twin = `${c.claim_id.slice(0, 9)}ffff-ffff-ffff-ffffffffffff`;
+    // Another claim whose id shares the first 9 characters and differs at the 10th.
+    const twin = `${c.claim_id.slice(0, 9)}${c.claim_id[9] === 'f' ? 'e' : 'f'}fff-ffff-ffff-ffffffffffff`;
     await app.store.sql.run(
       'INSERT INTO claims (id, session_id, project_id, intent, scope, created_at, updated_at) SELECT ?, session_id, project_id, intent, scope, created_at, updated_at FROM claims WHERE id = ?',
       [twin, c.claim_id],
@@ -433,15 +434,55 @@ describe('ids by their start', () => {
     expect(err.hint).toContain('more of the id');
     const still = await a.call<{ claims: Array<{ claim_id: string }> }>('collab_claims_list');
     expect(still.claims.map((x) => x.claim_id).sort()).toEqual([c.claim_id, twin].sort());
-    // The whole id, or enough of it, names one.
+    // Enough of it names one.
+    const done = await a.call<{ claim_id: string }>('collab_release', {
+      claim_id: c.claim_id.slice(0, 10),
+      status: 'completed',
+    });
+    expect(done.claim_id).toBe(c.claim_id);
+  });
+
+  it("a start is looked up in the caller's project only; a whole id reaches as far as before", async () => {
+    const { app, a, idA } = await twoSessions();
+    const otherRepo = gitRepo();
+    const elsewhere = await connectInMemory(app, otherRepo, 'client-c');
+    const other = await elsewhere.call<{ session_id: string }>('collab_session_start', {
+      name: 'C',
+      project_root: otherRepo,
+    });
+    const theirs = await elsewhere.call<Claim>('collab_claim', { files: ['x.ts'], intent: 'theirs' });
+    const unknown = await a.fail('collab_message_send', {
+      to_session_id: other.session_id.slice(0, 8),
+      content: 'hello',
+    });
+    expect(unknown.code).toBe('SESSION_NOT_FOUND');
+    expect(
+      (await a.fail('collab_release', { claim_id: theirs.claim_id.slice(0, 8), status: 'completed' })).code,
+    ).toBe('CLAIM_NOT_FOUND');
+    expect((await a.fail('collab_release', { claim_id: theirs.claim_id, status: 'completed' })).code).toBe(
+      'NOT_OWNER',
+    );
+    // From the other project, this one's session is out of reach by its start too.
+    expect(
+      (await elsewhere.fail('collab_message_send', { to_session_id: idA.slice(0, 8), content: 'x' })).code,
+    ).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('a session named like the start of another session’s id is ambiguous, not a silent pick', async () => {
+    const { app, repo, a, idB } = await twoSessions();
+    const impostor = await connectInMemory(app, repo, 'client-c');
+    await impostor.call('collab_session_start', { name: idB.slice(0, 8), project_root: repo });
+    const err = await a.fail('collab_message_send', { to_session_id: idB.slice(0, 8), content: 'for B' });
+    expect(err.code).toBe('SESSION_AMBIGUOUS');
+    expect(err.message).toContain(idB);
     expect(
       (
-        await a.call<{ claim_id: string }>('collab_release', {
-          claim_id: c.claim_id.slice(0, 10),
-          status: 'completed',
+        await a.call<{ to_session_id: string }>('collab_message_send', {
+          to_session_id: idB,
+          content: 'for B',
         })
-      ).claim_id,
-    ).toBe(c.claim_id);
+      ).to_session_id,
+    ).toBe(idB);
   });
 
   it('too short, or not made of id characters, is looked up as given', async () => {
@@ -458,18 +499,57 @@ describe('ids by their start', () => {
       );
   });
 
-  it('every tool input that names a row declares its kind of id', async () => {
+  it("review ids count from past their fixed head; a project's id is a name, taken whole", async () => {
+    const app = await testApp();
+    const repo = gitRepo();
+    const w = await connectInMemory(app, repo, 'worker', ['collab', 'review']);
+    await w.call('collab_session_start', { name: 'W', project_root: repo });
+    const item = await w.call<{ id: string }>('submit_work', {
+      type: 'design',
+      phase: 'planning',
+      title: 'Cache design',
+      content: 'An LRU cache\n',
+    });
+    expect(item.id).toMatch(/^work_[0-9a-f]{8}$/);
+    const detail = await w.call<{ id: string }>('get_work_detail', { workItemId: item.id.slice(0, 9) });
+    expect(detail.id).toBe(item.id);
+    // "work" and "work_abc" carry fewer than 4 characters of the random part: not a start.
+    for (const workItemId of ['work', 'work_', item.id.slice(0, 8)])
+      expect((await w.fail('get_work_detail', { workItemId })).code).toBe('WORK_NOT_FOUND');
+    await w.call('create_project', { id: 'Alpha', name: 'Alpha' });
+    await w.call('create_project', { id: 'alpha-staging', name: 'Alpha staging' });
+    expect((await w.fail('get_project', { projectId: 'Alph' })).code).toBe('PROJECT_NOT_FOUND');
+    expect((await w.call<{ id: string }>('get_project', { projectId: 'Alpha' })).id).toBe('Alpha');
+  });
+
+  it('every tool input that names a generated id declares the right kind', async () => {
     const { allTools } = await import('../../src/mcp/registry.js');
     const { idKindOf } = await import('../../src/features/fields.js');
-    // Not ids of rows: a session named by name or id (resolved with the name first), and the agent
-    // CLI's own conversation id.
-    const notRows = new Set(['collab_message_send.to_session_id', 'set_current_session.session_id']);
-    const undeclared: string[] = [];
+    // What each field name holds; null: taken as given (a project's id may be a name; a recipient is
+    // looked up by id, name or start; the agent CLI's own conversation id is not ours).
+    const expected: Record<string, string | null> = {
+      session_id: 'session',
+      from_session_id: 'session',
+      claim_id: 'claim',
+      reply_to: 'message',
+      question_id: 'question',
+      question_ids: 'question',
+      execution_id: 'run',
+      workItemId: 'work_item',
+      reviewId: 'review',
+      suggestionId: 'suggestion',
+      projectId: null,
+      to_session_id: null,
+    };
+    const wrong: string[] = [];
     for (const tool of await allTools())
-      for (const [name, field] of Object.entries(tool.input.shape))
-        if (/(_id|Id|_ids|Ids|reply_to)$/.test(name) && !notRows.has(`${tool.name}.${name}`))
-          if (!idKindOf(field as never)) undeclared.push(`${tool.name}.${name}`);
-    expect(undeclared).toEqual([]);
+      for (const [name, field] of Object.entries(tool.input.shape)) {
+        if (!/(_id|Id|_ids|Ids|reply_to)$/.test(name)) continue;
+        const want = tool.name === 'set_current_session' ? null : expected[name];
+        const got = idKindOf(field as never) ?? null;
+        if (want === undefined || got !== want) wrong.push(`${tool.name}.${name}: ${got} (want ${want})`);
+      }
+    expect(wrong).toEqual([]);
   });
 });
 

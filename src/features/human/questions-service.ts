@@ -217,9 +217,9 @@ export class QuestionsService {
     if (row) await this.emit({ kind: 'elicitation', question: row });
   }
 
-  /** A question by its id or the start of it (a person types a few characters). */
+  /** A question by its id or the start of it (the person at this machine types a few characters). */
   async resolve(idOrPrefix: string): Promise<QuestionWithSession> {
-    return this.get(await fullId(this.app, 'question', idOrPrefix));
+    return this.get(await fullId(this.app, 'question', idOrPrefix, null));
   }
 
   async get(questionId: string): Promise<QuestionWithSession> {

@@ -8,7 +8,7 @@ import {
   VERDICTS,
   WORK_TYPES,
 } from '../../core/work-status.js';
-import { idOf, list, text } from '../fields.js';
+import { idField, idOf, list, text } from '../fields.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
 import { type ItemView, itemView } from './review-views.js';
 import { reviewsFor } from './reviews.js';
@@ -80,7 +80,7 @@ export const getProject = defineTool({
   description: 'A project, its settings and its work items by status.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idOf('project').optional().describe('Default: this session’s repository'),
+    projectId: idField.optional().describe('Default: this session’s repository'),
   }),
   output: project,
   handler: async (ctx, input) =>
@@ -107,7 +107,7 @@ export const updateProject = defineTool({
   description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
   kind: 'write',
   input: z.strictObject({
-    projectId: idOf('project'),
+    projectId: idField,
     name: text('nameChars').optional(),
     description: text('descriptionChars', 0).optional(),
     status: projectStatus.optional(),
@@ -126,7 +126,7 @@ export const archiveProject = defineTool({
   description: 'Archive a project: it stays readable, takes no new work.',
   kind: 'destructive',
   idempotent: true,
-  input: z.strictObject({ projectId: idOf('project') }),
+  input: z.strictObject({ projectId: idField }),
   output: project,
   handler: async (ctx, input) =>
     svc(ctx).projects.update(await me(ctx), input.projectId, { status: 'archived' }),
@@ -139,7 +139,7 @@ export const submitWork = defineTool({
   description: 'Worker: submit a design, code, tests, docs… for review. Returns the work item id and status.',
   kind: 'write',
   input: z.strictObject({
-    projectId: idOf('project').optional().describe('Default: this session’s repository'),
+    projectId: idField.optional().describe('Default: this session’s repository'),
     type: workType,
     phase,
     title: text('titleChars'),
@@ -243,7 +243,7 @@ export const getPendingReviews = defineTool({
   description: 'Reviewer: items awaiting review, except your own.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idOf('project').optional(),
+    projectId: idField.optional(),
     type: workType.optional(),
     phase: phase.optional(),
   }),
@@ -325,7 +325,7 @@ export const getProjectContext = defineTool({
   title: 'Project context',
   description: 'A project with all its work items, their latest review and open suggestions.',
   kind: 'read',
-  input: z.strictObject({ projectId: idOf('project'), includeResolved: z.boolean().default(false) }),
+  input: z.strictObject({ projectId: idField, includeResolved: z.boolean().default(false) }),
   output: z.object({ project, work_items: z.array(item) }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
@@ -340,7 +340,7 @@ export const getHistory = defineTool({
     'Every event (submit, review, suggestion, response, update, resolution), oldest first; page with cursor.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idOf('project').optional(),
+    projectId: idField.optional(),
     workItemId: idOf('work_item').optional(),
     limit: z.number().int().min(1).max(500).default(50),
     cursor: z.number().int().nonnegative().optional(),
@@ -357,7 +357,7 @@ export const getConversation = defineTool({
   description: 'The whole dialogue between worker and reviewer: detailed, summary or timeline.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idOf('project').optional(),
+    projectId: idField.optional(),
     workItemId: idOf('work_item').optional(),
     format: z.enum(['detailed', 'summary', 'timeline']).default('detailed'),
     limit: z.number().int().min(1).max(1000).default(100),
@@ -374,7 +374,7 @@ export const searchWork = defineTool({
     'Full-text search over titles, descriptions, content, review summaries and suggestions; best match first.',
   kind: 'read',
   input: z.strictObject({
-    projectId: idOf('project').optional(),
+    projectId: idField.optional(),
     query: text('queryChars'),
     type: workType.optional(),
     status: z.enum(STATUSES).optional(),

@@ -1,7 +1,8 @@
+import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
-import { fullId, MIN_PREFIX } from '../id-references.js';
+import { fullId, type IdScope, MIN_PREFIX } from '../id-references.js';
 import type { Wiring } from '../tool-context.js';
 import { stateOf } from './liveness.js';
 
@@ -19,16 +20,14 @@ export async function sessionByReference(
   const exact = await app.store.sessions.get(ref);
   if (exact) return exact;
   const named = await app.store.sessions.activeNamed(projectId, ref);
-  if (named.length === 1) return named[0]!;
   if (named.length > 1)
     throw new CollabError(
       'SESSION_AMBIGUOUS',
       `${named.length} live sessions are named "${ref}": ${named.map((s) => s.id.slice(0, 8)).join(', ')}.`,
       'Name it by id instead (the first characters are enough; `session-collab status` shows them).',
     );
-  const started = await fullId(app, 'session', ref);
-  const byStart = started === ref ? undefined : await app.store.sessions.get(started);
-  if (byStart) return byStart;
+  const found = await byNameOrStart(app, ref, named[0], projectId ? async () => projectId : null);
+  if (found) return found;
   throw new CollabError(
     'SESSION_NOT_FOUND',
     `No session named "${ref}", and none whose id starts so${projectId ? ' in this project' : ''}.`,
@@ -36,12 +35,34 @@ export async function sessionByReference(
   );
 }
 
+/**
+ * The session `ref` means, given the one live session it names (if any): that one, or the session
+ * whose id it starts (in `scope`). A name that is also the start of another session's id is
+ * ambiguous (a session may be named like the ids `status` shows), and so is a start of several.
+ */
+export async function byNameOrStart(
+  app: AppContext,
+  ref: string,
+  named: SessionRow | undefined,
+  scope: IdScope,
+): Promise<SessionRow | undefined> {
+  const started = await fullId(app, 'session', ref, scope);
+  const byStart = started === ref ? undefined : await app.store.sessions.get(started);
+  if (named && byStart && byStart.id !== named.id)
+    throw new CollabError(
+      'SESSION_AMBIGUOUS',
+      `"${ref}" is the name of session ${named.id} and the start of the id of session "${byStart.name}" (${byStart.id}).`,
+      'Give the whole id of the one you mean.',
+    );
+  return named ?? byStart;
+}
+
 /** The claim a person names: by its id or the start of it. */
 export async function claimByReference(app: Wiring, reference: string): Promise<ClaimWithFiles> {
   const ref = reference.trim();
   if (ref.length < MIN_PREFIX)
     throw invalidInput(`Name a claim by its id: at least its first ${MIN_PREFIX} characters.`);
-  const claim = await app.store.claims.get(await fullId(app, 'claim', ref));
+  const claim = await app.store.claims.get(await fullId(app, 'claim', ref, null));
   if (!claim)
     throw new CollabError(
       'CLAIM_NOT_FOUND',

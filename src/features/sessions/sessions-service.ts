@@ -10,10 +10,10 @@ import { processStartTime } from '../../integrations/process-probe.js';
 import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
-import { fullId } from '../id-references.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { ClientSessions } from './client-sessions.js';
 import { stateOf } from './liveness.js';
+import { byNameOrStart } from './references.js';
 
 export interface StartSessionInput {
   name?: string | undefined;
@@ -286,8 +286,8 @@ export class SessionsService {
   }
 
   /**
-   * A session by its id, else by its name (unique among the project's live sessions), else by the
-   * start of its id.
+   * A session by its id, else by its name (unique among the project's live sessions) or the start
+   * of its id (in the project).
    */
   async findByRef(projectId: string, ref: string): Promise<SessionRow> {
     const byId = await this.app.store.sessions.get(ref);
@@ -295,11 +295,9 @@ export class SessionsService {
     const named = (await this.app.store.sessions.byName(projectId, ref)).filter(
       (s) => stateOf(this.app, s) === 'active',
     );
-    if (named.length === 1) return named[0]!;
-    if (named.length === 0) {
-      const started = await fullId(this.app, 'session', ref);
-      const byStart = started === ref ? undefined : await this.app.store.sessions.get(started);
-      if (byStart) return byStart;
+    if (named.length <= 1) {
+      const found = await byNameOrStart(this.app, ref, named[0], async () => projectId);
+      if (found) return found;
       const live = (await this.liveInProject(projectId)).map((s) => `"${s.name}" (${s.id})`);
       throw new CollabError(
         'SESSION_NOT_FOUND',
