@@ -3,6 +3,7 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { hubFor } from '../features/hub/hub.js';
 import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
+import { codexHttpTable } from '../integrations/client-setup.js';
 import { select } from '../mcp/registry.js';
 import { startBackgroundWork } from './background-work.js';
 import { cliInvocation } from './invocation.js';
@@ -22,8 +23,12 @@ function connectLines(url: string, tokens: boolean): string {
   return [
     'Add it to a client (from the project folder):',
     `  Claude Code   claude mcp add --transport http session-collab ${mcp}${auth} --header "X-Collab-Project: $PWD"`,
-    `  Codex CLI     in ~/.codex/config.toml: [mcp_servers.session-collab] url = "${mcp}"${tokens ? ', bearer_token_env_var = "SESSION_COLLAB_TOKEN"' : ''}`,
-    `  Gemini CLI    gemini mcp add --transport http session-collab ${mcp}${tokens ? ' -H "Authorization: Bearer $SESSION_COLLAB_TOKEN"' : ''}`,
+    `  Gemini CLI    gemini mcp add --transport http session-collab ${mcp}${tokens ? ' -H "Authorization: Bearer $SESSION_COLLAB_TOKEN"' : ''} -H "X-Collab-Project: $PWD"`,
+    '  Codex CLI     in ~/.codex/config.toml (every project Codex opens):',
+    ...codexHttpTable(mcp, tokens ? 'SESSION_COLLAB_TOKEN' : null)
+      .trimEnd()
+      .split('\n')
+      .map((line) => `                  ${line}`),
     `  or in a project: ${cliInvocation().line} init --transport http`,
   ].join('\n');
 }

@@ -96,7 +96,7 @@ export async function cleanCommand(options: PersonOptions & { dryRun?: boolean }
       const silent = describeAge(s.last_heartbeat, now);
       const released = options.dryRun
         ? s.active_claims
-        : (await person.endSession(s.id, `its process is gone or it fell silent (last heard ${silent} ago)`))
+        : (await person.endSession(s.id, `its process is gone or it fell silent (last heard ${silent})`))
             .released;
       ended.push({
         session_id: s.id,
@@ -117,7 +117,7 @@ export async function cleanCommand(options: PersonOptions & { dryRun?: boolean }
     }
     for (const e of ended)
       console.log(
-        `${options.dryRun ? yellow('would end') : green('ended')} ${bold(inline(e.name, 60))} ${dim(e.session_id.slice(0, 8))}: ${e.released} claim(s)${options.dryRun ? ' held' : ' released'}, silent since ${e.silent_since}`,
+        `${options.dryRun ? yellow('would end') : green('ended')} ${bold(inline(e.name, 60))} ${dim(e.session_id.slice(0, 8))}: ${e.released} claim(s)${options.dryRun ? ' held' : ' released'}, last heard ${describeAge(Date.parse(e.silent_since), now)}`,
       );
     if (options.dryRun) console.log(dim('Run without --dry-run to end them.'));
   });

@@ -99,7 +99,7 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
       ]
         .filter(Boolean)
         .join('  ');
-      return `  ${dot} ${inline(s.name, 40).padEnd(22)} ${s.status.padEnd(8)} ${dim(where)}  ${dim(`since ${describeAge(Date.parse(s.started_at), now)}, seen ${describeAge(Date.parse(s.last_heartbeat), now)} ago`)}  ${short(s.id)}`;
+      return `  ${dot} ${inline(s.name, 40).padEnd(22)} ${s.status.padEnd(8)} ${dim(where)}  ${dim(`since ${describeAge(Date.parse(s.started_at), now)}, last heard ${describeAge(Date.parse(s.last_heartbeat), now)}`)}  ${short(s.id)}`;
     };
     const claimLines = (sessionId: string) =>
       (claimsOf.get(sessionId) ?? []).map(
@@ -124,7 +124,7 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
     if (p.more.sessions) line(dim(`    and more sessions: ${MORE_HINT}`));
     if (stale.length > 0) {
       line(
-        `  ${yellow('Not answering')} ${dim('(process gone or silent; what they hold no longer blocks anyone, but is in the way)')}`,
+        `  ${yellow('Not answering')} ${dim('(process gone or silent: their claims no longer stop edits, but stay listed until cleared)')}`,
       );
       for (const s of stale) {
         line(sessionLine(s));

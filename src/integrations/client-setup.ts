@@ -352,7 +352,7 @@ const EXPANDED = {
 };
 
 /** Adds (or replaces) our Codex table for a hub over HTTP. */
-function codexHttpTable(url: string, tokenEnv: string | null): string {
+export function codexHttpTable(url: string, tokenEnv: string | null): string {
   return `[mcp_servers.${SERVER_NAME}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
 }
 

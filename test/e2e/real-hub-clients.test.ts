@@ -172,6 +172,49 @@ describe.skipIf(!codex)('Codex CLI over HTTP', () => {
   }, 120_000);
 });
 
+describe.skipIf(!codex)('Codex CLI over HTTP, by hand', () => {
+  it('reads the table the hub prints for ~/.codex/config.toml, pasted as shown', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('client-home-');
+    const repo = gitRepo();
+    const { spawn } = await import('node:child_process');
+    const hub = spawn(process.execPath, [CLI, 'hub', '--listen', '127.0.0.1:0'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    hub.stdout.on('data', (d) => {
+      printed += d;
+    });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!printed.includes('or in a project')) {
+        if (Date.now() > deadline) throw new Error(`the hub printed no connect lines:\n${printed}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      hub.kill('SIGTERM');
+    }
+    const lines = printed.split('\n');
+    const at = lines.findIndex((l) => l.includes('~/.codex/config.toml'));
+    const table = lines
+      .slice(at + 1)
+      .filter((l) => l.startsWith('                  '))
+      .map((l) => l.trim())
+      .join('\n');
+    expect(table).toMatch(/^\[mcp_servers\.session-collab\]\nurl = "http:\/\/127\.0\.0\.1:\d+\/mcp"/);
+    const codexHome = join(userHome, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, 'config.toml'), `${table}\n`);
+    const listed = await runAgentCli(codex!, ['mcp', 'list'], {
+      cwd: repo,
+      env: { ...process.env, HOME: userHome, CODEX_HOME: codexHome },
+    });
+    expect(listed.stderr).not.toContain('error');
+    expect(listed.stdout).toMatch(/session-collab\s+http:\/\/127\.0\.0\.1:\d+\/mcp\s+-\s+enabled/);
+  }, 120_000);
+});
+
 describe.skipIf(!gemini)('Gemini CLI over HTTP', () => {
   it('connects to the hub from the project settings init writes (a trusted folder)', async () => {
     const { repo, hub, env, userHome } = await wired('gemini');

@@ -220,7 +220,10 @@ export class ClaimsService extends ClaimQueries {
         );
       }
       if (claim.status !== 'active') {
-        throw new CollabError('CLAIM_NOT_ACTIVE', `Claim ${claimId} is already ${claim.status}.`);
+        throw new CollabError(
+          'CLAIM_NOT_ACTIVE',
+          `Claim ${claimId} is no longer active: ${noLongerActive(claim.status)}.`,
+        );
       }
       await store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
       return this.view((await store.claims.get(claimId))!);
@@ -269,4 +272,9 @@ export class ClaimsService extends ClaimQueries {
     const page = pageOf(rows, filter.limit, (row) => ({ at: row.created_at, id: row.id }));
     return { items: page.items.map((row) => this.view(row)), next_cursor: page.next_cursor };
   }
+}
+
+/** Why a claim no longer holds its files, for a person or an agent who named it. */
+export function noLongerActive(status: string): string {
+  return status === 'expired' ? 'it expired' : `it was released (${status})`;
 }

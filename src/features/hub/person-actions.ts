@@ -1,6 +1,7 @@
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
+import { noLongerActive } from '../claims/claims-service.js';
 import { humanFor } from '../human/human.js';
 import type { AnswerOutcome } from '../human/questions-service.js';
 import type { Wiring } from '../tool-context.js';
@@ -46,7 +47,10 @@ export class PersonActions {
       const claim = await store.claims.get(claimId);
       if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
       if (claim.status !== 'active')
-        throw new CollabError('CLAIM_NOT_ACTIVE', `Claim ${claimId} is already ${claim.status}.`);
+        throw new CollabError(
+          'CLAIM_NOT_ACTIVE',
+          `Claim ${claimId} is no longer active: ${noLongerActive(claim.status)}.`,
+        );
       const files = claim.files;
       await store.claims.release(
         claimId,
