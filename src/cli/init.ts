@@ -20,6 +20,7 @@ import {
   type TrustingClient,
   trustFile,
 } from '../integrations/client-trust.js';
+import { codexConflict, readText } from '../integrations/client-wiring.js';
 import { locateProject } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation } from './invocation.js';
@@ -130,13 +131,7 @@ export function init(options: InitOptions): void {
   const clients = parseClients(options.client, root);
   const transport = parseTransport(options);
   const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();
-  const read = (path: string) => {
-    try {
-      return readFileSync(join(root, path), 'utf8');
-    } catch {
-      return null;
-    }
-  };
+  const read = (path: string) => readText(join(root, path));
   const changes = clients.flatMap((client) =>
     planClient(client, launch, read, transport).map((file) => {
       const before = read(file.path);
@@ -149,12 +144,7 @@ export function init(options: InitOptions): void {
     .filter((c): c is TrustingClient => c === 'codex' || c === 'gemini')
     .map((client) => {
       const file = trustFile(client);
-      let before: string | null = null;
-      try {
-        before = readFileSync(file, 'utf8');
-      } catch {
-        // none yet
-      }
+      const before = readText(file);
       const trusted = client === 'codex' ? codexTrusts(before, root) : geminiTrusts(before, root);
       const after =
         trusted || !options.trust
@@ -181,6 +171,16 @@ export function init(options: InitOptions): void {
     }
   }
 
+  // A server of the same name in the user's Codex config that Codex would merge with this one.
+  const codexUser = trustFile('codex');
+  const codexClash = clients.includes('codex')
+    ? codexConflict(
+        codexUser,
+        readText(codexUser),
+        changes.find((c) => c.path === '.codex/config.toml')?.after ?? read('.codex/config.toml'),
+      )
+    : null;
+
   if (options.json) {
     printJson({
       root,
@@ -195,6 +195,7 @@ export function init(options: InitOptions): void {
         trusted: t.trusted || t.added,
         added: t.added,
       })),
+      problems: codexClash ? [{ client: 'codex', ...codexClash }] : [],
     });
     return;
   }
@@ -245,6 +246,8 @@ export function init(options: InitOptions): void {
       );
     }
   }
+  if (codexClash)
+    console.log(`\n${yellow(`Codex CLI will not start here: ${codexClash.detail}.`)}\n${codexClash.hint}`);
   console.log(
     `\nNext: restart the client in this folder. To refuse commits that touch files another live session holds, also run ${bold('session-collab guard install')}.`,
   );

@@ -309,6 +309,24 @@ function tomlString(s: string): string {
   return JSON.stringify(s);
 }
 
+/**
+ * How a Codex config.toml reaches our server: 'http' (a `url`), 'stdio' (a `command`), or null
+ * when it has no `[mcp_servers.session-collab]` table.
+ */
+export function codexTransport(text: string | null): 'http' | 'stdio' | null {
+  const lines = (text ?? '').split('\n');
+  const start = lines.findIndex((l) =>
+    new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`).test(l),
+  );
+  if (start === -1) return null;
+  for (const line of lines.slice(start + 1)) {
+    if (/^\s*\[/.test(line)) break;
+    if (/^\s*url\s*=/.test(line)) return 'http';
+    if (/^\s*command\s*=/.test(line)) return 'stdio';
+  }
+  return null;
+}
+
 /** Adds (or replaces) our `[mcp_servers.session-collab]` table in a Codex config.toml. */
 export function mergeCodexToml(text: string | null, launch: Launch, httpTable: string | null = null): string {
   const table =

@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-command.js';
-import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
+import { type ClientName, codexTransport, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
 import { codexTrusts, geminiTrusts, trustFile } from './client-trust.js';
 import { guardInstalled } from './git-hooks.js';
 
@@ -31,7 +31,8 @@ function readJson(path: string): Record<string, unknown> | null {
   }
 }
 
-function readText(path: string): string | null {
+/** A file's text, or null when it cannot be read. */
+export function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch {
@@ -118,6 +119,25 @@ function hooksFinding(
   };
 }
 
+/**
+ * A session-collab server in the user's Codex config (every project) that reaches the hub another
+ * way than the project's: Codex merges the two tables into one it cannot start ("url is not
+ * supported for stdio"). What is wrong and the fix, or null.
+ */
+export function codexConflict(
+  userFile: string,
+  userText: string | null,
+  projectText: string | null,
+): { detail: string; hint: string } | null {
+  const user = codexTransport(userText);
+  const project = codexTransport(projectText);
+  if (!user || !project || user === project) return null;
+  return {
+    detail: `${userFile} also has a session-collab server (${user}), and Codex merges it with this project's (${project}) into one it cannot start`,
+    hint: `Remove [mcp_servers.${SERVER_NAME}] from ${userFile} (\`codex mcp remove ${SERVER_NAME}\` does), or set this project up with the same transport (session-collab init --client codex${user === 'http' ? ' --transport http' : ''}).`,
+  };
+}
+
 /** What `doctor` finds of the wiring of the project at `root` (a git worktree). */
 export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.env): WiringFinding[] {
   const out: WiringFinding[] = [];
@@ -169,7 +189,13 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
     } else if (client === 'codex') {
       const toml = readText(join(root, '.codex', 'config.toml')) ?? '';
       const has = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`, 'm').test(toml);
-      out.push(server('codex', '.codex/config.toml', has));
+      const userFile = trustFile('codex', env);
+      const conflict = has ? codexConflict(userFile, readText(userFile), toml) : null;
+      out.push(
+        conflict
+          ? { name: 'codex server', ok: false, ...conflict }
+          : server('codex', '.codex/config.toml', has),
+      );
       out.push(trust('codex'));
     } else if (client === 'cursor') {
       out.push(server('cursor', '.cursor/mcp.json', inJson('.cursor/mcp.json')));

@@ -58,6 +58,34 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
   }, 120_000);
 });
 
+describe.skipIf(!codex)("Codex CLI with session-collab also in the user's config", () => {
+  it('init and doctor say that Codex would merge the two into one it cannot start, and how to fix it', async () => {
+    const { repo, userHome, env, init } = project();
+    // The README's by-hand line (a stdio server in ~/.codex/config.toml), then a project on the hub.
+    const added = await runAgentCli(
+      codex!,
+      ['mcp', 'add', 'session-collab', '--', process.execPath, CLI, 'serve'],
+      { cwd: repo, env },
+    );
+    expect(added.stdout + added.stderr).toContain('session-collab');
+    const out = init('--client', 'codex', '--transport', 'http', '--url', 'http://127.0.0.1:9/', '--trust');
+    expect(out).toContain('Codex CLI will not start here');
+    expect(out).toContain('codex mcp remove session-collab');
+    // What Codex itself says: it refuses the merged table.
+    const broken = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
+    expect(broken.stdout + broken.stderr).toMatch(/url is not supported for stdio/);
+    const doctor = spawnSync(process.execPath, [CLI, 'doctor'], { cwd: repo, env, encoding: 'utf8' });
+    expect(doctor.stdout).toMatch(/✗ codex server\s+.*merges it with this project's \(http\)/);
+    expect(doctor.status).not.toBe(0);
+    // The fix it names works.
+    await runAgentCli(codex!, ['mcp', 'remove', 'session-collab'], { cwd: userHome, env });
+    const listed = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
+    expect(listed.stdout).toMatch(/session-collab\s+http:\/\/127\.0\.0\.1:9\/\s+-\s+enabled/);
+    const healed = spawnSync(process.execPath, [CLI, 'doctor'], { cwd: repo, env, encoding: 'utf8' });
+    expect(healed.stdout).toMatch(/✓ codex server/);
+  }, 120_000);
+});
+
 describe.skipIf(!gemini)('Gemini CLI and a folder it does not trust', () => {
   it('init says what to add; init --trust adds it, and `gemini mcp list` then connects', async () => {
     const { repo, userHome, env, init } = project();
