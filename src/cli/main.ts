@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { resolveHome } from '../app/home.js';
-import { CollabError } from '../core/errors.js';
+import { CollabError, ERROR_CODES } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';
 import { DEFAULT_TOOLSETS, TOOLSETS } from '../mcp/toolsets.js';
@@ -22,7 +22,9 @@ const program = new Command()
   .description('Coordination hub for AI coding sessions that work on the same code.')
   .version(VERSION)
   // Program options only before the command, so that `realm contract --version 1.0.0` is the contract's.
-  .enablePositionalOptions();
+  .enablePositionalOptions()
+  // A missing argument or an unknown option: the command's usage, not only what was wrong.
+  .showHelpAfterError('(run it with --help for its usage)');
 
 program
   .command('serve')
@@ -300,7 +302,12 @@ program.parseAsync().catch((error: unknown) => {
   const collab = error instanceof CollabError || (error as Error | null)?.name === 'CollabError';
   const fault = collab ? (error as CollabError) : describeStorageFault(error, resolveHome().home);
   if (fault) {
-    process.stderr.write(`session-collab: ${fault.message}\n  → ${fault.hint}\n`);
+    // The default hints speak to agents in tool names; a person at a terminal gets the commands.
+    const hint =
+      collab && fault.hint === ERROR_CODES[(fault as CollabError).code]
+        ? 'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.'
+        : fault.hint;
+    process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
   } else {
     process.stderr.write(`session-collab: ${(error as Error).stack ?? String(error)}\n`);
   }

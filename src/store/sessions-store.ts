@@ -77,6 +77,15 @@ export class SessionsStore {
     );
   }
 
+  /** Whether a session of the project with this name has ended. */
+  async endedNamed(projectId: string, name: string): Promise<boolean> {
+    const row = await this.sql.get(
+      "SELECT 1 AS one FROM sessions WHERE project_id = ? AND name = ? AND status = 'ended' LIMIT 1",
+      [projectId, name],
+    );
+    return row !== undefined;
+  }
+
   /** Active sessions of a project with this name, oldest first. */
   byName(projectId: string, name: string): Promise<SessionRow[]> {
     return this.sql.all<SessionRow>(

@@ -59,6 +59,19 @@ describe('the person in charge, from a terminal', () => {
     const unknown = await cli(home, ['end', 'nobody'], repo);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('session-collab status');
+    // Spoken to a person: commands, never the tools' names.
+    const gone = await cli(home, ['end', 'bob'], repo);
+    expect(gone.stderr).toContain('Session "bob" has ended.');
+    expect(gone.stderr).toContain('status --all');
+    const again = await cli(home, ['release', claim.claim_id.slice(0, 6)], repo);
+    expect(again.stderr).toContain('is no longer active: it was released (abandoned)');
+    const short = await cli(home, ['release', '1'], repo);
+    expect(short.stderr).toContain('at least its first 4 characters');
+    expect(short.stderr).toContain('--help');
+    const bare = await cli(home, ['message'], repo);
+    expect(bare.stderr).toContain("missing required argument 'session'");
+    expect(bare.stderr).toContain('--help');
+    for (const run of [unknown, gone, again, short]) expect(run.stderr).not.toMatch(/collab_\w+/);
     await app.close();
   });
 

@@ -28,6 +28,12 @@ export async function sessionByReference(
     );
   const found = await byNameOrStart(app, ref, named[0], projectId ? async () => projectId : null);
   if (found) return found;
+  if (projectId && (await app.store.sessions.endedNamed(projectId, ref)))
+    throw new CollabError(
+      'SESSION_INACTIVE',
+      `Session "${ref}" has ended.`,
+      '`session-collab status --all` lists ended sessions too.',
+    );
   throw new CollabError(
     'SESSION_NOT_FOUND',
     `No session named "${ref}", and none whose id starts so${projectId ? ' in this project' : ''}.`,
