@@ -52,13 +52,18 @@ export async function status(options: StatusOptions): Promise<void> {
       printJson({ home: app.paths.home, projects: await read() });
       return;
     }
+    // A folder of no known project shows every project, and says so.
+    const scope =
+      !options.all && only === null
+        ? `${dim(`(${process.cwd()} is not in a project session-collab knows: every project is shown)`)}\n`
+        : '';
     if (!options.watch) {
-      process.stdout.write(render(await read(), app, only !== null));
+      process.stdout.write(scope + render(await read(), app, only !== null));
       return;
     }
     // Redrawn every 2 s until Ctrl-C.
     for (;;) {
-      const text = render(await read(), app, only !== null);
+      const text = scope + render(await read(), app, only !== null);
       process.stdout.write(
         `\x1b[H\x1b[2J${text}${dim(`\n(redrawn every 2 s; Ctrl-C to stop)  ${new Date().toLocaleTimeString()}`)}\n`,
       );
