@@ -6,7 +6,7 @@ import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
 import { codexHttpTable } from '../integrations/client-setup.js';
 import { select } from '../mcp/registry.js';
 import { startBackgroundWork } from './background-work.js';
-import { cliInvocation } from './invocation.js';
+import { commandForPerson } from './invocation.js';
 import { builtDefinitions } from './serve.js';
 
 export interface HubCommandOptions {
@@ -29,7 +29,7 @@ function connectLines(url: string, tokens: boolean): string {
       .trimEnd()
       .split('\n')
       .map((line) => `                  ${line}`),
-    `  or in a project: ${cliInvocation().line} init --transport http`,
+    `  or in a project: ${commandForPerson()} init --transport http`,
   ].join('\n');
 }
 
@@ -89,7 +89,7 @@ export async function dashboardCommand(options: { json?: boolean }): Promise<voi
       throw new CollabError(
         'CONFIG_ERROR',
         'No hub is running on this machine (for this home folder).',
-        `Start one with \`${cliInvocation().line} hub\` (or \`npm start\` in the session-collab folder).`,
+        `Start one with \`${commandForPerson()} hub\` (or \`npm start\` in the session-collab folder).`,
       );
     const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
     const link = `${url}/login?code=${await hubFor(app).logins.code()}`;

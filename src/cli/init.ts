@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HUB, loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
 import { CollabError } from '../core/errors.js';
@@ -23,7 +23,7 @@ import {
 import { codexConflict, readText } from '../integrations/client-wiring.js';
 import { locateProject } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
-import { cliInvocation } from './invocation.js';
+import { cliInvocation, onPathIsThis } from './invocation.js';
 
 export interface InitOptions {
   client?: string;
@@ -50,16 +50,8 @@ const CLIENT_LABELS: Record<ClientName, string> = {
  * install (portable: the files can be committed), else this Node and this install by absolute path.
  */
 function defaultLaunch(): Launch {
+  if (onPathIsThis()) return { command: 'session-collab', args: [] };
   const own = cliInvocation();
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'session-collab');
-    try {
-      if (existsSync(candidate) && realpathSync(candidate) === realpathSync(own.args[0]!))
-        return { command: 'session-collab', args: [] };
-    } catch {
-      // Unreadable PATH entries are skipped.
-    }
-  }
   return { command: own.command, args: own.args };
 }
 

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { shellQuote } from '../core/shell-command.js';
 
 /**
@@ -13,4 +14,27 @@ export function cliInvocation(): { command: string; args: string[]; line: string
     args: [cli],
     line: `${shellQuote(process.execPath)} ${shellQuote(cli)}`,
   };
+}
+
+/** Whether `session-collab` on PATH is this install (then files and messages may just say so). */
+export function onPathIsThis(): boolean {
+  const own = realpathOrNull(join(__dirname, 'cli.cjs'));
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, 'session-collab');
+    if (own && existsSync(candidate) && realpathOrNull(candidate) === own) return true;
+  }
+  return false;
+}
+
+/** The command a person types to run this install: `session-collab` when PATH has it, else by path. */
+export function commandForPerson(): string {
+  return onPathIsThis() ? 'session-collab' : cliInvocation().line;
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null; // unreadable PATH entries are skipped
+  }
 }

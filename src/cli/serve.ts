@@ -11,7 +11,7 @@ import { clientProcess } from '../integrations/process-tree.js';
 import { select } from '../mcp/registry.js';
 import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
 import { startBackgroundWork } from './background-work.js';
-import { cliInvocation } from './invocation.js';
+import { commandForPerson } from './invocation.js';
 
 export interface ServeOptions {
   toolsets?: string;
@@ -21,7 +21,7 @@ export interface ServeOptions {
 }
 
 function connectHelp(): string {
-  const me = cliInvocation().line;
+  const me = commandForPerson();
   return `session-collab ${SERVER_VERSION}: coordination for AI coding sessions that share a codebase.
 
 This command is an MCP server that speaks over stdin/stdout; a client starts it, not you.
