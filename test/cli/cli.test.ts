@@ -131,14 +131,16 @@ describe('session-collab status', () => {
     expect(lines.slice(stale).join('\n')).toMatch(/ghost\s+inactive/);
     expect(lines.slice(stale).join('\n')).toContain('src/old/**');
     expect(lines.slice(stale).join('\n')).toContain('session-collab clean');
-    expect(lines[at]).toMatch(/last heard \d+s ago  /);
+    expect(lines[at]).toMatch(/last heard \d+s ago {2}/);
     expect(text).not.toContain('ago ago');
     // --all: every project.
     expect((await cli(home, ['status', '--all'], repo)).stdout).toContain('elsewhere');
     // A folder of no project shows every project, and says so.
     const nowhere = tempDir('collab-nowhere-');
     const outside = (await cli(home, ['status'], nowhere)).stdout;
-    expect(outside).toContain(`(${nowhere} is not in a project session-collab knows: every project is shown)`);
+    expect(outside).toContain(
+      `(${nowhere} is not in a project session-collab knows: every project is shown)`,
+    );
     expect(outside).toContain('elsewhere');
     const watch = await cli(home, ['status', '--watch'], repo);
     expect(watch.code).not.toBe(0);
