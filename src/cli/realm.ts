@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
+import { shellQuote } from '../core/shell-command.js';
 import { realmFor } from '../features/realm/realm.js';
 import { git } from '../integrations/git.js';
 import { locateProject } from '../integrations/git-repo.js';
@@ -207,7 +208,7 @@ export async function realmContract(
   console.log(`${green(what)} ${domain}/${name}@${options.version}.`);
   console.log(
     dim(
-      `Commit it with the owner named, so realm_check can tell who changed it: git commit --trailer "Realm-Repo: ${options.owner}"`,
+      `Commit it in the realm's repository with the owner named, so realm_check can tell who changed it: git -C ${shellQuote(root)} add -A && git -C ${shellQuote(root)} commit -m "${domain}/${name}@${options.version}" --trailer "Realm-Repo: ${options.owner}"`,
     ),
   );
 }

@@ -50,6 +50,15 @@ describe('session-collab realm', () => {
     );
     expect(contract.stdout).toContain('Created orders/order-event@1.0.0');
     expect(contract.stdout).toContain('Realm-Repo: api');
+    // The commit it suggests runs as printed, from the member repo, and lands in the realm's.
+    const suggested = contract.stdout.slice(contract.stdout.indexOf('git -C')).trim();
+    const committed = spawnSync('sh', ['-e', '-c', suggested], { cwd: api, encoding: 'utf8' });
+    expect(committed.status, committed.stderr).toBe(0);
+    expect(
+      spawnSync('git', ['-C', realm, 'log', '-1', '--format=%(trailers:key=Realm-Repo,valueonly)'], {
+        encoding: 'utf8',
+      }).stdout.trim(),
+    ).toBe('api');
     cli(home, api, 'realm', 'bind', 'orders', 'api', '--role', 'provider', '--exports', 'order-event');
     cli(home, web, 'realm', 'bind', 'orders', 'web', '--role', 'consumer', '--imports', 'order-event@^1.0.0');
     // A repo the realm does not have yet: bound all the same, with a warning that says what to add.
