@@ -20,7 +20,7 @@ import {
   type TrustingClient,
   trustFile,
 } from '../integrations/client-trust.js';
-import { codexConflict, readText } from '../integrations/client-wiring.js';
+import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
 import { locateProject } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation, onPathIsThis } from './invocation.js';
@@ -238,6 +238,11 @@ export function init(options: InitOptions): void {
       );
     }
   }
+  const plugin = clients.includes('claude') ? claudePluginFile(root) : null;
+  if (plugin)
+    console.log(
+      `\n${yellow('The session-collab plugin is enabled for Claude Code here')} (${plugin}): with these files Claude Code runs two session-collab servers and every hook twice. Keep one: claude plugin uninstall session-collab@session-collab, or use --client without claude.`,
+    );
   if (codexClash)
     console.log(`\n${yellow(`Codex CLI will not start here: ${codexClash.detail}.`)}\n${codexClash.hint}`);
   console.log(

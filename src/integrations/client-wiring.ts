@@ -4,6 +4,7 @@
  * Gemini CLI's trust, the commit guard, and the command on PATH. Each finding says how to fix it.
  */
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-command.js';
 import { type ClientName, codexTransport, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
@@ -138,12 +139,31 @@ export function codexConflict(
   };
 }
 
+/**
+ * The settings file that enables the session-collab Claude Code plugin for this project (the
+ * project's, its local one, or the user's), or null. The plugin brings its own server and hooks.
+ */
+export function claudePluginFile(root: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const user = join(env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude'), 'settings.json');
+  for (const file of [
+    join(root, '.claude', 'settings.local.json'),
+    join(root, '.claude', 'settings.json'),
+    user,
+  ]) {
+    const enabled = (readJson(file)?.enabledPlugins ?? {}) as Record<string, unknown>;
+    if (Object.entries(enabled).some(([id, on]) => id.startsWith(`${SERVER_NAME}@`) && on === true))
+      return file;
+  }
+  return null;
+}
+
 /** What `doctor` finds of the wiring of the project at `root` (a git worktree). */
 export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.env): WiringFinding[] {
   const out: WiringFinding[] = [];
   const clients = detectClients((p) => existsSync(join(root, p)));
+  const plugin = claudePluginFile(root, env);
   // A repository not set up for any client is not a problem of this machine: said, not counted.
-  if (clients.length === 0)
+  if (clients.length === 0 && !plugin)
     out.push({
       name: 'clients',
       ok: true,
@@ -161,6 +181,23 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
         };
   const inJson = (file: string) =>
     SERVER_NAME in ((readJson(join(root, file))?.mcpServers ?? {}) as Record<string, unknown>);
+  if (plugin) {
+    const twice = inJson('.mcp.json');
+    out.push(
+      twice
+        ? {
+            name: 'claude plugin',
+            ok: false,
+            detail: `${plugin} enables the session-collab plugin, and this project sets session-collab up too: Claude Code runs two session-collab servers, and every hook twice`,
+            hint: `Keep one: claude plugin uninstall ${SERVER_NAME}@${SERVER_NAME} (or disable it for this project), or take session-collab out of .mcp.json and .claude/settings.json here.`,
+          }
+        : {
+            name: 'claude plugin',
+            ok: true,
+            detail: `${plugin} enables the session-collab plugin: its server and hooks serve Claude Code here`,
+          },
+    );
+  }
   /** Whether a client that reads the project's files only where trusted trusts this one. */
   const trust = (client: 'codex' | 'gemini'): WiringFinding => {
     const trusted =
@@ -180,6 +217,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
   };
   for (const client of clients) {
     if (client === 'claude') {
+      if (plugin && !inJson('.mcp.json')) continue; // the plugin serves it
       out.push(server('claude', '.mcp.json', inJson('.mcp.json')));
       out.push(hooksFinding('claude', root, '.claude/settings.json', env));
     } else if (client === 'gemini') {
