@@ -42,38 +42,48 @@ const summary = (results, seconds) => {
   };
 };
 
+/** A home for a hub whose per-agent rate limit is lifted (each client here is one agent at full speed). */
+function unlimitedHome(prefix) {
+  const home = tempDir(prefix);
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
+  );
+  return home;
+}
+
+/**
+ * `clients` HTTP client processes, split in turn across the MCP endpoints `urls`, starting together
+ * in 2 s and looping for `seconds`; `mode` is 'mcp', or 'echo' for the bare echo server.
+ */
+async function httpClients(urls, repo, clients, seconds, mode) {
+  const start = Date.now() + 2000;
+  const deadline = start + seconds * 1000;
+  const results = await Promise.all(
+    Array.from({ length: clients }, (_, i) =>
+      runWorker([HTTP_CLIENT, urls[i % urls.length], repo, String(i), String(start), String(deadline), mode]),
+    ),
+  );
+  return summary(results, seconds);
+}
+
+export async function stopHub(hub) {
+  hub.child.kill('SIGTERM');
+  await new Promise((r) => hub.child.once('exit', r));
+}
+
 /**
  * One round over HTTP: `clients` processes on one hub for `seconds` (with `echo`, on a bare Hono
  * server that echoes each request: the floor of HTTP on this machine).
  */
 export async function hubRound(clients = 8, seconds = 5, echo = false) {
-  const home = tempDir('bench-hub-');
+  const home = unlimitedHome('bench-hub-');
   const repo = gitRepo();
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
-  );
   const hub = await startHub(home, echo);
   try {
-    const start = Date.now() + 2000;
-    const deadline = start + seconds * 1000;
-    const results = await Promise.all(
-      Array.from({ length: clients }, (_, i) =>
-        runWorker([
-          HTTP_CLIENT,
-          hub.mcp,
-          repo,
-          String(i),
-          String(start),
-          String(deadline),
-          echo ? 'echo' : 'mcp',
-        ]),
-      ),
-    );
-    return summary(results, seconds);
+    return await httpClients([hub.mcp], repo, clients, seconds, echo ? 'echo' : 'mcp');
   } finally {
-    hub.child.kill('SIGTERM');
-    await new Promise((r) => hub.child.once('exit', r));
+    await stopHub(hub);
     cleanup(home, repo);
   }
 }
@@ -111,39 +121,21 @@ export async function teamRound(clients = 8, seconds = 5, replicas = 2) {
   const database = await freshDatabase();
   if (!database) return null;
   const repo = gitRepo();
-  const homes = Array.from({ length: replicas }, () => tempDir('bench-replica-'));
-  for (const home of homes)
-    writeFileSync(
-      join(home, 'config.json'),
-      JSON.stringify({ hub: { requests_per_second: 100000, burst: 100000 } }),
-    );
+  const homes = Array.from({ length: replicas }, () => unlimitedHome('bench-replica-'));
   const hubs = [];
   try {
     for (const home of homes)
       hubs.push(await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: database.url }));
-    const start = Date.now() + 2000;
-    const deadline = start + seconds * 1000;
-    const results = await Promise.all(
-      Array.from({ length: clients }, (_, i) =>
-        runWorker([
-          HTTP_CLIENT,
-          hubs[i % hubs.length].mcp,
-          repo,
-          String(i),
-          String(start),
-          String(deadline),
-          'mcp',
-        ]),
-      ),
+    return await httpClients(
+      hubs.map((h) => h.mcp),
+      repo,
+      clients,
+      seconds,
+      'mcp',
     );
-    return summary(results, seconds);
   } finally {
-    for (const hub of hubs) {
-      hub.child.kill('SIGTERM');
-      await new Promise((r) => hub.child.once('exit', r));
-    }
-    for (const home of homes) cleanup(home);
-    cleanup(repo);
+    for (const hub of hubs) await stopHub(hub);
+    cleanup(repo, ...homes);
     await database.drop();
   }
 }

@@ -18,7 +18,7 @@ import {
   stdioServer,
   tempDir,
 } from './common.mjs';
-import { freshDatabase, hubRound, startHub, stdioRound, teamRound } from './hub.mjs';
+import { freshDatabase, hubRound, startHub, stdioRound, stopHub, teamRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -303,10 +303,7 @@ async function hooks() {
   }
   const out = { bare: median(bare) };
   for (const r of runs) out[r.name] = median(r.times);
-  if (replica) {
-    replica.child.kill('SIGTERM');
-    await new Promise((resolve) => replica.child.once('exit', resolve));
-  }
+  if (replica) await stopHub(replica);
   await team?.drop();
   cleanup(repo, ...new Set(runs.map((r) => r.home)));
   return out;

@@ -309,15 +309,18 @@ function tomlString(s: string): string {
   return JSON.stringify(s);
 }
 
+/** The header of our table in a Codex config.toml (`[mcp_servers.session-collab]`, quoted or not). */
+export const CODEX_TABLE = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`);
+/** The header of a table inside ours (`[mcp_servers.session-collab.env]`). */
+const CODEX_SUBTABLE = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\.`);
+
 /**
  * How a Codex config.toml reaches our server: 'http' (a `url`), 'stdio' (a `command`), or null
  * when it has no `[mcp_servers.session-collab]` table.
  */
 export function codexTransport(text: string | null): 'http' | 'stdio' | null {
   const lines = (text ?? '').split('\n');
-  const start = lines.findIndex((l) =>
-    new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`).test(l),
-  );
+  const start = lines.findIndex((l) => CODEX_TABLE.test(l));
   if (start === -1) return null;
   for (const line of lines.slice(start + 1)) {
     if (/^\s*\[/.test(line)) break;
@@ -334,8 +337,7 @@ export function mergeCodexToml(text: string | null, launch: Launch, httpTable: s
     `[mcp_servers.${SERVER_NAME}]\ncommand = ${tomlString(launch.command)}\nargs = [${[...launch.args, 'serve'].map(tomlString).join(', ')}]\n`;
   const lines = (text ?? '').split('\n');
   const header = (l: string) => /^\s*\[/.test(l);
-  const ours = (l: string) =>
-    new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1(\\.|\\s*\\])`).test(l);
+  const ours = (l: string) => CODEX_TABLE.test(l) || CODEX_SUBTABLE.test(l);
   const kept: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (ours(lines[i]!)) {

@@ -7,7 +7,14 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-command.js';
-import { type ClientName, codexTransport, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
+import {
+  type ClientName,
+  CODEX_TABLE,
+  codexTransport,
+  detectClients,
+  isOurHook,
+  SERVER_NAME,
+} from './client-setup.js';
 import { codexTrusts, geminiTrusts, trustFile } from './client-trust.js';
 import { guardInstalled } from './git-hooks.js';
 
@@ -226,7 +233,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
       out.push(trust('gemini'));
     } else if (client === 'codex') {
       const toml = readText(join(root, '.codex', 'config.toml')) ?? '';
-      const has = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`, 'm').test(toml);
+      const has = toml.split('\n').some((line) => CODEX_TABLE.test(line));
       const userFile = trustFile('codex', env);
       const conflict = has ? codexConflict(userFile, readText(userFile), toml) : null;
       out.push(

@@ -60,6 +60,18 @@ const LIST_WHERE = `(CAST(? AS TEXT) IS NULL OR c.project_id = ?)
   AND (CAST(? AS TEXT) IS NULL OR c.session_id = ?)
   AND (? = 'all' OR c.status = ?)`;
 
+/** LIST_WHERE's parameters for a filter: each value twice, once for "any", once to compare. */
+function whereParams(filter: ClaimFilter): unknown[] {
+  return [
+    filter.projectId,
+    filter.projectId,
+    filter.sessionId,
+    filter.sessionId,
+    filter.status,
+    filter.status,
+  ];
+}
+
 /** A claim's patterns in the order they were added, as a JSON array. */
 const FILES_JSON = {
   sqlite:
@@ -294,14 +306,10 @@ export class ClaimsStore {
 
   /** How many claims a filter selects (its `after` aside). */
   async count(filter: ClaimFilter): Promise<number> {
-    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM claims c WHERE ${LIST_WHERE}`, [
-      filter.projectId,
-      filter.projectId,
-      filter.sessionId,
-      filter.sessionId,
-      filter.status,
-      filter.status,
-    ]);
+    const row = await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM claims c WHERE ${LIST_WHERE}`,
+      whereParams(filter),
+    );
     return row!.n;
   }
 
@@ -319,12 +327,7 @@ export class ClaimsStore {
     let after = filter.after ?? null;
     for (;;) {
       const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(LIST[this.sql.dialect], [
-        filter.projectId,
-        filter.projectId,
-        filter.sessionId,
-        filter.sessionId,
-        filter.status,
-        filter.status,
+        ...whereParams(filter),
         after?.at ?? null,
         after?.at ?? null,
         after?.at ?? null,

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { readThenEdit, startFakeApi } from '../fixtures/fake-anthropic-api.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { CLI, connectStdio, hookClient } from '../helpers/stdio.js';
@@ -66,18 +66,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
     expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toContain(
       'command -v session-collab',
     );
-    const api = await startFakeApi([
-      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_edit',
-          name: 'Edit',
-          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
-        },
-      ],
-      [{ type: 'text', text: 'Done.' }],
-    ]);
+    const api = await startFakeApi(readThenEdit(target));
     try {
       const result = await runClaude(
         api.url,
@@ -103,18 +92,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
 
     // Another session (a client process of its own) has edited app.txt.
     const holder = await hookClient({ cwd: repo, home });
-    const api = await startFakeApi([
-      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_edit',
-          name: 'Edit',
-          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
-        },
-      ],
-      [{ type: 'text', text: 'Done.' }],
-    ]);
+    const api = await startFakeApi(readThenEdit(target));
     try {
       await holder.hook(
         'post-tool-use',
@@ -219,18 +197,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
           projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
         }),
       );
-      const api = await startFakeApi([
-        [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
-        [
-          {
-            type: 'tool_use',
-            id: 'toolu_edit',
-            name: 'Edit',
-            input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
-          },
-        ],
-        [{ type: 'text', text: 'Done.' }],
-      ]);
+      const api = await startFakeApi(readThenEdit(target));
       const env = {
         HOME: userHome,
         SESSION_COLLAB_HOME: home,

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
+import { readThenEdit, startFakeApi } from '../fixtures/fake-anthropic-api.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { connectHttp, type HubProcess, startHubProcess } from '../helpers/hub.js';
 import { CLI } from '../helpers/stdio.js';
@@ -98,16 +98,7 @@ describe.skipIf(!claude)('Claude Code over HTTP', () => {
     await holder.call('collab_claim', { files: ['app.txt'], intent: 'rewriting the app', exclusive: true });
     const api = await startFakeApi([
       [{ type: 'tool_use', id: 'toolu_list', name: 'mcp__session-collab__collab_session_list', input: {} }],
-      [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: target } }],
-      [
-        {
-          type: 'tool_use',
-          id: 'toolu_edit',
-          name: 'Edit',
-          input: { file_path: target, old_string: 'original', new_string: 'overwritten' },
-        },
-      ],
-      [{ type: 'text', text: 'Done.' }],
+      ...readThenEdit(target),
     ]);
     try {
       const run = await runAgentCli(

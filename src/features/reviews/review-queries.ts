@@ -5,7 +5,7 @@ import { iso } from '../../core/time.js';
 import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import { ReviewProjects } from './review-projects.js';
-import { itemView, suggestionView } from './review-views.js';
+import { eventView, itemView, suggestionView } from './review-views.js';
 
 /** Events that are not part of the worker–reviewer dialogue. */
 const NOT_DIALOGUE = ['project_created', 'project_updated'];
@@ -126,16 +126,7 @@ export class ReviewQueries {
     });
     const page = rows.slice(0, f.limit);
     return {
-      events: page.map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        work_item_id: e.work_item_id,
-        actor: e.actor_name,
-        actor_id: e.actor_id,
-        role: e.role,
-        content: JSON.parse(e.content) as Record<string, unknown>,
-        at: iso(e.created_at),
-      })),
+      events: page.map(eventView),
       next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
     };
   }
@@ -158,16 +149,7 @@ export class ReviewQueries {
       exclude: NOT_DIALOGUE,
       limit: f.limit,
     });
-    const events = latest.map((e) => ({
-      seq: e.seq,
-      kind: e.kind,
-      work_item_id: e.work_item_id,
-      actor: e.actor_name,
-      actor_id: e.actor_id,
-      role: e.role,
-      content: JSON.parse(e.content) as Record<string, unknown>,
-      at: iso(e.created_at),
-    }));
+    const events = latest.map(eventView);
     const titles = new Map<string, string>();
     for (const e of events)
       if (e.work_item_id && !titles.has(e.work_item_id))

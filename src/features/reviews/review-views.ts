@@ -1,9 +1,10 @@
 import { iso } from '../../core/time.js';
 import type { WorkStatus } from '../../core/work-status.js';
 import type { SuggestionRow } from '../../store/reviews-store.js';
+import type { WorkEventRow } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 
-/** How work items and suggestions look in tool results (the field names of the spec's data models). */
+/** How work items, suggestions and history events look in tool results (the field names of the spec's data models). */
 
 export type ItemView = ReturnType<typeof itemView>;
 export type SuggestionView = ReturnType<typeof suggestionView>;
@@ -48,5 +49,19 @@ export function suggestionView(s: SuggestionRow) {
             by: s.resolved_by_name,
             resolvedAt: iso(s.resolved_at),
           },
+  };
+}
+
+/** One event of a work item's history, as the tools show it. */
+export function eventView(e: WorkEventRow) {
+  return {
+    seq: e.seq,
+    kind: e.kind,
+    work_item_id: e.work_item_id,
+    actor: e.actor_name,
+    actor_id: e.actor_id,
+    role: e.role,
+    content: JSON.parse(e.content) as Record<string, unknown>,
+    at: iso(e.created_at),
   };
 }

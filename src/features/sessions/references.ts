@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import { fullId, type IdScope, MIN_PREFIX } from '../id-references.js';
@@ -57,7 +58,7 @@ export async function byNameOrStart(
   if (named && byStart && byStart.id !== named.id)
     throw new CollabError(
       'SESSION_AMBIGUOUS',
-      `"${ref}" is the name of session ${named.id} and the start of the id of session "${byStart.name}" (${byStart.id}).`,
+      `"${ref}" is the name of session ${named.id} and the start of the id of session "${inline(byStart.name, 60)}" (${byStart.id}).`,
       'Give the whole id of the one you mean.',
     );
   return named ?? byStart;
