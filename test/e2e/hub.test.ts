@@ -5,28 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
+import { dashboardLogin, startHubProcess, stoppedAfterEach } from '../helpers/hub.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
-const hubs: HubProcess[] = [];
-const clients: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
-});
+const tracked = stoppedAfterEach();
+const client = tracked.client;
 
-async function hub(home: string, options: Omit<Parameters<typeof startHubProcess>[0], 'home'> = {}) {
-  const h = await startHubProcess({ home, ...options });
-  hubs.push(h);
-  return h;
-}
-
-async function client(options: Parameters<typeof connectHttp>[0]) {
-  const c = await connectHttp(options);
-  clients.push(c);
-  return c;
+function hub(home: string, options: Omit<Parameters<typeof startHubProcess>[0], 'home'> = {}) {
+  return tracked.hub({ home, ...options });
 }
 
 async function cli(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -8,10 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readThenEdit, startFakeApi } from '../fixtures/fake-anthropic-api.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
-import { connectHttp, type HubProcess, startHubProcess } from '../helpers/hub.js';
+import { stoppedAfterEach } from '../helpers/hub.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -20,18 +20,14 @@ const claude = findAgentCli('SESSION_COLLAB_CLAUDE_BIN', 'claude', FILE);
 const codex = findAgentCli('SESSION_COLLAB_CODEX_BIN', 'codex', FILE);
 const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', FILE);
 
-const hubs: HubProcess[] = [];
-afterEach(async () => {
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
-});
+const tracked = stoppedAfterEach();
 
 /** A repository wired to a running hub by `init --transport http`, and a user home for the CLIs. */
 async function wired(clients: string, files: Record<string, string> = { 'app.txt': 'original line\n' }) {
   const home = tempDir('collab-home-');
   const userHome = tempDir('client-home-');
   const repo = gitRepo(files);
-  const hub = await startHubProcess({ home });
-  hubs.push(hub);
+  const hub = await tracked.hub({ home });
   const init = spawnSync(process.execPath, [CLI, 'init', '--client', clients, '--transport', 'http'], {
     cwd: repo,
     env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
@@ -69,8 +65,7 @@ describe.skipIf(!claude)('Claude Code over HTTP', () => {
     const home = tempDir('collab-home-');
     const userHome = tempDir('client-home-');
     const repo = gitRepo();
-    const hub = await startHubProcess({ home });
-    hubs.push(hub);
+    const hub = await tracked.hub({ home });
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: userHome, SESSION_COLLAB_HOME: home };
     const added = await runAgentCli(
       claude!,
@@ -94,7 +89,7 @@ describe.skipIf(!claude)('Claude Code over HTTP', () => {
   it('is one session for its MCP connection and its hooks, and its edit of a file claimed over HTTP is stopped', async () => {
     const { repo, hub, env } = await wired('claude');
     const target = join(repo, 'app.txt');
-    const holder = await connectHttp({ mcp: hub.mcp, project: repo, name: 'holder' });
+    const holder = await tracked.client({ mcp: hub.mcp, project: repo, name: 'holder' });
     await holder.call('collab_claim', { files: ['app.txt'], intent: 'rewriting the app', exclusive: true });
     const api = await startFakeApi([
       [{ type: 'tool_use', id: 'toolu_list', name: 'mcp__session-collab__collab_session_list', input: {} }],

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttp, dashboardLogin, type HubProcess, startHubProcess } from '../helpers/hub.js';
+import { dashboardLogin, type HubProcess, stoppedAfterEach } from '../helpers/hub.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
@@ -19,29 +19,13 @@ beforeAll(async () => {
   available = await pgAvailable('test/e2e/team.test.ts');
 });
 
-const hubs: HubProcess[] = [];
-const clients: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
-  await Promise.all(hubs.splice(0).map((h) => h.stop()));
-});
+const tracked = stoppedAfterEach();
+const client = tracked.client;
 
-async function replica(url: string, home = tempDir('collab-replica-')): Promise<HubProcess> {
-  const h = await startHubProcess({
-    home,
-    env: { SESSION_COLLAB_DATABASE_URL: url },
-  });
-  hubs.push(h);
-  return h;
+function replica(url: string, home = tempDir('collab-replica-')): Promise<HubProcess> {
+  return tracked.hub({ home, env: { SESSION_COLLAB_DATABASE_URL: url } });
 }
 
-async function client(options: Parameters<typeof connectHttp>[0]) {
-  const c = await connectHttp(options);
-  clients.push(c);
-  return c;
-}
-
-/** Reads a dashboard's event stream, collecting `change` events until `until` holds (or a time limit). */
 async function readEvents(
   hub: HubProcess,
   cookie: string,

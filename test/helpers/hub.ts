@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterEach } from 'vitest';
 import { toolCaller } from './app.js';
 import { CLI, requireBuild } from './stdio.js';
 
@@ -111,4 +112,29 @@ export async function dashboardLogin(hub: {
   const page = await fetch(`${hub.url}/`, { headers: { cookie } });
   const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
   return { cookie, csrf };
+}
+
+/**
+ * Hubs and HTTP clients a test file starts, each stopped after its test (registered with vitest's
+ * afterEach when called at the top of a file).
+ */
+export function stoppedAfterEach() {
+  const hubs: HubProcess[] = [];
+  const clients: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+    await Promise.all(hubs.splice(0).map((h) => h.stop()));
+  });
+  return {
+    async hub(options: Parameters<typeof startHubProcess>[0]): Promise<HubProcess> {
+      const h = await startHubProcess(options);
+      hubs.push(h);
+      return h;
+    },
+    async client(options: Parameters<typeof connectHttp>[0]) {
+      const c = await connectHttp(options);
+      clients.push(c);
+      return c;
+    },
+  };
 }
