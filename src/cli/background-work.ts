@@ -3,17 +3,22 @@ import { telegramSettings } from '../app/config.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import type { Selection } from '../mcp/registry.js';
 
-/** What a serving process runs besides its requests; `stop` gives Telegram up to 3 s to let its lease go. */
+/**
+ * What a serving process runs besides its requests. `stop` ends the agent CLIs it runs (recorded
+ * cancelled with `reason`) and gives Telegram up to 3 s to let its lease go.
+ */
 export interface BackgroundWork {
   /** The sessions' audit trail, once the human toolset has loaded (null before, or without it). */
   audit(): AuditTrail | null;
-  stop(): Promise<void>;
+  stop(reason: string): Promise<void>;
 }
 
 /**
  * The housekeeping of a serving process (`serve`, `hub`): purges when due (any process's purge
  * counts), the database's quick check off the request path, and with the human toolset the audit
- * trail and, when a bot is configured, Telegram (this process polls it when no other does).
+ * trail and, when a bot is configured, Telegram (this process polls it when no other does); and
+ * the agent CLIs a server of this machine left running when it was killed are ended (any serving
+ * process does it, whatever its toolsets: the next one to start).
  */
 export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
   const purge = () => {
@@ -34,6 +39,14 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
       }
     }, 1_000),
   ];
+  // The agent runs' service ends what a killed server left when it is made (here, or by a call).
+  timers.push(
+    setTimeout(() => {
+      import('../features/agents/agent-tools.js')
+        .then(({ agentsFor }) => agentsFor(app))
+        .catch((error: Error) => app.log.warn('agent.recover_failed', { message: error.message }));
+    }, 1_500),
+  );
   const interval = setInterval(purge, app.config.purge_interval_minutes * 60_000);
   for (const t of [...timers, interval]) t.unref();
 
@@ -61,8 +74,11 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   }
   return {
     audit: () => audit,
-    async stop() {
+    async stop(reason) {
       for (const t of [...timers, interval]) clearTimeout(t);
+      // This process's own runs end with it (when it has any: a service made is a module loaded).
+      const { agentsFor } = await import('../features/agents/agent-tools.js');
+      await agentsFor.made(app)?.stopAll(`its server stopped (${reason})`);
       const stopped = telegram.then((channel) => channel?.stop()).catch(() => {});
       await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
     },

@@ -71,7 +71,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info('hub.stopping', { signal });
-    void Promise.all([running.close(), work.stop()])
+    void Promise.all([running.close(), work.stop(signal)])
       .then(() => app.close())
       .finally(() => process.exit(0));
   };

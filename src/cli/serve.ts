@@ -132,7 +132,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await connection.close(reason);
       // Telegram gets 3 s to give its lease up (another process then takes over at once; else
       // the lease runs out by itself).
-      await work.stop();
+      await work.stop(reason);
       await handle.close();
     })()
       .catch((error: Error) => app.log.warn('session.stop_failed', { message: error.message }))

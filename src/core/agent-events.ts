@@ -71,6 +71,9 @@ function claudeEvents(e: Json): AgentEvent[] {
   }
   if (e.type === 'result') {
     if (session) out.push({ kind: 'session', id: session });
+    // A run that could not start says why in `errors` (a resume that finds no conversation).
+    for (const message of Array.isArray(e.errors) ? e.errors : [])
+      if (str(message)) out.push({ kind: 'error', message: message as string });
     const usage = obj(e.usage);
     out.push({
       kind: 'result',
@@ -147,7 +150,8 @@ function geminiEvents(e: Json): AgentEvent[] {
     return [
       {
         kind: 'result',
-        text: '',
+        // A failed run says why in its result's error.
+        text: failed ? (str(obj(e.error)?.message) ?? '') : '',
         isError: failed,
         subtype: str(e.status),
         turns: num(stats?.tool_calls),

@@ -23,6 +23,9 @@ function within(limit: LimitName, what: string) {
 export const text = (limit: LimitName, min = 1) =>
   z.string().min(min).superRefine(within(limit, 'characters'));
 
+/** Text that must say something: as `text`, and refused when it holds only whitespace. */
+export const words = (limit: LimitName) => text(limit).regex(/\S/, 'holds only whitespace: say something');
+
 /** A list of at most LIMITS[limit] items. */
 export const list = <T extends z.ZodType>(item: T, limit: LimitName = 'listItems') =>
   z.array(item).superRefine(within(limit, 'items'));

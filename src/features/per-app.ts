@@ -5,9 +5,12 @@ import type { Services, Wiring } from './tool-context.js';
  * processes load (the hooks and the commit guard must not pay for realms or reviews). What a
  * handler holds is the app itself, seen through `Services`; the service gets it whole.
  */
-export function perApp<T>(make: (app: Wiring) => T): (app: Services) => T {
+export function perApp<T>(make: (app: Wiring) => T): ((app: Services) => T) & {
+  /** The service when it was made already (nothing is made). */
+  made(app: Services): T | undefined;
+} {
   const made = new WeakMap<Services, T>();
-  return (app) => {
+  const get = (app: Services) => {
     let service = made.get(app);
     if (service === undefined) {
       service = make(app as Wiring);
@@ -15,4 +18,5 @@ export function perApp<T>(make: (app: Wiring) => T): (app: Services) => T {
     }
     return service;
   };
+  return Object.assign(get, { made: (app: Services) => made.get(app) });
 }

@@ -8,6 +8,39 @@ import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { groupExists, groupMarked } from './process-probe.js';
+
+/**
+ * The variable every run's CLI gets (its run's id): it marks the CLI and what it starts, so that a
+ * later server can tell a group this product started from another that was given the same id.
+ */
+const RUN_MARKER = 'SESSION_COLLAB_AGENT_RUN';
+
+/** How long a process group is given to end on SIGTERM before it is killed. */
+const GRACE_MS = 2_000;
+
+/**
+ * Ends a process group: SIGTERM to all of it, then SIGKILL to what is left after the grace time.
+ * Resolves once no process of the group remains (or, past the grace, once SIGKILL is sent).
+ */
+export async function endProcessGroup(pgid: number, graceMs = GRACE_MS): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pgid, name);
+    } catch {
+      // gone
+    }
+  };
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (groupExists(pgid)) {
+    if (Date.now() >= deadline) {
+      signal('SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Where each CLI is usually installed, besides PATH. */
 const USUAL_PATHS: Record<string, string[]> = {
@@ -62,6 +95,25 @@ export function findCli(
   return { path: null, tried };
 }
 
+/**
+ * Ends the process group a run's CLI was started in by a server that is gone, when it still runs
+ * and is that run's: on Linux a process of the group must carry the run's mark; elsewhere the group
+ * must exist and the run be younger than `maxAgeMs` (its own timeout would have ended it by then,
+ * and the id may since have gone to another group). Whether it was ended.
+ */
+export async function endLeftGroup(
+  pgid: number,
+  runId: string,
+  ageMs: number,
+  maxAgeMs: number,
+): Promise<boolean> {
+  const marked = groupMarked(pgid, `${RUN_MARKER}=${runId}`);
+  if (marked === false) return false;
+  if (marked === null && (ageMs > maxAgeMs || !groupExists(pgid))) return false;
+  await endProcessGroup(pgid);
+  return true;
+}
+
 export interface CliRun {
   /** Exit code, or null when a signal ended it. */
   code: number | null;
@@ -76,7 +128,8 @@ export interface CliRun {
 /**
  * Runs `file args` in `cwd` with `input` on stdin (UTF-8), calling `onLine` for each line of its
  * stdout (a line over `maxLineChars` is dropped). Ends it (and its whole process group: SIGTERM,
- * then SIGKILL 2 s later) when `timeoutMs` pass or `signal` aborts.
+ * then SIGKILL 2 s later) when `timeoutMs` pass or `signal` aborts; then resolves once the group is
+ * gone.
  */
 export function runCli(options: {
   file: string;
@@ -88,11 +141,16 @@ export function runCli(options: {
   maxLineChars: number;
   signal: AbortSignal;
   onLine: (line: string) => void;
+  /** The run this is: marked in the CLI's environment (see endLeftGroup). */
+  runId?: string;
+  /** Called once the CLI runs, with its pid (the id of its process group). */
+  onSpawn?: (pid: number) => void;
 }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
+    const env = options.env ?? process.env;
     const child = spawn(options.file, options.args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.runId ? { ...env, [RUN_MARKER]: options.runId } : env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true, // a process group of its own, to end it whole
     });
@@ -102,20 +160,11 @@ export function runCli(options: {
     let pending = '';
     let stderr = '';
     const decoder = new StringDecoder('utf8');
+    // Set once the group is being ended (timeout or cancel): the run is over when the group is gone.
+    let ending: Promise<void> | null = null;
     const endGroup = () => {
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      setTimeout(() => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }, 2_000).unref();
+      if (child.pid === undefined || ending !== null) return;
+      ending = endProcessGroup(child.pid);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -160,8 +209,12 @@ export function runCli(options: {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       take(`${decoder.end()}\n`);
-      resolve({ code, timedOut, cancelled, truncated, stderr });
+      // Whatever the CLI started in its group goes with it when it was ended.
+      void (ending ?? Promise.resolve()).then(() =>
+        resolve({ code, timedOut, cancelled, truncated, stderr }),
+      );
     });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     child.stdin.end(options.input, 'utf8');
     if (options.signal.aborted) onAbort();
   });

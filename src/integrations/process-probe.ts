@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
-/** Fields of /proc/<pid>/stat after the command name: state is field 3, start time field 22. */
-function procStat(pid: number): { state: string; start: string | null } | null {
+/**
+ * Fields of /proc/<pid>/stat after the command name: state is field 3, the process group field 5,
+ * the start time field 22.
+ */
+function procStat(pid: number): { state: string; group: number; start: string | null } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces: split after the last `)`.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', start: fields[19] ?? null };
+    return { state: fields[0] ?? '', group: Number(fields[2]), start: fields[19] ?? null };
   } catch {
     return null;
   }
@@ -66,4 +69,39 @@ export function describeProcess(pid: number): { pid: number; command: string; st
     // gone meanwhile, or not ours to read
   }
   return { pid, command: command.slice(0, 160), stopped: stat.state === 'T' || stat.state === 't' };
+}
+
+/** Whether any process of the process group `pgid` still exists (a zombie counts until reaped). */
+export function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether a live process of group `pgid` has `marker` (NAME=value) in its environment: proof that
+ * the group is the one that was started with it, not a later group that was given the same id.
+ * Null where /proc cannot tell (another system).
+ */
+export function groupMarked(pgid: number, marker: string): boolean | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (!stat || stat.group !== pgid || stat.state === 'Z' || stat.state === 'X') continue;
+    try {
+      if (`\0${readFileSync(`/proc/${entry}/environ`, 'utf8')}`.includes(`\0${marker}\0`)) return true;
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return false;
 }

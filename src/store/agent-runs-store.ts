@@ -25,7 +25,13 @@ export interface AgentRunRow {
   turns: number | null;
   duration_ms: number | null;
   runner_pid: number | null;
+  /** The runner's start time (process-probe), which tells it from a later process given its pid. */
+  runner_start: string | null;
   runner_host: string | null;
+  /** The process group the CLI runs in (the CLI's pid), once it has started. */
+  cli_pgid: number | null;
+  /** Why a run that started did not continue its conversation (null: it continued, or has not started). */
+  fresh_reason: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -43,6 +49,7 @@ export type NewRun = Pick<
   | 'files'
   | 'resumed_from'
   | 'runner_pid'
+  | 'runner_start'
   | 'runner_host'
   | 'created_at'
 >;
@@ -65,6 +72,8 @@ export type RunOutcome = Pick<
 
 export interface RunFilter {
   projectId: string;
+  /** One session's runs only, or null: every session's of the project. */
+  sessionId: string | null;
   provider: AgentProvider | null;
   conversation: string | null;
   /** Words to search for in prompt and result (every one must appear), or null. */
@@ -74,7 +83,8 @@ export interface RunFilter {
   before: { at: number; id: string } | null;
 }
 
-const FILTER = `(CAST(? AS TEXT) IS NULL OR r.provider = ?) AND (CAST(? AS TEXT) IS NULL OR r.conversation = ?)
+const FILTER = `(CAST(? AS TEXT) IS NULL OR r.session_id = ?)
+  AND (CAST(? AS TEXT) IS NULL OR r.provider = ?) AND (CAST(? AS TEXT) IS NULL OR r.conversation = ?)
   AND (CAST(? AS BIGINT) IS NULL OR r.created_at < ? OR (r.created_at = ? AND r.id < ?))`;
 
 /**
@@ -97,8 +107,8 @@ export class AgentRunsStore {
   async insert(row: NewRun): Promise<void> {
     await this.sql.run(
       `INSERT INTO agent_runs (id, session_id, project_id, provider, conversation, cwd, prompt, files, resumed_from,
-         status, runner_pid, runner_host, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+         status, runner_pid, runner_start, runner_host, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
       [
         row.id,
         row.session_id,
@@ -110,6 +120,7 @@ export class AgentRunsStore {
         row.files,
         row.resumed_from,
         row.runner_pid,
+        row.runner_start,
         row.runner_host,
         row.created_at,
       ],
@@ -120,13 +131,26 @@ export class AgentRunsStore {
     return this.sql.get<AgentRunRow>('SELECT * FROM agent_runs WHERE id = ?', [id]);
   }
 
-  /** queued → running, from the conversation point it continues; false when it is queued no more. */
-  async start(id: string, resumedFrom: string | null, now: number): Promise<boolean> {
+  /**
+   * queued → running, from the conversation point it continues (or afresh, and why); false when it
+   * is queued no more.
+   */
+  async start(
+    id: string,
+    resumedFrom: string | null,
+    freshReason: string | null,
+    now: number,
+  ): Promise<boolean> {
     const { changes } = await this.sql.run(
-      "UPDATE agent_runs SET status = 'running', started_at = ?, resumed_from = ? WHERE id = ? AND status = 'queued'",
-      [now, resumedFrom, id],
+      "UPDATE agent_runs SET status = 'running', started_at = ?, resumed_from = ?, fresh_reason = ? WHERE id = ? AND status = 'queued'",
+      [now, resumedFrom, freshReason, id],
     );
     return changes > 0;
+  }
+
+  /** The process group its CLI runs in, once spawned. */
+  async setCliGroup(id: string, pgid: number): Promise<void> {
+    await this.sql.run('UPDATE agent_runs SET cli_pgid = ? WHERE id = ?', [pgid, id]);
   }
 
   /** Records how a run ended (once: a run already ended keeps its first ending). */
@@ -164,6 +188,8 @@ export class AgentRunsStore {
 
   list(filter: RunFilter): Promise<AgentRunRow[]> {
     const params = [
+      filter.sessionId,
+      filter.sessionId,
       filter.provider,
       filter.provider,
       filter.conversation,
@@ -199,6 +225,42 @@ export class AgentRunsStore {
     );
     for (const { id } of ids) await this.sql.run('DELETE FROM agent_runs_fts WHERE run_id = ?', [id]);
     return ids.length;
+  }
+
+  /** A session's newest run of a conversation that has not ended (it makes the point the next one continues from). */
+  lastOpen(
+    sessionId: string,
+    provider: AgentProvider,
+    conversation: string,
+  ): Promise<AgentRunRow | undefined> {
+    return this.sql.get<AgentRunRow>(
+      `SELECT * FROM agent_runs WHERE session_id = ? AND provider = ? AND conversation = ? AND status IN ('queued', 'running')
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [sessionId, provider, conversation],
+    );
+  }
+
+  /** The project's newest run of a conversation name that produced a point, whichever session ran it. */
+  lastPoint(
+    projectId: string,
+    provider: AgentProvider,
+    conversation: string,
+  ): Promise<AgentRunRow | undefined> {
+    return this.sql.get<AgentRunRow>(
+      `SELECT * FROM agent_runs WHERE project_id = ? AND provider = ? AND conversation = ? AND produced IS NOT NULL
+         AND status = 'succeeded'
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [projectId, provider, conversation],
+    );
+  }
+
+  /** How many of a session's runs have not ended. */
+  async openCount(sessionId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM agent_runs WHERE session_id = ? AND status IN ('queued', 'running')",
+      [sessionId],
+    );
+    return Number(row?.n ?? 0);
   }
 
   /** The run that produced a CLI conversation id. */

@@ -15,6 +15,17 @@ export interface Migration {
   rebuildsTables?: boolean;
 }
 
+/**
+ * A run's CLI runs in a process group of its own (its id is the CLI's pid), so that a server that
+ * finds its runner gone can end what it left behind; the runner's start time tells a reused pid
+ * from it; a run that starts a conversation afresh says why.
+ */
+const AGENT_RUN_PROCESSES = `
+ALTER TABLE agent_runs ADD COLUMN cli_pgid INTEGER;
+ALTER TABLE agent_runs ADD COLUMN runner_start TEXT;
+ALTER TABLE agent_runs ADD COLUMN fresh_reason TEXT;
+`;
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -622,6 +633,13 @@ CREATE INDEX work_items_id_c ON work_items ((id COLLATE "C"));
 CREATE INDEX reviews_id_c ON reviews ((id COLLATE "C"));
 CREATE INDEX suggestions_id_c ON suggestions ((id COLLATE "C"));
 `,
+  },
+  {
+    version: 15,
+    name: 'agent runs: the process group of the CLI, the server process by its start, why a run started fresh',
+    // The same text on both: plain columns.
+    sql: AGENT_RUN_PROCESSES,
+    pg: AGENT_RUN_PROCESSES,
   },
 ];
 

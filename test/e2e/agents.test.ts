@@ -219,6 +219,137 @@ describe('bounds and paging', () => {
   }, 60_000);
 });
 
+describe('continuing a conversation where it can be continued, and saying why not', () => {
+  it('claude, which keeps sessions per folder, continues in the folder its conversation ran in; another is refused', async () => {
+    const { connect, repo } = setup();
+    const a = await connect();
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(repo, 'sub'));
+    expect(await a.call<Run>('execute_claude', { prompt: 'a' })).toMatchObject({ status: 'succeeded' });
+    const refused = await a.fail('execute_claude', { prompt: 'b', cwd: 'sub' });
+    expect(refused).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('claude keeps a conversation'),
+      hint: expect.stringContaining('Leave cwd out'),
+    });
+    // Prompt b is not lost: without cwd it continues the conversation where it ran.
+    expect((await a.call<Run>('execute_claude', { prompt: 'b' })).result).toBe('I remember: a | b');
+    // A conversation begun in sub continues there, also while its first call still runs.
+    const first = await a.call<Run>('execute_claude', {
+      prompt: 'sleep 1 in sub',
+      cwd: 'sub',
+      conversation: 's',
+      wait_seconds: 0,
+    });
+    expect(await a.fail('execute_claude', { prompt: 'c', conversation: 's', cwd: '.' })).toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    const next = await a.call<Run>('execute_claude', { prompt: 'c', conversation: 's', wait_seconds: 30 });
+    expect(next.result).toBe('I remember: sleep 1 in sub | c');
+    expect(next.resumed_from).toBe(
+      (await a.call<Run>('execution_status', { execution_id: first.execution_id })).session_id,
+    );
+    // A new conversation name may run anywhere.
+    expect((await a.call<Run>('execute_claude', { prompt: 'd', cwd: 'sub', conversation: 't' })).status).toBe(
+      'succeeded',
+    );
+  }, 60_000);
+
+  it("a failing CLI's own words reach the caller; a blank prompt is refused and nothing runs", async () => {
+    const { connect } = setup();
+    const a = await connect();
+    const run = await a.call<Run>('execute_claude', { prompt: 'not logged in' });
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: 'claude reported an error: Not logged in · Please run /login',
+    });
+    // A point claude cannot find: its `errors` say so (claude 2.1's error_during_execution).
+    await a.call('set_current_session', { session_id: 'no-such-point', conversation: 'lost' });
+    expect(await a.call<Run>('execute_claude', { prompt: 'x', conversation: 'lost' })).toMatchObject({
+      status: 'failed',
+      error: 'No conversation found with session ID: no-such-point',
+    });
+    for (const prompt of ['', '   ', '\n\t '])
+      expect(await a.fail('execute_claude', { prompt })).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('prompt'),
+      });
+    const history = await a.call<{ executions: Run[] }>('get_execution_history', { limit: 100 });
+    expect(history.executions).toHaveLength(2);
+  }, 60_000);
+
+  it('a conversation that starts afresh says so and why; without a client session id a restart cannot continue by itself', async () => {
+    const { connect } = setup();
+    let a = await connect('');
+    const first = await a.call<Run & { continued?: boolean; fresh_reason?: string }>('execute_claude', {
+      prompt: 'remember 42',
+    });
+    expect(first).toMatchObject({
+      continued: false,
+      fresh_reason: 'the first call of this conversation in this session.',
+    });
+    const second = await a.call<Run & { continued?: boolean; fresh_reason?: string }>('execute_claude', {
+      prompt: 'and 43',
+    });
+    expect(second.continued).toBe(true);
+    expect(second.fresh_reason).toBeUndefined();
+    const thread = await a.call<Run>('execute_claude', { provider: 'codex', prompt: 'port 8080' });
+    await a.close();
+    await waitForExit(a.pid);
+    a = await connect('');
+    const after = await a.call<Run & { continued?: boolean; fresh_reason?: string }>('execute_claude', {
+      prompt: 'what do you know?',
+    });
+    expect(after).toMatchObject({
+      status: 'succeeded',
+      result: 'I remember: what do you know?',
+      continued: false,
+    });
+    expect(after.fresh_reason).toContain('its client gave no session id');
+    expect(after.fresh_reason).toContain(`session_id: "${second.session_id}"`);
+    // What it suggests works.
+    await a.call('set_current_session', { session_id: second.session_id });
+    expect((await a.call<Run>('execute_claude', { prompt: 'now?' })).result).toBe(
+      'I remember: remember 42 | and 43 | now?',
+    );
+    // codex continues only from a thread's latest point: the one the earlier session reached is it.
+    await a.call('set_current_session', { provider: 'codex', session_id: thread.session_id });
+    expect((await a.call<Run>('execute_claude', { provider: 'codex', prompt: 'host?' })).result).toBe(
+      'I remember: port 8080 | host?',
+    );
+    await a.call('reset_session', {});
+    expect(
+      (await a.call<Run & { fresh_reason?: string }>('execute_claude', { prompt: 'over' })).fresh_reason,
+    ).toBe('reset_session started this conversation over.');
+  }, 60_000);
+
+  it('clear_execution_history clears what get_execution_history lists, and says what it kept', async () => {
+    const { connect } = setup();
+    const a = await connect('clear-a');
+    const b = await connect('clear-b');
+    await a.call('execute_claude', { prompt: 'mine' });
+    await b.call('execute_claude', { prompt: 'theirs' });
+    const going = await a.call<Run>('execute_claude', {
+      prompt: 'sleep 3 still going',
+      conversation: 'long',
+      wait_seconds: 0,
+    });
+    const cleared = await a.call<{ deleted: number; kept_running: number }>('clear_execution_history', {});
+    expect(cleared).toEqual({ deleted: 1, kept_running: 1 });
+    const text = await a.client.callTool({ name: 'clear_execution_history', arguments: {} });
+    expect(JSON.stringify(text.content)).toContain('Kept 1 still queued or running');
+    const mine = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {});
+    expect(mine.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going']);
+    const all = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {
+      all_sessions: true,
+    });
+    expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs']);
+    await a.call('execution_status', { execution_id: going.execution_id, wait_seconds: 30 });
+    expect(await a.call('clear_execution_history', {})).toEqual({ deleted: 1, kept_running: 0 });
+    expect((await a.call<{ executions: unknown[] }>('get_execution_history', {})).executions).toEqual([]);
+  }, 60_000);
+});
+
 describe('codex and gemini as sub-workers', () => {
   it('codex continues its thread; an earlier point is refused, naming why', async () => {
     const { connect } = setup({ agents: { codex_sandbox: 'read-only' } });

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardLogin, startHubProcess, stoppedAfterEach } from '../helpers/hub.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';

@@ -79,6 +79,26 @@ describe.skipIf(!claude)('the real Claude Code CLI as a sub-worker', () => {
       await api.close();
     }
   }, 240_000);
+
+  it('a claude that cannot work says why in its own words (no credentials: "Not logged in")', async () => {
+    const c = await connectStdio({
+      cwd: gitRepo(),
+      home: tempDir('collab-home-'),
+      args: ['--toolsets', 'collab,agent'],
+      env: {
+        PATH: `${dirname(claude!)}:${process.env.PATH}`,
+        HOME: tempDir('claude-home-'),
+        ANTHROPIC_API_KEY: '',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+    });
+    open.push(c);
+    const run = await c.call<Run>('execute_claude', { prompt: 'hello', wait_seconds: 100 });
+    expect(run).toMatchObject({ status: 'failed', error: expect.stringContaining('Not logged in') });
+    expect(run.error).toMatch(/^claude reported an error: /);
+  }, 120_000);
 });
 
 describe.skipIf(!gemini)('the real Gemini CLI as a sub-worker', () => {

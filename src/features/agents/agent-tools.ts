@@ -3,7 +3,7 @@ import { AGENT_PROVIDERS, type AgentProvider } from '../../core/agent-events.js'
 import { inline, quoteBlock } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
-import { cursorField, idOf, list, moreNote, nextCursorField, text } from '../fields.js';
+import { cursorField, idOf, list, moreNote, nextCursorField, text, words } from '../fields.js';
 import { perApp } from '../per-app.js';
 import type { Connection } from '../sessions/connection.js';
 import { type CallControls, defineTool } from '../tool-context.js';
@@ -37,6 +37,9 @@ const runView = z.object({
   /** The CLI's conversation id this run produced: a point to continue from (set_current_session). */
   session_id: z.string().optional(),
   resumed_from: z.string().optional(),
+  /** Once it started: whether it continued its conversation; when not, why (fresh_reason). */
+  continued: z.boolean().optional(),
+  fresh_reason: z.string().optional(),
   cost_usd: z.number().optional(),
   duration_ms: z.number().optional(),
   output_truncated: z.boolean().optional(),
@@ -52,6 +55,8 @@ function view(r: AgentRunRow): z.input<typeof runView> {
     ...(r.error !== null ? { error: r.error } : {}),
     ...(r.produced !== null ? { session_id: r.produced } : {}),
     ...(r.resumed_from !== null ? { resumed_from: r.resumed_from } : {}),
+    ...(r.started_at !== null ? { continued: r.resumed_from !== null } : {}),
+    ...(r.fresh_reason !== null ? { fresh_reason: r.fresh_reason } : {}),
     ...(r.cost_usd !== null ? { cost_usd: r.cost_usd } : {}),
     ...(r.duration_ms !== null ? { duration_ms: r.duration_ms } : {}),
     ...(r.output_truncated ? { output_truncated: true } : {}),
@@ -64,7 +69,7 @@ function viewText(o: z.output<typeof runView>): string {
     case 'running':
       return `Run ${o.execution_id} (${o.provider}, ${o.conversation}) is ${o.status}: call execution_status with this id to wait for it.`;
     case 'succeeded':
-      return `${o.provider} answered (run ${o.execution_id}${o.session_id ? `, session ${o.session_id}` : ''}${o.output_truncated ? ', output cut at agents.output_chars' : ''}):\n${quoteBlock(o.result ?? '', 20_000, 400, '[… cut]')}`;
+      return `${o.provider} answered (run ${o.execution_id}${o.session_id ? `, session ${o.session_id}` : ''}${o.output_truncated ? ', output cut at agents.output_chars' : ''}${o.fresh_reason ? `; a new conversation: ${o.fresh_reason}` : ''}):\n${quoteBlock(o.result ?? '', 20_000, 400, '[… cut]')}`;
     default:
       return `Run ${o.execution_id} ${o.status}: ${inline(o.error ?? '', 600)}`;
   }
@@ -107,7 +112,7 @@ async function waitForRun(
 }
 
 const executeInput = {
-  prompt: text('workContentChars'),
+  prompt: words('workContentChars'),
   provider: providerField,
   conversation: conversationField,
   cwd: text('pathInputChars').optional().describe('Folder inside the project'),
@@ -187,9 +192,11 @@ export const cancelExecution = defineTool({
 export const getExecutionHistory = defineTool({
   name: 'get_execution_history',
   title: 'Agent runs',
-  description: "The project's runs of agent CLIs, newest first; query searches prompts and results.",
+  description:
+    "This session's runs of agent CLIs (all_sessions: the project's), newest first; query searches prompts and results.",
   kind: 'read',
   input: z.strictObject({
+    all_sessions: z.boolean().default(false).describe("Every session's runs of the project"),
     limit: z.number().int().min(1).max(100).default(10),
     cursor: cursorField,
     provider: z.enum(AGENT_PROVIDERS as [AgentProvider, ...AgentProvider[]]).optional(),
@@ -212,6 +219,7 @@ export const getExecutionHistory = defineTool({
   }),
   async handler({ app, connection }, input) {
     const page = await agentsFor(app).history(await connection.viewer(undefined), {
+      allSessions: input.all_sessions,
       provider: input.provider ?? null,
       conversation: input.conversation ?? null,
       query: input.query ?? null,
@@ -246,14 +254,14 @@ export const getExecutionHistory = defineTool({
 export const clearExecutionHistory = defineTool({
   name: 'clear_execution_history',
   title: 'Clear run history',
-  description: "Delete this session's finished runs from the history.",
+  description:
+    "Delete this session's finished runs (what get_execution_history lists); runs still going are kept.",
   kind: 'destructive',
   input: z.strictObject({}),
-  output: z.object({ deleted: z.number() }),
-  async handler({ app, connection }) {
-    return { deleted: await agentsFor(app).clear(await connection.actor(undefined)) };
-  },
-  text: (o) => `${o.deleted} run(s) deleted.`,
+  output: z.object({ deleted: z.number(), kept_running: z.number() }),
+  handler: async ({ app, connection }) => agentsFor(app).clear(await connection.actor(undefined)),
+  text: (o) =>
+    `${o.deleted} finished run(s) of this session deleted.${o.kept_running > 0 ? ` Kept ${o.kept_running} still queued or running (cancel_execution ends one; clear again once it ends).` : ''} Other sessions' runs are theirs and stay (get_execution_history {all_sessions: true} lists them).`,
 });
 
 const pointInput = {

@@ -5,8 +5,8 @@ import { type AgentEvent, type AgentProvider, parseAgentLine } from '../../core/
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
-import { findCli, runCli } from '../../integrations/agent-cli.js';
-import { processAlive } from '../../integrations/process-probe.js';
+import { endLeftGroup, findCli, runCli } from '../../integrations/agent-cli.js';
+import { processAlive, processStartTime } from '../../integrations/process-probe.js';
 import type { AgentRunRow, RunOutcome } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { adapterOf } from './providers.js';
@@ -59,18 +59,14 @@ export class AgentsService {
     },
   ): Promise<AgentRunRow> {
     await this.recovered;
-    // Gemini keeps its sessions per working folder: a continued call runs where the conversation
-    // ran (by default), and another folder is refused.
-    const point =
-      input.provider === 'gemini'
-        ? await this.app.store.agentRuns.conversation(session.id, 'gemini', input.conversation)
-        : null;
-    const ranIn = point ? (await this.app.store.agentRuns.producedBy(point))?.cwd : undefined;
+    // claude and gemini keep their sessions per working folder: a continued call runs where its
+    // conversation ran (by default), and another folder is refused.
+    const ranIn = await this.conversationFolder(session, input.provider, input.conversation);
     const cwd = this.insideProject(session, input.cwd ?? ranIn);
     if (ranIn !== undefined && ranIn !== cwd)
       throw invalidInput(
-        `cwd: gemini keeps a conversation's session in the folder it ran in (${ranIn}); this call asks for ${cwd}.`,
-        'Leave cwd out (the conversation runs there), or name another conversation for another folder.',
+        `cwd: ${input.provider} keeps a conversation's session in the folder it ran in (${ranIn}); this call asks for ${cwd}, where ${input.provider} would find no conversation to continue.`,
+        'Leave cwd out (the conversation runs there), name another conversation for another folder, or reset_session to start this one over.',
       );
     const prompt =
       input.files && input.files.length > 0
@@ -90,6 +86,7 @@ export class AgentsService {
         files: input.files && input.files.length > 0 ? JSON.stringify(input.files) : null,
         resumed_from: null,
         runner_pid: process.pid,
+        runner_start: processStartTime(process.pid),
         runner_host: this.app.host,
         created_at: this.app.now(),
       }),
@@ -99,7 +96,7 @@ export class AgentsService {
     const live: Live = { controller, activity: 'queued', done: Promise.resolve() };
     const previous = this.tails.get(key) ?? Promise.resolve();
     live.done = previous
-      .then(() => this.run(id, session.id, live))
+      .then(() => this.run(id, session, live))
       .catch((error: Error) => {
         this.app.log.error('agent.run_failed', { run: id, message: error.message });
       });
@@ -159,9 +156,18 @@ export class AgentsService {
       );
     const live = this.live.get(runId);
     if (live) live.controller.abort();
-    else if (row.status === 'queued' || row.status === 'running')
-      await this.end(runId, { status: 'lost', error: 'its server is gone' });
+    else if (row.status === 'queued' || row.status === 'running') await this.endLeft(row);
     return (await this.app.store.agentRuns.get(runId))!;
+  }
+
+  /**
+   * Ends every run of this process, as its server stops: each CLI's whole process group (SIGTERM,
+   * then SIGKILL), each run recorded cancelled with `reason`.
+   */
+  async stopAll(reason: string): Promise<void> {
+    const runs = [...this.live.values()];
+    for (const live of runs) live.controller.abort(reason);
+    await Promise.all(runs.map((live) => live.done));
   }
 
   /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
@@ -177,7 +183,12 @@ export class AgentsService {
     point: string | null,
   ): Promise<void> {
     if (point !== null && !adapterOf(provider).canGoBack) {
-      const latest = await this.current(session, provider, conversation);
+      // Its latest point; or, for a session with none of its own yet (a restarted server without a
+      // client session id), the latest point any session of the project reached.
+      const own = await this.app.store.agentRuns.conversation(session.id, provider, conversation);
+      const latest =
+        own ??
+        (await this.app.store.agentRuns.lastPoint(session.project_id, provider, conversation))?.produced;
       if (point !== latest)
         throw invalidInput(
           `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
@@ -194,6 +205,8 @@ export class AgentsService {
   async history(
     session: SessionRow,
     filter: {
+      /** every session's runs of the project, or only this session's */
+      allSessions: boolean;
       provider: AgentProvider | null;
       conversation: string | null;
       query: string | null;
@@ -204,6 +217,7 @@ export class AgentsService {
     await this.recovered;
     const rows = await this.app.store.agentRuns.list({
       projectId: session.project_id,
+      sessionId: filter.allSessions ? null : session.id,
       provider: filter.provider,
       conversation: filter.conversation,
       match: filter.query ? searchWords(filter.query) : null,
@@ -214,11 +228,14 @@ export class AgentsService {
     return pageOf(rows, filter.limit, (r) => ({ at: r.created_at, id: r.id }));
   }
 
-  /** Deletes the session's finished runs; how many. */
-  async clear(session: SessionRow): Promise<number> {
+  /** Deletes the session's finished runs: how many, and how many of its runs go on (kept). */
+  async clear(session: SessionRow): Promise<{ deleted: number; kept_running: number }> {
     await this.recovered;
     const { store } = this.app;
-    return store.write(() => store.agentRuns.deleteOwn(session.id));
+    return store.write(async () => ({
+      deleted: await store.agentRuns.deleteOwn(session.id),
+      kept_running: await store.agentRuns.openCount(session.id),
+    }));
   }
 
   /** The CLI found for a provider, its version, and the permission setting in force. */
@@ -255,12 +272,16 @@ export class AgentsService {
     };
   }
 
-  private async run(id: string, sessionId: string, live: Live): Promise<void> {
+  private async run(id: string, session: SessionRow, live: Live): Promise<void> {
+    const sessionId = session.id;
     await this.slot();
     try {
       const row = (await this.app.store.agentRuns.get(id))!;
       if (live.controller.signal.aborted)
-        return await this.end(id, { status: 'cancelled', error: 'cancelled before it started' });
+        return await this.end(id, {
+          status: 'cancelled',
+          error: `${cancelReason(live.controller.signal)} before it started`,
+        });
       const adapter = adapterOf(row.provider);
       const { path, tried } = findCli(row.provider);
       if (!path)
@@ -268,9 +289,10 @@ export class AgentsService {
           status: 'failed',
           error: `The ${row.provider} CLI was not found (looked at: ${tried.join(', ')}). Install it, or set ${row.provider.toUpperCase()}_PATH.`,
         });
-      const resume =
-        (await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation)) ?? null;
-      await this.app.store.write(() => this.app.store.agentRuns.start(id, resume, this.app.now()));
+      const point = await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation);
+      const resume = point ?? null;
+      const fresh = resume === null ? await this.whyFresh(session, row, point) : null;
+      await this.app.store.write(() => this.app.store.agentRuns.start(id, resume, fresh, this.app.now()));
       live.activity = `${row.provider} started`;
       const config = this.app.config.agents;
       let attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
@@ -323,6 +345,15 @@ export class AgentsService {
       args,
       cwd: row.cwd,
       input: row.prompt,
+      runId: row.id,
+      onSpawn: (pid) => {
+        const { store } = this.app;
+        store
+          .write(() => store.agentRuns.setCliGroup(row.id, pid))
+          .catch((error: Error) =>
+            this.app.log.warn('agent.group_unrecorded', { run: row.id, message: error.message }),
+          );
+      },
       timeoutMs: config.timeout_seconds * 1000,
       // A line carries at most the kept output, JSON-escaped, and its envelope.
       maxLineChars: config.output_chars * 4 + 65_536,
@@ -360,7 +391,10 @@ export class AgentsService {
       ...(await this.costOf(row, resume, final?.costUsd ?? null)),
     };
     if (run.cancelled)
-      return { outcome: { ...common, status: 'cancelled', error: 'cancelled' }, emptyErrorResult: false };
+      return {
+        outcome: { ...common, status: 'cancelled', error: cancelReason(live.controller.signal) },
+        emptyErrorResult: false,
+      };
     if (run.timedOut)
       return {
         outcome: {
@@ -372,14 +406,23 @@ export class AgentsService {
       };
     const failed = run.code !== 0 || !final || final.isError || errors.length > 0;
     if (!failed) return { outcome: { ...common, status: 'succeeded', error: null }, emptyErrorResult: false };
+    // The CLI's own words: its error events, else the text of its failed result (how claude says
+    // "Not logged in", a spent quota or a refused permission), else its exit and stderr.
+    const said = final?.isError ? final.text.trim().slice(0, 2_000) : '';
     const why =
       errors.join('; ') ||
+      (said ? `${row.provider} reported an error: ${said}` : '') ||
       (final?.isError ? `${row.provider} reported an error (${final.subtype ?? 'error'})` : '') ||
       `${row.provider} exited with ${run.code ?? 'a signal'}${run.stderr.trim() ? `: ${run.stderr.trim().slice(-500)}` : ''}`;
     return {
       outcome: { ...common, status: 'failed', error: why },
+      // No word of why: a hiccup of the CLI's own, worth one more try.
       emptyErrorResult:
-        final?.isError === true && !final.text && final.subtype !== null && final.subtype !== 'success',
+        final?.isError === true &&
+        !final.text &&
+        errors.length === 0 &&
+        final.subtype !== null &&
+        final.subtype !== 'success',
     };
   }
 
@@ -421,12 +464,66 @@ export class AgentsService {
     this.app.log.info('agent.finished', { run: id, status: outcome.status });
   }
 
-  /** Runs left queued or running by a server process that is gone are recorded as lost. */
+  /**
+   * Runs left queued or running by a server process of this machine that is gone (killed before it
+   * could end them): a CLI still running is ended with what it started, and the run recorded
+   * cancelled; one that is gone is recorded lost.
+   */
   private async recoverLost(): Promise<void> {
     for (const row of await this.app.store.agentRuns.open()) {
-      if (row.runner_host === this.app.host && row.runner_pid !== null && !processAlive(row.runner_pid, null))
-        await this.end(row.id, { status: 'lost', error: 'the server running it stopped' });
+      if (
+        row.runner_host === this.app.host &&
+        row.runner_pid !== null &&
+        !processAlive(row.runner_pid, row.runner_start)
+      )
+        await this.endLeft(row);
     }
+  }
+
+  /** Ends a run no live server of this machine runs: its CLI's group when it still runs, and the record. */
+  private async endLeft(row: AgentRunRow): Promise<void> {
+    const ended =
+      row.cli_pgid !== null &&
+      row.runner_host === this.app.host &&
+      (await endLeftGroup(
+        row.cli_pgid,
+        row.id,
+        this.app.now() - (row.started_at ?? row.created_at),
+        this.app.config.agents.timeout_seconds * 1000,
+      ));
+    await this.end(
+      row.id,
+      ended
+        ? {
+            status: 'cancelled',
+            error: `its server (pid ${row.runner_pid}) stopped without ending it; the ${row.provider} CLI and what it started were ended by the next server`,
+          }
+        : { status: 'lost', error: 'the server running it stopped' },
+    );
+  }
+
+  /**
+   * Why a run starts its conversation afresh: reset, the first call of that name, or — what a
+   * caller would not guess — a session that cannot be the one that ran it before (a server that
+   * restarted without a client session id is a new session), with how to continue it.
+   */
+  private async whyFresh(
+    session: SessionRow,
+    row: AgentRunRow,
+    point: string | null | undefined,
+  ): Promise<string> {
+    if (point === null) return 'reset_session started this conversation over.';
+    const before = await this.app.store.agentRuns.lastPoint(
+      session.project_id,
+      row.provider,
+      row.conversation,
+    );
+    if (!before || before.session_id === session.id)
+      return 'the first call of this conversation in this session.';
+    const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.produced}"} continues it`;
+    return session.client_session_id === null
+      ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (run ${before.id}); ${how}.`
+      : `conversation "${row.conversation}" ran before in another session (run ${before.id}), not in this one; ${how}.`;
   }
 
   private slot(): Promise<void> {
@@ -441,6 +538,24 @@ export class AgentsService {
     const next = this.slots.shift();
     if (next) next();
     else this.running--;
+  }
+
+  /**
+   * The folder a conversation of a CLI that keeps sessions per folder lives in: that of its run
+   * still going (it makes the point the next call continues from), else of the run that made its
+   * current point; undefined when it starts fresh, or the CLI does not care.
+   */
+  private async conversationFolder(
+    session: SessionRow,
+    provider: AgentProvider,
+    conversation: string,
+  ): Promise<string | undefined> {
+    if (!adapterOf(provider).sessionsPerFolder) return undefined;
+    const runs = this.app.store.agentRuns;
+    const going = await runs.lastOpen(session.id, provider, conversation);
+    if (going) return going.cwd;
+    const point = await runs.conversation(session.id, provider, conversation);
+    return point ? (await runs.producedBy(point))?.cwd : undefined;
   }
 
   /** The run's folder: inside the session's project (the worktree when not given). */
@@ -482,6 +597,11 @@ function withFiles(prompt: string, cwd: string, root: string, files: string[]): 
     return `<file path="${file.replace(/"/g, "'")}">\n${content}\n</file>`;
   });
   return `${parts.join('\n\n')}\n\n${prompt}`;
+}
+
+/** Why a run was cancelled: the reason its abort was given (a server stopping), else a caller's cancel. */
+function cancelReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? `cancelled: ${signal.reason}` : 'cancelled';
 }
 
 /** A person's search words (at most 20): the store searches for each as it is (no operators from the input). */

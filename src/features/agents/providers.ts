@@ -13,6 +13,11 @@ export interface ProviderAdapter {
    * new id at every call; codex appends to one thread.
    */
   canGoBack: boolean;
+  /**
+   * Whether the CLI keeps its conversations per working folder (a resume from another folder finds
+   * none): a continued call then runs in the folder its conversation ran in.
+   */
+  sessionsPerFolder: boolean;
 }
 
 const claude: ProviderAdapter = {
@@ -29,6 +34,8 @@ const claude: ProviderAdapter = {
     ...(resume ? ['--resume', resume, '--fork-session'] : []),
   ],
   canGoBack: true,
+  // ~/.claude/projects/<folder>/<session>.jsonl
+  sessionsPerFolder: true,
 };
 
 const codex: ProviderAdapter = {
@@ -44,6 +51,8 @@ const codex: ProviderAdapter = {
     '-',
   ],
   canGoBack: false,
+  // ~/.codex/sessions/<date>/rollout-…-<thread>.jsonl, found from any folder
+  sessionsPerFolder: false,
 };
 
 const gemini: ProviderAdapter = {
@@ -57,6 +66,8 @@ const gemini: ProviderAdapter = {
     ...(resume ? ['--resume', resume] : []),
   ],
   canGoBack: false,
+  // ~/.gemini/tmp/<folder hash>/chats/
+  sessionsPerFolder: true,
 };
 
 export const PROVIDERS: Record<AgentProvider, ProviderAdapter> = { claude, codex, gemini };
