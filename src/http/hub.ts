@@ -101,12 +101,17 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   );
   // Reachable beyond this machine: a token is always needed (revoking the last one closes the hub,
   // it does not open it). On loopback, once any token exists.
+  // Whether tokens are needed is read again on every request while none are: a token takes effect
+  // the moment `token create` has committed it, on every replica. Once they are, the answer holds
+  // for a moment (a revoked last token opens a loopback hub up to 2 s late, the safe direction).
   const exposed = !isLoopback(host) || app.config.hub.allowed_hosts.length > 0;
-  let tokensRequired = { value: exposed || (await hub.tokens.required()), at: Date.now() };
+  let needed = { at: 0 };
   const required = async () => {
-    if (Date.now() - tokensRequired.at > 2_000)
-      tokensRequired = { value: exposed || (await hub.tokens.required()), at: Date.now() };
-    return tokensRequired.value;
+    if (exposed) return true;
+    if (Date.now() - needed.at <= 2_000) return true;
+    const value = await hub.tokens.required();
+    if (value) needed = { at: Date.now() };
+    return value;
   };
 
   const web = new Hono();

@@ -46,6 +46,7 @@ export interface QuestionLine {
   project_id: string;
   question: string;
   options: string | null;
+  label: string | null;
   urgency: string;
   created_at: number;
 }
@@ -109,7 +110,7 @@ export class DashboardStore {
   /** Pending questions, of one project or of all (null). */
   questions(projectId: string | null, limit: number): Promise<QuestionLine[]> {
     return this.sql.all<QuestionLine>(
-      `SELECT q.id, q.session_id, s.name AS session_name, q.project_id, q.question, q.options, q.urgency, q.created_at
+      `SELECT q.id, q.session_id, s.name AS session_name, q.project_id, q.question, q.options, q.label, q.urgency, q.created_at
        FROM questions q JOIN sessions s ON s.id = q.session_id
        WHERE q.status = 'pending' AND (CAST(? AS TEXT) IS NULL OR q.project_id = ?) ORDER BY q.created_at LIMIT ?`,
       [projectId, projectId, limit],

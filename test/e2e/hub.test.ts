@@ -239,6 +239,55 @@ describe('the hub over Streamable HTTP', () => {
     expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).not.toContain(token);
   });
 
+  it('a token takes effect the moment `token create` returns: no request without one is served after', async () => {
+    const home = tempDir('collab-home-');
+    const h = await hub(home);
+    const initializeWith = (headers: Record<string, string> = {}) =>
+      fetch(h.mcp, {
+        method: 'POST',
+        headers: { ...mcpHeaders, ...headers },
+        body: JSON.stringify(initialize),
+      });
+    // Open while no token exists; a request just before the token makes a cached answer fresh.
+    expect((await initializeWith()).status).toBe(200);
+    const created = await cli(home, ['token', 'create', 'agent-1', '--json']);
+    expect(created.code).toBe(0);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    for (let i = 0; i < 5; i++) expect((await initializeWith()).status).toBe(401);
+    expect((await initializeWith({ authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it('a well-formed token that this hub did not issue, or revoked, is refused on a fresh initialize', async () => {
+    const home = tempDir('collab-home-');
+    const issued = async (h: string, name: string) =>
+      (JSON.parse((await cli(h, ['token', 'create', name, '--json'])).stdout) as { token: string }).token;
+    const live = await issued(home, 'agent-1');
+    const revoked = await issued(home, 'agent-2');
+    expect((await cli(home, ['token', 'revoke', 'agent-2'])).code).toBe(0);
+    // Issued by another hub (another home, another database): the right shape, not ours.
+    const foreign = await issued(tempDir('collab-other-home-'), 'agent-1');
+    // Never issued anywhere: sc_ and 32 random bytes, as every token is.
+    const { randomBytes } = await import('node:crypto');
+    const unknown = `sc_${randomBytes(32).toString('base64url')}`;
+    for (const t of [foreign, unknown, revoked]) expect(t).toHaveLength(live.length);
+    const h = await hub(home);
+    for (const [what, t] of Object.entries({ unknown, revoked, foreign })) {
+      const answer = await fetch(h.mcp, {
+        method: 'POST',
+        headers: { ...mcpHeaders, authorization: `Bearer ${t}` },
+        body: JSON.stringify(initialize),
+      });
+      expect(answer.status, what).toBe(401);
+      expect(answer.headers.get('www-authenticate'), what).toContain('error="invalid_token"');
+    }
+    const ok = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${live}` },
+      body: JSON.stringify(initialize),
+    });
+    expect(ok.status).toBe(200);
+  });
+
   it('refuses to listen beyond loopback without tokens', async () => {
     const home = tempDir('collab-home-');
     const refused = await startHubProcess({ home, listen: '0.0.0.0:0' }).catch((error: Error) => error);
@@ -249,7 +298,6 @@ describe('the hub over Streamable HTTP', () => {
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
     // Revoking the last token closes such a hub; it does not open it.
     await cli(home, ['token', 'revoke', 'agent-1']);
-    await new Promise((r) => setTimeout(r, 2_200));
     const open = await fetch(`${h.url}/mcp`, {
       method: 'POST',
       headers: mcpHeaders,
@@ -296,7 +344,15 @@ describe('the hub over Streamable HTTP', () => {
     expect(csrf).not.toBe('');
     const progress: string[] = [];
     const asked = asker.client.callTool(
-      { name: 'ask_human', arguments: { question: 'Ship <it>?', options: ['yes', 'no'], wait_seconds: 30 } },
+      {
+        name: 'ask_human',
+        arguments: {
+          question: 'Ship <it>?',
+          options: ['yes', 'no'],
+          label: 'Release <2.4>',
+          wait_seconds: 30,
+        },
+      },
       { timeout: 5_000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(String(p.message)) },
     );
     let questionId = '';
@@ -306,6 +362,12 @@ describe('the hub over Streamable HTTP', () => {
       if (!questionId) await new Promise((r) => setTimeout(r, 100));
     }
     expect(questionId).not.toBe('');
+    // The question's label is shown with it (escaped: it is the asker's text).
+    const page = await (await fetch(`${h.url}/`, { headers: { cookie } })).text();
+    const card = page.slice(page.indexOf(`data-question="${questionId}"`));
+    expect(card.slice(0, card.indexOf('</article>'))).toContain(
+      '<strong class="label">Release &lt;2.4&gt;</strong>',
+    );
     await new Promise((r) => setTimeout(r, 3_500));
     const answered = await fetch(`${h.url}/actions/answer`, {
       method: 'POST',

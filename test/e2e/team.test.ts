@@ -152,6 +152,38 @@ describe('two hub replicas on one PostgreSQL', () => {
     expect(rows[0]!.n).toBe(40);
   });
 
+  it('a token created on one machine takes effect at once on every replica', async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    const [a, b] = await Promise.all([replica(url), replica(url)]);
+    const initializeOn = (h: HubProcess) =>
+      fetch(h.mcp, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        }),
+      });
+    expect([(await initializeOn(a)).status, (await initializeOn(b)).status]).toEqual([200, 200]);
+    const created = spawnSync(process.execPath, [CLI, 'token', 'create', 'agent-1'], {
+      env: {
+        ...process.env,
+        SESSION_COLLAB_HOME: tempDir('collab-admin-'),
+        SESSION_COLLAB_DATABASE_URL: url,
+      },
+      encoding: 'utf8',
+    });
+    expect(created.status, created.stderr).toBe(0);
+    expect([(await initializeOn(a)).status, (await initializeOn(b)).status]).toEqual([401, 401]);
+  });
+
   it('a claim made on replica A reaches a dashboard stream held by replica B within a second', async (ctx) => {
     if (!available) return ctx.skip();
     const url = await freshPgDatabase();

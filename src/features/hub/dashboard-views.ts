@@ -26,6 +26,8 @@ export interface QuestionItem {
   project_id: string;
   question: string;
   options: string[] | null;
+  /** What the question is about, as the asker labelled it. */
+  label: string | null;
   urgency: string;
   asked_at: string;
 }
@@ -157,6 +159,7 @@ export class DashboardViews {
       project_id: q.project_id,
       question: q.question,
       options: q.options ? (JSON.parse(q.options) as string[]) : null,
+      label: q.label,
       urgency: q.urgency,
       asked_at: iso(q.created_at),
     }));
