@@ -48,6 +48,11 @@ export async function testApp(
   return new App({ ...base, store: await Store.openTeam(await url, 4) });
 }
 
+/** The team database of a home folder's apps on PostgreSQL (undefined on SQLite, or before its first app). */
+export function teamDatabaseOf(home: string): Promise<string> | undefined {
+  return teamDatabases.get(home);
+}
+
 /** The real SDK client connected to our server over the in-memory transport. */
 export async function connectInMemory(
   app: App,
