@@ -8,12 +8,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app/app.js';
 import { telegramSettings } from '../../src/app/config.js';
 import { humanFor } from '../../src/features/human/human.js';
 import { TelegramChannel } from '../../src/features/human/telegram-channel.js';
 import { telegramApi } from '../../src/integrations/telegram-api.js';
 import { FakeTelegram } from '../fixtures/fake-telegram.js';
-import type { App } from '../../src/app/app.js';
 import { teamDatabaseOf, testApp } from '../helpers/app.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -30,24 +30,26 @@ async function leaseFromAnotherProcess(
   bot: string,
   holder: { id: string; pid: number; host: string },
 ) {
-  const url = teamDatabaseOf(app.paths.home);
+  const team = teamDatabaseOf(app.paths.home);
+  const url = team === undefined ? null : await team;
   const update =
     'UPDATE telegram_pollers SET holder = $1, holder_pid = $2, holder_host = $3, lease_until = $4 WHERE bot = $5';
-  const script = url
-    ? `const { Client } = require('pg');
+  const script =
+    url !== null
+      ? `const { Client } = require('pg');
        (async () => {
          const c = new Client({ connectionString: process.argv[1] });
          await c.connect();
          await c.query(${JSON.stringify(update)}, [process.argv[3], Number(process.argv[4]), process.argv[5], Date.now() + 60000, process.argv[2]]);
          await c.end();
        })().catch((e) => { console.error(e); process.exit(1); });`
-    : `const Database = require('better-sqlite3');
+      : `const Database = require('better-sqlite3');
        const db = new Database(process.argv[1]);
        db.pragma('busy_timeout = 10000');
        db.prepare(${JSON.stringify(update.replace(/\$\d/g, '?'))})
          .run(process.argv[3], Number(process.argv[4]), process.argv[5], Date.now() + 60000, process.argv[2]);
        db.close();`;
-  const target = url ? await url : join(app.paths.home, 'registry.db');
+  const target = url ?? join(app.paths.home, 'registry.db');
   const run = spawnSync(
     process.execPath,
     ['-e', script, target, bot, holder.id, String(holder.pid), holder.host],
