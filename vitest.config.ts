@@ -12,6 +12,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on other processes (servers, hubs, agent CLIs, git) rather than compute: on
+    // CI's two cores, three files at a time keep both busy (vitest's default would be one).
+    maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       {
