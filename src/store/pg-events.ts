@@ -1,4 +1,5 @@
 import type { Client, Notification } from 'pg';
+import { Backoff } from '../core/backoff.js';
 import { openPgClient } from './pg-database.js';
 
 export const EVENTS_CHANNEL = 'collab_events';
@@ -25,7 +26,7 @@ const MAX_BACKOFF_MS = 5_000;
 export class PgEventListener {
   private client: Client | null = null;
   private closed = false;
-  private backoff = 100;
+  private readonly backoff = new Backoff(100, MAX_BACKOFF_MS);
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: EventListenerOptions) {}
@@ -81,7 +82,7 @@ export class PgEventListener {
       return;
     }
     this.client = client;
-    this.backoff = 100;
+    this.backoff.reset();
     this.options.onStatus?.('connected');
     // Whatever was announced while not listening: the reader catches up from its last id.
     this.options.wake(null);
@@ -89,8 +90,7 @@ export class PgEventListener {
 
   private retry(): void {
     if (this.closed || this.timer) return;
-    const wait = this.backoff;
-    this.backoff = Math.min(MAX_BACKOFF_MS, this.backoff * 2);
+    const wait = this.backoff.next();
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.connect();

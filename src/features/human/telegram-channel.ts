@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { TelegramConfig } from '../../app/config.js';
 import type { AppContext } from '../../app/context.js';
+import { Backoff } from '../../core/backoff.js';
 import { CollabError } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
@@ -116,7 +117,7 @@ export class TelegramChannel {
 
   private async run(): Promise<void> {
     if (this.settings.mode === 'webhook') return this.runWebhook();
-    let backoff = 1_000;
+    const backoff = new Backoff(1_000, 30_000);
     while (!this.stopped) {
       try {
         if (!(await this.holdLease())) {
@@ -145,7 +146,7 @@ export class TelegramChannel {
             this.app.store.telegram.advance(this.bot, this.instance, update.update_id + 1),
           );
         }
-        backoff = 1_000;
+        backoff.reset();
       } catch (error) {
         this.polling = null;
         if (this.stopped) break;
@@ -157,8 +158,7 @@ export class TelegramChannel {
           await this.sleep(LEASE_MS);
         } else {
           this.app.log.warn('telegram.error', { message: (error as Error).message });
-          await this.sleep(backoff);
-          backoff = Math.min(backoff * 2, 30_000);
+          await this.sleep(backoff.next());
         }
       }
     }
@@ -172,7 +172,7 @@ export class TelegramChannel {
   private async runWebhook(): Promise<void> {
     const { webhook_url: url, webhook_secret: secret, webhook_listen: listen } = this.settings;
     if (!url || !secret) return;
-    let backoff = 1_000;
+    const backoff = new Backoff(1_000, 30_000);
     while (!this.stopped) {
       try {
         if (await this.holdLease()) {
@@ -189,7 +189,7 @@ export class TelegramChannel {
           await this.listener.close();
           this.listener = null;
         }
-        backoff = 1_000;
+        backoff.reset();
         await this.sleep(WATCH_MS);
       } catch (error) {
         if (this.stopped) break;
@@ -197,8 +197,7 @@ export class TelegramChannel {
         await this.listener?.close().catch(() => {});
         this.listener = null;
         await this.release();
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, 30_000);
+        await this.sleep(backoff.next());
       }
     }
   }
