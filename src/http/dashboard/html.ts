@@ -4,7 +4,7 @@
  * (names, intents, messages, questions) are always text on the page, never markup. The pages
  * interpolate no promises, so a template is HTML at once.
  */
-import { html as template, raw as rawHtml } from 'hono/html';
+import { raw as rawHtml, html as template } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 
 /** HTML that is already safe: built by `html` or `raw`. */
