@@ -60,6 +60,9 @@ const common = {
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // ES modules first: jsonc-parser's CommonJS build is a UMD that requires its parts at run time,
+  // which a bundle cannot follow.
+  mainFields: ['module', 'main'],
   plugins: [englishOnlyZodLocales],
 };
 

@@ -3,7 +3,7 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { hubFor } from '../features/hub/hub.js';
 import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
-import { codexHttpTable } from '../integrations/client-setup.js';
+import { codexHttpTable } from '../integrations/codex-toml.js';
 import { select } from '../mcp/registry.js';
 import { startBackgroundWork } from './background-work.js';
 import { commandForPerson } from './invocation.js';

@@ -12,15 +12,9 @@ import {
   planClient,
   type Transport,
 } from '../integrations/client-setup.js';
-import {
-  codexTrust,
-  codexTrusts,
-  geminiTrust,
-  geminiTrusts,
-  type TrustingClient,
-  trustFile,
-} from '../integrations/client-trust.js';
+import { geminiTrust, geminiTrusts, type TrustingClient, trustFile } from '../integrations/client-trust.js';
 import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
+import { codexTrust, codexTrusts } from '../integrations/codex-toml.js';
 import { locateProject } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation, onPathIsThis } from './invocation.js';
@@ -142,7 +136,7 @@ export function init(options: InitOptions): void {
         trusted || !options.trust
           ? before
           : client === 'codex'
-            ? codexTrust(before, root)
+            ? codexTrust(before, root, file)
             : geminiTrust(before, root);
       return { client, file, before, after, trusted, added: !trusted && options.trust === true };
     });

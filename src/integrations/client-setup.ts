@@ -4,9 +4,10 @@
  * transforms (existing content in, new content out), so that running twice changes nothing and
  * a user's own servers, hooks and notes stay as they are.
  */
-import { CollabError } from '../core/errors.js';
 import { shellQuote } from '../core/shell-command.js';
 import { EDIT_TOOL_MATCHER, SHELL_TOOL_MATCHER } from './agent-hooks.js';
+import { codexHttpTable, codexStdioTable, mergeCodexToml } from './codex-toml.js';
+import { editSettings, readSettings } from './jsonc-settings.js';
 
 export const CLIENTS = ['claude', 'codex', 'gemini', 'cursor'] as const;
 export type ClientName = (typeof CLIENTS)[number];
@@ -137,145 +138,36 @@ export function geminiHooks(launch: Launch): HooksConfig {
   };
 }
 
-function parseJsonObject(text: string | null, path: string): Record<string, unknown> {
-  if (text === null || text.trim() === '') return {};
-  const hint = 'Fix it (or move it away) and run init again; nothing was written.';
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new CollabError('CONFIG_ERROR', `${path} is not valid JSON (${(error as Error).message}).`, hint);
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new CollabError('CONFIG_ERROR', `${path} does not hold a JSON object.`, hint);
-  }
-  return data as Record<string, unknown>;
-}
-
-const json = (data: unknown) => `${JSON.stringify(data, null, 2)}\n`;
-
-/**
- * The spans of the top-level members of a JSON object's text (which parses): each key and where
- * its value starts and ends, and where the object closes.
- */
-function topLevelMembers(text: string): {
-  members: Map<string, { start: number; end: number }>;
-  close: number;
-} {
-  const members = new Map<string, { start: number; end: number }>();
-  let i = text.indexOf('{') + 1;
-  const skipSpace = () => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-  };
-  const skipString = () => {
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-  };
-  const skipValue = () => {
-    let depth = 0;
-    for (; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === '"') {
-        skipString();
-        i--;
-      } else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        if (depth === 0) return;
-        depth--;
-      } else if (c === ',' && depth === 0) return;
-    }
-  };
-  for (;;) {
-    skipSpace();
-    if (text[i] !== '"') break;
-    const keyStart = i;
-    skipString();
-    const key = JSON.parse(text.slice(keyStart, i)) as string;
-    skipSpace();
-    i++; // the colon
-    skipSpace();
-    const start = i;
-    skipValue();
-    let end = i;
-    while (end > start && /\s/.test(text[end - 1]!)) end--;
-    members.set(key, { start, end });
-    if (text[i] === ',') i++;
-  }
-  skipSpace();
-  return { members, close: i };
-}
-
-/**
- * Sets top-level keys of a JSON object file, leaving the rest of its text as the user wrote it
- * (their formatting, their order): a key whose value does not change is not touched; a changed one
- * is rewritten in place; a new one is added at the end, indented as the file is.
- */
-function setTopLevel(text: string | null, path: string, values: Record<string, unknown>): string {
-  const data = parseJsonObject(text, path);
-  if (text === null || text.trim() === '') return json(values);
-  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
-  const render = (value: unknown) => JSON.stringify(value, null, indent).replace(/\n/g, `\n${indent}`);
-  const { members, close } = topLevelMembers(text);
-  let out = text;
-  const edits: Array<{ start: number; end: number; insert: string }> = [];
-  const added: string[] = [];
-  for (const [key, value] of Object.entries(values)) {
-    if (JSON.stringify(data[key]) === JSON.stringify(value)) continue;
-    const span = members.get(key);
-    if (span) edits.push({ ...span, insert: render(value) });
-    else added.push(`${indent}${JSON.stringify(key)}: ${render(value)}`);
-  }
-  if (added.length > 0) {
-    const last = [...members.values()].reduce((a, m) => Math.max(a, m.end), -1);
-    edits.push(
-      last === -1
-        ? { start: text.indexOf('{') + 1, end: close, insert: `\n${added.join(',\n')}\n` }
-        : { start: last, end: last, insert: `,\n${added.join(',\n')}` },
-    );
-  }
-  for (const e of edits.sort((a, b) => b.start - a.start))
-    out = out.slice(0, e.start) + e.insert + out.slice(e.end);
-  return out;
-}
-
 /** Adds (or replaces) our MCP server in an `mcpServers` JSON file, keeping every other server. */
 export function mergeMcpServers(text: string | null, path: string, entry: Record<string, unknown>): string {
-  const data = parseJsonObject(text, path);
-  const servers = (data.mcpServers && typeof data.mcpServers === 'object' ? data.mcpServers : {}) as Record<
-    string,
-    unknown
-  >;
-  return setTopLevel(text, path, { mcpServers: { ...servers, [SERVER_NAME]: entry } });
+  return editSettings(text, path, [{ at: ['mcpServers', SERVER_NAME], value: entry }]);
 }
 
 /** Puts our hooks into a settings file: ours from an earlier run are replaced, others kept. */
 export function mergeHooks(text: string | null, path: string, ours: HooksConfig): string {
-  const data = parseJsonObject(text, path);
+  const data = readSettings(text, path);
   const existing = (data.hooks && typeof data.hooks === 'object' ? data.hooks : {}) as HooksConfig;
-  const hooks: HooksConfig = {};
-  for (const [event, groups] of Object.entries(existing)) {
-    if (!Array.isArray(groups)) {
-      hooks[event] = groups;
-      continue;
-    }
-    const kept = groups
+  const edits: Array<{ at: string[]; value: unknown }> = [];
+  for (const event of new Set([...Object.keys(existing), ...Object.keys(ours)])) {
+    const groups = existing[event];
+    if (groups !== undefined && !Array.isArray(groups)) continue;
+    const kept = (groups ?? [])
       .map((g) => ({
         ...g,
         hooks: (Array.isArray(g.hooks) ? g.hooks : []).filter((h) => !isOurHook(h.command)),
       }))
       .filter((g) => g.hooks.length > 0);
-    if (kept.length > 0) hooks[event] = kept;
+    const next = [...kept, ...(ours[event] ?? [])];
+    edits.push({ at: ['hooks', event], value: next.length > 0 ? next : undefined });
   }
-  for (const [event, groups] of Object.entries(ours)) hooks[event] = [...(hooks[event] ?? []), ...groups];
-  return setTopLevel(text, path, { hooks });
+  return editSettings(text, path, edits);
 }
 
 /** Adds a value to a JSON array setting (e.g. Claude Code's `enabledMcpjsonServers`). */
 export function mergeArraySetting(text: string | null, path: string, key: string, value: string): string {
-  const data = parseJsonObject(text, path);
+  const data = readSettings(text, path);
   const list = Array.isArray(data[key]) ? (data[key] as unknown[]) : [];
-  return setTopLevel(text, path, { [key]: list.includes(value) ? list : [...list, value] });
+  return editSettings(text, path, [{ at: [key], value: list.includes(value) ? list : [...list, value] }]);
 }
 
 /** Adds a path to a `.gitignore` unless a line there already ignores it (as itself or its folder). */
@@ -305,53 +197,6 @@ export function mergeRules(text: string | null, rules = COLLABORATION_RULES): st
   return `${current.replace(/\n*$/, '\n')}\n${block}`;
 }
 
-function tomlString(s: string): string {
-  return JSON.stringify(s);
-}
-
-/** The header of our table in a Codex config.toml (`[mcp_servers.session-collab]`, quoted or not). */
-export const CODEX_TABLE = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\s*\\]`);
-/** The header of a table inside ours (`[mcp_servers.session-collab.env]`). */
-const CODEX_SUBTABLE = new RegExp(`^\\s*\\[\\s*mcp_servers\\.("?)${SERVER_NAME}\\1\\.`);
-
-/**
- * How a Codex config.toml reaches our server: 'http' (a `url`), 'stdio' (a `command`), or null
- * when it has no `[mcp_servers.session-collab]` table.
- */
-export function codexTransport(text: string | null): 'http' | 'stdio' | null {
-  const lines = (text ?? '').split('\n');
-  const start = lines.findIndex((l) => CODEX_TABLE.test(l));
-  if (start === -1) return null;
-  for (const line of lines.slice(start + 1)) {
-    if (/^\s*\[/.test(line)) break;
-    if (/^\s*url\s*=/.test(line)) return 'http';
-    if (/^\s*command\s*=/.test(line)) return 'stdio';
-  }
-  return null;
-}
-
-/** Adds (or replaces) our `[mcp_servers.session-collab]` table in a Codex config.toml. */
-export function mergeCodexToml(text: string | null, launch: Launch, httpTable: string | null = null): string {
-  const table =
-    httpTable ??
-    `[mcp_servers.${SERVER_NAME}]\ncommand = ${tomlString(launch.command)}\nargs = [${[...launch.args, 'serve'].map(tomlString).join(', ')}]\n`;
-  const lines = (text ?? '').split('\n');
-  const header = (l: string) => /^\s*\[/.test(l);
-  const ours = (l: string) => CODEX_TABLE.test(l) || CODEX_SUBTABLE.test(l);
-  const kept: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (ours(lines[i]!)) {
-      i++;
-      while (i < lines.length && !header(lines[i]!)) i++;
-      i--;
-      continue;
-    }
-    kept.push(lines[i]!);
-  }
-  const rest = kept.join('\n').replace(/\n*$/, '');
-  return rest === '' ? table : `${rest}\n\n${table}`;
-}
-
 /**
  * How a client reaches session-collab: it starts `serve` itself (stdio), or it connects to a running
  * hub (`url`, its /mcp endpoint). `tokenEnv`: the environment variable holding the agent's bearer
@@ -370,11 +215,6 @@ const EXPANDED = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: Cursor expands it
   cursorToken: 'Bearer ${env:SESSION_COLLAB_TOKEN}',
 };
-
-/** Adds (or replaces) our Codex table for a hub over HTTP. */
-export function codexHttpTable(url: string, tokenEnv: string | null): string {
-  return `[mcp_servers.${SERVER_NAME}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
-}
 
 /** Everything init writes for one client, given what the files hold now (null: missing). */
 export function planClient(
@@ -446,8 +286,7 @@ export function planClient(
           purpose: 'MCP server (Codex loads it in trusted projects)',
           after: mergeCodexToml(
             read('.codex/config.toml'),
-            launch,
-            http ? codexHttpTable(http.url, http.tokenEnv) : null,
+            http ? codexHttpTable(http.url, http.tokenEnv) : codexStdioTable(stdio.command, stdio.args),
           ),
         },
         { path: 'AGENTS.md', purpose: 'collaboration rules', after: mergeRules(read('AGENTS.md')) },

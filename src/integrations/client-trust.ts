@@ -2,7 +2,8 @@
  * Whether Codex CLI and Gemini CLI trust a project folder, so that they load the configuration
  * `init` writes there (Codex: `[projects."<folder>"] trust_level = "trusted"` in
  * `$CODEX_HOME/config.toml`; Gemini CLI: `~/.gemini/trustedFolders.json`), and the change to these
- * user files that trusts it. Pure text in, text out, except for where the files are.
+ * user files that trusts it. Pure text in, text out, except for where the files are. Codex's
+ * config is read and edited in codex-toml.ts.
  */
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
@@ -13,44 +14,6 @@ export type TrustingClient = 'codex' | 'gemini';
 export function trustFile(client: TrustingClient, env: NodeJS.ProcessEnv = process.env): string {
   if (client === 'codex') return join(env.CODEX_HOME || join(homedir(), '.codex'), 'config.toml');
   return join(env.GEMINI_CLI_HOME || homedir(), '.gemini', 'trustedFolders.json');
-}
-
-/** The TOML table header of a project in Codex's config. */
-function codexHeader(folder: string): string {
-  return `[projects.${JSON.stringify(folder)}]`;
-}
-
-/** Whether Codex's config (its text, or null) trusts `folder`. */
-export function codexTrusts(text: string | null, folder: string): boolean {
-  const lines = (text ?? '').split('\n');
-  const at = lines.findIndex(
-    (l) => l.trim() === codexHeader(folder) || l.trim() === `[projects.'${folder}']`,
-  );
-  if (at === -1) return false;
-  for (let i = at + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++)
-    if (/^\s*trust_level\s*=\s*"trusted"\s*$/.test(lines[i]!)) return true;
-  return false;
-}
-
-/** Codex's config with `folder` trusted (as it is when it already is). */
-export function codexTrust(text: string | null, folder: string): string {
-  const current = text ?? '';
-  if (codexTrusts(current, folder)) return current;
-  const lines = current.split('\n');
-  const at = lines.findIndex((l) => l.trim() === codexHeader(folder));
-  if (at !== -1) {
-    // The table is there with another trust level (or none): set it.
-    let i = at + 1;
-    for (; i < lines.length && !/^\s*\[/.test(lines[i]!); i++)
-      if (/^\s*trust_level\s*=/.test(lines[i]!)) {
-        lines[i] = 'trust_level = "trusted"';
-        return lines.join('\n');
-      }
-    lines.splice(at + 1, 0, 'trust_level = "trusted"');
-    return lines.join('\n');
-  }
-  const table = `${codexHeader(folder)}\ntrust_level = "trusted"\n`;
-  return current.trim() === '' ? table : `${current.replace(/\n*$/, '\n')}\n${table}`;
 }
 
 function geminiRules(text: string | null): Record<string, string> {

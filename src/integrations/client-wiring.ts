@@ -7,16 +7,11 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-command.js';
-import {
-  type ClientName,
-  CODEX_TABLE,
-  codexTransport,
-  detectClients,
-  isOurHook,
-  SERVER_NAME,
-} from './client-setup.js';
-import { codexTrusts, geminiTrusts, trustFile } from './client-trust.js';
+import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
+import { geminiTrusts, trustFile } from './client-trust.js';
+import { codexTransport, codexTrusts, hasCodexServer } from './codex-toml.js';
 import { guardInstalled } from './git-hooks.js';
+import { readSettings } from './jsonc-settings.js';
 
 export interface WiringFinding {
   name: string;
@@ -31,9 +26,10 @@ const HOOK_EVENTS: Partial<Record<ClientName, string[]>> = {
   gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool'],
 };
 
+/** A settings file's object (comments allowed, as the clients allow them), or null. */
 function readJson(path: string): Record<string, unknown> | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return readSettings(readFileSync(path, 'utf8'), path);
   } catch {
     return null;
   }
@@ -233,7 +229,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
       out.push(trust('gemini'));
     } else if (client === 'codex') {
       const toml = readText(join(root, '.codex', 'config.toml')) ?? '';
-      const has = toml.split('\n').some((line) => CODEX_TABLE.test(line));
+      const has = hasCodexServer(toml);
       const userFile = trustFile('codex', env);
       const conflict = has ? codexConflict(userFile, readText(userFile), toml) : null;
       out.push(

@@ -118,6 +118,36 @@ describe('session-collab init', () => {
     expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe('/.claude/\n');
   });
 
+  it("keeps the comments in every client's settings (which the clients allow), and a second run changes nothing", () => {
+    const repo = gitRepo();
+    const commented = (key: string) =>
+      `{\n  // my own notes, kept\n  "${key}": {\n    /* a server of mine */\n    "mine": { "command": "mine" },\n  },\n  "model": "x", // trailing\n}\n`;
+    const files: Record<string, string> = {
+      '.claude/settings.json':
+        '{\n  // hooks of my own\n  "hooks": {\n    "Stop": [ /* a sound */ { "hooks": [{ "type": "command", "command": "say done" }] } ],\n  },\n}\n',
+      '.mcp.json': commented('mcpServers'),
+      '.gemini/settings.json': commented('mcpServers'),
+      '.cursor/mcp.json': commented('mcpServers'),
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    }
+    const first = init(repo, '--client', 'claude,gemini,cursor');
+    expect(first.status, first.stderr).toBe(0);
+    for (const path of Object.keys(files)) {
+      const after = readFileSync(join(repo, path), 'utf8');
+      const comments = [...files[path]!.matchAll(/\/\/[^\n]*|\/\*.*?\*\//g)].map((m) => m[0]);
+      expect(comments.length, path).toBeGreaterThan(0);
+      for (const comment of comments) expect(after, path).toContain(comment);
+      expect(after, path).toContain('session-collab');
+    }
+    expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toContain('"command": "say done"');
+    const again = init(repo, '--client', 'claude,gemini,cursor');
+    expect(again.status).toBe(0);
+    expect(again.stdout).not.toMatch(/updated|created/);
+  });
+
   it('--dry-run prints the diff and writes nothing', () => {
     const repo = configuredRepo();
     const before = readFileSync(join(repo, '.claude/settings.json'), 'utf8');

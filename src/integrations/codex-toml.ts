@@ -1,0 +1,212 @@
+/**
+ * Codex CLI's config.toml, read with a real TOML parser (smol-toml) and edited as text, so that the
+ * user's comments and layout stay: our server's table (`[mcp_servers.session-collab]`) replaced or
+ * added, a project's `trust_level` set. Every edit is checked by parsing the result: it must hold
+ * exactly what was meant, and everything else as it was; otherwise nothing is written.
+ */
+import { parse, TomlError } from 'smol-toml';
+import { canonicalHash } from '../core/canonical-hash.js';
+import { CollabError } from '../core/errors.js';
+
+type Table = Record<string, unknown>;
+
+const HINT = 'Fix it (or move it away) and run init again; nothing was written.';
+
+/** A config.toml's data ({} for a missing or empty file); CONFIG_ERROR naming the line when it is not TOML. */
+export function readCodexConfig(text: string | null, path: string): Table {
+  if (text === null || text.trim() === '') return {};
+  try {
+    return parse(text) as Table;
+  } catch (error) {
+    const where = error instanceof TomlError ? ` at line ${error.line}, column ${error.column}` : '';
+    const what = (error as Error).message.split('\n')[0];
+    throw new CollabError('CONFIG_ERROR', `${path} is not valid TOML${where} (${what}).`, HINT);
+  }
+}
+
+const table = (value: unknown): Table | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+    ? (value as Table)
+    : undefined;
+
+/** A TOML string (basic, escaped as JSON escapes it, which TOML reads the same). */
+const tomlString = (s: string) => JSON.stringify(s);
+
+/** A table header's key path as text, each key quoted when it is not bare. */
+const keyPath = (keys: string[]) =>
+  keys.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k))).join('.');
+
+/**
+ * Whether a line is the header of the table at `keys` or of a table inside it, however its keys
+ * are quoted or spaced (`[mcp_servers."session-collab"]`, `[ projects.'/x' ]`), a comment after it
+ * allowed.
+ */
+function headerOf(line: string, keys: string[], inside: boolean): boolean {
+  const match = /^\s*\[\s*([^[\]]+?)\s*\](\s*#.*)?\s*$/.exec(line);
+  if (!match) return false;
+  let path: string[];
+  try {
+    path = Object.keys(flatKeys(parse(`[${match[1]}]\n`) as Table));
+  } catch {
+    return false;
+  }
+  const name = JSON.stringify(keys);
+  return path.some((p) => p === name || (inside && p.startsWith(`${name.slice(0, -1)},`)));
+}
+
+/** The key paths of the (nested) tables a parsed header declares, as JSON arrays. */
+function flatKeys(data: Table, prefix: string[] = []): Record<string, true> {
+  const out: Record<string, true> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const path = [...prefix, key];
+    const inner = table(value);
+    if (inner && Object.keys(inner).length > 0) Object.assign(out, flatKeys(inner, path));
+    else out[JSON.stringify(path)] = true;
+  }
+  return out;
+}
+
+const isHeader = (line: string) => /^\s*\[/.test(line);
+
+/** The text without the table at `keys` and its sub-tables (their headers and lines). */
+function withoutTable(text: string, keys: string[]): string {
+  const lines = text.split('\n');
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (headerOf(lines[i]!, keys, true)) {
+      while (i + 1 < lines.length && !isHeader(lines[i + 1]!)) i++;
+      continue;
+    }
+    kept.push(lines[i]!);
+  }
+  return kept.join('\n');
+}
+
+/**
+ * Parsed data with the value at `keys` taken out, and the tables on its path left empty by that
+ * (for comparing the rest: an empty `[mcp_servers]` and none say the same).
+ */
+function without(data: Table, keys: string[]): Table {
+  const copy = structuredClone(data);
+  const path: Table[] = [copy];
+  for (const key of keys.slice(0, -1)) {
+    const next = table(path.at(-1)![key]);
+    if (!next) return copy;
+    path.push(next);
+  }
+  delete path.at(-1)![keys.at(-1)!];
+  for (let depth = path.length - 1; depth > 0; depth--)
+    if (Object.keys(path[depth]!).length === 0) delete path[depth - 1]![keys[depth - 1]!];
+  return copy;
+}
+
+function valueAt(data: Table, keys: string[]): unknown {
+  let at: unknown = data;
+  for (const key of keys) at = table(at)?.[key];
+  return at;
+}
+
+/**
+ * The edited text after checking it: the value at `keys` is `expected`, and everything else is as
+ * in `before`. An edit a line-wise change cannot make (the table written as dotted keys or an
+ * inline table) is refused, naming what to change by hand.
+ */
+function checked(after: string, before: Table, keys: string[], expected: unknown, path: string): string {
+  let data: Table;
+  try {
+    data = parse(after) as Table;
+  } catch {
+    data = {};
+  }
+  if (
+    canonicalHash(valueAt(data, keys) ?? null) !== canonicalHash(expected) ||
+    canonicalHash(without(data, keys)) !== canonicalHash(without(before, keys))
+  )
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `${path} defines ${keyPath(keys)} in a way init cannot edit in place (as dotted keys or an inline table).`,
+      `Write it as a table of its own ([${keyPath(keys)}]) or remove it, and run init again; nothing was written.`,
+    );
+  return after;
+}
+
+/** The text with `block` (a table and its lines) in place of the table at `keys`, or added at the end. */
+function replaceTable(text: string | null, keys: string[], block: string, path: string): string {
+  const before = readCodexConfig(text, path);
+  const rest = withoutTable(text ?? '', keys).replace(/\n*$/, '');
+  const after = rest === '' ? block : `${rest}\n\n${block}`;
+  return checked(after, before, keys, valueAt(parse(block) as Table, keys), path);
+}
+
+const SERVER = ['mcp_servers', 'session-collab'];
+
+/** Our server's table in a Codex config, or undefined (a config that is not TOML has none). */
+function ourServer(text: string | null): Table | undefined {
+  try {
+    return table(valueAt(readCodexConfig(text, 'config.toml'), SERVER));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a Codex config reaches our server: 'http' (a `url`), 'stdio' (a `command`), or null. */
+export function codexTransport(text: string | null): 'http' | 'stdio' | null {
+  const server = ourServer(text);
+  if (!server) return null;
+  return server.url !== undefined ? 'http' : server.command !== undefined ? 'stdio' : null;
+}
+
+/** Whether a Codex config has our server's table. */
+export function hasCodexServer(text: string | null): boolean {
+  return ourServer(text) !== undefined;
+}
+
+/** Our table for a hub over HTTP. */
+export function codexHttpTable(url: string, tokenEnv: string | null): string {
+  return `[${keyPath(SERVER)}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
+}
+
+/** Our table for a server Codex starts itself. */
+export function codexStdioTable(command: string, args: string[]): string {
+  return `[${keyPath(SERVER)}]\ncommand = ${tomlString(command)}\nargs = [${args.map(tomlString).join(', ')}]\n`;
+}
+
+/** Adds (or replaces) our server's table in a Codex config.toml, keeping the rest as written. */
+export function mergeCodexToml(text: string | null, block: string, path = '.codex/config.toml'): string {
+  return replaceTable(text, SERVER, block, path);
+}
+
+/** Whether Codex's config (its text, or null) trusts `folder`. */
+export function codexTrusts(text: string | null, folder: string): boolean {
+  try {
+    return valueAt(readCodexConfig(text, 'config.toml'), ['projects', folder, 'trust_level']) === 'trusted';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Codex's config with `folder` trusted (as it is when it already is): `trust_level = "trusted"` set
+ * in its `[projects."<folder>"]` table where that table is (its other lines kept), or a new table.
+ */
+export function codexTrust(text: string | null, folder: string, path = 'config.toml'): string {
+  if (codexTrusts(text, folder)) return text ?? '';
+  const before = readCodexConfig(text, path);
+  const keys = ['projects', folder];
+  const expected = { ...(table(valueAt(before, keys)) ?? {}), trust_level: 'trusted' };
+  const lines = (text ?? '').split('\n');
+  const at = lines.findIndex((line) => headerOf(line, keys, false));
+  if (at === -1) {
+    const rest = (text ?? '').replace(/\n*$/, '');
+    const block = `[${keyPath(keys)}]\ntrust_level = "trusted"\n`;
+    return checked(rest === '' ? block : `${rest}\n\n${block}`, before, keys, expected, path);
+  }
+  let end = at + 1;
+  while (end < lines.length && !isHeader(lines[end]!)) end++;
+  const own = lines
+    .slice(at + 1, end)
+    .findIndex((line) => /^\s*(trust_level|"trust_level"|'trust_level')\s*=/.test(line));
+  if (own === -1) lines.splice(at + 1, 0, 'trust_level = "trusted"');
+  else lines[at + 1 + own] = 'trust_level = "trusted"';
+  return checked(lines.join('\n'), before, keys, expected, path);
+}

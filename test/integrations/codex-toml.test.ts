@@ -1,0 +1,77 @@
+import { parse } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import {
+  codexStdioTable,
+  codexTransport,
+  codexTrust,
+  codexTrusts,
+  mergeCodexToml,
+} from '../../src/integrations/codex-toml.js';
+
+const ours = codexStdioTable('session-collab', ['serve']);
+
+describe("Codex's config.toml, read by a TOML parser and edited in place", () => {
+  it('finds trust however it is spelled: single quotes, a comment after it, dotted keys, an inline table', () => {
+    for (const text of [
+      "[projects.'/repo']\ntrust_level = 'trusted'\n",
+      '[projects."/repo"] # mine\ntrust_level = "trusted" # yes\n',
+      'projects."/repo".trust_level = "trusted"\n',
+      '[projects]\n"/repo" = { trust_level = "trusted" }\n',
+    ])
+      expect(codexTrusts(text, '/repo'), text).toBe(true);
+    expect(codexTrusts('[projects."/repo"]\ntrust_level = "untrusted"\n', '/repo')).toBe(false);
+    expect(codexTrusts('[projects."/repo/sub"]\ntrust_level = "trusted"\n', '/repo')).toBe(false);
+    expect(codexTrusts('not toml [', '/repo')).toBe(false);
+  });
+
+  it('trusts a folder in its own table, keeping its other settings and every comment', () => {
+    const text =
+      '# my codex\nmodel = "gpt-5" # the best\n\n[projects."/repo"]\ntrust_level = "untrusted"\nnote = 1\n\n[other]\nx = 1\n';
+    const after = codexTrust(text, '/repo');
+    expect(after).toBe(
+      '# my codex\nmodel = "gpt-5" # the best\n\n[projects."/repo"]\ntrust_level = "trusted"\nnote = 1\n\n[other]\nx = 1\n',
+    );
+    expect(codexTrust(after, '/repo')).toBe(after);
+    const added = codexTrust('model = "gpt-5"\n', '/a b/"c"');
+    expect(parse(added)).toEqual({ model: 'gpt-5', projects: { '/a b/"c"': { trust_level: 'trusted' } } });
+  });
+
+  it('replaces our server however its header is written, keeping the rest and its comments', () => {
+    const text = [
+      '# top',
+      'model = "gpt-5"',
+      '',
+      "[ mcp_servers . 'session-collab' ] # an old one",
+      'command = "old"',
+      '',
+      '[mcp_servers."session-collab".env]',
+      'A = "1"',
+      '',
+      '[mcp_servers.other] # keep me',
+      'command = "other"',
+      '',
+    ].join('\n');
+    const after = mergeCodexToml(text, ours);
+    expect(after).toContain('# top');
+    expect(after).toContain('[mcp_servers.other] # keep me');
+    expect(after).not.toContain('old');
+    expect(parse(after)).toEqual({
+      model: 'gpt-5',
+      mcp_servers: {
+        other: { command: 'other' },
+        'session-collab': { command: 'session-collab', args: ['serve'] },
+      },
+    });
+    expect(codexTransport(after)).toBe('stdio');
+    expect(mergeCodexToml(after, ours)).toBe(after);
+  });
+
+  it('refuses what it cannot edit in place, naming the fix, and a file that is not TOML', () => {
+    for (const text of [
+      'mcp_servers.session-collab.command = "x"\n',
+      '[mcp_servers]\nsession-collab = { command = "x" }\n',
+    ])
+      expect(() => mergeCodexToml(text, ours), text).toThrow(/cannot edit in place/);
+    expect(() => mergeCodexToml('a = [', ours)).toThrow(/is not valid TOML at line 1/);
+  });
+});
