@@ -1,28 +1,22 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
-import { type AgentEvent, type AgentProvider, parseAgentLine } from '../../core/agent-events.js';
+import type { AgentProvider } from '../../core/agent-events.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
-import { endLeftGroup, findCli, runCli } from '../../integrations/agent-cli.js';
-import { processAlive, processStartTime } from '../../integrations/process-probe.js';
-import type { AgentRunRow, RunOutcome } from '../../store/agent-runs-store.js';
+import { findCli, runCli } from '../../integrations/agent-cli.js';
+import { processStartTime } from '../../integrations/process-probe.js';
+import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
+import { conversationFolder, whyFresh } from './conversation-rules.js';
+import { endLeft, endLeftRuns } from './left-runs.js';
 import { adapterOf } from './providers.js';
+import { searchWords, withFiles } from './run-inputs.js';
 
-/** Files given as context: at most this many, of at most this size each. */
-export const MAX_CONTEXT_FILES = 20;
-const MAX_CONTEXT_FILE_BYTES = 200_000;
 /** How often a waiting call looks at its run. */
 const POLL_MS = 100;
-
-interface Live {
-  controller: AbortController;
-  /** The last thing the agent said or did, for progress. */
-  activity: string;
-  done: Promise<void>;
-}
 
 /**
  * Runs of other agent CLIs as sub-workers of a session. A run is a job: it is recorded queued,
@@ -32,17 +26,17 @@ interface Live {
  * every call forks a new one, so any earlier id is a point to go back to).
  */
 export class AgentsService {
-  private readonly live = new Map<string, Live>();
+  private readonly live = new Map<string, LiveRun>();
   /** Per conversation: the end of its last queued run (calls on one conversation run in order). */
   private readonly tails = new Map<string, Promise<void>>();
   private running = 0;
   private readonly slots: Array<() => void> = [];
 
-  /** Runs left by a server process that is gone, recorded as lost: calls that read runs wait for it. */
+  /** Runs a killed server left, ended (left-runs.ts): calls that read runs wait for it. */
   private readonly recovered: Promise<void>;
 
   constructor(private readonly app: AppContext) {
-    this.recovered = this.recoverLost().catch((error: Error) => {
+    this.recovered = endLeftRuns(this.app).catch((error: Error) => {
       this.app.log.error('agent.recover_failed', { message: error.message });
     });
   }
@@ -61,7 +55,7 @@ export class AgentsService {
     await this.recovered;
     // claude and gemini keep their sessions per working folder: a continued call runs where its
     // conversation ran (by default), and another folder is refused.
-    const ranIn = await this.conversationFolder(session, input.provider, input.conversation);
+    const ranIn = await conversationFolder(this.app, session, input.provider, input.conversation);
     const cwd = this.insideProject(session, input.cwd ?? ranIn);
     if (ranIn !== undefined && ranIn !== cwd)
       throw invalidInput(
@@ -93,7 +87,7 @@ export class AgentsService {
     );
     const key = `${session.id}\u0000${input.provider}\u0000${input.conversation}`;
     const controller = new AbortController();
-    const live: Live = { controller, activity: 'queued', done: Promise.resolve() };
+    const live: LiveRun = { controller, activity: 'queued', done: Promise.resolve() };
     const previous = this.tails.get(key) ?? Promise.resolve();
     live.done = previous
       .then(() => this.run(id, session, live))
@@ -156,7 +150,7 @@ export class AgentsService {
       );
     const live = this.live.get(runId);
     if (live) live.controller.abort();
-    else if (row.status === 'queued' || row.status === 'running') await this.endLeft(row);
+    else if (row.status === 'queued' || row.status === 'running') await endLeft(this.app, row);
     return (await this.app.store.agentRuns.get(runId))!;
   }
 
@@ -272,30 +266,30 @@ export class AgentsService {
     };
   }
 
-  private async run(id: string, session: SessionRow, live: Live): Promise<void> {
+  private async run(id: string, session: SessionRow, live: LiveRun): Promise<void> {
     const sessionId = session.id;
     await this.slot();
     try {
       const row = (await this.app.store.agentRuns.get(id))!;
       if (live.controller.signal.aborted)
-        return await this.end(id, {
+        return await endRun(this.app, id, {
           status: 'cancelled',
           error: `${cancelReason(live.controller.signal)} before it started`,
         });
       const adapter = adapterOf(row.provider);
       const { path, tried } = findCli(row.provider);
       if (!path)
-        return await this.end(id, {
+        return await endRun(this.app, id, {
           status: 'failed',
           error: `The ${row.provider} CLI was not found (looked at: ${tried.join(', ')}). Install it, or set ${row.provider.toUpperCase()}_PATH.`,
         });
       const point = await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation);
       const resume = point ?? null;
-      const fresh = resume === null ? await this.whyFresh(session, row, point) : null;
+      const fresh = resume === null ? await whyFresh(this.app, session, row, point) : null;
       await this.app.store.write(() => this.app.store.agentRuns.start(id, resume, fresh, this.app.now()));
       live.activity = `${row.provider} started`;
       const config = this.app.config.agents;
-      let attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
+      let attempt = await attemptRun(this.app, path, resume, adapter.args(config, resume), row, live);
       // An empty result with an error subtype: the CLI's own hiccup; asked once more.
       if (
         attempt.outcome.status === 'failed' &&
@@ -303,9 +297,9 @@ export class AgentsService {
         !live.controller.signal.aborted
       ) {
         this.app.log.info('agent.retry', { run: id });
-        attempt = await this.attempt(path, resume, adapter.args(config, resume), row, live);
+        attempt = await attemptRun(this.app, path, resume, adapter.args(config, resume), row, live);
       }
-      await this.end(id, attempt.outcome);
+      await endRun(this.app, id, attempt.outcome);
       const produced = attempt.outcome.produced;
       if (attempt.outcome.status === 'succeeded' && produced) {
         const { store } = this.app;
@@ -324,208 +318,6 @@ export class AgentsService {
     }
   }
 
-  private async attempt(
-    file: string,
-    resume: string | null,
-    args: string[],
-    row: AgentRunRow,
-    live: Live,
-  ): Promise<{ outcome: Partial<RunOutcome> & { status: RunOutcome['status'] }; emptyErrorResult: boolean }> {
-    const config = this.app.config.agents;
-    const started = Date.now();
-    let produced: string | null = null;
-    let result: Extract<AgentEvent, { kind: 'result' }> | null = null;
-    const texts: string[] = [];
-    const errors: string[] = [];
-    // What is kept of the output is bounded by agents.output_chars; a cut is reported.
-    let kept = 0;
-    let cut = false;
-    const run = await runCli({
-      file,
-      args,
-      cwd: row.cwd,
-      input: row.prompt,
-      runId: row.id,
-      onSpawn: (pid) => {
-        const { store } = this.app;
-        store
-          .write(() => store.agentRuns.setCliGroup(row.id, pid))
-          .catch((error: Error) =>
-            this.app.log.warn('agent.group_unrecorded', { run: row.id, message: error.message }),
-          );
-      },
-      timeoutMs: config.timeout_seconds * 1000,
-      // A line carries at most the kept output, JSON-escaped, and its envelope.
-      maxLineChars: config.output_chars * 4 + 65_536,
-      signal: live.controller.signal,
-      onLine: (line) => {
-        for (const event of parseAgentLine(row.provider, line)) {
-          if (event.kind === 'session') produced = event.id;
-          else if (event.kind === 'text') {
-            kept += event.text.length;
-            if (kept <= config.output_chars) texts.push(event.text);
-            else cut = true;
-            live.activity = `${row.provider}: ${event.text.replace(/\s+/g, ' ').slice(0, 120)}`;
-          } else if (event.kind === 'tool')
-            live.activity = `${row.provider} uses ${event.name} ${event.detail}`.trim();
-          else if (event.kind === 'result') result = event;
-          else if (event.kind === 'error') errors.push(event.message);
-        }
-      },
-    });
-    const final = result as Extract<AgentEvent, { kind: 'result' }> | null;
-    // claude's result carries its answer; codex's is its last message; gemini streams its answer in parts.
-    const full =
-      final?.text ||
-      (row.provider === 'codex' ? (texts.at(-1) ?? '') : row.provider === 'gemini' ? texts.join('') : '');
-    if (full.length > config.output_chars) cut = true;
-    const text = full.slice(0, config.output_chars);
-    const common = {
-      produced,
-      result: text || null,
-      output_truncated: run.truncated || cut ? 1 : 0,
-      turns: final?.turns ?? null,
-      duration_ms: final?.durationMs ?? Date.now() - started,
-      input_tokens: final?.inputTokens ?? null,
-      output_tokens: final?.outputTokens ?? null,
-      ...(await this.costOf(row, resume, final?.costUsd ?? null)),
-    };
-    if (run.cancelled)
-      return {
-        outcome: { ...common, status: 'cancelled', error: cancelReason(live.controller.signal) },
-        emptyErrorResult: false,
-      };
-    if (run.timedOut)
-      return {
-        outcome: {
-          ...common,
-          status: 'timed_out',
-          error: `ended after ${config.timeout_seconds} s (agents.timeout_seconds)`,
-        },
-        emptyErrorResult: false,
-      };
-    const failed = run.code !== 0 || !final || final.isError || errors.length > 0;
-    if (!failed) return { outcome: { ...common, status: 'succeeded', error: null }, emptyErrorResult: false };
-    // The CLI's own words: its error events, else the text of its failed result (how claude says
-    // "Not logged in", a spent quota or a refused permission), else its exit and stderr.
-    const said = final?.isError ? final.text.trim().slice(0, 2_000) : '';
-    const why =
-      errors.join('; ') ||
-      (said ? `${row.provider} reported an error: ${said}` : '') ||
-      (final?.isError ? `${row.provider} reported an error (${final.subtype ?? 'error'})` : '') ||
-      `${row.provider} exited with ${run.code ?? 'a signal'}${run.stderr.trim() ? `: ${run.stderr.trim().slice(-500)}` : ''}`;
-    return {
-      outcome: { ...common, status: 'failed', error: why },
-      // No word of why: a hiccup of the CLI's own, worth one more try.
-      emptyErrorResult:
-        final?.isError === true &&
-        !final.text &&
-        errors.length === 0 &&
-        final.subtype !== null &&
-        final.subtype !== 'success',
-    };
-  }
-
-  /**
-   * A run's own cost. claude reports the conversation's total so far: a continued run costs the
-   * difference from the total of the run whose point it continued.
-   */
-  private async costOf(
-    row: AgentRunRow,
-    resumed: string | null,
-    reported: number | null,
-  ): Promise<{ cost_usd: number | null; cost_total_usd: number | null }> {
-    if (reported === null || row.provider !== 'claude') return { cost_usd: reported, cost_total_usd: null };
-    const before = resumed ? ((await this.app.store.agentRuns.producedBy(resumed))?.cost_total_usd ?? 0) : 0;
-    return { cost_usd: Math.max(0, reported - before), cost_total_usd: reported };
-  }
-
-  private async end(
-    id: string,
-    outcome: Partial<RunOutcome> & { status: RunOutcome['status'] },
-  ): Promise<void> {
-    const { store } = this.app;
-    await store.write(() =>
-      store.agentRuns.finish(id, {
-        produced: null,
-        result: null,
-        error: null,
-        output_truncated: 0,
-        cost_usd: null,
-        cost_total_usd: null,
-        input_tokens: null,
-        output_tokens: null,
-        turns: null,
-        duration_ms: null,
-        ...outcome,
-        finished_at: this.app.now(),
-      }),
-    );
-    this.app.log.info('agent.finished', { run: id, status: outcome.status });
-  }
-
-  /**
-   * Runs left queued or running by a server process of this machine that is gone (killed before it
-   * could end them): a CLI still running is ended with what it started, and the run recorded
-   * cancelled; one that is gone is recorded lost.
-   */
-  private async recoverLost(): Promise<void> {
-    for (const row of await this.app.store.agentRuns.open()) {
-      if (
-        row.runner_host === this.app.host &&
-        row.runner_pid !== null &&
-        !processAlive(row.runner_pid, row.runner_start)
-      )
-        await this.endLeft(row);
-    }
-  }
-
-  /** Ends a run no live server of this machine runs: its CLI's group when it still runs, and the record. */
-  private async endLeft(row: AgentRunRow): Promise<void> {
-    const ended =
-      row.cli_pgid !== null &&
-      row.runner_host === this.app.host &&
-      (await endLeftGroup(
-        row.cli_pgid,
-        row.id,
-        this.app.now() - (row.started_at ?? row.created_at),
-        this.app.config.agents.timeout_seconds * 1000,
-      ));
-    await this.end(
-      row.id,
-      ended
-        ? {
-            status: 'cancelled',
-            error: `its server (pid ${row.runner_pid}) stopped without ending it; the ${row.provider} CLI and what it started were ended by the next server`,
-          }
-        : { status: 'lost', error: 'the server running it stopped' },
-    );
-  }
-
-  /**
-   * Why a run starts its conversation afresh: reset, the first call of that name, or — what a
-   * caller would not guess — a session that cannot be the one that ran it before (a server that
-   * restarted without a client session id is a new session), with how to continue it.
-   */
-  private async whyFresh(
-    session: SessionRow,
-    row: AgentRunRow,
-    point: string | null | undefined,
-  ): Promise<string> {
-    if (point === null) return 'reset_session started this conversation over.';
-    const before = await this.app.store.agentRuns.lastPoint(
-      session.project_id,
-      row.provider,
-      row.conversation,
-    );
-    if (!before || before.session_id === session.id)
-      return 'the first call of this conversation in this session.';
-    const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.produced}"} continues it`;
-    return session.client_session_id === null
-      ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (run ${before.id}); ${how}.`
-      : `conversation "${row.conversation}" ran before in another session (run ${before.id}), not in this one; ${how}.`;
-  }
-
   private slot(): Promise<void> {
     if (this.running < this.app.config.agents.max_parallel) {
       this.running++;
@@ -538,24 +330,6 @@ export class AgentsService {
     const next = this.slots.shift();
     if (next) next();
     else this.running--;
-  }
-
-  /**
-   * The folder a conversation of a CLI that keeps sessions per folder lives in: that of its run
-   * still going (it makes the point the next call continues from), else of the run that made its
-   * current point; undefined when it starts fresh, or the CLI does not care.
-   */
-  private async conversationFolder(
-    session: SessionRow,
-    provider: AgentProvider,
-    conversation: string,
-  ): Promise<string | undefined> {
-    if (!adapterOf(provider).sessionsPerFolder) return undefined;
-    const runs = this.app.store.agentRuns;
-    const going = await runs.lastOpen(session.id, provider, conversation);
-    if (going) return going.cwd;
-    const point = await runs.conversation(session.id, provider, conversation);
-    return point ? (await runs.producedBy(point))?.cwd : undefined;
   }
 
   /** The run's folder: inside the session's project (the worktree when not given). */
@@ -571,40 +345,4 @@ export class AgentsService {
     }
     return folder;
   }
-}
-
-/**
- * The prompt with the files' contents before it, each fenced and named. Only files of the project
- * (`root`, symlinks followed) are read: a prompt cannot carry the rest of the machine to a CLI.
- */
-function withFiles(prompt: string, cwd: string, root: string, files: string[]): string {
-  if (files.length > MAX_CONTEXT_FILES) throw invalidInput(`file_paths: at most ${MAX_CONTEXT_FILES} files.`);
-  const realRoot = realpathSync(root);
-  const parts = files.map((file) => {
-    let content: string;
-    try {
-      const path = realpathSync(resolve(cwd, file));
-      const rel = relative(realRoot, path);
-      if (rel.startsWith('..') || isAbsolute(rel))
-        throw invalidInput(`file_paths: ${file} is outside the project.`);
-      if (statSync(path).size > MAX_CONTEXT_FILE_BYTES)
-        throw invalidInput(`file_paths: ${file} is over ${MAX_CONTEXT_FILE_BYTES / 1000} kB.`);
-      content = readFileSync(path, 'utf8');
-    } catch (error) {
-      if (error instanceof CollabError) throw error;
-      throw invalidInput(`file_paths: cannot read ${file} (${(error as Error).message}).`);
-    }
-    return `<file path="${file.replace(/"/g, "'")}">\n${content}\n</file>`;
-  });
-  return `${parts.join('\n\n')}\n\n${prompt}`;
-}
-
-/** Why a run was cancelled: the reason its abort was given (a server stopping), else a caller's cancel. */
-function cancelReason(signal: AbortSignal): string {
-  return typeof signal.reason === 'string' ? `cancelled: ${signal.reason}` : 'cancelled';
-}
-
-/** A person's search words (at most 20): the store searches for each as it is (no operators from the input). */
-function searchWords(query: string): string[] {
-  return query.split(/\s+/).filter(Boolean).slice(0, 20);
 }

@@ -1,0 +1,49 @@
+/**
+ * Where and how a delegated conversation continues: the folder a CLI that keeps its sessions per
+ * folder must run in, and why a run starts its conversation afresh.
+ */
+import type { AppContext } from '../../app/context.js';
+import type { AgentProvider } from '../../core/agent-events.js';
+import type { AgentRunRow } from '../../store/agent-runs-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import { adapterOf } from './providers.js';
+
+/**
+ * The folder a conversation of a CLI that keeps sessions per folder lives in: that of its run
+ * still going (it makes the point the next call continues from), else of the run that made its
+ * current point; undefined when it starts fresh, or the CLI does not care.
+ */
+export async function conversationFolder(
+  app: AppContext,
+  session: SessionRow,
+  provider: AgentProvider,
+  conversation: string,
+): Promise<string | undefined> {
+  if (!adapterOf(provider).sessionsPerFolder) return undefined;
+  const runs = app.store.agentRuns;
+  const going = await runs.lastOpen(session.id, provider, conversation);
+  if (going) return going.cwd;
+  const point = await runs.conversation(session.id, provider, conversation);
+  return point ? (await runs.producedBy(point))?.cwd : undefined;
+}
+
+/**
+ * Why a run starts its conversation afresh: reset, the first call of that name, or — what a
+ * caller would not guess — a session that cannot be the one that ran it before (a server that
+ * restarted without a client session id is a new session), with how to continue it.
+ */
+export async function whyFresh(
+  app: AppContext,
+  session: SessionRow,
+  row: AgentRunRow,
+  point: string | null | undefined,
+): Promise<string> {
+  if (point === null) return 'reset_session started this conversation over.';
+  const before = await app.store.agentRuns.lastPoint(session.project_id, row.provider, row.conversation);
+  if (!before || before.session_id === session.id)
+    return 'the first call of this conversation in this session.';
+  const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.produced}"} continues it`;
+  return session.client_session_id === null
+    ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (run ${before.id}); ${how}.`
+    : `conversation "${row.conversation}" ran before in another session (run ${before.id}), not in this one; ${how}.`;
+}

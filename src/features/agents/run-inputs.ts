@@ -1,0 +1,42 @@
+/**
+ * What a run is given besides its prompt: the contents of the project's files put before it, and a
+ * person's search words for the history.
+ */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { CollabError, invalidInput } from '../../core/errors.js';
+
+/** Files given as context: at most this many, of at most this size each. */
+export const MAX_CONTEXT_FILES = 20;
+const MAX_CONTEXT_FILE_BYTES = 200_000;
+
+/**
+ * The prompt with the files' contents before it, each fenced and named. Only files of the project
+ * (`root`, symlinks followed) are read: a prompt cannot carry the rest of the machine to a CLI.
+ */
+export function withFiles(prompt: string, cwd: string, root: string, files: string[]): string {
+  if (files.length > MAX_CONTEXT_FILES) throw invalidInput(`file_paths: at most ${MAX_CONTEXT_FILES} files.`);
+  const realRoot = realpathSync(root);
+  const parts = files.map((file) => {
+    let content: string;
+    try {
+      const path = realpathSync(resolve(cwd, file));
+      const rel = relative(realRoot, path);
+      if (rel.startsWith('..') || isAbsolute(rel))
+        throw invalidInput(`file_paths: ${file} is outside the project.`);
+      if (statSync(path).size > MAX_CONTEXT_FILE_BYTES)
+        throw invalidInput(`file_paths: ${file} is over ${MAX_CONTEXT_FILE_BYTES / 1000} kB.`);
+      content = readFileSync(path, 'utf8');
+    } catch (error) {
+      if (error instanceof CollabError) throw error;
+      throw invalidInput(`file_paths: cannot read ${file} (${(error as Error).message}).`);
+    }
+    return `<file path="${file.replace(/"/g, "'")}">\n${content}\n</file>`;
+  });
+  return `${parts.join('\n\n')}\n\n${prompt}`;
+}
+
+/** A person's search words (at most 20): the store searches for each as it is (no operators from the input). */
+export function searchWords(query: string): string[] {
+  return query.split(/\s+/).filter(Boolean).slice(0, 20);
+}
