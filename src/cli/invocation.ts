@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { shellQuote } from '../core/shell-command.js';
+import { shellQuote } from '../core/shell-words.js';
 
 /**
  * The command line that runs this session-collab from a hook or a client's config: this Node and

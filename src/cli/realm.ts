@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
-import { shellQuote } from '../core/shell-command.js';
+import { shellQuote } from '../core/shell-words.js';
 import { realmFor } from '../features/realm/realm.js';
 import { git } from '../integrations/git.js';
 import { locateProject } from '../integrations/git-repo.js';

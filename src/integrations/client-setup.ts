@@ -4,7 +4,7 @@
  * transforms (existing content in, new content out), so that running twice changes nothing and
  * a user's own servers, hooks and notes stay as they are.
  */
-import { shellQuote } from '../core/shell-command.js';
+import { shellQuote } from '../core/shell-words.js';
 import { EDIT_TOOL_MATCHER, SHELL_TOOL_MATCHER } from './agent-hooks.js';
 import { codexHttpTable, codexStdioTable, mergeCodexToml } from './codex-toml.js';
 import { editSettings, readSettings } from './jsonc-settings.js';

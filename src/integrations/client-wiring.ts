@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { splitCommands } from '../core/shell-command.js';
+import { splitCommands } from '../core/shell-words.js';
 import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
 import { geminiTrusts, trustFile } from './client-trust.js';
 import { codexTransport, codexTrusts, hasCodexServer } from './codex-toml.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fileEffects, splitCommands } from '../../src/core/shell-command.js';
+import { fileEffects } from '../../src/core/shell-command.js';
+import { splitCommands } from '../../src/core/shell-words.js';
 
 describe('splitCommands', () => {
   it('splits on separators and honours quotes', () => {
