@@ -1,5 +1,5 @@
 import type { App } from '../app/app.js';
-import { telegramSettings } from '../app/config.js';
+import { telegramSettings } from '../app/telegram-config.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import type { Selection } from '../mcp/registry.js';
 

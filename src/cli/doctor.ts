@@ -10,9 +10,10 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadConfig, telegramSettings } from '../app/config.js';
+import { loadConfig } from '../app/config.js';
 import { inspectDatabase, rebuildDatabase } from '../app/database-health.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
+import { telegramSettings } from '../app/telegram-config.js';
 import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
 import { VERSION } from '../core/version.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
-import { telegramSettings } from '../../src/app/config.js';
+import { telegramSettings } from '../../src/app/telegram-config.js';
 import { humanFor } from '../../src/features/human/human.js';
 import { TelegramChannel } from '../../src/features/human/telegram-channel.js';
 import { telegramApi } from '../../src/integrations/telegram-api.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { TelegramConfig } from '../../app/config.js';
 import type { AppContext } from '../../app/context.js';
+import type { TelegramConfig } from '../../app/telegram-config.js';
 import { Backoff } from '../../core/backoff.js';
 import { newId } from '../../core/ids.js';
 import { processAlive } from '../../integrations/process-probe.js';
