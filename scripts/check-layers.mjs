@@ -12,7 +12,16 @@ const ALLOWED = {
   integrations: ['core'],
   app: ['core', 'store', 'integrations', 'features'],
   // Services see the app only through its leaves: the context they are built on, and settings.
-  features: ['core', 'store', 'integrations', 'app/context.ts', 'app/config.ts', 'app/home.ts', 'app/log.ts'],
+  features: [
+    'core',
+    'store',
+    'integrations',
+    'app/context.ts',
+    'app/config.ts',
+    'app/telegram-config.ts',
+    'app/home.ts',
+    'app/log.ts',
+  ],
   mcp: ['core', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
   cli: ['core', 'integrations', 'app', 'features', 'mcp', 'http'],
