@@ -47,7 +47,10 @@ describe('the MCP SDK, as this product uses it', () => {
   });
 
   it('wraps every request handler through _wrapHandler, which the server overrides for tools/call only', async () => {
-    const wrap = vi.spyOn(Server.prototype as unknown as { _wrapHandler: () => unknown }, '_wrapHandler');
+    const wrap = vi.spyOn(
+      Server.prototype as unknown as { _wrapHandler: (method: string, handler: unknown) => unknown },
+      '_wrapHandler',
+    );
     const app = await testApp();
     try {
       const connection = new Connection(app, app.sessions, {
@@ -57,7 +60,7 @@ describe('the MCP SDK, as this product uses it', () => {
         name: null,
       });
       createMcpServer(app, connection, await select(['collab'], { readOnly: false }));
-      const methods = wrap.mock.calls.map((call) => call[0] as unknown as string);
+      const methods = wrap.mock.calls.map((call) => call[0]);
       expect(methods).toContain('tools/list');
       expect(methods).not.toContain('tools/call');
     } finally {
