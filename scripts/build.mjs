@@ -54,8 +54,9 @@ const common = {
   target: 'node20',
   // grammY (loaded only when a Telegram bot is configured) stays in node_modules: minified, the
   // class names node-fetch checks its abort signal by are lost.
-  // pg (team mode) likewise: loaded from node_modules only when a database URL is set.
-  external: ['grammy', 'pg'],
+  // pg (team mode) likewise: loaded from node_modules only when a database URL is set. And Kysely,
+  // loaded only when a portable migration is compiled (src/store/migrations/portable.ts).
+  external: ['grammy', 'pg', 'kysely'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
   minify: true,
   legalComments: 'none',

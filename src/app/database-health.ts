@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { SCHEMA_VERSION } from '../store/migrations.js';
+import { SCHEMA_VERSION } from '../store/migrations/schema.js';
 import { salvageDatabase, type TableSalvage } from '../store/repair.js';
 import { Store } from '../store/store.js';
 

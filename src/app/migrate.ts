@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { openDatabase, schemaVersion } from '../store/database.js';
-import { SCHEMA_VERSION } from '../store/migrations.js';
+import { SCHEMA_VERSION } from '../store/migrations/schema.js';
 import { migratePg, openPgPool, redactUrl } from '../store/pg-database.js';
 import { sqliteConnection } from '../store/sqlite.js';
 import { databaseUrl, loadConfig } from './config.js';

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { SCHEMA_VERSION, stepsAfter } from './migrations/schema.js';
 import { sqliteConnection } from './sqlite.js';
 
 export type Db = Database.Database;
@@ -99,8 +99,7 @@ function migrate(db: Db, file: string): void {
     );
   }
   if (current === SCHEMA_VERSION) return;
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+  for (const migration of stepsAfter('sqlite', current)) {
     // Each migration in its own immediate transaction; a concurrent process that migrated first
     // makes the re-check skip it.
     if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');

@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Pool, PoolClient } from 'pg';
 import { CollabError } from '../core/errors.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
-import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
+import { SCHEMA_VERSION, stepsAfter } from './migrations/schema.js';
 
 /** A key of PostgreSQL's advisory locks: held while a process migrates the schema. */
 const MIGRATION_LOCK = 7_290_031_001;
@@ -62,7 +61,8 @@ export async function pgSchemaVersion(client: Pool | PoolClient): Promise<number
 
 /**
  * Brings the team database's schema up to date: on an empty database the baseline (the schema as
- * of migration 11), then each later migration's PostgreSQL text, each in its own transaction.
+ * of migration 11), then each later migration's PostgreSQL text (migrations/schema.ts), each in its
+ * own transaction.
  * Replicas starting together take turns on an advisory lock. Returns the versions before and after.
  */
 export async function migratePg(pool: Pool): Promise<{ from: number; to: number }> {
@@ -97,15 +97,8 @@ export async function migratePg(pool: Pool): Promise<{ from: number; to: number 
       }
     };
     let current = from;
-    if (current === 0) {
-      await step(PG_BASELINE_VERSION, PG_BASELINE);
-      current = PG_BASELINE_VERSION;
-    }
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
-      if (migration.pg === undefined)
-        throw new CollabError('INTERNAL_ERROR', `Migration ${migration.version} has no PostgreSQL text.`);
-      await step(migration.version, migration.pg);
+    for (const migration of stepsAfter('postgresql', from)) {
+      await step(migration.version, migration.sql);
       current = migration.version;
     }
     return { from, to: current };

@@ -39,22 +39,79 @@ export interface SqlDatabase extends Sql {
   close(): Promise<void>;
 }
 
-/** `?` placeholders numbered for PostgreSQL (`$1`…), leaving string literals and identifiers alone. */
+/**
+ * `?` placeholders numbered for PostgreSQL (`$1`…) by a tokenizer that knows what else a `?` can be
+ * in its SQL: text in string literals (`'…'`, `E'…'` with backslash escapes), quoted identifiers,
+ * dollar-quoted bodies (`$$…$$`, `$tag$…$tag$`) and comments (`-- …`, nested `/* … *\/`) stays as
+ * it is; the JSONB operators `?|` and `?&` stay operators; and `??` is a literal `?` (how the
+ * JSONB `?` operator is written, as JDBC does).
+ */
 export function numberPlaceholders(sql: string): string {
   let n = 0;
   let out = '';
-  let quote: string | null = null;
-  for (const c of sql) {
-    if (quote) {
-      if (c === quote) quote = null;
-      out += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      out += c;
+  let i = 0;
+  /** Copies up to and including the first `end` at or after `from` (or the rest). */
+  const copyThrough = (from: number, end: string) => {
+    const at = sql.indexOf(end, from);
+    const stop = at === -1 ? sql.length : at + end.length;
+    out += sql.slice(i, stop);
+    i = stop;
+  };
+  while (i < sql.length) {
+    const c = sql[i]!;
+    const next = sql[i + 1];
+    if (c === "'") {
+      // A string: '' is a quote inside it; after E, a backslash escapes the next character.
+      const escapes = i > 0 && /[eE]/.test(sql[i - 1]!) && !/\w/.test(sql[i - 2] ?? '');
+      let j = i + 1;
+      while (j < sql.length) {
+        if (escapes && sql[j] === '\\') j += 2;
+        else if (sql[j] === "'" && sql[j + 1] === "'") j += 2;
+        else if (sql[j] === "'") break;
+        else j++;
+      }
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '"') copyThrough(i + 1, '"');
+    else if (c === '-' && next === '-') copyThrough(i, '\n');
+    else if (c === '/' && next === '*') {
+      let depth = 0;
+      let j = i;
+      while (j < sql.length) {
+        if (sql[j] === '/' && sql[j + 1] === '*') {
+          depth++;
+          j += 2;
+        } else if (sql[j] === '*' && sql[j + 1] === '/') {
+          depth--;
+          j += 2;
+          if (depth === 0) break;
+        } else j++;
+      }
+      out += sql.slice(i, j);
+      i = j;
+    } else if (c === '$' && /[A-Za-z_$]/.test(next ?? '') && !/[\w$]/.test(sql[i - 1] ?? '')) {
+      const tag = /^\$[A-Za-z_]\w*\$|^\$\$/.exec(sql.slice(i))?.[0];
+      if (tag) copyThrough(i + tag.length, tag);
+      else {
+        out += c;
+        i++;
+      }
     } else if (c === '?') {
-      n += 1;
-      out += `$${n}`;
-    } else out += c;
+      if (next === '?') {
+        out += '?';
+        i += 2;
+      } else if ((next === '|' || next === '&') && sql[i + 2] !== next) {
+        out += c + next;
+        i += 2;
+      } else {
+        n += 1;
+        out += `$${n}`;
+        i++;
+      }
+    } else {
+      out += c;
+      i++;
+    }
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/app/config.js';
-import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations/schema.js';
 import { bareServe } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 

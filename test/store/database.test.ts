@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { SCHEMA_VERSION } from '../../src/store/migrations/schema.js';
 import { sqliteAddon } from '../../src/store/sqlite.js';
 import { testApp } from '../helpers/app.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
@@ -27,7 +27,7 @@ describe('database', () => {
   });
 
   it('migrates a populated older database forward, keeping its rows and foreign keys', async () => {
-    const { MIGRATIONS } = await import('../../src/store/migrations.js');
+    const { FROZEN_MIGRATIONS: MIGRATIONS } = await import('../../src/store/migrations/frozen.js');
     const file = join(tempDir(), 'registry.db');
     const old = new Database(file);
     for (const m of MIGRATIONS.filter((x) => x.version <= 4)) old.exec(m.sql);

@@ -30,8 +30,18 @@ const backends = {
   },
 };
 
-it('numbers placeholders for PostgreSQL, not inside literals', () => {
+it('numbers placeholders for PostgreSQL: not in literals, identifiers, comments or dollar quotes, not operators', () => {
   expect(numberPlaceholders(`SELECT ? , '?' , "a?" , ?`)).toBe(`SELECT $1 , '?' , "a?" , $2`);
+  expect(numberPlaceholders(`SELECT 'it''s ?', E'a\\'?', ? -- why?\n, ? /* a ? /* b ? */ c ? */ , ?`)).toBe(
+    `SELECT 'it''s ?', E'a\\'?', $1 -- why?\n, $2 /* a ? /* b ? */ c ? */ , $3`,
+  );
+  expect(numberPlaceholders('CREATE FUNCTION f() AS $$ SELECT ?; $$; SELECT $tag$ ? $tag$, ?')).toBe(
+    'CREATE FUNCTION f() AS $$ SELECT ?; $$; SELECT $tag$ ? $tag$, $1',
+  );
+  // JSONB: ?| and ?& are operators, ?? is the ? operator; a placeholder before || stays one.
+  expect(numberPlaceholders("SELECT data ?| ?, data ?& ?, data ?? 'k', ? || 'x', ?||'y'")).toBe(
+    "SELECT data ?| $1, data ?& $2, data ? 'k', $3 || 'x', $4||'y'",
+  );
 });
 
 describe.each(Object.keys(backends) as Array<keyof typeof backends>)('the SQL interface on %s', (backend) => {
