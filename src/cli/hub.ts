@@ -71,7 +71,8 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info('hub.stopping', { signal });
-    void Promise.all([running.close(), work.stop(signal)])
+    // The agent CLIs it runs end with it even when closing the server fails.
+    void Promise.allSettled([running.close(), work.stop(signal)])
       .then(() => app.close())
       .finally(() => process.exit(0));
   };

@@ -128,12 +128,15 @@ export async function serve(options: ServeOptions): Promise<void> {
     stopping = true;
     clearInterval(heartbeat);
     void (async () => {
-      if (connection.currentId) await work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
-      await connection.close(reason);
-      // Telegram gets 3 s to give its lease up (another process then takes over at once; else
-      // the lease runs out by itself).
-      await work.stop(reason);
-      await handle.close();
+      try {
+        if (connection.currentId) await work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
+        await connection.close(reason);
+      } finally {
+        // The agent CLIs it runs end with it, whatever failed before; Telegram gets 3 s to give its
+        // lease up (another process then takes over at once; else the lease runs out by itself).
+        await work.stop(reason);
+        await handle.close();
+      }
     })()
       .catch((error: Error) => app.log.warn('session.stop_failed', { message: error.message }))
       .then(() => app.close())

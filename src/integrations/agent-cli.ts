@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { groupExists, groupMarked } from './process-probe.js';
+import { groupExists, markedProcesses } from './process-probe.js';
 
 /**
  * The variable every run's CLI gets (its run's id): it marks the CLI and what it starts, so that a
@@ -96,22 +96,64 @@ export function findCli(
 }
 
 /**
- * Ends the process group a run's CLI was started in by a server that is gone, when it still runs
- * and is that run's: on Linux a process of the group must carry the run's mark; elsewhere the group
- * must exist and the run be younger than `maxAgeMs` (its own timeout would have ended it by then,
- * and the id may since have gone to another group). Whether it was ended.
+ * Ends whatever carries a run's mark (its environment), wherever it is (Linux, through /proc): a
+ * group whose leader carries it whole, a marked process in another group (one that left the CLI's
+ * group) alone. Whether anything was; null where /proc cannot tell.
+ */
+export async function endMarked(runId: string): Promise<boolean | null> {
+  const marked = markedProcesses(`${RUN_MARKER}=${runId}`);
+  if (marked === null) return null;
+  if (marked.length === 0) return false;
+  const pids = new Set(marked.map((p) => p.pid));
+  const groups = new Set(marked.filter((p) => pids.has(p.group)).map((p) => p.group));
+  const alone = marked.filter((p) => !groups.has(p.group)).map((p) => p.pid);
+  await Promise.all([...[...groups].map((g) => endProcessGroup(g)), ...alone.map((pid) => endProcess(pid))]);
+  return true;
+}
+
+/**
+ * Ends what a run's CLI left running after its server was killed: what carries its mark, or,
+ * where /proc cannot tell, the group recorded (`pgid`) when it exists and the run is younger than
+ * `maxAgeMs` (its own timeout would have ended it by then, and the id may since have gone to
+ * another group). Whether anything was ended.
  */
 export async function endLeftGroup(
-  pgid: number,
+  pgid: number | null,
   runId: string,
   ageMs: number,
   maxAgeMs: number,
 ): Promise<boolean> {
-  const marked = groupMarked(pgid, `${RUN_MARKER}=${runId}`);
-  if (marked === false) return false;
-  if (marked === null && (ageMs > maxAgeMs || !groupExists(pgid))) return false;
+  const marked = await endMarked(runId);
+  if (marked !== null) return marked;
+  if (pgid === null || ageMs > maxAgeMs || !groupExists(pgid)) return false;
   await endProcessGroup(pgid);
   return true;
+}
+
+/** Ends one process: SIGTERM, then SIGKILL after the grace time. */
+async function endProcess(pid: number, graceMs = GRACE_MS): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() >= deadline) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export interface CliRun {
@@ -162,9 +204,23 @@ export function runCli(options: {
     const decoder = new StringDecoder('utf8');
     // Set once the group is being ended (timeout or cancel): the run is over when the group is gone.
     let ending: Promise<void> | null = null;
+    // Once the CLI has exited and its group was ended, a process that left the group may still
+    // hold the output pipes open, which would keep 'close' from ever coming: they are closed then.
+    const closeWhenEnded = () => {
+      if (ending === null || (child.exitCode === null && child.signalCode === null)) return;
+      void ending.then(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      });
+    };
     const endGroup = () => {
       if (child.pid === undefined || ending !== null) return;
-      ending = endProcessGroup(child.pid);
+      // The group, then anything of the run's that left it.
+      const runId = options.runId;
+      ending = endProcessGroup(child.pid).then(async () => {
+        if (runId) await endMarked(runId);
+      });
+      closeWhenEnded();
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -205,6 +261,7 @@ export function runCli(options: {
       options.signal.removeEventListener('abort', onAbort);
       reject(error);
     });
+    child.on('exit', closeWhenEnded);
     child.on('close', (code) => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);

@@ -82,26 +82,30 @@ export function groupExists(pgid: number): boolean {
 }
 
 /**
- * Whether a live process of group `pgid` has `marker` (NAME=value) in its environment: proof that
- * the group is the one that was started with it, not a later group that was given the same id.
- * Null where /proc cannot tell (another system).
+ * The live processes whose environment holds `marker` (NAME=value), each with its process group:
+ * what a server started, found whatever group it has moved to since. Null where /proc cannot
+ * tell (another system).
  */
-export function groupMarked(pgid: number, marker: string): boolean | null {
+export function markedProcesses(marker: string): Array<{ pid: number; group: number }> | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return null;
   }
+  const found: Array<{ pid: number; group: number }> = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (!stat || stat.group !== pgid || stat.state === 'Z' || stat.state === 'X') continue;
+    let environ: string;
     try {
-      if (`\0${readFileSync(`/proc/${entry}/environ`, 'utf8')}`.includes(`\0${marker}\0`)) return true;
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
     } catch {
-      // gone meanwhile, or not ours to read
+      continue; // gone meanwhile, or not ours to read
     }
+    if (!`\0${environ}`.includes(`\0${marker}\0`)) continue;
+    const stat = procStat(Number(entry));
+    if (stat && stat.state !== 'Z' && stat.state !== 'X')
+      found.push({ pid: Number(entry), group: stat.group });
   }
-  return false;
+  return found;
 }

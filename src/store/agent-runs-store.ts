@@ -148,6 +148,19 @@ export class AgentRunsStore {
     return changes > 0;
   }
 
+  /**
+   * Takes over a run whose server is gone: it is this process's now, unless another process took it
+   * (or it ended) since `row` was read. Whether it is.
+   */
+  async takeOver(row: AgentRunRow, pid: number, start: string | null): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      `UPDATE agent_runs SET runner_pid = ?, runner_start = ?
+       WHERE id = ? AND status IN ('queued', 'running') AND runner_pid = ? AND coalesce(runner_start, '') = ?`,
+      [pid, start, row.id, row.runner_pid, row.runner_start ?? ''],
+    );
+    return changes > 0;
+  }
+
   /** The process group its CLI runs in, once spawned. */
   async setCliGroup(id: string, pgid: number): Promise<void> {
     await this.sql.run('UPDATE agent_runs SET cli_pgid = ? WHERE id = ?', [pgid, id]);
@@ -217,11 +230,17 @@ export class AgentRunsStore {
     ]);
   }
 
-  /** Deletes a session's finished runs; how many. */
+  /**
+   * Deletes a session's finished runs, but for those that produced a point one of its conversations
+   * continues from (where it ran and what it cost are read from them); how many.
+   */
   async deleteOwn(sessionId: string): Promise<number> {
     const ids = await this.sql.all<{ id: string }>(
-      "DELETE FROM agent_runs WHERE session_id = ? AND status NOT IN ('queued', 'running') RETURNING id",
-      [sessionId],
+      `DELETE FROM agent_runs WHERE session_id = ? AND status NOT IN ('queued', 'running')
+         AND (produced IS NULL OR produced NOT IN
+           (SELECT current FROM agent_conversations WHERE session_id = ? AND current IS NOT NULL))
+       RETURNING id`,
+      [sessionId, sessionId],
     );
     for (const { id } of ids) await this.sql.run('DELETE FROM agent_runs_fts WHERE run_id = ?', [id]);
     return ids.length;
@@ -240,27 +259,33 @@ export class AgentRunsStore {
     );
   }
 
-  /** The project's newest run of a conversation name that produced a point, whichever session ran it. */
+  /**
+   * The newest point a conversation name reached in a session that has ended, of this machine and
+   * this worktree (a session before a restart of its server): what a new session may continue.
+   */
   lastPoint(
-    projectId: string,
+    where: { projectId: string; host: string; worktree: string },
     provider: AgentProvider,
     conversation: string,
   ): Promise<AgentRunRow | undefined> {
     return this.sql.get<AgentRunRow>(
-      `SELECT * FROM agent_runs WHERE project_id = ? AND provider = ? AND conversation = ? AND produced IS NOT NULL
-         AND status = 'succeeded'
-       ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [projectId, provider, conversation],
+      `SELECT r.* FROM agent_runs r JOIN sessions s ON s.id = r.session_id
+       WHERE r.project_id = ? AND r.provider = ? AND r.conversation = ? AND r.produced IS NOT NULL
+         AND r.status = 'succeeded' AND s.status = 'ended' AND s.host = ? AND s.worktree = ?
+       ORDER BY r.created_at DESC, r.id DESC LIMIT 1`,
+      [where.projectId, provider, conversation, where.host, where.worktree],
     );
   }
 
-  /** How many of a session's runs have not ended. */
-  async openCount(sessionId: string): Promise<number> {
-    const row = await this.sql.get<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM agent_runs WHERE session_id = ? AND status IN ('queued', 'running')",
+  /** How many of a session's runs have not ended, and how many ended ones it still has. */
+  async remaining(sessionId: string): Promise<{ going: number; ended: number }> {
+    const row = await this.sql.get<{ going: number; ended: number }>(
+      `SELECT coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS going,
+              coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 0 ELSE 1 END), 0) AS ended
+       FROM agent_runs WHERE session_id = ?`,
       [sessionId],
     );
-    return Number(row?.n ?? 0);
+    return { going: Number(row?.going ?? 0), ended: Number(row?.ended ?? 0) };
   }
 
   /** The run that produced a CLI conversation id. */

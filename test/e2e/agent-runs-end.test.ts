@@ -5,7 +5,7 @@
  * left. Real `serve` and `hub` processes, the fake claude CLI and the processes it starts.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,8 +40,9 @@ function alive(pid: number): boolean {
   }
 }
 
-function setup() {
+function setup(config: Record<string, unknown> = {}) {
   const home = tempDir('collab-home-');
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config));
   const state = tempDir('fake-agent-');
   const repo = gitRepo();
   const env = { PATH: `${FAKES}:${process.env.PATH}`, FAKE_AGENT_STATE: state };
@@ -114,6 +115,61 @@ describe('a server that ends ends the agent CLIs it runs', () => {
             : `cancelled: its server stopped (${how})`,
       });
     }, 60_000);
+
+  it('what ignores SIGTERM is killed, and what left the group holding the output pipe ends too: serve still exits', async () => {
+    const { connect, processes, state } = setup();
+    const a = await connect();
+    await a.call<Run>('execute_claude', { prompt: 'sleep 60 stubborn', wait_seconds: 1 });
+    const { cli, child } = await processes();
+    const pidOf = (prefix: string) => {
+      const file = readdirSync(state).find((f) => f.startsWith(prefix));
+      return file ? Number(readFileSync(join(state, file), 'utf8')) : null;
+    };
+    for (let i = 0; i < 100 && (pidOf('deaf-') === null || pidOf('escaped-') === null); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const deaf = pidOf('deaf-')!;
+    const escaped = pidOf('escaped-')!;
+    started.push(deaf, escaped);
+    process.kill(a.pid, 'SIGTERM');
+    // Within the grace (2 s), SIGKILL, and the wait for the pipe's holder: never a hang.
+    await waitForExit(a.pid, 8_000);
+    expect(await gone([cli, child, deaf, escaped], 1_000)).toEqual([]);
+    const b = await connect();
+    expect(await newestRun(b)).toMatchObject({
+      status: 'cancelled',
+      error: 'cancelled: its server stopped (SIGTERM)',
+    });
+  }, 60_000);
+
+  it('runs still queued (no slot free, or behind their conversation) end at once, before they start', async () => {
+    const { connect, processes } = setup({ agents: { max_parallel: 1 } });
+    const a = await connect();
+    await a.call<Run>('execute_claude', { prompt: 'sleep 60 holds the slot', wait_seconds: 1 });
+    const waiting = await a.call<Run>('execute_claude', {
+      prompt: 'no slot',
+      conversation: 'other',
+      wait_seconds: 0,
+    });
+    const behind = await a.call<Run>('execute_claude', { prompt: 'behind it', wait_seconds: 0 });
+    expect([waiting.status, behind.status]).toEqual(['queued', 'queued']);
+    await processes();
+    process.kill(a.pid, 'SIGTERM');
+    await waitForExit(a.pid, 8_000);
+    const b = await connect();
+    const all = await b.call<{ executions: Array<Run & { prompt: string }> }>('get_execution_history', {
+      limit: 10,
+    });
+    const of = (prompt: string) => all.executions.find((e) => e.prompt === prompt);
+    expect(of('no slot')).toMatchObject({
+      status: 'cancelled',
+      error: 'cancelled: its server stopped (SIGTERM) before it started',
+    });
+    expect(of('behind it')).toMatchObject({
+      status: 'cancelled',
+      error: 'cancelled: its server stopped (SIGTERM) before it started',
+    });
+    expect(of('sleep 60 holds the slot')).toMatchObject({ status: 'cancelled' });
+  }, 60_000);
 
   it('serve killed outright (SIGKILL): its CLI runs on until the next server starts and ends it', async () => {
     const { connect, processes } = setup();

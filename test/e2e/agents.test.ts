@@ -328,24 +328,39 @@ describe('continuing a conversation where it can be continued, and saying why no
     const a = await connect('clear-a');
     const b = await connect('clear-b');
     await a.call('execute_claude', { prompt: 'mine' });
+    await a.call('execute_claude', { prompt: 'mine again' });
     await b.call('execute_claude', { prompt: 'theirs' });
     const going = await a.call<Run>('execute_claude', {
       prompt: 'sleep 3 still going',
       conversation: 'long',
       wait_seconds: 0,
     });
-    const cleared = await a.call<{ deleted: number; kept_running: number }>('clear_execution_history', {});
-    expect(cleared).toEqual({ deleted: 1, kept_running: 1 });
+    // 'mine' goes; 'mine again' is where the conversation continues from; 'long' still runs.
+    expect(await a.call('clear_execution_history', {})).toEqual({
+      deleted: 1,
+      kept_running: 1,
+      kept_points: 1,
+    });
     const text = await a.client.callTool({ name: 'clear_execution_history', arguments: {} });
     expect(JSON.stringify(text.content)).toContain('Kept 1 still queued or running');
     const mine = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {});
-    expect(mine.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going']);
+    expect(mine.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'mine again']);
     const all = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {
       all_sessions: true,
     });
-    expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs']);
+    expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs', 'mine again']);
     await a.call('execution_status', { execution_id: going.execution_id, wait_seconds: 30 });
-    expect(await a.call('clear_execution_history', {})).toEqual({ deleted: 1, kept_running: 0 });
+    // The conversation still continues where it was after the clear (its folder and cost are known).
+    expect((await a.call<Run>('execute_claude', { prompt: 'and on' })).result).toBe(
+      'I remember: mine | mine again | and on',
+    );
+    await a.call('reset_session', {});
+    await a.call('reset_session', { conversation: 'long' });
+    expect(await a.call('clear_execution_history', {})).toEqual({
+      deleted: 3,
+      kept_running: 0,
+      kept_points: 0,
+    });
     expect((await a.call<{ executions: unknown[] }>('get_execution_history', {})).executions).toEqual([]);
   }, 60_000);
 });

@@ -255,13 +255,26 @@ export const clearExecutionHistory = defineTool({
   name: 'clear_execution_history',
   title: 'Clear run history',
   description:
-    "Delete this session's finished runs (what get_execution_history lists); runs still going are kept.",
+    "Delete this session's finished runs (what get_execution_history lists); runs still going, and each conversation's latest point, are kept.",
   kind: 'destructive',
   input: z.strictObject({}),
-  output: z.object({ deleted: z.number(), kept_running: z.number() }),
+  output: z.object({ deleted: z.number(), kept_running: z.number(), kept_points: z.number() }),
   handler: async ({ app, connection }) => agentsFor(app).clear(await connection.actor(undefined)),
   text: (o) =>
-    `${o.deleted} finished run(s) of this session deleted.${o.kept_running > 0 ? ` Kept ${o.kept_running} still queued or running (cancel_execution ends one; clear again once it ends).` : ''} Other sessions' runs are theirs and stay (get_execution_history {all_sessions: true} lists them).`,
+    [
+      `${o.deleted} finished run(s) of this session deleted.`,
+      ...(o.kept_running > 0
+        ? [
+            `Kept ${o.kept_running} still queued or running (cancel_execution ends one; clear again once it ends).`,
+          ]
+        : []),
+      ...(o.kept_points > 0
+        ? [
+            `Kept ${o.kept_points} that a conversation continues from (reset_session starts it over; then they go too).`,
+          ]
+        : []),
+      "Other sessions' runs are theirs and stay (get_execution_history {all_sessions: true} lists them).",
+    ].join(' '),
 });
 
 const pointInput = {

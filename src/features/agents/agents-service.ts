@@ -10,11 +10,13 @@ import { processStartTime } from '../../integrations/process-probe.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
-import { conversationFolder, whyFresh } from './conversation-rules.js';
-import { endLeft, endLeftRuns } from './left-runs.js';
+import { conversationFolder, whereOf, whyFresh } from './conversation-rules.js';
+import { endLeft, endLeftRuns, runnerLives } from './left-runs.js';
 import { adapterOf } from './providers.js';
 import { searchWords, withFiles } from './run-inputs.js';
 
+/** How long a stopping server waits for its runs to end (their SIGTERM grace, then SIGKILL). */
+const STOP_WAIT_MS = 4_000;
 /** How often a waiting call looks at its run. */
 const POLL_MS = 100;
 
@@ -31,6 +33,8 @@ export class AgentsService {
   private readonly tails = new Map<string, Promise<void>>();
   private running = 0;
   private readonly slots: Array<() => void> = [];
+  /** Set once the server stops: no run is started any more. */
+  private stopping: string | null = null;
 
   /** Runs a killed server left, ended (left-runs.ts): calls that read runs wait for it. */
   private readonly recovered: Promise<void>;
@@ -53,6 +57,12 @@ export class AgentsService {
     },
   ): Promise<AgentRunRow> {
     await this.recovered;
+    if (this.stopping !== null)
+      throw new CollabError(
+        'INVALID_STATE',
+        `This server is stopping (${this.stopping}): no run is started any more.`,
+        'Call again once your client has reconnected.',
+      );
     // claude and gemini keep their sessions per working folder: a continued call runs where its
     // conversation ran (by default), and another folder is refused.
     const ranIn = await conversationFolder(this.app, session, input.provider, input.conversation);
@@ -89,16 +99,21 @@ export class AgentsService {
     const controller = new AbortController();
     const live: LiveRun = { controller, activity: 'queued', done: Promise.resolve() };
     const previous = this.tails.get(key) ?? Promise.resolve();
-    live.done = previous
+    // It waits for the conversation's previous call, unless it is cancelled meanwhile.
+    live.done = untilAborted(previous, controller.signal)
       .then(() => this.run(id, session, live))
       .catch((error: Error) => {
         this.app.log.error('agent.run_failed', { run: id, message: error.message });
       });
-    this.tails.set(key, live.done);
+    // The next call waits for this one and the one before (a cancelled call ends early).
+    const tail = Promise.all([previous, live.done]).then(() => {});
+    this.tails.set(key, tail);
     this.live.set(id, live);
     void live.done.finally(() => {
       this.live.delete(id);
-      if (this.tails.get(key) === live.done) this.tails.delete(key);
+    });
+    void tail.finally(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     this.app.log.info('agent.queued', {
       run: id,
@@ -150,7 +165,15 @@ export class AgentsService {
       );
     const live = this.live.get(runId);
     if (live) live.controller.abort();
-    else if (row.status === 'queued' || row.status === 'running') await endLeft(this.app, row);
+    else if (row.status === 'queued' || row.status === 'running') {
+      if (runnerLives(this.app, row))
+        throw new CollabError(
+          'INVALID_STATE',
+          `Run ${runId} is run by another server process (pid ${row.runner_pid} on ${row.runner_host}), which is alive.`,
+          'Cancel it through the connection that started it, or wait for it (execution_status).',
+        );
+      await endLeft(this.app, row);
+    }
     return (await this.app.store.agentRuns.get(runId))!;
   }
 
@@ -159,9 +182,15 @@ export class AgentsService {
    * then SIGKILL), each run recorded cancelled with `reason`.
    */
   async stopAll(reason: string): Promise<void> {
+    this.stopping = reason;
     const runs = [...this.live.values()];
     for (const live of runs) live.controller.abort(reason);
-    await Promise.all(runs.map((live) => live.done));
+    // Each group gets its SIGTERM grace, then SIGKILL; a run that still has not ended (its output
+    // held open by a process that left its group) does not hold the server's exit up.
+    await Promise.race([
+      Promise.all(runs.map((live) => live.done)),
+      new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
+    ]);
   }
 
   /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
@@ -181,8 +210,7 @@ export class AgentsService {
       // client session id), the latest point any session of the project reached.
       const own = await this.app.store.agentRuns.conversation(session.id, provider, conversation);
       const latest =
-        own ??
-        (await this.app.store.agentRuns.lastPoint(session.project_id, provider, conversation))?.produced;
+        own ?? (await this.app.store.agentRuns.lastPoint(whereOf(session), provider, conversation))?.produced;
       if (point !== latest)
         throw invalidInput(
           `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
@@ -222,14 +250,18 @@ export class AgentsService {
     return pageOf(rows, filter.limit, (r) => ({ at: r.created_at, id: r.id }));
   }
 
-  /** Deletes the session's finished runs: how many, and how many of its runs go on (kept). */
-  async clear(session: SessionRow): Promise<{ deleted: number; kept_running: number }> {
+  /**
+   * Deletes the session's finished runs: how many, how many of its runs go on, and how many ended
+   * ones were kept because a conversation continues from the point they produced.
+   */
+  async clear(session: SessionRow): Promise<{ deleted: number; kept_running: number; kept_points: number }> {
     await this.recovered;
     const { store } = this.app;
-    return store.write(async () => ({
-      deleted: await store.agentRuns.deleteOwn(session.id),
-      kept_running: await store.agentRuns.openCount(session.id),
-    }));
+    return store.write(async () => {
+      const deleted = await store.agentRuns.deleteOwn(session.id);
+      const left = await store.agentRuns.remaining(session.id);
+      return { deleted, kept_running: left.going, kept_points: left.ended };
+    });
   }
 
   /** The CLI found for a provider, its version, and the permission setting in force. */
@@ -268,7 +300,11 @@ export class AgentsService {
 
   private async run(id: string, session: SessionRow, live: LiveRun): Promise<void> {
     const sessionId = session.id;
-    await this.slot();
+    if (!(await this.slot(live.controller.signal)))
+      return await endRun(this.app, id, {
+        status: 'cancelled',
+        error: `${cancelReason(live.controller.signal)} before it started`,
+      });
     try {
       const row = (await this.app.store.agentRuns.get(id))!;
       if (live.controller.signal.aborted)
@@ -286,7 +322,10 @@ export class AgentsService {
       const point = await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation);
       const resume = point ?? null;
       const fresh = resume === null ? await whyFresh(this.app, session, row, point) : null;
-      await this.app.store.write(() => this.app.store.agentRuns.start(id, resume, fresh, this.app.now()));
+      const started = await this.app.store.write(() =>
+        this.app.store.agentRuns.start(id, resume, fresh, this.app.now()),
+      );
+      if (!started) return; // ended meanwhile (cancelled by another process): nothing to run
       live.activity = `${row.provider} started`;
       const config = this.app.config.agents;
       let attempt = await attemptRun(this.app, path, resume, adapter.args(config, resume), row, live);
@@ -318,12 +357,26 @@ export class AgentsService {
     }
   }
 
-  private slot(): Promise<void> {
+  /** Waits for one of agents.max_parallel slots: true once it has one, false when `signal` aborts first. */
+  private slot(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
     if (this.running < this.app.config.agents.max_parallel) {
       this.running++;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
-    return new Promise((resolve) => this.slots.push(() => resolve()));
+    return new Promise((resolve) => {
+      const take = () => {
+        signal.removeEventListener('abort', give);
+        resolve(true);
+      };
+      const give = () => {
+        const at = this.slots.indexOf(take);
+        if (at !== -1) this.slots.splice(at, 1);
+        resolve(false);
+      };
+      this.slots.push(take);
+      signal.addEventListener('abort', give, { once: true });
+    });
   }
 
   private release(): void {
@@ -345,4 +398,17 @@ export class AgentsService {
     }
     return folder;
   }
+}
+
+/** Resolves when `promise` does, or at once when `signal` aborts (it never rejects). */
+function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    promise.then(done, done);
+  });
 }

@@ -39,11 +39,19 @@ export async function whyFresh(
   point: string | null | undefined,
 ): Promise<string> {
   if (point === null) return 'reset_session started this conversation over.';
-  const before = await app.store.agentRuns.lastPoint(session.project_id, row.provider, row.conversation);
+  const before = await app.store.agentRuns.lastPoint(whereOf(session), row.provider, row.conversation);
   if (!before || before.session_id === session.id)
     return 'the first call of this conversation in this session.';
   const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.produced}"} continues it`;
   return session.client_session_id === null
     ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (run ${before.id}); ${how}.`
     : `conversation "${row.conversation}" ran before in another session (run ${before.id}), not in this one; ${how}.`;
+}
+
+/**
+ * Where a session's conversations could have run before it: the sessions of this machine and this
+ * worktree (a server restarted without a client session id starts a new one there).
+ */
+export function whereOf(session: SessionRow): { projectId: string; host: string; worktree: string } {
+  return { projectId: session.project_id, host: session.host, worktree: session.worktree };
 }

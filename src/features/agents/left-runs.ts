@@ -1,33 +1,39 @@
 /**
  * Runs no live server of this machine runs any more: their server was killed before it could end
- * them. Each one's CLI, when it still runs, is ended with what it started; the run is recorded.
+ * them. Each one is first taken over by this process (one write, so that two servers starting
+ * together do not both handle it); then what its CLI left running is ended, and the run recorded.
  */
 import type { AppContext } from '../../app/context.js';
 import { endLeftGroup } from '../../integrations/agent-cli.js';
-import { processAlive } from '../../integrations/process-probe.js';
+import { processAlive, processStartTime } from '../../integrations/process-probe.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import { endRun } from './cli-attempt.js';
 
-/**
- * Runs left queued or running by a server process of this machine that is gone (killed before it
- * could end them): a CLI still running is ended with what it started, and the run recorded
- * cancelled; one that is gone is recorded lost.
- */
+/** Whether the server process that runs `row` is alive (one of another machine is taken to be). */
+export function runnerLives(app: AppContext, row: AgentRunRow): boolean {
+  if (row.runner_pid === null) return false;
+  return row.runner_host !== app.host || processAlive(row.runner_pid, row.runner_start);
+}
+
+/** Ends the runs that servers of this machine, killed, left queued or running. */
 export async function endLeftRuns(app: AppContext): Promise<void> {
   for (const row of await app.store.agentRuns.open()) {
-    if (
-      row.runner_host === app.host &&
-      row.runner_pid !== null &&
-      !processAlive(row.runner_pid, row.runner_start)
-    )
-      await endLeft(app, row);
+    if (row.runner_host === app.host && !runnerLives(app, row)) await endLeft(app, row);
   }
 }
 
-/** Ends a run no live server of this machine runs: its CLI's group when it still runs, and the record. */
+/**
+ * Ends a run whose server is gone: taken over first (nothing is done when another process took it
+ * meanwhile), then its CLI ended where it still runs, and the run recorded cancelled (lost when
+ * nothing of it ran any more).
+ */
 export async function endLeft(app: AppContext, row: AgentRunRow): Promise<void> {
+  const { store } = app;
+  const mine = await store.write(() =>
+    store.agentRuns.takeOver(row, process.pid, processStartTime(process.pid)),
+  );
+  if (!mine) return;
   const ended =
-    row.cli_pgid !== null &&
     row.runner_host === app.host &&
     (await endLeftGroup(
       row.cli_pgid,
