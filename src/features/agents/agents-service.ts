@@ -183,14 +183,18 @@ export class AgentsService {
    */
   async stopAll(reason: string): Promise<void> {
     this.stopping = reason;
-    const runs = [...this.live.values()];
-    for (const live of runs) live.controller.abort(reason);
-    // Each group gets its SIGTERM grace, then SIGKILL; a run that still has not ended (its output
-    // held open by a process that left its group) does not hold the server's exit up.
+    const runs = [...this.live.entries()];
+    for (const [, live] of runs) live.controller.abort(reason);
+    // Each group gets its SIGTERM grace, then SIGKILL; a run that still has not ended by then (a
+    // loaded machine, a process that will not die) does not hold the server's exit up: it is
+    // recorded cancelled here (a run's first ending is the one kept).
     await Promise.race([
-      Promise.all(runs.map((live) => live.done)),
+      Promise.all(runs.map(([, live]) => live.done)),
       new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref()),
     ]);
+    for (const [id] of runs)
+      if (this.live.has(id))
+        await endRun(this.app, id, { status: 'cancelled', error: `cancelled: its server stopped (${reason})` });
   }
 
   /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
