@@ -194,7 +194,10 @@ export class AgentsService {
     ]);
     for (const [id] of runs)
       if (this.live.has(id))
-        await endRun(this.app, id, { status: 'cancelled', error: `cancelled: its server stopped (${reason})` });
+        await endRun(this.app, id, {
+          status: 'cancelled',
+          error: `cancelled: its server stopped (${reason})`,
+        });
   }
 
   /** The CLI conversation id the next call of a conversation continues from (null: a new one). */
