@@ -1,19 +1,18 @@
-import { statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import type { AgentProvider } from '../../core/agent-events.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
-import { findCli, runCli } from '../../integrations/agent-cli.js';
+import { findCli } from '../../integrations/agent-cli.js';
 import { processStartTime } from '../../integrations/process-probe.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
+import { checkCli } from './cli-check.js';
 import { conversationFolder, whereOf, whyFresh } from './conversation-rules.js';
 import { endLeft, endLeftRuns, runnerLives } from './left-runs.js';
 import { adapterOf } from './providers.js';
-import { searchWords, withFiles } from './run-inputs.js';
+import { insideProject, searchWords, withFiles } from './run-inputs.js';
 
 /** How long a stopping server waits for its runs to end (their SIGTERM grace, then SIGKILL). */
 const STOP_WAIT_MS = 4_000;
@@ -66,7 +65,7 @@ export class AgentsService {
     // claude and gemini keep their sessions per working folder: a continued call runs where its
     // conversation ran (by default), and another folder is refused.
     const ranIn = await conversationFolder(this.app, session, input.provider, input.conversation);
-    const cwd = this.insideProject(session, input.cwd ?? ranIn);
+    const cwd = insideProject(session, input.cwd ?? ranIn);
     if (ranIn !== undefined && ranIn !== cwd)
       throw invalidInput(
         `cwd: ${input.provider} keeps a conversation's session in the folder it ran in (${ranIn}); this call asks for ${cwd}, where ${input.provider} would find no conversation to continue.`,
@@ -205,6 +204,11 @@ export class AgentsService {
     return (await this.app.store.agentRuns.conversation(session.id, provider, conversation)) ?? null;
   }
 
+  /** The CLI found for a provider, its version, and the permission setting in force. */
+  test(provider: AgentProvider): ReturnType<typeof checkCli> {
+    return checkCli(this.app.config.agents, provider);
+  }
+
   /** Continues a conversation from `point` (any id a run of it produced), or from scratch (null). */
   async setCurrent(
     session: SessionRow,
@@ -269,40 +273,6 @@ export class AgentsService {
       const left = await store.agentRuns.remaining(session.id);
       return { deleted, kept_running: left.going, kept_points: left.ended };
     });
-  }
-
-  /** The CLI found for a provider, its version, and the permission setting in force. */
-  async test(provider: AgentProvider): Promise<{
-    found: boolean;
-    path: string | null;
-    version: string | null;
-    permission: string;
-    tried: string[];
-  }> {
-    const adapter = adapterOf(provider);
-    const { path, tried } = findCli(provider);
-    let version: string | null = null;
-    if (path) {
-      const lines: string[] = [];
-      await runCli({
-        file: path,
-        args: ['--version'],
-        cwd: process.cwd(),
-        input: '',
-        timeoutMs: 10_000,
-        maxLineChars: 10_000,
-        signal: new AbortController().signal,
-        onLine: (line) => lines.push(line),
-      }).catch(() => null);
-      version = lines[0]?.trim() || null;
-    }
-    return {
-      found: path !== null,
-      path,
-      version,
-      permission: adapter.permission(this.app.config.agents),
-      tried,
-    };
   }
 
   private async run(id: string, session: SessionRow, live: LiveRun): Promise<void> {
@@ -390,20 +360,6 @@ export class AgentsService {
     const next = this.slots.shift();
     if (next) next();
     else this.running--;
-  }
-
-  /** The run's folder: inside the session's project (the worktree when not given). */
-  private insideProject(session: SessionRow, cwd: string | undefined): string {
-    const folder = cwd === undefined ? session.worktree : resolve(session.worktree, cwd);
-    const rel = relative(session.worktree, folder);
-    if (rel.startsWith('..') || isAbsolute(rel))
-      throw invalidInput(`cwd: ${cwd} is outside the project (${session.worktree}).`);
-    try {
-      if (!statSync(folder).isDirectory()) throw new Error('not a folder');
-    } catch {
-      throw invalidInput(`cwd: ${folder} is not a folder.`);
-    }
-    return folder;
   }
 }
 

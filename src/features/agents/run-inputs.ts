@@ -1,10 +1,11 @@
 /**
- * What a run is given besides its prompt: the contents of the project's files put before it, and a
- * person's search words for the history.
+ * What a run is given besides its prompt: the folder it runs in, the contents of the project's
+ * files put before it, and a person's search words for the history.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import type { SessionRow } from '../../store/sessions-store.js';
 
 /** Files given as context: at most this many, of at most this size each. */
 export const MAX_CONTEXT_FILES = 20;
@@ -39,4 +40,18 @@ export function withFiles(prompt: string, cwd: string, root: string, files: stri
 /** A person's search words (at most 20): the store searches for each as it is (no operators from the input). */
 export function searchWords(query: string): string[] {
   return query.split(/\s+/).filter(Boolean).slice(0, 20);
+}
+
+/** The run's folder: inside the session's project (the worktree when not given). */
+export function insideProject(session: SessionRow, cwd: string | undefined): string {
+  const folder = cwd === undefined ? session.worktree : resolve(session.worktree, cwd);
+  const rel = relative(session.worktree, folder);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw invalidInput(`cwd: ${cwd} is outside the project (${session.worktree}).`);
+  try {
+    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+  } catch {
+    throw invalidInput(`cwd: ${folder} is not a folder.`);
+  }
+  return folder;
 }
