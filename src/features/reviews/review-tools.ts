@@ -1,137 +1,18 @@
+/** The review toolset: work submitted, reviewed, answered and searched (its projects: review-project-tools.ts). */
 import { z } from 'zod';
-import { inline, quoteBlock } from '../../core/fence.js';
-import {
-  PHASES,
-  SEVERITIES,
-  STATUSES,
-  SUGGESTION_TYPES,
-  VERDICTS,
-  WORK_TYPES,
-} from '../../core/work-status.js';
+import { inline } from '../../core/fence.js';
+import { STATUSES, VERDICTS } from '../../core/work-status.js';
 import { idField, idOf, list, text } from '../fields.js';
-import { defineTool, type ToolContext } from '../tool-context.js';
-import { type ItemView, itemView } from './review-views.js';
-import { reviewsFor } from './reviews.js';
-
-const workType = z.enum(WORK_TYPES);
-const phase = z.enum(PHASES);
-const projectStatus = z.enum(['active', 'completed', 'archived']);
-const loose = z.object({}).passthrough();
-const suggestion = z.strictObject({
-  type: z.enum(SUGGESTION_TYPES),
-  severity: z.enum(SEVERITIES),
-  title: text('titleChars'),
-  explanation: text('descriptionChars'),
-  location: z
-    .strictObject({
-      startLine: z.number().int().positive().optional(),
-      endLine: z.number().int().positive().optional(),
-      section: text('titleChars', 0).optional(),
-    })
-    .optional(),
-  currentContent: text('workContentChars', 0).optional(),
-  suggestedContent: text('workContentChars', 0).optional(),
-});
-const project = z.object({ id: z.string(), name: z.string(), status: projectStatus }).passthrough();
-const item = z
-  .object({
-    id: z.string(),
-    projectId: z.string(),
-    type: workType,
-    phase,
-    title: z.string(),
-    description: z.string().nullable(),
-    content: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
-    status: z.enum(STATUSES),
-    version: z.number(),
-    submittedBy: z.string(),
-    submittedById: z.string().nullable(),
-    submittedAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .passthrough() satisfies z.ZodType<ItemView>;
-
-const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
-/** The connection's session (awaited: finding or starting it may read the store). */
-const me = async (ctx: ToolContext) => ctx.connection.current();
-
-/** Text other sessions wrote, whole (it is bounded where it is stored), quoted line by line. */
-const quoteAll = (text: string) => quoteBlock(text, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-
-export const createProject = defineTool({
-  name: 'create_project',
-  title: 'Create a review project',
-  description: 'Create a project by id, for work outside a repository (a repository is a project already).',
-  kind: 'write',
-  input: z.strictObject({
-    id: text('idChars').regex(/^[\w.-]+$/, 'letters, digits, ".", "_", "-"'),
-    name: text('nameChars'),
-    description: text('descriptionChars', 0).optional(),
-  }),
-  output: project,
-  handler: async (ctx, input) => svc(ctx).projects.create(await me(ctx), input),
-  text: (o) => `Project ${o.id} ("${inline(o.name)}") created.`,
-});
-
-export const getProject = defineTool({
-  name: 'get_project',
-  title: 'Project details',
-  description: 'A project, its settings and its work items by status.',
-  kind: 'read',
-  input: z.strictObject({
-    projectId: idField.optional().describe('Default: this session’s repository'),
-  }),
-  output: project,
-  handler: async (ctx, input) =>
-    svc(ctx).projects.projectView(await svc(ctx).projects.projectOf(await me(ctx), input.projectId)),
-  text: (o) =>
-    `Project ${o.id} ("${inline(o.name)}"), ${o.status}: ${inline(JSON.stringify(o.work_items), 4000)}`,
-});
-
-export const listProjects = defineTool({
-  name: 'list_projects',
-  title: 'List projects',
-  description: 'All projects (repositories and projects created by id).',
-  kind: 'read',
-  input: z.strictObject({ status: projectStatus.optional() }),
-  output: z.object({ projects: z.array(project) }),
-  handler: async (ctx, input) => ({ projects: await svc(ctx).projects.list(input.status) }),
-  text: (o) =>
-    o.projects.map((p) => `${p.id} "${inline(p.name)}" (${p.status})`).join('\n') || 'No projects.',
-});
-
-export const updateProject = defineTool({
-  name: 'update_project',
-  title: 'Update a project',
-  description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
-  kind: 'write',
-  input: z.strictObject({
-    projectId: idField,
-    name: text('nameChars').optional(),
-    description: text('descriptionChars', 0).optional(),
-    status: projectStatus.optional(),
-    settings: z
-      .strictObject({ require_approval: z.boolean().optional(), allow_self_review: z.boolean().optional() })
-      .optional(),
-  }),
-  output: project,
-  handler: async (ctx, input) => svc(ctx).projects.update(await me(ctx), input.projectId, input),
-  text: (o) => `Project ${o.id} updated.`,
-});
-
-export const archiveProject = defineTool({
-  name: 'archive_project',
-  title: 'Archive a project',
-  description: 'Archive a project: it stays readable, takes no new work.',
-  kind: 'destructive',
-  idempotent: true,
-  input: z.strictObject({ projectId: idField }),
-  output: project,
-  handler: async (ctx, input) =>
-    svc(ctx).projects.update(await me(ctx), input.projectId, { status: 'archived' }),
-  text: (o) => `Project ${o.id} archived.`,
-});
+import { defineTool } from '../tool-context.js';
+import { item, loose, me, phase, project, quoteAll, suggestion, svc, workType } from './review-fields.js';
+import {
+  archiveProject,
+  createProject,
+  getProject,
+  listProjects,
+  updateProject,
+} from './review-project-tools.js';
+import { itemView } from './review-views.js';
 
 export const submitWork = defineTool({
   name: 'submit_work',
