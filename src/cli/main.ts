@@ -33,7 +33,7 @@ program
     '--toolsets <list>',
     `comma-separated toolsets: ${TOOLSETS.map((t) => `${t.id} (${t.description})`).join('; ')}. Default from config.json: ${DEFAULT_TOOLSETS.join(', ')}`,
   )
-  .option('--read-only', 'serve only the tools that change nothing (their kind is read)')
+  .option('--read-only', 'serve only the tools that change nothing other sessions or people see')
   .option(
     '--session-name <name>',
     'name of the session this server starts (default: $SESSION_COLLAB_SESSION_NAME, else the client name)',
@@ -50,7 +50,7 @@ program
     'where to listen (default: config hub.listen, 127.0.0.1:8787; port 0 picks one)',
   )
   .option('--toolsets <list>', 'comma-separated toolsets (default: all of them)')
-  .option('--read-only', 'serve only the tools that change nothing')
+  .option('--read-only', 'serve only the tools that change nothing other sessions or people see')
   .option('--json', 'print the addresses as one JSON line')
   .action(async (options) => (await hubCommands()).hubCommand(options));
 

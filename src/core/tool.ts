@@ -22,6 +22,12 @@ export interface ToolDescriptor<
   /** Whether calling twice with the same input has the effect of calling once. */
   idempotent?: boolean;
   /**
+   * A `write` tool whose only change is to what the caller itself has seen (its messages marked
+   * read, its answers collected): nothing another session or a person sees changes, so
+   * `--read-only` serves it. Its annotations stay a write's (it does change the store).
+   */
+  marksOwnRead?: boolean;
+  /**
    * A tool that may wait (for a person, for another agent): its context carries the call's
    * controls (cancellation, progress, the client's own form).
    */

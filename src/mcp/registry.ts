@@ -34,7 +34,8 @@ export interface Selection {
 
 /**
  * The chosen toolsets, in table order; an unknown name is an error that lists the valid ones.
- * `readOnly` keeps the tools that change nothing (their kind is `read`).
+ * `readOnly` keeps the tools that change nothing another session or a person sees: those that change
+ * nothing (kind `read`), and those that only mark what the caller has read (`marksOwnRead`).
  */
 export async function select(
   ids: readonly string[],
@@ -52,10 +53,14 @@ export async function select(
   const tools = (await Promise.all(toolsets.map((t) => LOAD[t.id]()))).flat();
   return {
     toolsets,
-    tools: options.readOnly ? tools.filter((t) => t.kind === 'read') : tools,
+    tools: options.readOnly ? tools.filter((t) => t.kind === 'read' || t.marksOwnRead === true) : tools,
     instructions: [
       ...toolsets.map((t) => t.instructions),
-      ...(options.readOnly ? ['Read-only: tools that change anything are not served.'] : []),
+      ...(options.readOnly
+        ? [
+            'Read-only: only tools that change nothing other sessions or people see are served (reading your messages marks them read for you).',
+          ]
+        : []),
     ].join('\n\n'),
   };
 }

@@ -76,9 +76,13 @@ describe('toolsets', () => {
     const { select } = await import('../../src/mcp/registry.js');
     const ro = await select(['collab', 'realm', 'review'], { readOnly: true });
     expect(ro.tools.length).toBeGreaterThan(0);
-    expect(ro.tools.every((t) => t.kind === 'read')).toBe(true);
+    // What changes nothing others see: reads, and reading one's own messages (which marks them read).
+    expect(ro.tools.every((t) => t.kind === 'read' || t.marksOwnRead === true)).toBe(true);
     expect(ro.tools.map((t) => t.name)).toContain('collab_check');
+    expect(ro.tools.map((t) => t.name)).toContain('collab_message_list');
     expect(ro.tools.map((t) => t.name)).not.toContain('collab_claim');
+    // Opening a work item for review changes its status for its worker: not served.
+    expect(ro.tools.map((t) => t.name)).not.toContain('get_work_detail');
     // Over real stdio, as a client spawns it.
     const { connectStdio } = await import('../helpers/stdio.js');
     const served = await connectStdio({
@@ -92,9 +96,13 @@ describe('toolsets', () => {
         'collab_session_list',
         'collab_check',
         'collab_claims_list',
+        'collab_message_list',
         'collab_decision_list',
       ]);
-      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      // Annotations stay honest: reading messages marks them read.
+      expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([
+        'collab_message_list',
+      ]);
       expect(served.client.getInstructions()).toContain('Read-only');
     } finally {
       await served.close();

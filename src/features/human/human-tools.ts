@@ -161,6 +161,7 @@ export const checkAnswers = defineTool({
     "Your questions' answers: those given, or your pending and newly answered ones. With wait_seconds, waits until one is answered.",
   kind: 'write',
   idempotent: true,
+  marksOwnRead: true,
   waits: true,
   input: z.strictObject({
     session_id: sessionIdField,

@@ -40,6 +40,7 @@ export const messageList = defineTool({
   description: 'Messages to this session and broadcasts in its project, oldest first.',
   kind: 'write',
   idempotent: true,
+  marksOwnRead: true,
   input: z.strictObject({
     session_id: sessionIdField,
     unread_only: z.boolean().default(true),
