@@ -4,7 +4,8 @@ import { CollabError, invalidInput } from '../core/errors.js';
 import { inline, quoteBlock } from '../core/fence.js';
 import { age } from '../core/questions.js';
 import { humanFor } from '../features/human/human.js';
-import type { QuestionsService, QuestionView } from '../features/human/questions-service.js';
+import type { QuestionView } from '../features/human/question-views.js';
+import type { QuestionsService } from '../features/human/questions-service.js';
 import { bold, dim, green, printJson, terminalUser, yellow } from './format.js';
 import { choose, typeLine } from './terminal-choice.js';
 

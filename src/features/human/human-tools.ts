@@ -6,7 +6,8 @@ import type { QuestionWithSession } from '../../store/questions-store.js';
 import { idOf, list, sessionIdField, text } from '../fields.js';
 import { type CallControls, defineTool } from '../tool-context.js';
 import { humanFor } from './human.js';
-import type { QuestionsService, QuestionView } from './questions-service.js';
+import type { QuestionView } from './question-views.js';
+import type { QuestionsService } from './questions-service.js';
 
 const statusField = z.enum(QUESTION_STATUSES);
 const channelField = z.enum(['telegram', 'terminal', 'web', 'elicitation']);

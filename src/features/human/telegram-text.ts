@@ -7,7 +7,7 @@ import { inline } from '../../core/fence.js';
 import { age, closedNote, encodeButton } from '../../core/questions.js';
 import type { Keyboard } from '../../integrations/telegram-api.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
-import { optionsOf } from './questions-service.js';
+import { optionsOf } from './question-views.js';
 
 /** Who asks: the label (when given) or the session's name, with its repo and branch. */
 function asker(q: QuestionWithSession): string {
