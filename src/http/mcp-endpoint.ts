@@ -11,7 +11,7 @@ import { hubFor } from '../features/hub/hub.js';
 import type { StoredMcpSession } from '../features/hub/hub-sessions.js';
 import { namedClientProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
-import type { ProcessRef } from '../features/sessions/sessions-service.js';
+import type { ProcessRef } from '../features/sessions/session-types.js';
 import type { Selection } from '../mcp/registry.js';
 import { createMcpServer } from '../mcp/server.js';
 import { jsonRpcError } from './responses.js';

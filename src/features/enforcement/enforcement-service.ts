@@ -11,7 +11,8 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import { normalizeInside } from '../claims/claim-paths.js';
 import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-queries.js';
 import type { ClaimsService } from '../claims/claims-service.js';
-import type { ClientIdentity, SessionsService } from '../sessions/sessions-service.js';
+import type { ClientIdentity } from '../sessions/session-types.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
 

@@ -8,7 +8,7 @@ import {
   toolDecision,
   toolTarget,
 } from '../../integrations/agent-hooks.js';
-import type { ClientIdentity } from '../sessions/sessions-service.js';
+import type { ClientIdentity } from '../sessions/session-types.js';
 import type { Services } from '../tool-context.js';
 
 const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;

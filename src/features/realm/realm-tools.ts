@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Finding } from '../../core/realm-model.js';
 import { list, sessionIdField, text } from '../fields.js';
-import type { SessionSummary } from '../sessions/sessions-service.js';
+import type { SessionSummary } from '../sessions/session-types.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
 import { realmFor } from './realm.js';
 

@@ -4,7 +4,8 @@ import { type ProcessInfo, processNamed } from '../../integrations/process-tree.
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import { stateOf } from './liveness.js';
-import type { ClientIdentity, ProcessRef, SessionsService, StartSessionInput } from './sessions-service.js';
+import type { ClientIdentity, ProcessRef, StartSessionInput } from './session-types.js';
+import type { SessionsService } from './sessions-service.js';
 
 /** What a hook or the git guard found: its session, or the sessions it cannot tell apart. */
 export interface HookSession {

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
-import type { ClientIdentity, ProcessRef, SessionsService } from './sessions-service.js';
+import type { ClientIdentity, ProcessRef } from './session-types.js';
+import type { SessionsService } from './sessions-service.js';
 
 export interface ConnectionOrigin {
   /** Folder the client runs in: the project of a session started on first use. */

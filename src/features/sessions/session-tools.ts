@@ -3,7 +3,7 @@ import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
-import type { SessionView } from './sessions-service.js';
+import type { SessionView } from './session-types.js';
 
 const sessionView = z.object({
   id: z.string(),

@@ -2,84 +2,29 @@ import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
-import type { SessionState } from '../../core/liveness.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
-import type { ProcessInfo } from '../../integrations/process-tree.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { ClientSessions } from './client-sessions.js';
 import { stateOf } from './liveness.js';
 import { byNameOrStart } from './references.js';
-
-export interface StartSessionInput {
-  name?: string | undefined;
-  projectRoot: string;
-  client?: string | null;
-  /**
-   * The process whose life is the session's life (the stdio server itself by default); null when
-   * there is none to watch (then only the heartbeat tells).
-   */
-  pid?: number | null;
-  /** Who the session belongs to: the client's session id and process (see `ClientSessions`). */
-  identity?: ClientIdentity;
-  /** The connection (server process) that acts for it, if one does. */
-  server?: ProcessRef | null;
-}
-
-/** A process, told apart from a later one with the same pid by its start time. */
-export interface ProcessRef {
-  pid: number;
-  start: string | null;
-}
-
-/** How a client session is recognised by every process that acts for it. */
-export interface ClientIdentity {
-  /**
-   * The client's own session id (Claude Code's `session_id`), when it has one: never one inherited
-   * from another agent's environment (see `ClientSessions`).
-   */
-  sessionId: string | null;
-  /** The client process (Claude Code, Codex…), found by walking up the process tree. */
-  process: ProcessInfo | null;
-}
-
-export interface SessionView {
-  id: string;
-  name: string;
-  status: SessionState;
-  active_claims: number;
-  last_heartbeat: string;
-  started_at: string;
-  branch: string | null;
-  client: string | null;
-}
-
-export type ReleaseMode = 'complete' | 'abandon';
+import type {
+  ProcessRef,
+  ReleaseMode,
+  SessionSummary,
+  SessionView,
+  StartSessionInput,
+} from './session-types.js';
 
 /** Heartbeats from calls are written at most this often (see `heartbeatDue`). */
 const HEARTBEAT_EVERY_MS = 5_000;
 
 /** Sessions read at a time for a page of the list (see `SessionsStore.iterate`). */
 const LIST_BATCH = 500;
-
-/** What `stop` tells of an ended session. */
-export interface SessionSummary {
-  session_id: string;
-  duration_seconds: number;
-  rfc: string | null;
-  claims: number;
-  files: string[];
-  messages_sent: number;
-  messages_read: number;
-  contract_changes: number;
-  work_submitted: number;
-  reviews: number;
-  released_claims: number;
-}
 
 export class SessionsService {
   /** Which session a connection, hook or guard acts for. */

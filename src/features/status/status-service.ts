@@ -1,6 +1,6 @@
 import { terminalOf } from '../../integrations/process-tree.js';
 import type { ClaimView } from '../claims/claim-queries.js';
-import type { SessionView } from '../sessions/sessions-service.js';
+import type { SessionView } from '../sessions/session-types.js';
 import type { Wiring } from '../tool-context.js';
 
 export interface SessionStatus extends SessionView {
