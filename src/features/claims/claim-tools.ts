@@ -13,7 +13,7 @@ import {
 } from '../fields.js';
 import { defineTool } from '../tool-context.js';
 import { changedFiles } from './claim-paths.js';
-import type { CheckConflict, ClaimConflict, ClaimView } from './claim-queries.js';
+import type { CheckConflict, ClaimConflict, ClaimView } from './claim-types.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
 const files = list(z.string().min(1), 'filesPerRequest').min(1);

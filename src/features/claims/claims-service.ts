@@ -10,7 +10,8 @@ import type { ClaimSource, ClaimStatus, ClaimWithFiles, Scope } from '../../stor
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { normalizeFiles } from './claim-paths.js';
-import { type ClaimConflict, ClaimQueries, type ClaimView } from './claim-queries.js';
+import { ClaimQueries } from './claim-queries.js';
+import type { ClaimConflict, ClaimView } from './claim-types.js';
 
 /** The write use cases of claims (claim, record edits, release, give way), on top of the read side. */
 export class ClaimsService extends ClaimQueries {

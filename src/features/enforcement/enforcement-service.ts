@@ -9,7 +9,7 @@ import { workingTreeChanges } from '../../integrations/git-status.js';
 import { patchedPaths } from '../../integrations/patch-files.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { normalizeInside } from '../claims/claim-paths.js';
-import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-queries.js';
+import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-types.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { SessionsService } from '../sessions/sessions-service.js';

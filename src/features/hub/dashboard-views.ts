@@ -1,7 +1,7 @@
 import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { loadRealm } from '../../integrations/realm-files.js';
-import type { ClaimView } from '../claims/claim-queries.js';
+import type { ClaimView } from '../claims/claim-types.js';
 import { realmFor } from '../realm/realm.js';
 import { reviewsFor } from '../reviews/reviews.js';
 import { stateOf } from '../sessions/liveness.js';

@@ -1,5 +1,5 @@
 import { terminalOf } from '../../integrations/process-tree.js';
-import type { ClaimView } from '../claims/claim-queries.js';
+import type { ClaimView } from '../claims/claim-types.js';
 import type { SessionView } from '../sessions/session-types.js';
 import type { Wiring } from '../tool-context.js';
 
