@@ -13,8 +13,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Most files wait on other processes (servers, hubs, agent CLIs, git) rather than compute: on
-    // CI's two cores, three files at a time keep both busy (vitest's default would be one).
-    maxWorkers: 3,
+    // CI's two cores, four files at a time keep both busy (vitest's default would be one).
+    maxWorkers: 4,
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       {
