@@ -13,9 +13,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Most files wait on other processes (servers, hubs, agent CLIs, git) rather than compute: on
-    // CI's two cores, two files at a time (vitest's default would be one). Three or four were
-    // faster still on an idle machine, but tests that bound a hook's or a replica's time then failed
-    // now and then under the load they made.
+    // CI's two cores, two files at a time (vitest's default would be one). Three were faster (four
+    // no faster), but tests that bound a hook's or a replica's time then failed now and then under
+    // the load they made.
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
