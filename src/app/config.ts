@@ -143,7 +143,7 @@ type Rule =
  * turning a timer into a busy loop.
  */
 const RULES: { [K in keyof Config]: Rule } = {
-  inactive_after_minutes: { kind: 'range', min: 1, max: 7 * 24 * 60, unit: 'minutes' },
+  inactive_after_minutes: { kind: 'range', min: 0.25, max: 7 * 24 * 60, unit: 'minutes' },
   heartbeat_interval_seconds: { kind: 'range', min: 1, max: 3600, unit: 'seconds' },
   retention_days: { kind: 'range', min: 1, max: 3650, unit: 'days' },
   purge_interval_minutes: { kind: 'range', min: 1, max: 7 * 24 * 60, unit: 'minutes' },

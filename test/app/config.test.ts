@@ -24,7 +24,7 @@ describe('config.json', () => {
     [{ retention_days: -1 }, '"retention_days" must be a number of days from 1 to 3650'],
     [
       { inactive_after_minutes: 1e-12 },
-      '"inactive_after_minutes" must be a number of minutes from 1 to 10080',
+      '"inactive_after_minutes" must be a number of minutes from 0.25 to 10080',
     ],
     [
       { heartbeat_interval_seconds: 1e-9 },

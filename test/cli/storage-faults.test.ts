@@ -77,7 +77,7 @@ describe('storage faults explain themselves', () => {
     writeFileSync(join(home, 'config.json'), JSON.stringify({ inactive_after_minutes: 1e-12 }));
     const out = run(home, 'status');
     expect(out.status).toBe(1);
-    expect(out.stderr).toContain('"inactive_after_minutes" must be a number of minutes from 1 to 10080');
+    expect(out.stderr).toContain('"inactive_after_minutes" must be a number of minutes from 0.25 to 10080');
     const doctor = JSON.parse(run(home, 'doctor', '--json').stdout);
     expect(doctor.checks.find((c: { name: string }) => c.name === 'config').ok).toBe(false);
   });

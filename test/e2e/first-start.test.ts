@@ -14,7 +14,7 @@ import { bareServe } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const SERVERS = 12;
-const ROUNDS = 10;
+const ROUNDS = 6;
 
 /** Starts a server, initializes, calls one tool, closes; resolves with the tool result or the failure. */
 async function oneServer(cwd: string, home: string): Promise<{ ok: boolean; detail: string }> {
