@@ -1,92 +1,62 @@
-import { hostname } from 'node:os';
-import { applyLimits } from '../core/limits.js';
-import { ClaimsService } from '../features/claims/claims-service.js';
-import { DecisionsService } from '../features/decisions/decisions-service.js';
-import { EnforcementService } from '../features/enforcement/enforcement-service.js';
-import { InboxService } from '../features/inbox/inbox-service.js';
-import { MaintenanceService } from '../features/maintenance/maintenance-service.js';
-import { MessagesService } from '../features/messages/messages-service.js';
-import { NotificationsService } from '../features/notifications/notifications-service.js';
-import { SessionsService } from '../features/sessions/sessions-service.js';
-import { writeLockHolder } from '../integrations/lock-holder.js';
-import { Store } from '../store/store.js';
-import { type Config, databaseUrl, loadConfig } from './config.js';
-import type { AppContext } from './context.js';
-import { type HomePaths, resolveHome } from './home.js';
-import { createLogger, type Logger } from './log.js';
+import { AgentsService } from '../features/agents/agents-service.js';
+import { HubServices } from '../features/hub/hub.js';
+import { AuditTrail } from '../features/human/audit-trail.js';
+import { QuestionsService } from '../features/human/questions-service.js';
+import { RealmService } from '../features/realm/realm-service.js';
+import { ReviewService } from '../features/reviews/review-service.js';
+import type { Services } from '../features/tool-context.js';
+import { CoreApp } from './core-app.js';
 
-export interface AppOptions {
-  paths?: HomePaths;
-  /** Overrides config.json (tests, benchmarks). */
-  config?: Config;
-  now?: () => number;
-  /**
-   * How long to wait for another process's write lock. Commands with a deadline (hooks, the
-   * commit guard) wait less than the default, so that they answer in time: SQLite waits inside a
-   * synchronous call, where no timer can interrupt it.
-   */
-  busyTimeoutMs?: number;
-  /** An opened store (the team database); by default the embedded file in the home folder. */
-  store?: Store;
+export type { AppOptions } from './core-app.js';
+
+/** The services made on first use, by name. */
+interface MadeOnUse {
+  human: QuestionsService;
+  agents: AgentsService;
+  realm: RealmService;
+  reviews: ReviewService;
+  hub: HubServices;
 }
 
-/** The wired application: one per process (or per test), over one database file. */
-export class App implements AppContext {
-  readonly store: Store;
-  readonly config: Config;
-  readonly log: Logger;
-  readonly paths: HomePaths;
-  readonly host = hostname();
-  readonly now: () => number;
-  readonly notifications: NotificationsService;
-  readonly sessions: SessionsService;
-  readonly claims: ClaimsService;
-  readonly messages: MessagesService;
-  readonly decisions: DecisionsService;
-  readonly maintenance: MaintenanceService;
-  readonly enforcement: EnforcementService;
-  readonly inbox: InboxService;
+/**
+ * The whole application: the core, and the services only some processes use, each made on its
+ * first use and kept for the app's life (a `serve` that never reviews builds no review service).
+ * Every service is a property of the app: there is no other way to reach one.
+ */
+export class App extends CoreApp implements Services {
+  readonly #made: Partial<MadeOnUse> = {};
 
-  constructor(options: AppOptions = {}) {
-    this.paths = options.paths ?? resolveHome();
-    this.config = options.config ?? loadConfig(this.paths.config);
-    applyLimits(this.config.limits);
-    this.log = createLogger(this.paths.log, this.config.log_level);
-    this.now = options.now ?? Date.now;
-    this.store =
-      options.store ??
-      Store.open(this.paths.database, {
-        busyTimeoutMs: options.busyTimeoutMs ?? this.config.lock_wait_seconds * 1000,
-        lockHolder: writeLockHolder,
-      });
-    this.notifications = new NotificationsService(this);
-    this.claims = new ClaimsService(this, this.notifications);
-    this.sessions = new SessionsService(this, this.claims, this.notifications);
-    this.messages = new MessagesService(this, this.sessions, this.notifications);
-    this.decisions = new DecisionsService(this);
-    this.maintenance = new MaintenanceService(this);
-    this.enforcement = new EnforcementService(this, this.sessions, this.claims);
-    this.inbox = new InboxService(this, this.notifications);
+  /** Questions to a person, with the sessions' audit trail. */
+  get human(): QuestionsService {
+    return this.#once('human', () => new QuestionsService(this, this.notifications, new AuditTrail(this)));
   }
 
-  /**
-   * The application over the team database when one is configured (SESSION_COLLAB_DATABASE_URL or
-   * `database_url`), else over the embedded file.
-   */
-  static async open(options: AppOptions = {}): Promise<App> {
-    if (options.store) return new App(options);
-    const paths = options.paths ?? resolveHome();
-    const config = options.config ?? loadConfig(paths.config);
-    const url = databaseUrl(config);
-    const store = url
-      ? await Store.openTeam(url, undefined, {
-          busyTimeoutMs: options.busyTimeoutMs ?? config.lock_wait_seconds * 1000,
-        })
-      : undefined;
-    return new App({ ...options, paths, config, ...(store ? { store } : {}) });
+  /** Agent CLIs run as sub-workers. */
+  get agents(): AgentsService {
+    return this.#once('agents', () => new AgentsService(this));
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  get realm(): RealmService {
+    return this.#once('realm', () => new RealmService(this, this.sessions, this.notifications));
+  }
+
+  get reviews(): ReviewService {
+    return this.#once('reviews', () => new ReviewService(this, this.sessions, this.notifications));
+  }
+
+  /** The hub's services: agents' tokens, MCP sessions over HTTP, the dashboard. */
+  get hub(): HubServices {
+    return this.#once('hub', () => new HubServices(this));
+  }
+
+  /** A service when it was made already; nothing is made. */
+  made<K extends keyof MadeOnUse>(name: K): MadeOnUse[K] | undefined {
+    return this.#made[name];
+  }
+
+  #once<K extends keyof MadeOnUse>(name: K, make: () => MadeOnUse[K]): MadeOnUse[K] {
+    const service: MadeOnUse[K] = this.#made[name] ?? make();
+    this.#made[name] = service;
+    return service;
   }
 }

@@ -3,7 +3,6 @@ import { App } from '../app/app.js';
 import { CollabError, invalidInput } from '../core/errors.js';
 import { inline, quoteBlock } from '../core/fence.js';
 import { age } from '../core/questions.js';
-import { humanFor } from '../features/human/human.js';
 import type { QuestionView } from '../features/human/question-views.js';
 import type { QuestionsService } from '../features/human/questions-service.js';
 import { bold, dim, green, printJson, terminalUser, yellow } from './format.js';
@@ -27,7 +26,7 @@ export async function answerCommand(
 ): Promise<void> {
   const app = await App.open();
   try {
-    const human = humanFor(app);
+    const human = app.human;
     if (id !== undefined) return await answerOne(human, id, words, options);
     const pending = (await human.list(null, 'pending', 200)).map((q) => ({ view: human.view(q), row: q }));
     if (options.json) {

@@ -42,9 +42,11 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   // The agent runs' service ends what a killed server left when it is made (here, or by a call).
   timers.push(
     setTimeout(() => {
-      import('../features/agents/agent-tools.js')
-        .then(({ agentsFor }) => agentsFor(app))
-        .catch((error: Error) => app.log.warn('agent.recover_failed', { message: error.message }));
+      try {
+        void app.agents;
+      } catch (error) {
+        app.log.warn('agent.recover_failed', { message: (error as Error).message });
+      }
     }, 1_500),
   );
   const interval = setInterval(purge, app.config.purge_interval_minutes * 60_000);
@@ -54,8 +56,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
   if (selection.toolsets.some((t) => t.id === 'human')) {
     telegram = (async () => {
-      const { humanFor } = await import('../features/human/human.js');
-      const human = humanFor(app);
+      const human = app.human;
       audit = human.audit;
       await audit?.archiveStale();
       try {
@@ -76,9 +77,8 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
     audit: () => audit,
     async stop(reason) {
       for (const t of [...timers, interval]) clearTimeout(t);
-      // This process's own runs end with it (when it has any: a service made is a module loaded).
-      const { agentsFor } = await import('../features/agents/agent-tools.js');
-      await agentsFor.made(app)?.stopAll(`its server stopped (${reason})`);
+      // This process's own runs end with it (when it has any: only a service made has runs).
+      await app.made('agents')?.stopAll(`its server stopped (${reason})`);
       const stopped = telegram.then((channel) => channel?.stop()).catch(() => {});
       await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
     },

@@ -1,4 +1,4 @@
-import { App } from '../app/app.js';
+import { CoreApp } from '../app/core-app.js';
 import { shellClientSessionId } from '../integrations/client-env.js';
 import { stagedFiles } from '../integrations/git-status.js';
 import { clientProcess } from '../integrations/process-tree.js';
@@ -13,12 +13,12 @@ export const BYPASS = 'Commit anyway with `git commit --no-verify` (or SESSION_C
  */
 export async function guardCheck(): Promise<void> {
   if (process.env.SESSION_COLLAB_GUARD === 'off') return;
-  let app: App | undefined;
+  let app: CoreApp | undefined;
   try {
     const cwd = process.cwd();
     const staged = stagedFiles(cwd);
     if (staged.length === 0) return;
-    app = await App.open({ busyTimeoutMs: 3000 });
+    app = await CoreApp.open({ busyTimeoutMs: 3000 });
     const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
     const viewer = await app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;

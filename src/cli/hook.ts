@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from '../app/app.js';
 import { type Config, databaseUrl, loadConfig } from '../app/config.js';
+import { CoreApp } from '../app/core-app.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
@@ -36,7 +36,7 @@ const HUB_TIMEOUT_MS = 2000;
  * events just go on.
  */
 export async function hook(eventName: string): Promise<void> {
-  let app: App | undefined;
+  let app: CoreApp | undefined;
   let input: HookInput | undefined;
   let finished = false;
   // The answer is written whole before the process exits (a pipe takes large writes in parts).
@@ -85,7 +85,7 @@ export async function hook(eventName: string): Promise<void> {
     // Team mode with a hub here: it answers (a hub that does not answer leaves it to this process).
     let answer = hub ? await askHub(hub, event, raw, identity) : null;
     if (!answer) {
-      app = await App.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
+      app = await CoreApp.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
       answer = await answerHook(app, event, input, identity);
     }
     done('unchecked' in answer ? cannotDecide(event, input, answer.unchecked, answer.next) : answer.output);

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
-import { hubFor } from '../features/hub/hub.js';
 import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
 import { codexHttpTable } from '../integrations/codex-toml.js';
 import { select } from '../mcp/registry.js';
@@ -45,7 +44,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
   const listenAt = options.listen ?? app.config.hub.listen;
   const running = await startHub({ app, selection, built: builtDefinitions(), listen: listenAt });
   const work = startBackgroundWork(app, selection);
-  const tokens = await hubFor(app).tokens.required();
+  const tokens = await app.hub.tokens.required();
   if (options.json) {
     process.stdout.write(
       `${JSON.stringify({ url: running.url, mcp: `${running.url}/mcp`, login: await running.loginUrl(), tokens })}\n`,
@@ -93,7 +92,7 @@ export async function dashboardCommand(options: { json?: boolean }): Promise<voi
         `Start one with \`${commandForPerson()} hub\` (or \`npm start\` in the session-collab folder).`,
       );
     const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
-    const link = `${url}/login?code=${await hubFor(app).logins.code()}`;
+    const link = `${url}/login?code=${await app.hub.logins.code()}`;
     process.stdout.write(
       options.json ? `${JSON.stringify({ url, login: link })}\n` : `${link}\n(works once, for 10 minutes)\n`,
     );
@@ -110,7 +109,7 @@ export async function tokenCommand(
 ): Promise<void> {
   const app = await App.open();
   try {
-    const { tokens } = hubFor(app);
+    const { tokens } = app.hub;
     if (action === 'create') {
       const created = await tokens.create(name ?? '');
       if (options.json)

@@ -4,7 +4,6 @@ import { parse } from 'yaml';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { shellQuote } from '../core/shell-words.js';
-import { realmFor } from '../features/realm/realm.js';
 import { git } from '../integrations/git.js';
 import { locateProject } from '../integrations/git-repo.js';
 import {
@@ -36,7 +35,7 @@ function checkName(what: string, value: string): string {
 
 /** The realm folder a command works on: --realm, else the one this folder belongs to. */
 async function realmRoot(app: App, option?: string): Promise<string> {
-  return (await realmFor(app).context(process.cwd(), option)).model.root;
+  return (await app.realm.context(process.cwd(), option)).model.root;
 }
 
 async function withApp<T>(fn: (app: App) => T | Promise<T>): Promise<T> {
@@ -67,7 +66,7 @@ export async function realmInit(folder: string, options: { name?: string }): Pro
   } catch {
     history = 'git is not available: realm_check cannot see who changed contracts';
   }
-  await withApp((app) => realmFor(app).register(root));
+  await withApp((app) => app.realm.register(root));
   console.log(`${green('Created')} realm ${bold(name)} in ${root} (${history}); registered on this machine.`);
   console.log(`Next: ${bold(`session-collab realm add-repo <name> --path <repo folder> --realm ${root}`)}`);
 }
@@ -101,7 +100,7 @@ async function realmRootFromCwd(option?: string): Promise<string> {
 
 /** `realm register [folder]`: this machine works with the realm in that folder (default: here). */
 export async function realmRegister(folder: string | undefined, options: { json?: boolean }): Promise<void> {
-  const done = await withApp((app) => realmFor(app).register(resolve(folder ?? '.')));
+  const done = await withApp((app) => app.realm.register(resolve(folder ?? '.')));
   if (options.json) {
     printJson(done);
     return;
@@ -119,7 +118,7 @@ export async function realmUnregister(
   options: { json?: boolean },
 ): Promise<void> {
   const root = resolve(folder ?? '.');
-  const removed = await withApp((app) => realmFor(app).unregister(root));
+  const removed = await withApp((app) => app.realm.unregister(root));
   if (options.json) {
     printJson({ root, unregistered: removed });
     return;
@@ -135,7 +134,7 @@ export async function realmUnregister(
 
 /** `realm list`: the realm folders this machine works with. */
 export async function realmList(options: { json?: boolean }): Promise<void> {
-  const realms = await withApp((app) => realmFor(app).registered());
+  const realms = await withApp((app) => app.realm.registered());
   if (options.json) {
     printJson({ realms });
     return;
@@ -248,8 +247,8 @@ export async function realmBind(
 
 export async function realmCheckCommand(options: RealmOption): Promise<void> {
   await withApp(async (app) => {
-    const ctx = await realmFor(app).context(process.cwd(), options.realm);
-    const result = realmFor(app).check(ctx);
+    const ctx = await app.realm.context(process.cwd(), options.realm);
+    const result = app.realm.check(ctx);
     if (options.json) printJson(result);
     else {
       for (const f of [...result.errors, ...result.warnings]) {
@@ -271,7 +270,7 @@ export async function realmCheckCommand(options: RealmOption): Promise<void> {
 
 export async function realmStatusCommand(options: RealmOption): Promise<void> {
   await withApp(async (app) => {
-    const { model, repo } = await realmFor(app).context(process.cwd(), options.realm);
+    const { model, repo } = await app.realm.context(process.cwd(), options.realm);
     const data = {
       realm: model.name,
       root: model.root,
@@ -280,7 +279,7 @@ export async function realmStatusCommand(options: RealmOption): Promise<void> {
         [...model.repos.values()].map(async (r) => ({
           name: r.name,
           path: r.path,
-          sessions: (await realmFor(app).liveSessionsOf(model, r.name)).map((s) => s.name),
+          sessions: (await app.realm.liveSessionsOf(model, r.name)).map((s) => s.name),
         })),
       ),
       domains: [...model.domains.values()].map((d) => ({

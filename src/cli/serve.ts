@@ -107,10 +107,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     try {
       const { findMembership } = await import('../integrations/realm-files.js');
       if (!findMembership(process.cwd())) return;
-      const { realmFor } = await import('../features/realm/realm.js');
       const scan = async () => {
         try {
-          await realmFor(app).context(process.cwd());
+          await app.realm.context(process.cwd());
         } catch (error) {
           app.log.warn('realm.scan_failed', { message: (error as Error).message });
         }

@@ -4,21 +4,27 @@ import type { AppContext } from '../app/context.js';
 import type { HomePaths } from '../app/home.js';
 import type { Logger } from '../app/log.js';
 import type { ToolDescriptor } from '../core/tool.js';
+import type { AgentsService } from './agents/agents-service.js';
 import type { ClaimsService } from './claims/claims-service.js';
 import type { DecisionsService } from './decisions/decisions-service.js';
 import type { EnforcementService } from './enforcement/enforcement-service.js';
+import type { HubServices } from './hub/hub.js';
+import type { QuestionsService } from './human/questions-service.js';
 import type { InboxService } from './inbox/inbox-service.js';
 import type { MaintenanceService } from './maintenance/maintenance-service.js';
 import type { MessagesService } from './messages/messages-service.js';
 import type { NotificationsService } from './notifications/notifications-service.js';
+import type { RealmService } from './realm/realm-service.js';
+import type { ReviewService } from './reviews/review-service.js';
 import type { Connection } from './sessions/connection.js';
 import type { SessionsService } from './sessions/sessions-service.js';
 
 /**
  * What a tool handler (or a command) may use: the services, the settings, log and clock, but not
- * the store: every read and write goes through a service, where the transactions are.
+ * the store: every read and write goes through a service, where the transactions are. The core:
+ * what the commands that run on every edit or commit load.
  */
-export interface Services {
+export interface CoreServices {
   readonly config: Config;
   readonly log: Logger;
   readonly paths: HomePaths;
@@ -32,6 +38,15 @@ export interface Services {
   readonly maintenance: MaintenanceService;
   readonly enforcement: EnforcementService;
   readonly inbox: InboxService;
+}
+
+/** The core and the services only some processes load, each made on first use (`App`). */
+export interface Services extends CoreServices {
+  readonly human: QuestionsService;
+  readonly agents: AgentsService;
+  readonly realm: RealmService;
+  readonly reviews: ReviewService;
+  readonly hub: HubServices;
 }
 
 /** The context of one tool call: the services, and the connection it came over. */
@@ -63,8 +78,11 @@ export interface CallControls {
 /** What the person did with the client's form. */
 export type ElicitOutcome = { action: 'accept'; answer: string } | { action: 'decline' | 'cancel' };
 
-/** The services and what they are built on: the app as a service made on demand sees it. */
+/** The services and what they are built on: what a service sees of the app. */
 export type Wiring = Services & AppContext;
+
+/** The core services and what they are built on (the commands that run on every edit or commit). */
+export type CoreWiring = CoreServices & AppContext;
 
 export type Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> = ToolDescriptor<
   ToolContext,

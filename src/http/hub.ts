@@ -11,7 +11,6 @@ import { CollabError } from '../core/errors.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { VERSION } from '../core/version.js';
 import { answerHookRequest } from '../features/enforcement/hook-requests.js';
-import { hubFor } from '../features/hub/hub.js';
 import { listenForEvents } from '../features/hub/team-events.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import type { Selection } from '../mcp/registry.js';
@@ -68,7 +67,7 @@ function fromThisMachine(c: Context): boolean {
  */
 export async function startHub(options: HubOptions): Promise<RunningHub> {
   const { app } = options;
-  const hub = hubFor(app);
+  const hub = app.hub;
   const { host, port } = splitListen(options.listen ?? app.config.hub.listen);
   if (!isLoopback(host) && !(await hub.tokens.required()))
     throw new CollabError(

@@ -7,7 +7,6 @@ import {
 import type { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { LIMITS } from '../core/limits.js';
-import { hubFor } from '../features/hub/hub.js';
 import type { StoredMcpSession } from '../features/hub/hub-sessions.js';
 import { namedClientProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
@@ -124,7 +123,7 @@ export class McpEndpoint {
   private readonly hub;
 
   constructor(private readonly options: McpEndpointOptions) {
-    this.hub = hubFor(options.app);
+    this.hub = options.app.hub;
   }
 
   /** Whether `id` names an MCP session this hub knows (in memory or in the store). */

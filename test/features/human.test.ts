@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { humanFor } from '../../src/features/human/human.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo } from '../helpers/temp.js';
 
@@ -18,7 +17,7 @@ describe('questions that expire', () => {
     clock += 2 * 60_000;
     const { questions } = await a.call<{ questions: Outcome[] }>('list_questions', { status: 'all' });
     expect(questions[0]).toMatchObject({ question_id: asked.question_id, status: 'expired' });
-    const late = await humanFor(app).answer(asked.question_id, 'yes', 'terminal', 'me');
+    const late = await app.human.answer(asked.question_id, 'yes', 'terminal', 'me');
     expect(late.won).toBe(false);
     expect(late.question.status).toBe('expired');
     await a.close();

@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { realmFor } from '../../src/features/realm/realm.js';
 import { writeBinding, writeContract } from '../../src/integrations/realm-files.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { appWithRealm, commitRealm, S3_SCHEMA, threeRepoRealm } from '../helpers/realm.js';
@@ -312,9 +311,9 @@ describe('realm tools over real repositories', () => {
     expect(refused.hint).toContain(`session-collab realm register ${realm}`);
     // Passing the folder explicitly is no way around it.
     expect((await c.fail('worktree_create', { rfc: 'x', realm })).code).toBe('REALM_NOT_REGISTERED');
-    await realmFor(app).register(realm);
+    await app.realm.register(realm);
     expect((await c.call<{ realm: string }>('realm_status')).realm).toBe('aperture-realm');
-    expect(await realmFor(app).unregister(realm)).toBe(true);
+    expect(await app.realm.unregister(realm)).toBe(true);
     expect((await c.fail('realm_status')).code).toBe('REALM_NOT_REGISTERED');
     // config.json may list realm folders too.
     const listed = await testApp({ config: { realms: [realm] } });

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { telegramSettings } from '../../src/app/telegram-config.js';
-import { humanFor } from '../../src/features/human/human.js';
 import { TelegramChannel } from '../../src/features/human/telegram-channel.js';
 import { telegramApi } from '../../src/integrations/telegram-api.js';
 import { FakeTelegram } from '../fixtures/fake-telegram.js';
@@ -105,7 +104,7 @@ describe('the Telegram lease: check and take in one transaction', () => {
     });
     const channel = new TelegramChannel(
       app,
-      humanFor(app),
+      app.human,
       { ...settings, bot_token: telegram.token },
       telegramApi(telegram.token, root),
     );

@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App } from '../../src/app/app.js';
-import { realmFor } from '../../src/features/realm/realm.js';
 import {
   writeBinding,
   writeContract,
@@ -77,7 +76,7 @@ export function threeRepoRealm() {
 /** A fresh app whose machine has the realm registered, as `realm init` or `realm register` leave it. */
 export async function appWithRealm(realm: string, options: Parameters<typeof testApp>[0] = {}): Promise<App> {
   const app = await testApp(options);
-  await realmFor(app).register(realm);
+  await app.realm.register(realm);
   return app;
 }
 

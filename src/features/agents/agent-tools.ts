@@ -4,12 +4,9 @@ import { inline, quoteBlock } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import { cursorField, idOf, list, moreNote, nextCursorField, text, words } from '../fields.js';
-import { perApp } from '../per-app.js';
 import type { Connection } from '../sessions/connection.js';
 import { type CallControls, defineTool } from '../tool-context.js';
-import { AgentsService } from './agents-service.js';
-
-export const agentsFor = perApp((app) => new AgentsService(app));
+import type { AgentsService } from './agents-service.js';
 
 const providerField = z.enum(AGENT_PROVIDERS as [AgentProvider, ...AgentProvider[]]).default('claude');
 const conversationField = z
@@ -129,7 +126,7 @@ export const executeClaude = defineTool({
   input: z.strictObject(executeInput),
   output: runView,
   async handler({ app, connection, call }, input) {
-    const service = agentsFor(app);
+    const service = app.agents;
     const run = await service.execute(await connection.actor(undefined), input);
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
@@ -146,7 +143,7 @@ export const executeClaudeWithContext = defineTool({
   input: z.strictObject({ ...executeInput, file_paths: list(text('pathInputChars')) }),
   output: runView,
   async handler({ app, connection, call }, input) {
-    const service = agentsFor(app);
+    const service = app.agents;
     const run = await service.execute(await connection.actor(undefined), {
       ...input,
       files: input.file_paths,
@@ -165,7 +162,7 @@ export const executionStatus = defineTool({
   input: z.strictObject({ execution_id: idOf('run'), wait_seconds: waitField }),
   output: runView,
   async handler({ app, connection, call }, input) {
-    const service = agentsFor(app);
+    const service = app.agents;
     await service.get(await connection.viewer(undefined), input.execution_id);
     return waitForRun(service, input.execution_id, input.wait_seconds, call);
   },
@@ -182,7 +179,7 @@ export const cancelExecution = defineTool({
   input: z.strictObject({ execution_id: idOf('run') }),
   output: runView,
   async handler({ app, connection }, input) {
-    const service = agentsFor(app);
+    const service = app.agents;
     await service.cancel(await connection.actor(undefined), input.execution_id);
     return view(await service.waitFor(input.execution_id, 5_000, undefined));
   },
@@ -218,7 +215,7 @@ export const getExecutionHistory = defineTool({
     next_cursor: nextCursorField,
   }),
   async handler({ app, connection }, input) {
-    const page = await agentsFor(app).history(await connection.viewer(undefined), {
+    const page = await app.agents.history(await connection.viewer(undefined), {
       allSessions: input.all_sessions,
       provider: input.provider ?? null,
       conversation: input.conversation ?? null,
@@ -259,7 +256,7 @@ export const clearExecutionHistory = defineTool({
   kind: 'destructive',
   input: z.strictObject({}),
   output: z.object({ deleted: z.number(), kept_running: z.number(), kept_points: z.number() }),
-  handler: async ({ app, connection }) => agentsFor(app).clear(await connection.actor(undefined)),
+  handler: async ({ app, connection }) => app.agents.clear(await connection.actor(undefined)),
   text: (o) =>
     [
       `${o.deleted} finished run(s) of this session deleted.`,
@@ -292,7 +289,7 @@ export const getCurrentSession = defineTool({
   async handler({ app, connection }, input) {
     const session = await connection.actor(undefined);
     return {
-      session_id: await agentsFor(app).current(session, input.provider, input.conversation),
+      session_id: await app.agents.current(session, input.provider, input.conversation),
       provider: input.provider,
       conversation: input.conversation,
     };
@@ -314,7 +311,7 @@ export const setCurrentSession = defineTool({
   input: z.strictObject({ ...pointInput, session_id: text('idChars') }),
   output: z.object({ session_id: z.string(), provider: z.string(), conversation: z.string() }),
   async handler({ app, connection }, input) {
-    await agentsFor(app).setCurrent(
+    await app.agents.setCurrent(
       await connection.actor(undefined),
       input.provider,
       input.conversation,
@@ -334,12 +331,7 @@ export const resetSession = defineTool({
   input: z.strictObject(pointInput),
   output: z.object({ provider: z.string(), conversation: z.string() }),
   async handler({ app, connection }, input) {
-    await agentsFor(app).setCurrent(
-      await connection.actor(undefined),
-      input.provider,
-      input.conversation,
-      null,
-    );
+    await app.agents.setCurrent(await connection.actor(undefined), input.provider, input.conversation, null);
     return { provider: input.provider, conversation: input.conversation };
   },
   text: (o) => `${o.provider}/${o.conversation} starts fresh on its next call.`,
@@ -359,7 +351,7 @@ export const testClaudeCli = defineTool({
     permission: z.string(),
     tried: z.array(z.string()),
   }),
-  handler: ({ app }, input) => agentsFor(app).test(input.provider),
+  handler: ({ app }, input) => app.agents.test(input.provider),
   text: (o) =>
     o.found
       ? `Found ${o.path} (${o.version ?? 'version unknown'}); runs get ${o.permission}.`

@@ -9,7 +9,7 @@ import {
   toolTarget,
 } from '../../integrations/agent-hooks.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
-import type { Services } from '../tool-context.js';
+import type { CoreServices } from '../tool-context.js';
 
 const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
 
@@ -23,7 +23,7 @@ export type HookAnswer = { output: Record<string, unknown> | null } | { unchecke
  * a hub on this machine) by the hub for it.
  */
 export async function answerHook(
-  app: Services,
+  app: CoreServices,
   event: HookEvent,
   input: HookInput,
   identity: ClientIdentity,

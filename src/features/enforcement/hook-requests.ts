@@ -3,7 +3,7 @@ import { invalidInput } from '../../core/errors.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
 import { namedClientProcess } from '../sessions/client-sessions.js';
-import type { Services } from '../tool-context.js';
+import type { CoreServices } from '../tool-context.js';
 import { answerHook, type HookAnswer } from './hook-answers.js';
 
 /** What a hook process on this machine sends the hub (team mode): its event's input and its client. */
@@ -23,7 +23,7 @@ const HookRequest = z.strictObject({
  * the MCP endpoint does); with one, its client session id is that token's own.
  */
 export async function answerHookRequest(
-  app: Services,
+  app: CoreServices,
   eventName: string,
   body: unknown,
   tokenId: string | null,

@@ -2,8 +2,6 @@ import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { loadRealm } from '../../integrations/realm-files.js';
 import type { ClaimView } from '../claims/claim-types.js';
-import { realmFor } from '../realm/realm.js';
-import { reviewsFor } from '../reviews/reviews.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
 
@@ -119,7 +117,7 @@ export class DashboardViews {
 
   /** The realms this machine works with, each read from its folder. */
   async realms(): Promise<RealmLine[]> {
-    return (await realmFor(this.app).registered()).slice(0, 20).map((r) => {
+    return (await this.app.realm.registered()).slice(0, 20).map((r) => {
       try {
         const model = loadRealm(r.root);
         return {
@@ -263,7 +261,7 @@ export class DashboardViews {
   async conversation(workItemId: string): Promise<{ title: string; status: string; text: string } | null> {
     const item = await this.app.store.workItems.get(workItemId);
     if (!item) return null;
-    const { text } = (await reviewsFor(this.app).conversation({
+    const { text } = (await this.app.reviews.conversation({
       workItemId,
       format: 'detailed',
       limit: 200,

@@ -2,7 +2,6 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { noLongerActive } from '../claims/claims-service.js';
-import { humanFor } from '../human/human.js';
 import type { AnswerOutcome } from '../human/questions-service.js';
 import type { Wiring } from '../tool-context.js';
 
@@ -33,7 +32,7 @@ export class PersonActions {
   /** Answers a pending question; the first answer from any channel wins. */
   async answer(questionId: string, text: string): Promise<AnswerOutcome> {
     if (!text.trim()) throw invalidInput('answer: the answer is empty.');
-    return humanFor(this.app).answer(questionId, text, this.person.via, this.person.name);
+    return this.app.human.answer(questionId, text, this.person.via, this.person.name);
   }
 
   /** Releases any session's active claim, and tells that session who did and why. */

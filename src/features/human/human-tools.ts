@@ -5,7 +5,6 @@ import { PROGRESS_EVERY_MS, waitMs } from '../../core/waits.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
 import { idOf, list, sessionIdField, text } from '../fields.js';
 import { type CallControls, defineTool } from '../tool-context.js';
-import { humanFor } from './human.js';
 import type { QuestionView } from './question-views.js';
 import type { QuestionsService } from './questions-service.js';
 
@@ -100,7 +99,7 @@ export const askHuman = defineTool({
   }),
   output: outcome,
   async handler({ app, connection, call }, input) {
-    const human = humanFor(app);
+    const human = app.human;
     const asked = await human.ask(await connection.actor(input.session_id), {
       question: input.question,
       ...(input.options ? { options: input.options } : {}),
@@ -171,7 +170,7 @@ export const checkAnswers = defineTool({
   }),
   output: z.object({ questions: z.array(outcome) }),
   async handler({ app, connection, call }, input) {
-    const human = humanFor(app);
+    const human = app.human;
     const session = await connection.actor(input.session_id);
     const targets = await human.targets(session, input.question_ids);
     const ready = targets.some((q) => q.status !== 'pending');
@@ -223,7 +222,7 @@ export const listQuestions = defineTool({
     ),
   }),
   async handler({ app, connection }, input) {
-    const human = humanFor(app);
+    const human = app.human;
     const session = await connection.viewer(input.session_id);
     return {
       questions: (await human.list(session, input.status, input.limit)).map((q) => {
@@ -263,7 +262,7 @@ export const cancelQuestion = defineTool({
   input: z.strictObject({ session_id: sessionIdField, question_id: idOf('question') }),
   output: z.object({ question_id: z.string(), status: statusField }),
   async handler({ app, connection }, input) {
-    const q = await humanFor(app).cancel(await connection.actor(input.session_id), input.question_id);
+    const q = await app.human.cancel(await connection.actor(input.session_id), input.question_id);
     return { question_id: q.id, status: q.status };
   },
   text: (o) =>

@@ -3,7 +3,6 @@ import type { Finding } from '../../core/realm-model.js';
 import { list, sessionIdField, text } from '../fields.js';
 import type { SessionSummary } from '../sessions/session-types.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
-import { realmFor } from './realm.js';
 
 const realm = text('pathInputChars').optional().describe('Realm folder; default: from .session-collab.yaml');
 const finding = z.object({
@@ -15,7 +14,7 @@ const finding = z.object({
 }) satisfies z.ZodType<Finding>;
 
 const ctxOf = ({ app, connection }: ToolContext, realmPath?: string) =>
-  realmFor(app).context(connection.cwd, realmPath);
+  app.realm.context(connection.cwd, realmPath);
 
 export const realmStatus = defineTool({
   name: 'realm_status',
@@ -55,7 +54,7 @@ export const realmStatus = defineTool({
     const mine = ctx.connection.currentId ? await ctx.app.sessions.find(ctx.connection.currentId) : null;
     const sessions: Array<{ id: string; name: string; repo: string; rfc: string | null }> = [];
     for (const r of model.repos.keys())
-      for (const s of await realmFor(ctx.app).liveSessionsOf(model, r))
+      for (const s of await ctx.app.realm.liveSessionsOf(model, r))
         sessions.push({ id: s.id, name: s.name, repo: r, rfc: s.rfc });
     return {
       realm: model.name,
@@ -103,7 +102,7 @@ export const realmCheckTool = defineTool({
   input: z.strictObject({ realm }),
   output: z.object({ ok: z.boolean(), errors: z.array(finding), warnings: z.array(finding) }),
   async handler(ctx, input) {
-    return realmFor(ctx.app).check(await ctxOf(ctx, input.realm));
+    return ctx.app.realm.check(await ctxOf(ctx, input.realm));
   },
   text: (o) =>
     [
@@ -139,7 +138,7 @@ export const contractGet = defineTool({
     file: z.string(),
   }),
   async handler(ctx, input) {
-    const c = realmFor(ctx.app).contract(await ctxOf(ctx, input.realm), input.contract, input.domain);
+    const c = ctx.app.realm.contract(await ctxOf(ctx, input.realm), input.contract, input.domain);
     return { ...c, drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash };
   },
   text: (o) =>
@@ -171,7 +170,7 @@ export const sessionStartRealm = defineTool({
     const realmCtx = await ctxOf(ctx, input.realm);
     const { session, others } = await ctx.connection.start(undefined, ctx.connection.cwd);
     if (input.rfc !== undefined) await ctx.app.sessions.setRfc(session.id, input.rfc);
-    const info = realmFor(ctx.app).repoContext(realmCtx);
+    const info = ctx.app.realm.repoContext(realmCtx);
     return {
       session_id: session.id,
       name: session.name,
@@ -229,7 +228,7 @@ export const worktreeCreate = defineTool({
     paths: z.record(z.string(), z.string()),
   }),
   async handler(ctx, input) {
-    return realmFor(ctx.app).createWorktrees(await ctxOf(ctx, input.realm), input.rfc, input.repos);
+    return ctx.app.realm.createWorktrees(await ctxOf(ctx, input.realm), input.rfc, input.repos);
   },
   text: (o) =>
     `${o.reason}. Created: ${o.created.join(', ') || 'none'}; already there: ${o.existing.join(', ') || 'none'}.\n${Object.entries(
@@ -265,7 +264,7 @@ export const prStatus = defineTool({
     ),
   }),
   async handler(ctx, input) {
-    return { repos: realmFor(ctx.app).prStatus(await ctxOf(ctx, input.realm), input.rfc ?? null) };
+    return { repos: ctx.app.realm.prStatus(await ctxOf(ctx, input.realm), input.rfc ?? null) };
   },
   text: (o) =>
     o.repos

@@ -5,7 +5,6 @@ import { PHASES, SEVERITIES, STATUSES, SUGGESTION_TYPES, WORK_TYPES } from '../.
 import { text } from '../fields.js';
 import type { ToolContext } from '../tool-context.js';
 import type { ItemView } from './review-views.js';
-import { reviewsFor } from './reviews.js';
 
 export const workType = z.enum(WORK_TYPES);
 export const phase = z.enum(PHASES);
@@ -46,7 +45,7 @@ export const item = z
   })
   .passthrough() satisfies z.ZodType<ItemView>;
 
-export const svc = (ctx: ToolContext) => reviewsFor(ctx.app);
+export const svc = (ctx: ToolContext) => ctx.app.reviews;
 /** The connection's session (awaited: finding or starting it may read the store). */
 export const me = async (ctx: ToolContext) => ctx.connection.current();
 

@@ -4,7 +4,7 @@ import { inline } from '../../core/fence.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import { fullId, type IdScope, MIN_PREFIX } from '../id-references.js';
-import type { Wiring } from '../tool-context.js';
+import type { CoreWiring } from '../tool-context.js';
 import { stateOf } from './liveness.js';
 
 /**
@@ -12,7 +12,7 @@ import { stateOf } from './liveness.js';
  * (in `projectId` when given, else in any project). Ambiguity is an error listing the candidates.
  */
 export async function sessionByReference(
-  app: Wiring,
+  app: CoreWiring,
   reference: string,
   projectId: string | null,
 ): Promise<SessionRow> {
@@ -65,7 +65,7 @@ export async function byNameOrStart(
 }
 
 /** The claim a person names: by its id or the start of it. */
-export async function claimByReference(app: Wiring, reference: string): Promise<ClaimWithFiles> {
+export async function claimByReference(app: CoreWiring, reference: string): Promise<ClaimWithFiles> {
   const ref = reference.trim();
   if (ref.length < MIN_PREFIX)
     throw invalidInput(`Name a claim by its id: at least its first ${MIN_PREFIX} characters.`);
@@ -80,7 +80,7 @@ export async function claimByReference(app: Wiring, reference: string): Promise<
 }
 
 /** The project of a folder, when the store knows it (null otherwise). */
-export async function projectOfFolder(app: Wiring, folder: string): Promise<string | null> {
+export async function projectOfFolder(app: CoreWiring, folder: string): Promise<string | null> {
   try {
     const { key } = app.sessions.locate(folder);
     return (await app.store.projects.findByRoot(key))?.id ?? null;
@@ -93,7 +93,7 @@ export async function projectOfFolder(app: Wiring, folder: string): Promise<stri
  * Sessions the store still counts as active whose process is gone or that fell silent (in one
  * project, or in all): what `session-collab clean` ends.
  */
-export async function deadSessions(app: Wiring, projectId: string | null): Promise<SessionWithCounts[]> {
+export async function deadSessions(app: CoreWiring, projectId: string | null): Promise<SessionWithCounts[]> {
   return (await app.store.sessions.list(projectId, false)).filter(
     (s) => s.status === 'active' && stateOf(app, s) !== 'active',
   );

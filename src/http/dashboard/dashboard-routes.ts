@@ -4,7 +4,6 @@ import { streamSSE } from 'hono/streaming';
 import type { App } from '../../app/app.js';
 import { CollabError } from '../../core/errors.js';
 import { COOKIE_TTL_MS } from '../../features/hub/dashboard-logins.js';
-import { hubFor } from '../../features/hub/hub.js';
 import { readBody } from '../guards.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import type { EventFeed } from './event-feed.js';
@@ -61,7 +60,7 @@ function safeBack(value: unknown): string {
  */
 export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   const { app, feed } = deps;
-  const hub = hubFor(app);
+  const hub = app.hub;
   let streams = 0;
 
   web.use('*', async (c, next) => {

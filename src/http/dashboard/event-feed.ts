@@ -1,6 +1,5 @@
 import type { App } from '../../app/app.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
-import { hubFor } from '../../features/hub/hub.js';
 
 /** How often the event log is read (any process may have written it). */
 const POLL_MS = 200;
@@ -29,7 +28,7 @@ export class EventFeed {
   private readonly log;
 
   private constructor(private readonly app: App) {
-    this.log = hubFor(app).events;
+    this.log = app.hub.events;
   }
 
   /**
