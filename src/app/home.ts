@@ -7,6 +7,8 @@ export interface HomePaths {
   config: string;
   logs: string;
   log: string;
+  /** Root commits of repositories without a remote, found once by `git` (`integrations/repo-identity.ts`). */
+  repoCache: string;
 }
 
 /**
@@ -30,5 +32,6 @@ export function homeAt(home: string): HomePaths {
     config: join(home, 'config.json'),
     logs: join(home, 'logs'),
     log: join(home, 'logs', 'collab.log'),
+    repoCache: join(home, 'cache', 'repo-roots.json'),
   };
 }

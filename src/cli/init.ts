@@ -15,7 +15,7 @@ import {
 import { geminiTrust, geminiTrusts, type TrustingClient, trustFile } from '../integrations/client-trust.js';
 import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
 import { codexTrust, codexTrusts } from '../integrations/codex-toml.js';
-import { locateProject } from '../integrations/git-repo.js';
+import { locateFolder } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation, onPathIsThis } from './invocation.js';
 
@@ -113,7 +113,7 @@ function parseTransport(options: InitOptions): Transport {
 
 /** `session-collab init`: wires the clients of this project to session-collab. */
 export function init(options: InitOptions): void {
-  const root = locateProject(process.cwd()).worktree;
+  const root = locateFolder(process.cwd()).worktree;
   const clients = parseClients(options.client, root);
   const transport = parseTransport(options);
   const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();

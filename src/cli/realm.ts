@@ -5,7 +5,7 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { shellQuote } from '../core/shell-words.js';
 import { git } from '../integrations/git.js';
-import { locateProject } from '../integrations/git-repo.js';
+import { locateFolder } from '../integrations/git-repo.js';
 import {
   writeBinding,
   writeContract,
@@ -59,7 +59,7 @@ export async function realmInit(folder: string, options: { name?: string }): Pro
   writeRealm(root, name);
   let history: string;
   try {
-    if (locateProject(root).kind === 'dir') {
+    if (locateFolder(root).kind === 'dir') {
       git(root, 'init', '-q');
       history = 'initialised as a git repository, so contract changes have a history';
     } else history = 'inside a git repository already';
@@ -83,7 +83,7 @@ export async function realmAddRepo(
       `--path ${repoPath} does not exist.`,
       'Give the folder of a clone of the repo.',
     );
-  const repoRoot = locateProject(repoPath).worktree;
+  const repoRoot = locateFolder(repoPath).worktree;
   const root = await realmRootFromCwd(options.realm);
   writeRepo(root, name, relative(root, repoRoot) || '.', options.defaultBranch ?? null);
   writeMembership(repoRoot, root, name);

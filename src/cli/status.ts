@@ -88,10 +88,7 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
   }
   const now = app.now();
   for (const p of projects) {
-    line(
-      bold(`${p.kind === 'git' ? p.root.replace(/\/\.git$/, '') : p.root}`) +
-        dim(`  (project ${p.project_id})`),
-    );
+    line(bold(p.label) + dim(`  (project ${p.project_id})`));
     const claimsOf = new Map<string, typeof p.claims>();
     for (const c of p.claims) claimsOf.set(c.session_id, [...(claimsOf.get(c.session_id) ?? []), c]);
     const sessionLine = (s: SessionStatus) => {
@@ -99,8 +96,8 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
       const where = [
         s.client ?? 'unknown client',
         s.branch ?? '-',
+        inline(s.host === app.host ? s.worktree : `${s.host}:${s.worktree}`, 160),
         s.terminal ?? (s.pid ? `pid ${s.pid}` : null),
-        s.host !== app.host ? `on ${s.host}` : null,
       ]
         .filter(Boolean)
         .join('  ');

@@ -1,21 +1,36 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type IdentityCache, type RepoIdentity, repoIdentity } from './repo-identity.js';
 
-export interface ProjectLocation {
-  /** Stable key of the project: the git common dir (shared by all worktrees), or the folder. */
-  key: string;
+/** A folder's place: the worktree it is in (or the folder itself, outside git). */
+export interface FolderLocation {
   kind: 'git' | 'dir';
   /** Root of this worktree (or the folder): claim paths are relative to it. */
   worktree: string;
   branch: string | null;
+  /** The git folder all worktrees of this clone share (the folder itself outside git). */
+  commonDir: string;
+}
+
+export interface ProjectLocation extends FolderLocation {
+  /** The project's key: the repository's identity (`repo-identity.ts`), or the folder outside git. */
+  key: string;
+  /** What a person calls the project. */
+  label: string;
+  source: RepoIdentity['source'];
+  /**
+   * The key this place had when a project was its clone's git folder (before repositories were
+   * named by what survives cloning): a project still under it is moved to `key`.
+   */
+  formerKey: string;
 }
 
 /**
- * Finds the project a folder belongs to by reading `.git` directly (no `git` process): a `.git`
+ * Finds the worktree a folder is in by reading `.git` directly (no `git` process): a `.git`
  * folder is a main worktree, a `.git` file points to a linked worktree whose `commondir` names the
  * shared repository.
  */
-export function locateProject(folder: string): ProjectLocation {
+export function locateFolder(folder: string): FolderLocation {
   let dir: string;
   try {
     dir = realpathSync(resolve(folder));
@@ -28,12 +43,28 @@ export function locateProject(folder: string): ProjectLocation {
     if (existsSync(dotGit)) {
       const gitDir = statSync(dotGit).isDirectory() ? dotGit : readGitFile(dotGit, current);
       if (gitDir) {
-        return { key: commonDir(gitDir), kind: 'git', worktree: current, branch: readBranch(gitDir) };
+        return { kind: 'git', worktree: current, branch: readBranch(gitDir), commonDir: commonDir(gitDir) };
       }
     }
     if (dirname(current) === current) break;
   }
-  return { key: dir, kind: 'dir', worktree: dir, branch: null };
+  return { kind: 'dir', worktree: dir, branch: null, commonDir: dir };
+}
+
+/** A folder's project: its place, and the identity of the repository it is in. */
+export function locateProject(folder: string, cache?: IdentityCache): ProjectLocation {
+  const place = locateFolder(folder);
+  if (place.kind === 'dir') {
+    return {
+      ...place,
+      key: place.worktree,
+      label: place.worktree,
+      source: 'path',
+      formerKey: place.worktree,
+    };
+  }
+  const identity = repoIdentity(place.commonDir, place.worktree, cache);
+  return { ...place, ...identity, formerKey: place.commonDir };
 }
 
 function readGitFile(file: string, worktree: string): string | null {

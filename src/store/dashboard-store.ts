@@ -4,6 +4,7 @@ import type { Sql } from './sql.js';
 export interface ProjectCounts {
   id: string;
   root: string;
+  name: string | null;
   kind: string;
   sessions: number;
   claims: number;
@@ -68,7 +69,7 @@ export class DashboardStore {
 
   projects(limit: number): Promise<ProjectCounts[]> {
     return this.sql.all<ProjectCounts>(
-      `SELECT p.id, p.root, p.kind,
+      `SELECT p.id, p.root, p.name, p.kind,
          (SELECT count(*) FROM sessions s WHERE s.project_id = p.id AND s.status = 'active') AS sessions,
          (SELECT count(*) FROM claims c WHERE c.project_id = p.id AND c.status = 'active') AS claims,
          (SELECT count(*) FROM questions q WHERE q.project_id = p.id AND q.status = 'pending') AS questions

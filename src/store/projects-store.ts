@@ -1,4 +1,5 @@
 import { newId } from '../core/ids.js';
+import { type Moved, mergeProject } from './project-merge.js';
 import type { Sql } from './sql.js';
 
 export interface ProjectRow {
@@ -20,16 +21,52 @@ const BY_ID = 'SELECT * FROM projects WHERE id = ?';
 export class ProjectsStore {
   constructor(private readonly sql: Sql) {}
 
-  /** The project for a root key, created on first sight. */
-  async ensure(root: string, kind: 'git' | 'dir', now: number): Promise<ProjectRow> {
-    const existing = await this.sql.get<ProjectRow>(BY_ROOT, [root]);
+  /**
+   * The project of a place, created on first sight. A project still under the place's former key
+   * (its clone's git folder, before repositories were named by what survives cloning; or before a
+   * repository's first commit) becomes this one: renamed when there is none yet, else merged into
+   * it. Inside a write transaction.
+   */
+  async ensure(
+    place: { key: string; formerKey: string; kind: 'git' | 'dir'; label: string },
+    host: string,
+    now: number,
+  ): Promise<ProjectRow & { merged?: Moved }> {
+    const existing = await this.sql.get<ProjectRow>(BY_ROOT, [place.key]);
+    const former = place.formerKey === place.key ? undefined : await this.findByRoot(place.formerKey);
+    if (former?.kind === 'named') return existing ?? this.insert(place, now);
+    if (existing && former)
+      return { ...existing, merged: await mergeProject(this.sql, former, existing, host, now) };
     if (existing) return existing;
+    if (former) {
+      await this.sql.run(
+        'UPDATE projects SET root = ?, name = coalesce(name, ?), updated_at = ? WHERE id = ?',
+        [place.key, place.label, now, former.id],
+      );
+      return (await this.get(former.id))!;
+    }
+    return this.insert(place, now);
+  }
+
+  /** A new project, named for people by its place's label. */
+  private async insert(
+    place: { key: string; kind: 'git' | 'dir'; label: string },
+    now: number,
+  ): Promise<ProjectRow> {
     const id = newId().replace(/-/g, '').slice(0, 16);
     await this.sql.run(
-      'INSERT INTO projects (id, root, kind, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      [id, root, kind, now, now],
+      'INSERT INTO projects (id, root, kind, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [id, place.key, place.kind, place.label, now, now],
     );
-    return (await this.sql.get<ProjectRow>(BY_ROOT, [root]))!;
+    return (await this.sql.get<ProjectRow>(BY_ROOT, [place.key]))!;
+  }
+
+  /** The project of a place, under its key or its former key (nothing is changed). */
+  async findFor(place: { key: string; formerKey: string }): Promise<ProjectRow | undefined> {
+    return (
+      (await this.findByRoot(place.key)) ??
+      (place.formerKey === place.key ? undefined : await this.findByRoot(place.formerKey))
+    );
   }
 
   /** A project created by id, for work outside a repository. */

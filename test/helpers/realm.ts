@@ -38,7 +38,7 @@ export function threeRepoRealm() {
     git(dir, 'init', '-q', '-b', 'main');
     writeFileSync(join(dir, 'README.md'), `# ${name}\n`);
     git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'initial');
+    git(dir, 'commit', '-qm', `initial (${base})`);
     repos[name] = dir;
   }
   const realm = join(base, 'realm');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
 
 const created: string[] = [];
@@ -30,7 +30,11 @@ export function git(cwd: string, ...args: string[]): string {
   });
 }
 
-/** A real git repository with one commit holding `files`. */
+/**
+ * A real git repository with one commit holding `files`. Its commit message is unique: two
+ * repositories made in one second with the same files would otherwise hold the very same commit,
+ * and so be one repository (named by its root commit).
+ */
 export function gitRepo(files: Record<string, string> = { 'README.md': '# repo\n' }): string {
   const dir = tempDir('collab-repo-');
   git(dir, 'init', '-q', '-b', 'main');
@@ -39,6 +43,6 @@ export function gitRepo(files: Record<string, string> = { 'README.md': '# repo\n
     writeFileSync(join(dir, path), content);
   }
   git(dir, 'add', '-A');
-  git(dir, 'commit', '-qm', 'initial');
+  git(dir, 'commit', '-qm', `initial (${basename(dir)})`);
   return dir;
 }

@@ -75,7 +75,7 @@ export class EnforcementService {
     const found = await this.sessions.clients.forHook(identity, location.worktree, { create: null });
     if (found.session) return found.session;
     if (found.ambiguous.length > 0) return this.amongSeveral(found.ambiguous, location.worktree);
-    const project = await this.app.store.projects.findByRoot(location.key);
+    const project = await this.app.store.projects.findFor(location);
     return project ? { id: null, project_id: project.id, worktree: location.worktree } : null;
   }
 

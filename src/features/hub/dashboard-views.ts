@@ -1,5 +1,6 @@
 import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
+import { projectLabel } from '../../core/project-label.js';
 import { loadRealm } from '../../integrations/realm-files.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
@@ -7,7 +8,6 @@ import type { Wiring } from '../tool-context.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** A repository is stored by its git folder; people know it by its worktree. */
-const shownRoot = (root: string) => root.replace(/\/\.git$/, '');
 
 export interface ProjectLine {
   id: string;
@@ -108,7 +108,7 @@ export class DashboardViews {
   async projects(): Promise<ProjectLine[]> {
     return (await this.app.store.dashboard.projects(BOARD_LIMITS.projects)).map((p) => ({
       id: p.id,
-      root: shownRoot(p.root),
+      root: projectLabel(p),
       sessions: p.sessions,
       claims: p.claims,
       questions: p.questions,
@@ -216,7 +216,7 @@ export class DashboardViews {
       (c) => c.in_conflict,
     );
     return {
-      project: { id: project.id, root: shownRoot(project.root) },
+      project: { id: project.id, root: projectLabel(project) },
       sessions,
       claims,
       tree,

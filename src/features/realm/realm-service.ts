@@ -11,7 +11,7 @@ import {
   type RealmModel,
   realmSnapshot,
 } from '../../core/realm-model.js';
-import { locateProject } from '../../integrations/git-repo.js';
+import type { ProjectLocation } from '../../integrations/git-repo.js';
 import {
   branchStatus,
   currentBranch,
@@ -210,21 +210,21 @@ export class RealmService {
     return this.liveSessionsAt(this.projectKeyOf(model, repo));
   }
 
-  /** The project (its root key) of a repo of the realm, read from its folder; null if it has none. */
-  private projectKeyOf(model: RealmModel, repo: string): string | null {
+  /** Where a repo of the realm is (its project's keys), read from its folder; null if it has none. */
+  private projectKeyOf(model: RealmModel, repo: string): ProjectLocation | null {
     const def = model.repos.get(repo);
     if (!def || !existsSync(def.path)) return null;
     try {
-      return locateProject(def.path).key;
+      return this.sessions.locate(def.path);
     } catch {
       return null;
     }
   }
 
-  /** Live sessions of the project with this root key (any of its worktrees). */
-  private async liveSessionsAt(key: string | null): Promise<SessionRow[]> {
-    if (key === null) return [];
-    const project = await this.app.store.projects.findByRoot(key);
+  /** Live sessions of the project of this place (any of its worktrees and clones). */
+  private async liveSessionsAt(place: ProjectLocation | null): Promise<SessionRow[]> {
+    if (place === null) return [];
+    const project = await this.app.store.projects.findFor(place);
     if (!project) return [];
     const sessions: SessionRow[] = [];
     for (const s of await this.sessions.liveInProject(project.id))
@@ -232,8 +232,11 @@ export class RealmService {
     return sessions;
   }
 
-  /** The ids of the live sessions in these repos, by the project keys `refresh` read beforehand. */
-  private async liveSessionIds(projectKeys: Map<string, string | null>, repos: string[]): Promise<string[]> {
+  /** The ids of the live sessions in these repos, by the places `refresh` read beforehand. */
+  private async liveSessionIds(
+    projectKeys: Map<string, ProjectLocation | null>,
+    repos: string[],
+  ): Promise<string[]> {
     const ids: string[] = [];
     for (const repo of repos)
       for (const s of await this.liveSessionsAt(projectKeys.get(repo) ?? null)) ids.push(s.id);

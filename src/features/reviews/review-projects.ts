@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { projectLabel } from '../../core/project-label.js';
 import { iso } from '../../core/time.js';
 import type { ProjectRow } from '../../store/projects-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
@@ -49,13 +50,7 @@ export class ReviewProjects {
   async projectView(p: ProjectRow) {
     return {
       id: p.id,
-      name:
-        p.name ??
-        p.root
-          .replace(/\/\.git$/, '')
-          .split('/')
-          .pop() ??
-        p.id,
+      name: p.name ?? projectLabel(p).split('/').pop() ?? p.id,
       description: p.description,
       kind: p.kind,
       root: p.kind === 'named' ? null : p.root.replace(/\/\.git$/, ''),

@@ -82,8 +82,7 @@ export async function claimByReference(app: CoreWiring, reference: string): Prom
 /** The project of a folder, when the store knows it (null otherwise). */
 export async function projectOfFolder(app: CoreWiring, folder: string): Promise<string | null> {
   try {
-    const { key } = app.sessions.locate(folder);
-    return (await app.store.projects.findByRoot(key))?.id ?? null;
+    return (await app.store.projects.findFor(app.sessions.locate(folder)))?.id ?? null;
   } catch {
     return null;
   }

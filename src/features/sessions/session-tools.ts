@@ -14,6 +14,8 @@ const sessionView = z.object({
   started_at: z.string(),
   branch: z.string().nullable(),
   client: z.string().nullable(),
+  host: z.string().describe('the machine it works on'),
+  worktree: z.string().describe('the copy of the repository it works in, on that machine'),
 }) satisfies z.ZodType<SessionView>;
 
 export const sessionStart = defineTool({

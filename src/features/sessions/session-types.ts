@@ -43,6 +43,10 @@ export interface SessionView {
   started_at: string;
   branch: string | null;
   client: string | null;
+  /** The machine it works on. */
+  host: string;
+  /** The copy of the repository it works in (its worktree, on its machine). */
+  worktree: string;
 }
 
 export type ReleaseMode = 'complete' | 'abandon';

@@ -55,7 +55,7 @@ export class SessionsService {
   /** Where a folder belongs: its project key and worktree root (`INVALID_INPUT` if it is no folder). */
   locate(projectRoot: string): ReturnType<typeof locateProject> {
     try {
-      return locateProject(projectRoot);
+      return locateProject(projectRoot, { file: this.app.paths.repoCache });
     } catch (error) {
       throw invalidInput(
         `project_root: ${(error as Error).message}`,
@@ -87,7 +87,14 @@ export class SessionsService {
       const lives =
         clientSessionId !== null && identity?.process ? identity.process : { pid, start: pidStart };
       const now = this.app.now();
-      const project = await store.projects.ensure(location.key, location.kind, now);
+      const project = await store.projects.ensure(location, this.app.host, now);
+      if (project.merged)
+        this.app.log.info('project.merged', {
+          into: project.id,
+          key: location.key,
+          from: location.formerKey,
+          moved: project.merged,
+        });
       await store.sessions.insert({
         id,
         name,
@@ -367,6 +374,8 @@ export class SessionsService {
       started_at: iso(s.created_at),
       branch: s.branch,
       client: s.client,
+      host: s.host,
+      worktree: s.worktree,
     };
   }
 }

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { projectLabel } from '../../core/project-label.js';
 import { terminalOf } from '../../integrations/process-tree.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import type { SessionView } from '../sessions/session-types.js';
@@ -14,7 +17,10 @@ export interface SessionStatus extends SessionView {
 
 export interface ProjectStatus {
   project_id: string;
+  /** Its key: the repository's identity (`git:…`, `root:…`, `name:…`) or a folder. */
   root: string;
+  /** What a person calls it (the repository once, whatever copies its sessions work in). */
+  label: string;
   kind: string;
   sessions: SessionStatus[];
   claims: ClaimView[];
@@ -70,10 +76,11 @@ export class StatusService {
       projects.push({
         project_id: project.id,
         root: project.root,
+        label: projectLabel(project),
         kind: project.kind,
         sessions,
         claims,
-        conflicts: this.honest(project, conflicts.conflicts),
+        conflicts: this.honest(project, sessions, conflicts.conflicts),
         more: {
           sessions: sessionPage.next_cursor !== null,
           claims: claims.length < limit ? 0 : (await app.store.claims.count(activeClaims)) - claims.length,
@@ -84,12 +91,18 @@ export class StatusService {
     return projects;
   }
 
-  /** Conflicts whose meeting point is a real tracked file where one exists, else a marked example. */
+  /**
+   * Conflicts whose meeting point is a real tracked file where one exists (in a copy of the
+   * repository on this machine), else a marked example.
+   */
   private honest(
     project: { root: string; kind: string },
+    sessions: SessionStatus[],
     conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>,
   ): Array<{ path: string; a: ClaimView; b: ClaimView }> {
-    const worktree = project.kind === 'git' ? project.root.replace(/\/\.git$/, '') : project.root;
+    const here = sessions.find((s) => s.host === this.app.host && existsSync(s.worktree))?.worktree;
+    const worktree = here ?? (isAbsolute(project.root) ? project.root.replace(/\/\.git$/, '') : null);
+    if (worktree === null) return conflicts;
     const paths = this.app.claims.meetingPoints(
       worktree,
       conflicts.map((c) => ({ ours: c.a.files, theirs: c.b.files, witness: c.path })),

@@ -3,12 +3,13 @@
  * ones (each written once, in a file of its own, listed here). The runners (database.ts for SQLite,
  * pg-database.ts for PostgreSQL) ask for the steps after the version a database has.
  */
+import { projectMerges } from './016-project-merges.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
 
 /** The portable migrations, in version order (the next is FROZEN_VERSION + 1). */
-export const PORTABLE_MIGRATIONS: PortableMigration[] = [];
+export const PORTABLE_MIGRATIONS: PortableMigration[] = [projectMerges];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
 

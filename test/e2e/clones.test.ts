@@ -1,0 +1,197 @@
+/**
+ * One repository in two clones on one machine (one embedded database): a claim in Alice's clone
+ * protects the file in Bob's, through every door — collab_check, an exclusive claim, the
+ * PreToolUse hook and the commit guard. An unrelated repository stays apart. A database from
+ * before, where each clone was a project of its own, is merged without losing a row.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { CLI, connectStdio } from '../helpers/stdio.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
+
+type Closable = { close: () => Promise<unknown> };
+const open: Closable[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+const FILES = { 'src/api/auth.py': 'def login(user):\n    pass\n', 'src/ui/app.tsx': 'export {}\n' };
+
+/** An upstream repository and two clones of it, each named by the same remote URL however spelled. */
+function twoClones() {
+  const upstream = gitRepo(FILES);
+  const clone = (url: string) => {
+    const dir = join(tempDir('collab-clone-'), 'api');
+    git(tempDir(), 'clone', '-q', upstream, dir);
+    git(dir, 'remote', 'set-url', 'origin', url);
+    return dir;
+  };
+  return {
+    alice: clone('git@github.com:acme/api.git'),
+    bob: clone('https://github.com/Acme/api'),
+  };
+}
+
+async function server(cwd: string, home: string) {
+  const s = await connectStdio({ cwd, home, hooks: true });
+  open.push(s);
+  return s;
+}
+
+function cli(home: string, cwd: string, ...args: string[]) {
+  return spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...process.env, SESSION_COLLAB_HOME: home },
+    encoding: 'utf8',
+  });
+}
+
+describe('two clones of one repository on one machine', () => {
+  it('a claim in one clone is seen by check, claim, the edit hook and the commit guard in the other', async () => {
+    const home = tempDir('collab-home-');
+    const { alice, bob } = twoClones();
+    const a = await server(alice, home);
+    const b = await server(bob, home);
+    await a.call('collab_session_start', { name: 'alice', project_root: alice });
+    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    await a.call('collab_claim', {
+      files: [join(alice, 'src/api/auth.py')],
+      intent: 'refactor login',
+      exclusive: true,
+    });
+
+    // One project: each sees the other, with the machine and the copy it works in.
+    const { sessions } = await b.call<{ sessions: Array<{ name: string; worktree: string; host: string }> }>(
+      'collab_session_list',
+    );
+    expect(sessions.map((s) => [s.name, s.worktree]).sort()).toEqual([
+      ['alice', alice],
+      ['bob', bob],
+    ]);
+    const check = await b.call<{ safe: boolean; conflicts: Array<{ file: string; session_name: string }> }>(
+      'collab_check',
+      { files: [join(bob, 'src/api/auth.py')] },
+    );
+    expect(check.safe).toBe(false);
+    expect(JSON.stringify(check)).toContain('alice');
+    expect(
+      (await b.fail('collab_claim', { files: ['src/api/auth.py'], intent: 'type hints', exclusive: true }))
+        .code,
+    ).toBe('CLAIM_CONFLICT');
+    // Another file of the repository stays free.
+    expect(
+      (await b.call<{ safe: boolean }>('collab_check', { files: [join(bob, 'src/ui/app.tsx')] })).safe,
+    ).toBe(true);
+
+    // Bob's client edits the file in his clone: the hook denies it, naming Alice's claim.
+    const denied = await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', bob, 'B-1'));
+    const decision = JSON.parse(denied.stdout).hookSpecificOutput;
+    expect(decision.permissionDecision).toBe('deny');
+    expect(decision.permissionDecisionReason).toContain('src/api/auth.py');
+    expect(decision.permissionDecisionReason).toContain('refactor login');
+
+    // Bob commits the file in his clone: the guard refuses.
+    expect(cli(home, bob, 'guard', 'install').status).toBe(0);
+    writeFileSync(join(bob, 'src/api/auth.py'), 'def login(user, token):\n    pass\n');
+    git(bob, 'add', 'src/api/auth.py');
+    const refused = spawnSync('git', ['commit', '-qm', 'hints'], {
+      cwd: bob,
+      env: {
+        ...process.env,
+        SESSION_COLLAB_HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+      encoding: 'utf8',
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('src/api/auth.py');
+
+    // `status` shows the repository once, with each session's copy.
+    const status = cli(home, alice, 'status');
+    expect(status.stdout.match(/github\.com\/acme\/api/g)).toHaveLength(1);
+    expect(status.stdout).toContain(alice);
+    expect(status.stdout).toContain(bob);
+  });
+
+  it('an unrelated repository with the same file is another project', async () => {
+    const home = tempDir('collab-home-');
+    const { alice } = twoClones();
+    const other = gitRepo(FILES);
+    const a = await server(alice, home);
+    const o = await server(other, home);
+    await a.call('collab_session_start', { name: 'alice', project_root: alice });
+    await o.call('collab_session_start', { name: 'other', project_root: other });
+    await a.call('collab_claim', { files: ['src/api/auth.py'], intent: 'refactor', exclusive: true });
+    expect((await o.call<{ safe: boolean }>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(true);
+    await o.call('collab_claim', { files: ['src/api/auth.py'], intent: 'its own file', exclusive: true });
+  });
+});
+
+describe('a database from before repositories were named', () => {
+  it('the projects of two clones (keyed by their git folders) merge into one, losing no row, and say so', async () => {
+    const home = tempDir('collab-home-');
+    const { alice, bob } = twoClones();
+    // Work recorded when each clone was its own project: a session, a claim, a message, a decision each.
+    for (const [name, clone] of [
+      ['alice', alice],
+      ['bob', bob],
+    ] as const) {
+      const s = await server(clone, home);
+      await s.call('collab_session_start', { name, project_root: clone });
+      await s.call('collab_claim', { files: [`src/${name}.ts`], intent: `${name}'s work` });
+      await s.call('collab_decision_add', { title: `${name} decided`, description: 'because' });
+      await s.call('collab_message_send', { content: `hello from ${name}` });
+    }
+    const db = new Database(join(home, 'registry.db'));
+    const counts = () =>
+      Object.fromEntries(
+        ['sessions', 'claims', 'claim_files', 'messages', 'decisions'].map((t) => [
+          t,
+          (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+        ]),
+      );
+    const before = counts();
+    // As keyed before: each project by its clone's git folder.
+    const projects = db.prepare('SELECT id FROM projects ORDER BY created_at').all() as Array<{ id: string }>;
+    expect(projects).toHaveLength(1);
+    db.prepare('UPDATE projects SET root = ?, name = NULL WHERE id = ?').run(
+      join(alice, '.git'),
+      projects[0]!.id,
+    );
+    db.prepare(
+      "INSERT INTO projects (id, root, kind, created_at, updated_at) VALUES ('bobsproject00000', ?, 'git', 0, 0)",
+    ).run(join(bob, '.git'));
+    db.prepare("UPDATE sessions SET project_id = 'bobsproject00000' WHERE name = 'bob'").run();
+    for (const t of ['claims', 'claim_files', 'messages', 'decisions'])
+      db.prepare(
+        `UPDATE ${t} SET project_id = 'bobsproject00000' WHERE ${t === 'claim_files' ? "claim_id IN (SELECT id FROM claims WHERE session_id IN (SELECT id FROM sessions WHERE name = 'bob'))" : t === 'decisions' ? "title LIKE 'bob%'" : t === 'messages' ? "content LIKE '%bob'" : "session_id IN (SELECT id FROM sessions WHERE name = 'bob')"}`,
+      ).run();
+    expect((db.prepare('SELECT count(*) AS n FROM projects').get() as { n: number }).n).toBe(2);
+
+    const migrate = cli(home, alice, 'migrate');
+    expect(migrate.status).toBe(0);
+    expect(migrate.stdout).toContain('github.com/acme/api');
+    expect(migrate.stdout).toMatch(/merged/i);
+    const after = db.prepare('SELECT id, root, name FROM projects').all();
+    expect(after).toEqual([
+      { id: expect.any(String), root: 'git:github.com/acme/api', name: 'github.com/acme/api' },
+    ]);
+    expect(counts()).toEqual(before);
+    expect(db.prepare('SELECT count(DISTINCT project_id) AS n FROM sessions').get()).toEqual({ n: 1 });
+    const merges = db.prepare('SELECT from_root, into_root, moved FROM project_merges').all() as Array<{
+      from_root: string;
+      into_root: string;
+      moved: string;
+    }>;
+    expect(merges).toHaveLength(1);
+    expect(JSON.parse(merges[0]!.moved)).toMatchObject({ sessions: 1, claims: 1, messages: 1, decisions: 1 });
+    db.close();
+  });
+});
