@@ -1,6 +1,7 @@
 import type { App } from '../app/app.js';
 import { telegramSettings } from '../app/telegram-config.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
+import { reidentifyProjects } from '../features/sessions/project-identities.js';
 import type { Selection } from '../mcp/registry.js';
 
 /**
@@ -18,7 +19,8 @@ export interface BackgroundWork {
  * counts), the database's quick check off the request path, and with the human toolset the audit
  * trail and, when a bot is configured, Telegram (this process polls it when no other does); and
  * the agent CLIs a server of this machine left running when it was killed are ended (any serving
- * process does it, whatever its toolsets: the next one to start).
+ * process does it, whatever its toolsets: the next one to start). Projects of this machine still
+ * keyed by a clone's git folder are named by their repository, merging clones of one repository.
  */
 export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
   const purge = () => {
@@ -28,6 +30,11 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   };
   const timers = [
     setTimeout(purge, 2_000),
+    setTimeout(() => {
+      reidentifyProjects(app).catch((error: Error) =>
+        app.log.warn('project.reidentify_failed', { message: error.message }),
+      );
+    }, 2_500),
     // A file damaged on disk (not at its header, which opening checks) is found here; from then on
     // writes are refused with what to do.
     setTimeout(async () => {

@@ -41,6 +41,5 @@ export async function migrateCommand(options: { json?: boolean }): Promise<void>
         : `Named ${inline(p.from, 200)} by its repository: ${inline(p.label, 200)} (project ${p.project_id}).\n`,
     );
   }
-  if (projects.length === 0)
-    process.stdout.write('Every project of this machine is named by its repository.\n');
+  if (projects.length === 0) process.stdout.write('No project of this machine to rename or merge.\n');
 }

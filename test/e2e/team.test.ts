@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardLogin, type HubProcess, stoppedAfterEach } from '../helpers/hub.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { CLI } from '../helpers/stdio.js';
-import { gitRepo, tempDir } from '../helpers/temp.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const CLAIMER = fileURLToPath(new URL('../fixtures/http-claimer.mjs', import.meta.url));
 
@@ -324,5 +324,58 @@ describe('two hub replicas on one PostgreSQL', () => {
     // With neither, it cannot check, and says so (it asks by default) rather than let the edit through.
     const neither = hook(unreachable);
     expect(neither.stdout).toContain('could not check');
+  });
+
+  it('two machines, two clones of one repository at different paths: a claim on one blocks an edit on the other', async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    // Each "machine" has its own home folder, its own replica and its own clone, at its own path.
+    const homes = [tempDir('collab-alice-'), tempDir('collab-bob-')];
+    const [a, b] = await Promise.all(homes.map((home) => replica(url, home)));
+    const upstream = gitRepo({ 'src/api.ts': 'export const api = 1;\n' });
+    const clones = ['git@github.com:acme/api.git', 'https://github.com/acme/api'].map((remote) => {
+      const dir = join(tempDir('collab-machine-'), 'work', 'api');
+      git(tempDir(), 'clone', '-q', upstream, dir);
+      git(dir, 'remote', 'set-url', 'origin', remote);
+      return dir;
+    });
+    const alice = await client({ mcp: a!.mcp, project: clones[0]!, name: 'alice' });
+    await alice.call('collab_claim', { files: ['src/api.ts'], intent: 'reshaping the API', exclusive: true });
+    const bob = await client({ mcp: b!.mcp, project: clones[1]!, name: 'bob' });
+    expect(
+      (await bob.call<{ safe: boolean }>('collab_check', { files: [join(clones[1]!, 'src/api.ts')] })).safe,
+    ).toBe(false);
+    expect(
+      (await bob.fail('collab_claim', { files: ['src/api.ts'], intent: 'mine', exclusive: true })).code,
+    ).toBe('CLAIM_CONFLICT');
+    // Bob's client edits the file in his clone; his machine's replica answers his hook.
+    const edit = spawnSync(process.execPath, [CLI, 'hook', 'pre-tool-use'], {
+      input: JSON.stringify({
+        session_id: 'bob-editor',
+        transcript_path: '/dev/null',
+        cwd: clones[1],
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Edit',
+        tool_input: { file_path: join(clones[1]!, 'src/api.ts'), old_string: '1', new_string: '2' },
+        tool_use_id: 'toolu_1',
+      }),
+      cwd: clones[1],
+      env: {
+        ...process.env,
+        SESSION_COLLAB_HOME: homes[1],
+        SESSION_COLLAB_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      },
+      encoding: 'utf8',
+    });
+    expect(edit.stdout).toContain('"permissionDecision":"deny"');
+    expect(edit.stdout).toContain('reshaping the API');
+    const projects = await pgQuery<{ root: string; name: string }>(url, 'SELECT root, name FROM projects');
+    expect(projects).toEqual([{ root: 'git:github.com/acme/api', name: 'github.com/acme/api' }]);
+    const sessions = await pgQuery<{ worktree: string }>(
+      url,
+      'SELECT worktree FROM sessions ORDER BY worktree',
+    );
+    // Alice's, Bob's and the session of Bob's editing client: each in its own copy.
+    expect([...new Set(sessions.map((s) => s.worktree))].sort()).toEqual([...clones].sort());
   });
 });
