@@ -57,6 +57,12 @@ export interface Config {
   hub: HubConfig;
   /** The team database (PostgreSQL) instead of the embedded one; SESSION_COLLAB_DATABASE_URL overrides. */
   database_url: string | null;
+  /**
+   * Connections a hub replica keeps to the team database at most (besides one that listens);
+   * `serve` and the commands keep two. Replicas × (this + 1), plus 3 per `serve`, must stay under
+   * the server's max_connections.
+   */
+  database_pool_size: number;
 }
 
 export interface HubConfig {
@@ -168,6 +174,7 @@ const RULES: { [K in keyof Config]: Rule } = {
   agents: { kind: 'section', rules: AGENT_RULES },
   hub: { kind: 'section', rules: HUB_RULES },
   database_url: { kind: 'databaseUrl' },
+  database_pool_size: { kind: 'range', min: 1, max: 100, unit: 'connections' },
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -196,6 +203,7 @@ export const DEFAULT_CONFIG: Config = {
   agents: DEFAULT_AGENTS,
   hub: DEFAULT_HUB,
   database_url: null,
+  database_pool_size: 10,
 };
 
 export const CONFIG_KEYS = Object.keys(RULES) as Array<keyof Config>;

@@ -28,6 +28,11 @@ export interface AppOptions {
   busyTimeoutMs?: number;
   /** An opened store (the team database); by default the embedded file in the home folder. */
   store?: Store;
+  /**
+   * A hub replica: its pool to the team database holds up to `database_pool_size` connections;
+   * any other process's, two.
+   */
+  serving?: 'hub';
 }
 
 /**
@@ -88,7 +93,7 @@ export class CoreApp implements AppContext {
     const config = options.config ?? loadConfig(paths.config);
     const url = databaseUrl(config);
     const store = url
-      ? await Store.openTeam(url, undefined, {
+      ? await Store.openTeam(url, options.serving === 'hub' ? config.database_pool_size : 2, {
           busyTimeoutMs: options.busyTimeoutMs ?? config.lock_wait_seconds * 1000,
         })
       : undefined;

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { describeTeamDatabaseFault, redactUrl } from '../core/team-database-faults.js';
 import { openDatabase, schemaVersion } from '../store/database.js';
 import { SCHEMA_VERSION } from '../store/migrations/schema.js';
-import { migratePg, openPgPool, redactUrl } from '../store/pg-database.js';
+import { migratePg, openPgPool } from '../store/pg-database.js';
 import { sqliteConnection } from '../store/sqlite.js';
 import { databaseUrl, loadConfig } from './config.js';
 import type { HomePaths } from './home.js';
@@ -30,6 +31,8 @@ export async function migrateDatabase(
     try {
       const { from, to } = await migratePg(pool);
       return { database: redactUrl(url), kind: 'postgresql', from, to };
+    } catch (error) {
+      throw describeTeamDatabaseFault(error, url) ?? error;
     } finally {
       await pool.end();
     }

@@ -1,11 +1,14 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { describeTeamDatabaseFault, redactUrl } from '../core/team-database-faults.js';
 import type { Db } from '../store/database.js';
 import { openDatabase } from '../store/database.js';
-import { migratePg, openPgPool, redactUrl } from '../store/pg-database.js';
+import { migratePg, openPgPool } from '../store/pg-database.js';
 import {
   columnReader,
   copyPostgresToSqlite,
   copySqliteToPostgres,
+  exporter,
+  giveSchemaTo,
   tallyPostgres,
   tallySqlite,
 } from '../store/transfer.js';
@@ -34,9 +37,21 @@ async function move(
   const db = openDatabase(paths.database);
   const pool = openPgPool(url, 2);
   try {
-    await migratePg(pool);
-    const client = await pool.connect();
+    const client = await connect(pool, url);
     try {
+      // An export makes the schema: by the team's role, or by a superuser for it.
+      const who = direction === 'export' ? await exporter(client) : null;
+      await migratePg(pool);
+      if (who && who.role !== who.owner) {
+        await client.query('BEGIN');
+        try {
+          await giveSchemaTo(client, who.owner);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      }
       await copy(db, client);
       const local = tallySqlite(db);
       const team = await tallyPostgres(client, columnReader(db));
@@ -59,6 +74,15 @@ async function move(
   } finally {
     db.close();
     await pool.end();
+  }
+}
+
+/** A connection, or the reason there is none in one line (closed port, wrong password…). */
+async function connect(pool: Pool, url: string): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw describeTeamDatabaseFault(error, url) ?? error;
   }
 }
 

@@ -10,9 +10,10 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadConfig } from '../app/config.js';
+import { DEFAULT_CONFIG, databaseUrl, loadConfig } from '../app/config.js';
 import { inspectDatabase, rebuildDatabase } from '../app/database-health.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
+import { type HealthCheck, teamDatabaseChecks } from '../app/team-database-health.js';
 import { telegramSettings } from '../app/telegram-config.js';
 import { CollabError } from '../core/errors.js';
 import { damagedDatabase } from '../core/storage-faults.js';
@@ -23,12 +24,7 @@ import { databaseUsers } from '../integrations/lock-holder.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 import { green, printJson, red } from './format.js';
 
-interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  hint?: string;
-}
+type Check = HealthCheck;
 
 /**
  * The code caches (see cli/launch.ts: a checksum, then V8's data): each must match its checksum. A
@@ -61,6 +57,18 @@ function cacheCheck(dir: string): Check {
 }
 
 /** The checks of the home folder, config, database, caches, disk and versions. */
+/** The team database's URL, when team mode is set (null too when config.json cannot be read). */
+function teamUrl(paths: HomePaths): { url: string; poolSize: number } | null {
+  try {
+    const config = loadConfig(paths.config);
+    const url = databaseUrl(config);
+    return url ? { url, poolSize: config.database_pool_size } : null;
+  } catch {
+    const url = process.env.SESSION_COLLAB_DATABASE_URL;
+    return url ? { url, poolSize: DEFAULT_CONFIG.database_pool_size } : null;
+  }
+}
+
 function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; databaseDamaged: boolean } {
   const checks: Check[] = [];
   let configBad = false;
@@ -102,25 +110,33 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
       hint: 'Fix its permissions or set SESSION_COLLAB_HOME.',
     });
   }
-  try {
-    const db = inspectDatabase(paths.database);
-    databaseDamaged = db.integrity !== 'ok';
+  const team = teamUrl(paths);
+  if (team) {
     checks.push({
       name: 'database',
-      ok: db.integrity === 'ok' && db.journal === 'wal',
-      ...(db.integrity === 'ok' ? {} : { hint: damagedDatabase(paths.database, db.integrity).hint }),
-      detail: `${paths.database}${db.created ? ' (created)' : ''}: schema ${db.version}/${db.expected}, journal ${db.journal}, integrity ${db.integrity}, SQLite ${db.sqlite}`,
+      ok: true,
+      detail: 'team mode: the team database below, not an embedded file',
     });
-  } catch (error) {
-    const e = error as Error & { hint?: string };
-    databaseDamaged = /is damaged|malformed|not a database/i.test(e.message);
-    checks.push({
-      name: 'database',
-      ok: false,
-      detail: e.message,
-      hint: e.hint ?? 'Check the home folder: `ls -la` it, and its free space.',
-    });
-  }
+  } else
+    try {
+      const db = inspectDatabase(paths.database);
+      databaseDamaged = db.integrity !== 'ok';
+      checks.push({
+        name: 'database',
+        ok: db.integrity === 'ok' && db.journal === 'wal',
+        ...(db.integrity === 'ok' ? {} : { hint: damagedDatabase(paths.database, db.integrity).hint }),
+        detail: `${paths.database}${db.created ? ' (created)' : ''}: schema ${db.version}/${db.expected}, journal ${db.journal}, integrity ${db.integrity}, SQLite ${db.sqlite}`,
+      });
+    } catch (error) {
+      const e = error as Error & { hint?: string };
+      databaseDamaged = /is damaged|malformed|not a database/i.test(e.message);
+      checks.push({
+        name: 'database',
+        ok: false,
+        detail: e.message,
+        hint: e.hint ?? 'Check the home folder: `ls -la` it, and its free space.',
+      });
+    }
   checks.push(cacheCheck(join(paths.home, 'cache')));
   try {
     const fs = statfsSync(paths.home);
@@ -277,7 +293,13 @@ export async function doctor(options: { json?: boolean; repair?: boolean }): Pro
     found = runChecks(paths);
   }
   const telegram = found.configBad ? null : await telegramCheck(paths);
-  const checks = [...found.checks, ...(telegram ? [telegram] : []), ...projectWiring()];
+  const team = teamUrl(paths);
+  const checks = [
+    ...found.checks,
+    ...(team ? await teamDatabaseChecks(team.url, team.poolSize) : []),
+    ...(telegram ? [telegram] : []),
+    ...projectWiring(),
+  ];
   const ok = checks.every((c) => c.ok);
   if (options.json) {
     printJson({ ok, checks, ...(options.repair ? { repairs } : {}) });

@@ -34,7 +34,7 @@ function connectLines(url: string, tokens: boolean): string {
 
 /** `session-collab hub` (what `npm start` runs): the shared MCP server over HTTP and the dashboard. */
 export async function hubCommand(options: HubCommandOptions): Promise<void> {
-  const app = await App.open();
+  const app = await App.open({ serving: 'hub' });
   const selection = await select(
     options.toolsets
       ? options.toolsets.split(',').map((s) => s.trim())

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool } from 'pg';
 import { CollabError } from '../core/errors.js';
 import { SCHEMA_VERSION, stepsAfter } from './migrations/schema.js';
 
@@ -26,11 +26,6 @@ function pgModule(): typeof import('pg') {
   }
 }
 
-/** A database URL with its password hidden, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
-}
-
 /** A pool of connections to the team database (SESSION_COLLAB_DATABASE_URL). */
 export function openPgPool(url: string, max = 10): Pool {
   const { Pool } = pgModule();
@@ -52,7 +47,7 @@ export function openPgClient(url: string): import('pg').Client {
 }
 
 /** The schema version recorded in the team database (0: empty). */
-export async function pgSchemaVersion(client: Pool | PoolClient): Promise<number> {
+export async function pgSchemaVersion(client: Pool | ClientBase): Promise<number> {
   const exists = await client.query<{ t: string | null }>("SELECT to_regclass('meta')::text AS t");
   if (!exists.rows[0]?.t) return 0;
   const row = await client.query<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");

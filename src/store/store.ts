@@ -1,5 +1,6 @@
 import type { CollabError } from '../core/errors.js';
 import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
+import { describeTeamDatabaseFault } from '../core/team-database-faults.js';
 import { AgentRunsStore } from './agent-runs-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
@@ -133,7 +134,7 @@ export class Store {
       await migratePg(pool);
     } catch (error) {
       await pool.end().catch(() => {});
-      throw error;
+      throw describeTeamDatabaseFault(error, url) ?? error;
     }
     return new Store(postgresSql(pool, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS), null, options);
   }

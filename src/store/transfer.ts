@@ -20,7 +20,7 @@ export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
   { table: 'projects', order: 'id' },
   { table: 'sessions', order: 'id' },
   { table: 'claims', order: 'id' },
-  { table: 'claim_files', order: 'claim_id, pattern' },
+  { table: 'claim_files', order: 'claim_id, rowid' },
   { table: 'messages', order: 'id' },
   { table: 'message_reads', order: 'message_id, session_id' },
   { table: 'decisions', order: 'seq' },
@@ -170,8 +170,10 @@ export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<
           'Export into a new, empty PostgreSQL database (`session-collab migrate` creates its tables).',
         );
     }
-    // Triggers would log the copied rows as new events and count releases again.
-    await client.query("SET LOCAL session_replication_role = 'replica'");
+    // Triggers would log the copied rows as new events and count releases again. Turned off table
+    // by table (which the tables' owner may do; session_replication_role needs a superuser), in
+    // this transaction only.
+    for (const { table } of TRANSFER_TABLES) await client.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
     for (const { table, order } of TRANSFER_TABLES) {
       const columns = columnsOf(db, table);
       const identity = IDENTITIES[table] ? ' OVERRIDING SYSTEM VALUE' : '';
@@ -199,6 +201,7 @@ export async function copySqliteToPostgres(db: Db, client: PoolClient): Promise<
           `SELECT setval(pg_get_serial_sequence('${table}', '${key}'), coalesce((SELECT max(${key}) FROM ${table}), 0) + 1, false)`,
         );
     }
+    for (const { table } of TRANSFER_TABLES) await client.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
@@ -244,4 +247,42 @@ export async function copyPostgresToSqlite(client: PoolClient, db: Db): Promise<
 /** The columns of each table, as the embedded database has them (PostgreSQL's are the same). */
 export function columnReader(db: Db): (table: string) => string[] {
   return (table) => columnsOf(db, table);
+}
+
+/** Who runs an export, and whether they may: the database's owner (the team's role) or a superuser. */
+export async function exporter(
+  client: PoolClient,
+): Promise<{ role: string; owner: string; superuser: boolean }> {
+  const { rows } = await client.query<{ role: string; owner: string; superuser: boolean }>(
+    `SELECT current_user AS role, pg_get_userbyid(d.datdba) AS owner, r.rolsuper AS superuser
+     FROM pg_database d, pg_roles r WHERE d.datname = current_database() AND r.rolname = current_user`,
+  );
+  const who = rows[0]!;
+  if (!who.superuser && who.role !== who.owner)
+    throw new CollabError(
+      'INVALID_INPUT',
+      `Export needs the team database's owner ("${who.owner}") or a superuser; it is connected as "${who.role}".`,
+      `Run it with the URL of role "${who.owner}" (the role the team uses), or as a superuser; or make "${who.role}" the owner: ALTER DATABASE ... OWNER TO "${who.role}".`,
+    );
+  return who;
+}
+
+/**
+ * The schema's tables, sequences and functions made by the exporter given to the database's owner
+ * (the team's role): a superuser's export leaves nothing the team cannot read. In the caller's
+ * transaction or none.
+ */
+export async function giveSchemaTo(client: PoolClient, owner: string): Promise<number> {
+  const { rows } = await client.query<{ kind: string; name: string }>(
+    `SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END AS kind, quote_ident(c.relname) AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'S') AND c.relowner = current_user::regrole
+         AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))
+     UNION ALL
+     SELECT 'FUNCTION', p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = current_schema() AND p.proowner = current_user::regrole`,
+  );
+  const quoted = (await client.query<{ q: string }>('SELECT quote_ident($1) AS q', [owner])).rows[0]!.q;
+  for (const r of rows) await client.query(`ALTER ${r.kind} ${r.name} OWNER TO ${quoted}`);
+  return rows.length;
 }
