@@ -254,10 +254,11 @@ export class ClaimsStore {
   }
 
   /** Marks claims whose time-to-live has passed as expired; returns their ids. */
-  async expireDue(now: number): Promise<string[]> {
+  /** Expires the claims past their time: of one project, or of all (`null`). */
+  async expireDue(now: number, projectId: string | null = null): Promise<string[]> {
     const rows = await this.sql.all<{ id: string }>(
-      "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = ? WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ? RETURNING id",
-      [now, now],
+      "UPDATE claims SET status = 'expired', released_at = expires_at, updated_at = ? WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ? AND (CAST(? AS TEXT) IS NULL OR project_id = ?) RETURNING id",
+      [now, now, projectId, projectId],
     );
     const ids = rows.map((r) => r.id);
     for (const id of ids) await this.sql.run('UPDATE claim_files SET active = 0 WHERE claim_id = ?', [id]);
@@ -265,17 +266,20 @@ export class ClaimsStore {
   }
 
   /**
-   * Where a project's claims stand: every pattern added later has a greater rowid, and
+   * Where a project's claims stand: every pattern added to it later has a greater rowid, and
    * the project's count of claims that stopped being active tells whether any did since
-   * (`releasedSince`). Read before overlaps are worked out, outside the write lock.
+   * (`releasedSince`). Read before overlaps are worked out, outside the write lock. The last rowid
+   * is the project's own: on the team database other projects' writes commit in parallel, and a
+   * rowid of theirs can be committed before a smaller one of this project's (its patterns are
+   * written only under its own lock, so in rowid order).
    */
   async mark(projectId: string): Promise<ClaimsMark> {
-    // Each read here is one b-tree seek whatever the number of claims (max(rowid) reads the last
-    // row; the patterns after a mark are read by rowid, not through the live-pattern index).
+    // Each read here is one b-tree seek whatever the number of claims (the project's last rowid,
+    // through claim_files_by_project; the patterns after a mark are read by rowid).
     const row = await this.sql.get<{ patterns: number; released: number }>(
-      `SELECT coalesce((SELECT max(rowid) FROM claim_files), 0) AS patterns,
+      `SELECT coalesce((SELECT rowid FROM claim_files WHERE project_id = ? ORDER BY rowid DESC LIMIT 1), 0) AS patterns,
               coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) AS released`,
-      [projectId],
+      [projectId, projectId],
     );
     return { projectId, ...row! };
   }

@@ -27,15 +27,24 @@ export interface Transaction extends Sql {
   lock(key: string): Promise<void>;
 }
 
+/**
+ * What a write transaction decides on: one project (its id), whose writes take turns with each
+ * other only, or, when absent, anything at all, which takes its turn with every write.
+ */
+export interface WriteScope {
+  project: string;
+}
+
 export interface SqlDatabase extends Sql {
   /**
    * A transaction for writes that decide on what they read. It commits when `fn` resolves and
-   * rolls back when it throws. SQLite: `BEGIN IMMEDIATE`, one at a time in this process;
-   * PostgreSQL: a connection of its own for the transaction's length. Statements run through this
-   * database's own methods while `fn` runs (in its async context) are part of the transaction, so
-   * store modules need not be handed the transaction.
+   * rolls back when it throws. SQLite: `BEGIN IMMEDIATE`, one at a time (whatever the scope);
+   * PostgreSQL: a connection of its own for the transaction's length, and a turn among the
+   * writes of its `scope` on every replica (without one, among all writes). Statements run
+   * through this database's own methods while `fn` runs (in its async context) are part of the
+   * transaction, so store modules need not be handed the transaction.
    */
-  write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: Transaction) => Promise<T>, scope?: WriteScope): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -221,6 +230,9 @@ function pgSql(client: () => Pool | PoolClient): Sql {
 /** A statement that writes (a `WITH … INSERT` too). */
 const WRITES = /^\s*(?:WITH\b[\s\S]*\b)?(?:INSERT|UPDATE|DELETE)\b/i;
 
+/** An SQL string literal (for a statement sent without parameters). */
+const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /** The advisory lock every write transaction of the team database holds until it ends. */
 const WRITE_LOCK = 7_290_031_002;
 
@@ -247,46 +259,71 @@ export function postgresSql(pool: Pool, lockWaitMs = 10_000): SqlDatabase {
     return open && !open.done ? open.client : null;
   };
   const outside = pgSql(() => current() ?? pool);
-  // A write outside a transaction is one of its own, under the same lock: every write to the team
-  // database takes its turn, as on SQLite, so that rows (events above all) commit in the order of
-  // their ids and a reader after the last id it has seen misses none.
+  /**
+   * Runs `fn` in a transaction of its own once this process's earlier writes of the same `key`
+   * are done, under `lock` (advisory locks, held until it ends): its turn among the writes on
+   * every replica. (One round trip: statements without parameters go together.)
+   */
+  const transact = <T>(key: string, lock: string, fn: (tx: Transaction) => Promise<T>): Promise<T> => {
+    const turn = (queues.get(key) ?? Promise.resolve()).then(async () => {
+      const client = await pool.connect();
+      const open = { client, done: false };
+      try {
+        await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}; ${lock}`);
+        const result = await inTransaction.run(open, () => fn(transaction(client)));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        open.done = true;
+        client.release();
+      }
+    });
+    const settled = turn.then(
+      () => {},
+      () => {},
+    );
+    queues.set(key, settled);
+    // A key's queue is forgotten once nothing waits in it.
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return turn;
+  };
+  // This process's writes wait here for their turn, one queue per key, so that writes waiting for
+  // a lock never hold every connection of the pool from the reads.
+  const queues = new Map<string, Promise<void>>();
+  // A write outside a transaction is one of its own. It decides on nothing it read, so it waits
+  // only for the writes that decide on anything at all (a shared hold on their lock).
   const single =
     <R>(read: (text: string, params?: unknown[]) => Promise<R>) =>
     (text: string, params?: unknown[]): Promise<R> =>
-      current() || !WRITES.test(text) ? read(text, params) : database.write(() => read(text, params));
-  let queue: Promise<unknown> = Promise.resolve();
+      current() || !WRITES.test(text)
+        ? read(text, params)
+        : transact('statement', `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK})`, () =>
+            read(text, params),
+          );
   const database: SqlDatabase = {
     dialect: 'postgresql',
     all: single(outside.all) as Sql['all'],
     get: single(outside.get) as Sql['get'],
     run: single(outside.run),
-    write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    write<T>(fn: (tx: Transaction) => Promise<T>, scope?: WriteScope): Promise<T> {
       const joined = current();
       // A write inside a write joins it.
       if (joined) return fn(transaction(joined));
-      const turn = queue.then(async () => {
-        const client = await pool.connect();
-        const open = { client, done: false };
-        try {
-          // Every write transaction takes its turn, on every replica, as SQLite's writers do: a
-          // decision made on what it read cannot be raced by another replica's. (One round trip:
-          // statements without parameters go together.)
-          await client.query(
-            `BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockWaitMs))}; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`,
-          );
-          const result = await inTransaction.run(open, () => fn(transaction(client)));
-          await client.query('COMMIT');
-          return result;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw error;
-        } finally {
-          open.done = true;
-          client.release();
-        }
-      });
-      queue = turn.catch(() => {});
-      return turn;
+      // A write that decides on what it read takes its turn, on every replica, as SQLite's
+      // writers do: with a scope, among the writes of its project (a shared hold on the lock of
+      // all writes, and its project's own); without, among all writes.
+      if (!scope) return transact('all', `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, fn);
+      const key = `project:${scope.project}`;
+      return transact(
+        key,
+        `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK}); SELECT pg_advisory_xact_lock(hashtextextended(${quoteLiteral(key)}, 0))`,
+        fn,
+      );
     },
     async close() {
       await pool.end();

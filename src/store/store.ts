@@ -19,7 +19,7 @@ import { RealmStateStore } from './realm-state-store.js';
 import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
-import { type Dialect, postgresSql, type SqlDatabase, sqliteSql } from './sql.js';
+import { type Dialect, postgresSql, type SqlDatabase, sqliteSql, type WriteScope } from './sql.js';
 import { TelegramStore } from './telegram-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
@@ -142,13 +142,14 @@ export class Store {
   /**
    * A `BEGIN IMMEDIATE` transaction: for every write that decides on what it reads. It waits for
    * another process's write lock up to the busy timeout (SQLite refuses some locks without waiting:
-   * those are asked for again until then); past it, a DB_BUSY error names the holder.
+   * those are asked for again until then); past it, a DB_BUSY error names the holder. A `scope`
+   * (the one project it decides on) lets the team database run it beside other projects' writes.
    */
-  async write<T>(fn: () => Promise<T>): Promise<T> {
+  async write<T>(fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     if (this.damage) throw this.damage;
     const started = Date.now();
     try {
-      return await this.sql.write(fn);
+      return await this.sql.write(fn, scope);
     } catch (error) {
       if (!this.db || !isBusy(error)) throw error;
       throw lockedDatabase(

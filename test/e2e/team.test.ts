@@ -119,6 +119,66 @@ describe('two hub replicas on one PostgreSQL', () => {
     expect(rows.every((r) => r.n === 1)).toBe(true);
   });
 
+  it('4 projects racing at once across two replicas: one winner per project each round, and a reader after the last event id misses none', async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    const [a, b] = await Promise.all([replica(url), replica(url)]);
+    const repos = Array.from({ length: 4 }, (_, p) => gitRepo({ [`src/p${p}.ts`]: `${p}\n` }));
+    const agents = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        client({ mcp: (i % 2 === 0 ? a : b).mcp, project: repos[i % 4]!, name: `agent-${i}` }),
+      ),
+    );
+    await Promise.all(agents.map((c) => c.call('collab_session_list', {})));
+    // A reader as the replicas' listeners read: after the last id it has seen, over and over.
+    const reader = new pg.Client({ connectionString: url });
+    await reader.connect();
+    const seen: number[] = [];
+    let reading = true;
+    const readLoop = (async () => {
+      while (reading) {
+        const last = seen.at(-1) ?? 0;
+        const { rows } = await reader.query<{ id: string }>(
+          'SELECT id FROM events WHERE id > $1 ORDER BY id',
+          [last],
+        );
+        for (const r of rows) seen.push(Number(r.id));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const winners: number[][] = [];
+    for (let round = 0; round < 15; round++) {
+      const outcomes = await Promise.all(
+        agents.map((c) =>
+          c
+            .call('collab_claim', {
+              files: [`src/round-${round}.ts`],
+              intent: `round ${round}`,
+              exclusive: true,
+            })
+            .then(
+              () => 'won',
+              (error: Error) => (/CLAIM_CONFLICT/.test(error.message) ? 'refused' : error.message),
+            ),
+        ),
+      );
+      expect(outcomes.filter((o) => o !== 'won' && o !== 'refused')).toEqual([]);
+      winners.push([0, 1, 2, 3].map((p) => outcomes.filter((o, i) => i % 4 === p && o === 'won').length));
+    }
+    reading = false;
+    await readLoop;
+    const { rows: tail } = await reader.query<{ id: string }>(
+      'SELECT id FROM events WHERE id > $1 ORDER BY id',
+      [seen.at(-1) ?? 0],
+    );
+    for (const r of tail) seen.push(Number(r.id));
+    const { rows: all } = await reader.query<{ id: string }>('SELECT id FROM events ORDER BY id');
+    await reader.end();
+    expect(winners).toEqual(Array(15).fill([1, 1, 1, 1]));
+    expect(all.every((r) => Number(r.id) > 0)).toBe(true);
+    expect(seen).toEqual(all.map((r) => Number(r.id)));
+  });
+
   it('8 agents, each its own process, split across two replicas, claim the same 40 files: one owner per file', async (ctx) => {
     if (!available) return ctx.skip();
     const url = await freshPgDatabase();

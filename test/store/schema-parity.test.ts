@@ -50,8 +50,10 @@ const ONLY = {
       'work_fts_by_item',
       'work_fts_search',
     ],
-    // The event log's NOTIFY for the hub replicas (SQLite has one file and no listeners).
-    triggers: ['events:insert'],
+    // The event log's NOTIFY for the hub replicas (SQLite has one file and no listeners), and its
+    // pending ids, numbered in commit order as each transaction commits (migration 17: SQLite has
+    // one writer at a time).
+    triggers: ['events:insert', 'events:update'],
   },
 };
 

@@ -35,36 +35,39 @@ export class ClaimsService extends ClaimQueries {
       const had = new Set((await store.claims.get(held))?.files ?? []);
       if (patterns.every((p) => had.has(p))) return { claim_id: held, added: [] };
     }
-    return store.write(async () => {
-      const now = this.app.now();
-      const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
-      const existing = await store.claims.activeOfSource(session.id, 'edit');
-      if (existing) {
-        const had = new Set((await store.claims.get(existing))!.files);
-        const added = patternsWithBase.filter((p) => !had.has(p.pattern));
-        if (added.length === 0) return { claim_id: existing, added: [] };
-        await store.claims.addPatterns(existing, session.project_id, added, now);
-        await store.claims.touch(existing, now);
-        return { claim_id: existing, added: added.map((p) => p.pattern) };
-      }
-      const current = await store.claims.currentIntent(session.id);
-      const id = newId();
-      await store.claims.insert(
-        {
-          id,
-          session_id: session.id,
-          project_id: session.project_id,
-          intent: current?.intent ?? 'editing',
-          scope: current?.scope ?? 'small',
-          exclusive: 0,
-          created_at: now,
-          expires_at: null,
-          source: 'edit',
-        },
-        patternsWithBase,
-      );
-      return { claim_id: id, added: patterns };
-    });
+    return store.write(
+      async () => {
+        const now = this.app.now();
+        const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
+        const existing = await store.claims.activeOfSource(session.id, 'edit');
+        if (existing) {
+          const had = new Set((await store.claims.get(existing))!.files);
+          const added = patternsWithBase.filter((p) => !had.has(p.pattern));
+          if (added.length === 0) return { claim_id: existing, added: [] };
+          await store.claims.addPatterns(existing, session.project_id, added, now);
+          await store.claims.touch(existing, now);
+          return { claim_id: existing, added: added.map((p) => p.pattern) };
+        }
+        const current = await store.claims.currentIntent(session.id);
+        const id = newId();
+        await store.claims.insert(
+          {
+            id,
+            session_id: session.id,
+            project_id: session.project_id,
+            intent: current?.intent ?? 'editing',
+            scope: current?.scope ?? 'small',
+            exclusive: 0,
+            created_at: now,
+            expires_at: null,
+            source: 'edit',
+          },
+          patternsWithBase,
+        );
+        return { claim_id: id, added: patterns };
+      },
+      { project: session.project_id },
+    );
   }
 
   async claim(input: {
@@ -91,62 +94,65 @@ export class ClaimsService extends ClaimQueries {
     // which of the claims found are still active; then the holders' liveness, afresh.
     const mark = await store.claims.mark(input.session.project_id);
     const found = await this.candidateHits(input.session, patterns, this.app.now());
-    const result = await store.write(async () => {
-      const now = this.app.now();
-      await store.claims.expireDue(now);
-      // Usually nothing was released meanwhile; if something was, which of those found remain.
-      const active =
-        (await store.claims.releasedSince(mark)) === 0
-          ? null
-          : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
-      const added = await store.claims.livePatternsAfter(mark);
-      const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
-        patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
-      );
-      const conflicts = await this.conflictsOf(hits, now);
-      const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
-      if (blocking.length > 0) {
-        throw new CollabError(
-          'CLAIM_CONFLICT',
-          `${input.exclusive ? 'Exclusive claim refused' : 'Claim refused: an exclusive claim holds these files'}: ${blocking
-            .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
-            .join('; ')}. Nothing was claimed.`,
+    const result = await store.write(
+      async () => {
+        const now = this.app.now();
+        await store.claims.expireDue(now, input.session.project_id);
+        // Usually nothing was released meanwhile; if something was, which of those found remain.
+        const active =
+          (await store.claims.releasedSince(mark)) === 0
+            ? null
+            : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
+        const added = await store.claims.livePatternsAfter(mark);
+        const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
+          patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
         );
-      }
-      const id = newId();
-      const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
-      await store.claims.insert(
-        {
-          id,
-          session_id: input.session.id,
-          project_id: input.session.project_id,
-          intent,
-          scope: input.scope,
-          exclusive: input.exclusive ? 1 : 0,
-          created_at: now,
-          expires_at: expiresAt,
-          source: input.source ?? 'tool',
-        },
-        patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
-      );
-      // Each holder learns, once, that someone claimed next to it, and where (a few places).
-      const byHolder = new Map<string, string[]>();
-      for (const c of conflicts) {
-        const files = byHolder.get(c.session_id) ?? [];
-        for (const f of c.overlap)
-          if (files.length < LIMITS.notifiedPaths && !files.includes(f)) files.push(f);
-        byHolder.set(c.session_id, files);
-      }
-      for (const [holder, files] of byHolder) {
-        await this.notifications.notify([holder], {
-          type: 'claim_conflict',
-          subject: `claim_conflict:${input.session.id}`,
-          payload: { session: input.session.name, session_id: input.session.id, files, intent },
-          project: input.session.project_id,
-        });
-      }
-      return { id, conflicts, expiresAt };
-    });
+        const conflicts = await this.conflictsOf(hits, now);
+        const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
+        if (blocking.length > 0) {
+          throw new CollabError(
+            'CLAIM_CONFLICT',
+            `${input.exclusive ? 'Exclusive claim refused' : 'Claim refused: an exclusive claim holds these files'}: ${blocking
+              .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
+              .join('; ')}. Nothing was claimed.`,
+          );
+        }
+        const id = newId();
+        const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
+        await store.claims.insert(
+          {
+            id,
+            session_id: input.session.id,
+            project_id: input.session.project_id,
+            intent,
+            scope: input.scope,
+            exclusive: input.exclusive ? 1 : 0,
+            created_at: now,
+            expires_at: expiresAt,
+            source: input.source ?? 'tool',
+          },
+          patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
+        );
+        // Each holder learns, once, that someone claimed next to it, and where (a few places).
+        const byHolder = new Map<string, string[]>();
+        for (const c of conflicts) {
+          const files = byHolder.get(c.session_id) ?? [];
+          for (const f of c.overlap)
+            if (files.length < LIMITS.notifiedPaths && !files.includes(f)) files.push(f);
+          byHolder.set(c.session_id, files);
+        }
+        for (const [holder, files] of byHolder) {
+          await this.notifications.notify([holder], {
+            type: 'claim_conflict',
+            subject: `claim_conflict:${input.session.id}`,
+            payload: { session: input.session.name, session_id: input.session.id, files, intent },
+            project: input.session.project_id,
+          });
+        }
+        return { id, conflicts, expiresAt };
+      },
+      { project: input.session.project_id },
+    );
     this.app.log.info('claim.create', {
       claim: result.id,
       session: input.session.id,
@@ -210,25 +216,28 @@ export class ClaimsService extends ClaimQueries {
     summary: string | undefined,
   ): Promise<ClaimView> {
     const { store } = this.app;
-    const view = await store.write(async () => {
-      const claim = await store.claims.get(claimId);
-      if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
-      if (claim.session_id !== session.id) {
-        throw new CollabError(
-          'NOT_OWNER',
-          `Claim ${claimId} belongs to session "${claim.session_name}" (${claim.session_id}), not to "${session.name}".`,
-          'Only the session that made the claim can release it. Message its owner with collab_message_send.',
-        );
-      }
-      if (claim.status !== 'active') {
-        throw new CollabError(
-          'CLAIM_NOT_ACTIVE',
-          `Claim ${claimId} is no longer active: ${noLongerActive(claim.status)}.`,
-        );
-      }
-      await store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
-      return this.view((await store.claims.get(claimId))!);
-    });
+    const view = await store.write(
+      async () => {
+        const claim = await store.claims.get(claimId);
+        if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
+        if (claim.session_id !== session.id) {
+          throw new CollabError(
+            'NOT_OWNER',
+            `Claim ${claimId} belongs to session "${claim.session_name}" (${claim.session_id}), not to "${session.name}".`,
+            'Only the session that made the claim can release it. Message its owner with collab_message_send.',
+          );
+        }
+        if (claim.status !== 'active') {
+          throw new CollabError(
+            'CLAIM_NOT_ACTIVE',
+            `Claim ${claimId} is no longer active: ${noLongerActive(claim.status)}.`,
+          );
+        }
+        await store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
+        return this.view((await store.claims.get(claimId))!);
+      },
+      { project: session.project_id },
+    );
     this.app.log.info('claim.release', { claim: claimId, status });
     return view;
   }
@@ -254,7 +263,9 @@ export class ClaimsService extends ClaimQueries {
       filter.pathFilter === undefined
         ? null
         : glob(normalizeFiles([filter.pathFilter], session, 'path_filter')[0]!);
-    await store.write(async () => store.claims.expireDue(this.app.now()));
+    await store.write(async () => store.claims.expireDue(this.app.now(), session.project_id), {
+      project: session.project_id,
+    });
     const rows: ClaimWithFiles[] = [];
     // Read a page (and the row that tells there is a next) at a time.
     for await (const row of store.claims.iterate(

@@ -107,13 +107,16 @@ export class MessagesService {
     if (input.markAsRead) {
       const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
       if (unread.length > 0)
-        await store.write(async () => {
-          const now = this.app.now();
-          await store.messages.markRead(unread, session.id, now);
-          // Read now: the notifications announcing them would repeat them in this very answer.
-          if ((await store.messages.unreadCount(session)) === 0)
-            await store.notifications.markTypeSeen(session.id, 'message', now);
-        });
+        await store.write(
+          async () => {
+            const now = this.app.now();
+            await store.messages.markRead(unread, session.id, now);
+            // Read now: the notifications announcing them would repeat them in this very answer.
+            if ((await store.messages.unreadCount(session)) === 0)
+              await store.notifications.markTypeSeen(session.id, 'message', now);
+          },
+          { project: session.project_id },
+        );
     }
     return rows.map((r) => ({
       id: r.id,

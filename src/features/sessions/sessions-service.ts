@@ -219,22 +219,25 @@ export class SessionsService {
         silent,
         silent.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
       );
-    await store.write(async () => {
-      const session = await store.sessions.get(id);
-      if (session?.status !== 'active') return;
-      if (session.last_heartbeat < freshSince) {
-        // It stopped counting once the threshold had passed.
-        await this.claims.yieldToTakeovers(
-          session,
-          session.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
-        );
-        this.app.log.info('session.returned', {
-          session: id,
-          silent_seconds: Math.round((now - session.last_heartbeat) / 1000),
-        });
-      }
-      await store.sessions.heartbeat(id, now);
-    });
+    await store.write(
+      async () => {
+        const session = await store.sessions.get(id);
+        if (session?.status !== 'active') return;
+        if (session.last_heartbeat < freshSince) {
+          // It stopped counting once the threshold had passed.
+          await this.claims.yieldToTakeovers(
+            session,
+            session.last_heartbeat + this.app.config.inactive_after_minutes * 60_000,
+          );
+          this.app.log.info('session.returned', {
+            session: id,
+            silent_seconds: Math.round((now - session.last_heartbeat) / 1000),
+          });
+        }
+        await store.sessions.heartbeat(id, now);
+      },
+      silent ? { project: silent.project_id } : undefined,
+    );
   }
 
   /**

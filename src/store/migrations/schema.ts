@@ -4,12 +4,18 @@
  * pg-database.ts for PostgreSQL) ask for the steps after the version a database has.
  */
 import { projectMerges } from './016-project-merges.js';
+import { eventsInCommitOrder } from './017-events-in-commit-order.js';
+import { claimFilesByProject } from './018-claim-files-by-project.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
 
 /** The portable migrations, in version order (the next is FROZEN_VERSION + 1). */
-export const PORTABLE_MIGRATIONS: PortableMigration[] = [projectMerges];
+export const PORTABLE_MIGRATIONS: PortableMigration[] = [
+  projectMerges,
+  eventsInCommitOrder,
+  claimFilesByProject,
+];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
 
