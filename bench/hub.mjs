@@ -53,15 +53,24 @@ function unlimitedHome(prefix) {
 }
 
 /**
- * `clients` HTTP client processes, split in turn across the MCP endpoints `urls`, starting together
- * in 2 s and looping for `seconds`; `mode` is 'mcp', or 'echo' for the bare echo server.
+ * `clients` HTTP client processes, split in turn across the MCP endpoints `urls` and the project
+ * folders `repos`, starting together in 2 s and looping for `seconds`; `mode` is 'mcp', or 'echo'
+ * for the bare echo server.
  */
-async function httpClients(urls, repo, clients, seconds, mode) {
+async function httpClients(urls, repos, clients, seconds, mode) {
   const start = Date.now() + 2000;
   const deadline = start + seconds * 1000;
   const results = await Promise.all(
     Array.from({ length: clients }, (_, i) =>
-      runWorker([HTTP_CLIENT, urls[i % urls.length], repo, String(i), String(start), String(deadline), mode]),
+      runWorker([
+        HTTP_CLIENT,
+        urls[i % urls.length],
+        repos[i % repos.length],
+        String(i),
+        String(start),
+        String(deadline),
+        mode,
+      ]),
     ),
   );
   return summary(results, seconds);
@@ -81,7 +90,7 @@ export async function hubRound(clients = 8, seconds = 5, echo = false) {
   const repo = gitRepo();
   const hub = await startHub(home, echo);
   try {
-    return await httpClients([hub.mcp], repo, clients, seconds, echo ? 'echo' : 'mcp');
+    return await httpClients([hub.mcp], [repo], clients, seconds, echo ? 'echo' : 'mcp');
   } finally {
     await stopHub(hub);
     cleanup(home, repo);
@@ -115,12 +124,13 @@ export async function freshDatabase() {
 
 /**
  * Team mode: `replicas` hubs on one fresh PostgreSQL database, the same client processes split
- * across them in turn. Null when no PostgreSQL answers.
+ * across them in turn, and across `projects` repositories (their writes lock their own project).
+ * Null when no PostgreSQL answers.
  */
-export async function teamRound(clients = 8, seconds = 5, replicas = 2) {
+export async function teamRound(clients = 8, seconds = 5, replicas = 2, projects = 1) {
   const database = await freshDatabase();
   if (!database) return null;
-  const repo = gitRepo();
+  const repos = Array.from({ length: projects }, () => gitRepo());
   const homes = Array.from({ length: replicas }, () => unlimitedHome('bench-replica-'));
   const hubs = [];
   try {
@@ -128,14 +138,14 @@ export async function teamRound(clients = 8, seconds = 5, replicas = 2) {
       hubs.push(await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: database.url }));
     return await httpClients(
       hubs.map((h) => h.mcp),
-      repo,
+      repos,
       clients,
       seconds,
       'mcp',
     );
   } finally {
     for (const hub of hubs) await stopHub(hub);
-    cleanup(repo, ...homes);
+    cleanup(...repos, ...homes);
     await database.drop();
   }
 }
@@ -158,7 +168,24 @@ export async function stdioRound(clients = 8, seconds = 5) {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'projects') {
+  // `node bench/hub.mjs projects [clients]`: team mode with the clients over 4 projects, 2 replicas
+  // against 1, and over 1 project, alternating, 2 rounds each.
+  const clients = Number(process.argv[3] ?? 8);
+  const kinds = {
+    'one project, 2 replicas': [1, 2],
+    '4 projects, 1 replica': [4, 1],
+    '4 projects, 2 replicas': [4, 2],
+  };
+  const rounds = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  for (let i = 0; i < 2; i++)
+    for (const kind of i % 2 ? Object.keys(kinds).reverse() : Object.keys(kinds)) {
+      process.stderr.write(`  ${kind}, ${clients} clients, round ${i + 1}…\n`);
+      const [projects, replicas] = kinds[kind];
+      rounds[kind].push(await teamRound(clients, 5, replicas, projects));
+    }
+  console.log(JSON.stringify(rounds, null, 1));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const clients = Number(process.argv[2] ?? 8);
   const rounds = { http: [], stdio: [], echo: [], team: [] };
   for (let i = 0; i < 2; i++)

@@ -3,7 +3,7 @@
 // Every figure is taken over real stdio (or real hook processes) with a minimal JSON-RPC client,
 // paired in the same run with a bare `node -e 0` and, when PEER_DIR points at a built
 // leaf76/session-collab-mcp, with that peer, alternating; ratios are ours ÷ theirs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,8 @@ import {
   stdioServer,
   tempDir,
 } from './common.mjs';
-import { freshDatabase, hubRound, startHub, stdioRound, stopHub, teamRound } from './hub.mjs';
+import { hooks } from './hooks.mjs';
+import { hubRound, stdioRound, teamRound } from './hub.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -223,92 +224,6 @@ async function throughputRounds() {
   return { ours: summary(rounds.get(ours)), peer: PEER ? summary(rounds.get(PEER)) : null };
 }
 
-/**
- * The PreToolUse hook process with 1,000 live claims of 20 other sessions, for a file another
- * session holds (each run denies): ours, the peer's and a bare `node -e 0` in turn, 40 rounds. And
- * ours after every tool call (PostToolUse after a Read with nothing to deliver: no output).
- */
-async function hooks() {
-  const repo = gitRepo();
-  const input = {
-    session_id: 'bench-hook',
-    transcript_path: '/dev/null',
-    cwd: repo,
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Edit',
-    tool_input: { file_path: `${repo}/pkg7/src/file7.ts`, old_string: 'a', new_string: 'b' },
-    tool_use_id: 'toolu_bench',
-  };
-  const runs = [];
-  for (const s of servers) {
-    const home = tempDir('bench-home-');
-    await s.hook.seed(home, repo);
-    const env = { ...process.env, ...s.env(home) };
-    const run = (command, payload, ok) => () => {
-      const t = performance.now();
-      const r = spawnSync(command[0], command.slice(1), {
-        input: JSON.stringify(payload),
-        env,
-        encoding: 'utf8',
-      });
-      const ms = performance.now() - t;
-      if (!ok(r.stdout, r.stderr, r.status))
-        throw new Error(`${s.name} hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
-      return ms;
-    };
-    runs.push({ s, home, name: `${s.name} pre`, run: run(s.hook.command, input, s.hook.denied), times: [] });
-    if (s === ours) {
-      const post = {
-        ...input,
-        session_id: 'bench-post',
-        hook_event_name: 'PostToolUse',
-        tool_name: 'Read',
-        tool_input: { file_path: `${repo}/README.md` },
-        tool_response: {},
-      };
-      const command = [process.execPath, ours.hook.command[1], 'hook', 'post-tool-use'];
-      runs.push({ s, home, name: 'ours post', run: run(command, post, (out) => out === ''), times: [] });
-    }
-  }
-  // Team mode: the same hook on a machine where a hub replica runs on the team database (the
-  // hook asks it), the same 1,000 claims seeded through the same tools.
-  const team = await freshDatabase();
-  let replica = null;
-  if (team) {
-    const home = tempDir('bench-home-');
-    const env = { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: team.url };
-    process.env.SESSION_COLLAB_DATABASE_URL = team.url;
-    await ours.hook.seed(home, repo);
-    delete process.env.SESSION_COLLAB_DATABASE_URL;
-    replica = await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: team.url });
-    const run = () => {
-      const t = performance.now();
-      const r = spawnSync(ours.hook.command[0], ours.hook.command.slice(1), {
-        input: JSON.stringify(input),
-        env,
-        encoding: 'utf8',
-      });
-      const ms = performance.now() - t;
-      if (!ours.hook.denied(r.stdout))
-        throw new Error(`team hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
-      return ms;
-    };
-    runs.push({ s: ours, home, name: 'ours team pre', run, times: [] });
-  }
-  for (const r of runs) r.run(); // saves the code cache and starts the session; not counted
-  const bare = [];
-  for (let i = 0; i < 40; i++) {
-    for (const r of i % 2 ? [...runs].reverse() : runs) r.times.push(r.run());
-    bare.push(bareNode());
-  }
-  const out = { bare: median(bare) };
-  for (const r of runs) out[r.name] = median(r.times);
-  if (replica) await stopHub(replica);
-  await team?.drop();
-  cleanup(repo, ...new Set(runs.map((r) => r.home)));
-  return out;
-}
-
 /** The default `tools/list` result as a client receives it, JSON bytes / 4. */
 async function listSizes() {
   const repo = gitRepo();
@@ -336,7 +251,7 @@ for (const claims of [100, 10_000, 100_000]) {
 }
 loads.push(load());
 progress('hook processes with 1,000 live claims (40 rounds)…');
-const hook = await hooks();
+const hook = await hooks(servers);
 const size = await listSizes();
 loads.push(load());
 // Last: 16 busy processes on the machine leave its load high for a while after.
@@ -344,16 +259,19 @@ progress('8 clients, each with its own server over stdio: claim + check + releas
 const tp = await throughputRounds();
 loads.push(load());
 progress('the hub over HTTP: 8 clients, each its own MCP session on one hub, beside 8 over stdio…');
-const hubRounds = { http: [], stdio: [], echo: [], team: [] };
+const hubRounds = { http: [], stdio: [], echo: [], team: [], team4x1: [], team4x2: [] };
+const hubKinds = ['http', 'stdio', 'echo', 'team', 'team4x1', 'team4x2'];
 for (let i = 0; i < 2; i++)
-  for (const kind of i % 2 ? ['team', 'echo', 'stdio', 'http'] : ['http', 'stdio', 'echo', 'team']) {
+  for (const kind of i % 2 ? [...hubKinds].reverse() : hubKinds) {
     progress(`  ${kind}, round ${i + 1}…`);
     const round =
       kind === 'stdio'
         ? await stdioRound(8)
         : kind === 'team'
           ? await teamRound(8)
-          : await hubRound(8, 5, kind === 'echo');
+          : kind === 'team4x1' || kind === 'team4x2'
+            ? await teamRound(8, 5, kind === 'team4x1' ? 1 : 2, 4)
+            : await hubRound(8, 5, kind === 'echo');
     if (round) hubRounds[kind].push(round);
   }
 loads.push(load());
@@ -437,6 +355,18 @@ row(
     : '–',
   'recorded beside 1 hub',
   null,
+);
+row(
+  'team mode, the 8 clients over 4 projects: 2 hub replicas on one PostgreSQL (mean of 2 rounds)',
+  hubRounds.team4x2.length > 0 ? hubFigure(hubRounds.team4x2) : 'skipped: no PostgreSQL answered',
+  hubRounds.team4x1.length > 0 ? `1 replica, same run: ${hubFigure(hubRounds.team4x1)}` : '–',
+  hubRounds.team4x2.length > 0 && hubRounds.team4x1.length > 0
+    ? `2 replicas ÷ 1: ${ratio(mean(hubRounds.team4x2, 'opsPerSecond'), mean(hubRounds.team4x1, 'opsPerSecond'))} ops · ${ratio(mean(hubRounds.team4x2, 'p50'), mean(hubRounds.team4x1, 'p50'))} p50`
+    : '–',
+  'writes of different projects not serialised: 2 replicas ÷ 1 ≥ 1',
+  hubRounds.team4x2.length > 0 && hubRounds.team4x1.length > 0
+    ? mean(hubRounds.team4x2, 'opsPerSecond') >= 0.95 * mean(hubRounds.team4x1, 'opsPerSecond')
+    : null,
 );
 row(
   'the floor: the same 8 clients and requests against a bare Hono server that echoes them (mean of 2)',
@@ -556,6 +486,9 @@ the ratios are the figures to read.
 - **team mode**: the same 8 clients split in turn across 2 \`session-collab hub\` replicas (each its
   own process and home folder) on one fresh database of the machine's PostgreSQL 15 (loopback),
   beside the 1 hub on SQLite of the same run, alternating; left out, saying so, without PostgreSQL.
+  And the same 8 clients over 4 projects (2 each), on 2 replicas and on 1: each project's writes
+  lock only that project, so a second replica must not slow them down (\`node bench/hub.mjs
+  projects\` runs these alone).
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.
 ${context}.

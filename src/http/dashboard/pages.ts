@@ -126,7 +126,7 @@ function sessionRow(s: SessionItem, ctx: PageContext): Html {
   return html`<tr class="state-${s.state}" data-session="${s.id}">
 <td><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
 <td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
-<td>${s.client ?? '\u2014'}</td><td>${s.branch ?? '\u2014'}</td><td class="path">${s.worktree}</td>
+<td>${s.client ?? '\u2014'}</td><td>${s.branch ?? '\u2014'}</td><td class="path">${s.worktree}<br><small>on ${s.host}</small></td>
 <td>${when(s.last_activity)}</td><td>${s.active_claims}</td>
 <td>${
     s.state === 'ended'
@@ -163,7 +163,7 @@ ${questions(board.questions, ctx, false)}
 ${
   board.sessions.length === 0
     ? html`<p class="muted">No sessions.</p>`
-    : html`<div class="scroll"><table><thead><tr><th>Session</th><th>State</th><th>Client</th><th>Branch</th><th>Worktree</th><th>Last activity</th><th>Claims</th><th></th></tr></thead><tbody>${board.sessions.map((s) => sessionRow(s, ctx))}</tbody></table></div>`
+    : html`<div class="scroll"><table><thead><tr><th>Session</th><th>State</th><th>Client</th><th>Branch</th><th>Copy (folder, machine)</th><th>Last activity</th><th>Claims</th><th></th></tr></thead><tbody>${board.sessions.map((s) => sessionRow(s, ctx))}</tbody></table></div>`
 }
 </section>
 <section data-live="claims" id="claims"><h2>Claims (${board.claims.length})${board.conflicts.length > 0 ? html` <span class="badge conflict">${board.conflicts.length} collision${board.conflicts.length === 1 ? '' : 's'}</span>` : ''}</h2>

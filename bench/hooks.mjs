@@ -1,0 +1,104 @@
+// The hook processes as a client runs them, each figure paired with a bare `node -e 0` in the
+// same run (and with the peer's hook when `servers` holds it). Run alone:
+//   node bench/hooks.mjs     (after npm run build)
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { bareNode, cleanup, gitRepo, median, tempDir } from './common.mjs';
+import { freshDatabase, startHub, stopHub } from './hub.mjs';
+import { ours } from './servers.mjs';
+
+/**
+ * The PreToolUse hook process with 1,000 live claims of 20 other sessions, for a file another
+ * session holds (each run denies): ours, the peer's and a bare `node -e 0` in turn, 40 rounds. And
+ * ours after every tool call (PostToolUse after a Read with nothing to deliver: no output).
+ */
+export async function hooks(servers = [ours]) {
+  const repo = gitRepo();
+  const input = {
+    session_id: 'bench-hook',
+    transcript_path: '/dev/null',
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Edit',
+    tool_input: { file_path: `${repo}/pkg7/src/file7.ts`, old_string: 'a', new_string: 'b' },
+    tool_use_id: 'toolu_bench',
+  };
+  const runs = [];
+  for (const s of servers) {
+    const home = tempDir('bench-home-');
+    await s.hook.seed(home, repo);
+    const env = { ...process.env, ...s.env(home) };
+    const run = (command, payload, ok) => () => {
+      const t = performance.now();
+      const r = spawnSync(command[0], command.slice(1), {
+        input: JSON.stringify(payload),
+        env,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (!ok(r.stdout, r.stderr, r.status))
+        throw new Error(`${s.name} hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    };
+    runs.push({ s, home, name: `${s.name} pre`, run: run(s.hook.command, input, s.hook.denied), times: [] });
+    if (s === ours) {
+      const post = {
+        ...input,
+        session_id: 'bench-post',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_input: { file_path: `${repo}/README.md` },
+        tool_response: {},
+      };
+      const command = [process.execPath, ours.hook.command[1], 'hook', 'post-tool-use'];
+      runs.push({ s, home, name: 'ours post', run: run(command, post, (out) => out === ''), times: [] });
+    }
+  }
+  // Team mode: the same hook on a machine where a hub replica runs on the team database (the
+  // hook asks it), the same 1,000 claims seeded through the same tools.
+  const team = await freshDatabase();
+  let replica = null;
+  if (team) {
+    const home = tempDir('bench-home-');
+    const env = { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: team.url };
+    process.env.SESSION_COLLAB_DATABASE_URL = team.url;
+    await ours.hook.seed(home, repo);
+    delete process.env.SESSION_COLLAB_DATABASE_URL;
+    replica = await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: team.url });
+    const run = () => {
+      const t = performance.now();
+      const r = spawnSync(ours.hook.command[0], ours.hook.command.slice(1), {
+        input: JSON.stringify(input),
+        env,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (!ours.hook.denied(r.stdout))
+        throw new Error(`team hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    };
+    runs.push({ s: ours, home, name: 'ours team pre', run, times: [] });
+  }
+  for (const r of runs) r.run(); // saves the code cache and starts the session; not counted
+  const bare = [];
+  for (let i = 0; i < 40; i++) {
+    for (const r of i % 2 ? [...runs].reverse() : runs) r.times.push(r.run());
+    bare.push(bareNode());
+  }
+  const out = { bare: median(bare) };
+  for (const r of runs) out[r.name] = median(r.times);
+  if (replica) await stopHub(replica);
+  await team?.drop();
+  cleanup(repo, ...new Set(runs.map((r) => r.home)));
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const out = await hooks();
+  const line = (name) =>
+    out[name] === undefined
+      ? `${name}: skipped`
+      : `${name}: ${out[name].toFixed(1)} ms, bare node + ${(out[name] - out.bare).toFixed(1)} ms`;
+  console.log(`bare node -e 0: ${out.bare.toFixed(1)} ms`);
+  for (const name of ['ours pre', 'ours post', 'ours team pre']) console.log(line(name));
+}
