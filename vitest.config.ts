@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirst from './test/slow-first.js';
 
 /**
  * Every test on the embedded database; the tool suite (every tool through the real MCP client, and
@@ -17,6 +18,7 @@ export default defineConfig({
     // no faster), but tests that bound a hook's or a replica's time then failed now and then under
     // the load they made.
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirst },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       {
