@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { normaliseRemoteUrl } from '../core/repo-url.js';
@@ -145,6 +153,7 @@ function rootCommit(commonDir: string, cache: IdentityCache | undefined): string
   } catch {
     return null;
   }
+  if (!mayHaveCommits(commonDir)) return null;
   const entries = cache ? readCache(cache.file) : {};
   const hit = entries[commonDir];
   if (hit && typeof hit.root === 'string' && /^[0-9a-f]{40,64}$/.test(hit.root) && hit.objects === objects)
@@ -171,6 +180,24 @@ function rootCommit(commonDir: string, cache: IdentityCache | undefined): string
     writeCache(cache.file, { ...Object.fromEntries(kept), [commonDir]: { root, objects } });
   }
   return root;
+}
+
+/**
+ * Whether the repository may hold a commit: a detached HEAD, packed refs or a branch. A repository
+ * just made by `git init` has none of these, and its hooks then start no `git` at all.
+ */
+function mayHaveCommits(commonDir: string): boolean {
+  try {
+    if (/^[0-9a-f]{40}/.test(readFileSync(join(commonDir, 'HEAD'), 'utf8'))) return true;
+  } catch {
+    return true;
+  }
+  if (existsSync(join(commonDir, 'packed-refs'))) return true;
+  try {
+    return readdirSync(join(commonDir, 'refs', 'heads')).length > 0;
+  } catch {
+    return true;
+  }
 }
 
 function readCache(file: string): Record<string, CachedRoot> {

@@ -3,7 +3,7 @@
  * one project, unrelated repositories never are, and the rules for forks, local clones, shallow
  * clones, a repository with no commit yet and a `project:` name hold.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { locateProject } from '../../src/integrations/git-repo.js';
@@ -94,6 +94,19 @@ describe('a repository is one project wherever it is checked out', () => {
       source: 'path',
       formerKey: join(dir, '.git'),
     });
+    // Told from its files alone: a `git` that notes each start is never started.
+    const bin = tempDir('collab-fake-git-');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho started >> ${join(bin, 'started')}\nexit 1\n`, {
+      mode: 0o755,
+    });
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      expect(keyOf(dir)).toBe(join(dir, '.git'));
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(join(bin, 'started'))).toBe(false);
     writeFileSync(join(dir, 'a.txt'), 'first\n');
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'first');
