@@ -55,21 +55,26 @@ const LIVE = `SELECT ${LIVE_PATTERN_COLUMNS}
   FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
   WHERE f.active = 1 AND f.project_id = ?`;
 
-/** What a list selects: project, session (each null for any) and status (or 'all'). */
-const LIST_WHERE = `(CAST(? AS TEXT) IS NULL OR c.project_id = ?)
-  AND (CAST(? AS TEXT) IS NULL OR c.session_id = ?)
-  AND (? = 'all' OR c.status = ?)`;
-
-/** LIST_WHERE's parameters for a filter: each value twice, once for "any", once to compare. */
-function whereParams(filter: ClaimFilter): unknown[] {
-  return [
-    filter.projectId,
-    filter.projectId,
-    filter.sessionId,
-    filter.sessionId,
-    filter.status,
-    filter.status,
-  ];
+/**
+ * What a list selects (project, session, status; each only when named), as conditions and their
+ * parameters. Only the named ones are written, so a project's list seeks `claims_in_list_order`.
+ */
+function listWhere(filter: ClaimFilter): { text: string; params: unknown[] } {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  if (filter.projectId !== null) {
+    terms.push('c.project_id = ?');
+    params.push(filter.projectId);
+  }
+  if (filter.sessionId !== null) {
+    terms.push('c.session_id = ?');
+    params.push(filter.sessionId);
+  }
+  if (filter.status !== 'all') {
+    terms.push('c.status = ?');
+    params.push(filter.status);
+  }
+  return { text: terms.length === 0 ? 'TRUE' : terms.join(' AND '), params };
 }
 
 /** A claim's patterns in the order they were added, as a JSON array. */
@@ -80,15 +85,25 @@ const FILES_JSON = {
     "COALESCE((SELECT CAST(json_agg(pattern ORDER BY rowid) AS TEXT) FROM claim_files WHERE claim_id = c.id), '[]')",
 };
 
-/** Claims in list order (newest first), after a position (a page's last row), at most a number. */
-const listStatement = (filesJson: string) =>
-  `SELECT c.*, s.name AS session_name, ${filesJson} AS files_json
+/** Claims in list order (newest first), after a position (a page's last row) when given, at most a number. */
+function listStatement(dialect: Sql['dialect'], filter: ClaimFilter, after: ClaimFilter['after'], limit: number) {
+  const where = listWhere(filter);
+  const params = [...where.params];
+  let position = '';
+  if (after) {
+    position = ' AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))';
+    params.push(after.at, after.at, after.id);
+  }
+  params.push(limit);
+  return {
+    text: `SELECT c.*, s.name AS session_name, ${FILES_JSON[dialect]} AS files_json
    FROM claims c JOIN sessions s ON s.id = c.session_id
-   WHERE ${LIST_WHERE}
-     AND (CAST(? AS BIGINT) IS NULL OR c.created_at < ? OR (c.created_at = ? AND c.id < ?))
+   WHERE ${where.text}${position}
    ORDER BY c.created_at DESC, c.id DESC
-   LIMIT ?`;
-const LIST = { sqlite: listStatement(FILES_JSON.sqlite), postgresql: listStatement(FILES_JSON.postgresql) };
+   LIMIT ?`,
+    params,
+  };
+}
 
 /**
  * Live patterns of a project added after a mark, read by rowid, not through the live-pattern index
@@ -310,10 +325,8 @@ export class ClaimsStore {
 
   /** How many claims a filter selects (its `after` aside). */
   async count(filter: ClaimFilter): Promise<number> {
-    const row = await this.sql.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM claims c WHERE ${LIST_WHERE}`,
-      whereParams(filter),
-    );
+    const where = listWhere(filter);
+    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM claims c WHERE ${where.text}`, where.params);
     return row!.n;
   }
 
@@ -330,14 +343,8 @@ export class ClaimsStore {
   async *iterate(filter: ClaimFilter, batch: number = ITERATE_BATCH): AsyncGenerator<ClaimWithFiles> {
     let after = filter.after ?? null;
     for (;;) {
-      const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(LIST[this.sql.dialect], [
-        ...whereParams(filter),
-        after?.at ?? null,
-        after?.at ?? null,
-        after?.at ?? null,
-        after?.id ?? null,
-        batch,
-      ]);
+      const statement = listStatement(this.sql.dialect, filter, after, batch);
+      const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(statement.text, statement.params);
       for (const { files_json, ...row } of rows) yield { ...row, files: JSON.parse(files_json) as string[] };
       if (rows.length < batch) return;
       const last = rows[rows.length - 1]!;
