@@ -86,7 +86,12 @@ const FILES_JSON = {
 };
 
 /** Claims in list order (newest first), after a position (a page's last row) when given, at most a number. */
-function listStatement(dialect: Sql['dialect'], filter: ClaimFilter, after: ClaimFilter['after'], limit: number) {
+function listStatement(
+  dialect: Sql['dialect'],
+  filter: ClaimFilter,
+  after: ClaimFilter['after'],
+  limit: number,
+) {
   const where = listWhere(filter);
   const params = [...where.params];
   let position = '';
@@ -326,7 +331,10 @@ export class ClaimsStore {
   /** How many claims a filter selects (its `after` aside). */
   async count(filter: ClaimFilter): Promise<number> {
     const where = listWhere(filter);
-    const row = await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM claims c WHERE ${where.text}`, where.params);
+    const row = await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM claims c WHERE ${where.text}`,
+      where.params,
+    );
     return row!.n;
   }
 
@@ -344,7 +352,10 @@ export class ClaimsStore {
     let after = filter.after ?? null;
     for (;;) {
       const statement = listStatement(this.sql.dialect, filter, after, batch);
-      const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(statement.text, statement.params);
+      const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(
+        statement.text,
+        statement.params,
+      );
       for (const { files_json, ...row } of rows) yield { ...row, files: JSON.parse(files_json) as string[] };
       if (rows.length < batch) return;
       const last = rows[rows.length - 1]!;
