@@ -144,6 +144,8 @@ export interface ClaimFilter {
 
 /** Claims read at once by `iterate` unless told otherwise. */
 const ITERATE_BATCH = 100;
+/** The largest batch `iterate` grows to. */
+const MAX_BATCH = 2_000;
 /** A batch no list reaches: `list` reads every claim in one statement. */
 const ALL = Number.MAX_SAFE_INTEGER;
 
@@ -345,12 +347,14 @@ export class ClaimsStore {
   }
 
   /**
-   * Claims in list order (newest first), read as they are consumed, `batch` at a time: a page
-   * stops reading early.
+   * Claims in list order (newest first), read as they are consumed: `batch` first, then twice as
+   * many each time (up to `MAX_BATCH`), so a page stops reading early, and one that skips many
+   * claims (a path filter) reads them in few statements.
    */
-  async *iterate(filter: ClaimFilter, batch: number = ITERATE_BATCH): AsyncGenerator<ClaimWithFiles> {
+  async *iterate(filter: ClaimFilter, first: number = ITERATE_BATCH): AsyncGenerator<ClaimWithFiles> {
     let after = filter.after ?? null;
-    for (;;) {
+    let batch = first;
+    for (; ; batch = Math.max(first, Math.min(batch * 2, MAX_BATCH))) {
       const statement = listStatement(this.sql.dialect, filter, after, batch);
       const rows = await this.sql.all<ClaimWithFiles & { files_json: string }>(
         statement.text,

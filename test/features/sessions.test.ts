@@ -105,20 +105,23 @@ describe('answers stay bounded with 20,000 claims', () => {
     const sweeper = await connectInMemory(app, repo, 'sweeper');
     await holder.call('collab_claims_list');
     const session = await app.sessions.get(holder.connection.currentId!);
+    // Written 500 rows a statement: what is measured is the answers, not 40,000 round trips.
     await app.store.write(async () => {
-      for (let i = 0; i < 20_000; i++) {
-        await app.store.claims.insert(
-          {
-            id: `c${i}`,
-            session_id: session.id,
-            project_id: session.project_id,
-            intent: `work ${i}`,
-            scope: 'small',
-            exclusive: 0,
-            created_at: app.now(),
-            expires_at: null,
-          },
-          [{ pattern: `pkg${i % 100}/src/file${i}.ts`, base: `pkg${i % 100}/src/file${i}.ts` }],
+      for (let from = 0; from < 20_000; from += 500) {
+        const ids = Array.from({ length: 500 }, (_, k) => from + k);
+        const now = app.now();
+        await app.store.sql.run(
+          `INSERT INTO claims (id, session_id, project_id, intent, scope, exclusive, status, created_at, updated_at, expires_at, source)
+           VALUES ${ids.map(() => "(?, ?, ?, ?, 'small', 0, 'active', ?, ?, NULL, 'tool')").join(', ')}`,
+          ids.flatMap((i) => [`c${i}`, session.id, session.project_id, `work ${i}`, now, now]),
+        );
+        await app.store.sql.run(
+          `INSERT INTO claim_files (claim_id, project_id, pattern, base, active, added_at)
+           VALUES ${ids.map(() => '(?, ?, ?, ?, 1, ?)').join(', ')}`,
+          ids.flatMap((i) => {
+            const path = `pkg${i % 100}/src/file${i}.ts`;
+            return [`c${i}`, session.project_id, path, path, now];
+          }),
         );
       }
     });
