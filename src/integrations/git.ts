@@ -4,13 +4,18 @@ import { runProgram } from './run-program.js';
  * Runs `git` in a folder and returns its raw standard output (callers trim or split it: `-z`
  * output must keep its leading spaces). Throws with git's message when it fails.
  */
-export function gitOutput(cwd: string, args: string[], timeoutMs = 30_000): string {
+export function gitOutput(
+  cwd: string,
+  args: string[],
+  timeoutMs = 30_000,
+  maxBytes = 64 * 1024 * 1024,
+): string {
   return runProgram('git', args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
+    maxBuffer: maxBytes,
   });
 }
 

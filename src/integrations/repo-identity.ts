@@ -62,7 +62,7 @@ function identityOf(
   cache: IdentityCache | undefined,
   depth: number,
 ): RepoIdentity | null {
-  const remote = chosenRemote(commonDir);
+  const remote = namingRemote(commonDir)?.url ?? null;
   if (remote) {
     const normal = normaliseRemoteUrl(remote);
     if (normal) return { key: `git:${normal}`, label: normal, source: 'remote' };
@@ -78,8 +78,8 @@ function identityOf(
   return root ? { key: `root:${root}`, label: basename(worktree), source: 'root' } : null;
 }
 
-/** The URL of the remote that names the repository: `upstream`, else `origin`, else the first. */
-function chosenRemote(commonDir: string): string | null {
+/** The remote that names the repository: `upstream`, else `origin`, else the first in the config. */
+export function namingRemote(commonDir: string): { name: string; url: string } | null {
   let text: string;
   try {
     text = readFileSync(join(commonDir, 'config'), 'utf8');
@@ -88,8 +88,10 @@ function chosenRemote(commonDir: string): string | null {
   }
   const remotes = remotesOf(parseGitConfig(text));
   return (
-    (remotes.find((r) => r.name === 'upstream') ?? remotes.find((r) => r.name === 'origin') ?? remotes[0])
-      ?.url ?? null
+    remotes.find((r) => r.name === 'upstream') ??
+    remotes.find((r) => r.name === 'origin') ??
+    remotes[0] ??
+    null
   );
 }
 

@@ -1,0 +1,191 @@
+/**
+ * What a session changed in a file, as data: the hunks of `git diff -U0` against its base, each with
+ * its line ranges on both sides, a digest of its new lines and a short excerpt. Read from git's own
+ * output (`parseGitDiff`), so that two copies of a repository describe one change alike.
+ */
+import { createHash } from 'node:crypto';
+
+/** Lines `[start, start + count)`, 1-based; a count of 0 is the point after line `start`. */
+export type LineRange = [start: number, count: number];
+
+export interface Hunk {
+  /** The lines replaced in the base (count 0: an insertion after line `start`). */
+  base: LineRange;
+  /** The lines that replace them in the new text (count 0: a deletion, after line `start`). */
+  next: LineRange;
+  /** A digest of the removed and added lines: two sides that made the same change merge cleanly. */
+  digest: string;
+  /** The first removed and added lines, as `-`/`+` lines (bounded), for people and agents. */
+  excerpt: string;
+  /** The symbols this hunk touches (innermost first; qualified, e.g. `User.save`), when known. */
+  symbols?: string[];
+}
+
+/** How a file was compared: by its lines, or (binary, too large, too many hunks) as a whole. */
+export type ChangeLevel = 'lines' | 'file';
+
+export interface FileChange {
+  /** Relative to the repository root, `/`-separated. */
+  path: string;
+  /** The file's blob id in the base (40 or 64 hex digits), null when the base has no such file. */
+  baseBlob: string | null;
+  /** The new text's blob id, null when the file was deleted (or is untracked and unread). */
+  newBlob: string | null;
+  level: ChangeLevel;
+  /** Why the file is compared as a whole (`binary`, `large`, `hunks`), null by lines. */
+  reason: string | null;
+  hunks: Hunk[];
+}
+
+/** Limits on what one file's change keeps: past them the file is compared as a whole. */
+export const HUNK_LIMITS = {
+  /** Hunks per file. */
+  hunks: 400,
+  /** Lines of one excerpt, and characters per line. */
+  excerptLines: 6,
+  excerptChars: 120,
+};
+
+const ZERO_BLOB = /^0+$/;
+
+/** A `diff --git` path: git quotes one with unusual characters in C style ("a/\303\251.ts"). */
+function unquote(text: string): string {
+  if (!text.startsWith('"')) return text;
+  const bytes: number[] = [];
+  const escapes: Record<string, number> = { n: 10, t: 9, r: 13, b: 8, f: 12, v: 11, a: 7, '"': 34, '\\': 92 };
+  for (let i = 1; i < text.length - 1; i++) {
+    const ch = text[i]!;
+    if (ch !== '\\') {
+      bytes.push(...Buffer.from(ch, 'utf8'));
+      continue;
+    }
+    const next = text[++i]!;
+    if (/[0-7]/.test(next)) {
+      bytes.push(Number.parseInt(text.slice(i, i + 3), 8));
+      i += 2;
+    } else bytes.push(escapes[next] ?? next.charCodeAt(0));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** The path of a `diff --git a/P b/P` line (renames are off, so both sides name one path). */
+function headerPath(line: string): string | null {
+  const rest = line.slice('diff --git '.length);
+  if (rest.startsWith('"')) {
+    const end = rest.indexOf('" ', 1);
+    return end === -1 ? null : unquote(rest.slice(0, end + 1)).slice(2);
+  }
+  if (rest.endsWith('"')) {
+    const start = rest.lastIndexOf(' "');
+    return start === -1 ? null : unquote(rest.slice(start + 1)).slice(2);
+  }
+  // "a/P b/P": both halves have the same length.
+  const half = (rest.length - 1) / 2;
+  return Number.isInteger(half) ? rest.slice(2, half) : null;
+}
+
+function range(start: string, count: string | undefined): LineRange {
+  return [Number(start), count === undefined ? 1 : Number(count)];
+}
+
+function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
+  const hash = createHash('sha1');
+  for (const l of removed) hash.update(`-${l}\n`);
+  for (const l of added) hash.update(`+${l}\n`);
+  hunk.digest = hash.digest('hex').slice(0, 16);
+  const lines = [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)];
+  const shown = lines
+    .slice(0, HUNK_LIMITS.excerptLines)
+    .map((l) => (l.length > HUNK_LIMITS.excerptChars ? `${l.slice(0, HUNK_LIMITS.excerptChars - 1)}…` : l));
+  if (lines.length > HUNK_LIMITS.excerptLines)
+    shown.push(`… ${lines.length - HUNK_LIMITS.excerptLines} more line(s)`);
+  hunk.excerpt = shown.join('\n');
+}
+
+/**
+ * The files and hunks of `git diff -U0 --full-index --no-renames` output. A binary file, or one
+ * with more than `HUNK_LIMITS.hunks` hunks, is kept at file level.
+ */
+export function parseGitDiff(text: string): FileChange[] {
+  const files: FileChange[] = [];
+  let file: FileChange | null = null;
+  let hunk: Hunk | null = null;
+  let removed: string[] = [];
+  let added: string[] = [];
+  const closeHunk = () => {
+    if (hunk && file) {
+      finishHunk(hunk, removed, added);
+      if (file.level === 'lines') file.hunks.push(hunk);
+    }
+    hunk = null;
+    removed = [];
+    added = [];
+  };
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (hunk) {
+      if (line.startsWith('-')) {
+        removed.push(line.slice(1));
+        continue;
+      }
+      if (line.startsWith('+')) {
+        added.push(line.slice(1));
+        continue;
+      }
+      if (line.startsWith('\\')) continue; // "\ No newline at end of file"
+      closeHunk();
+    }
+    if (line.startsWith('diff --git ')) {
+      const path = headerPath(line);
+      file =
+        path === null
+          ? null
+          : { path, baseBlob: null, newBlob: null, level: 'lines', reason: null, hunks: [] };
+      if (file) files.push(file);
+      continue;
+    }
+    if (!file) continue;
+    const index = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/.exec(line);
+    if (index) {
+      file.baseBlob = ZERO_BLOB.test(index[1]!) ? null : index[1]!;
+      file.newBlob = ZERO_BLOB.test(index[2]!) ? null : index[2]!;
+      continue;
+    }
+    if (line.startsWith('Binary files ') || line === 'GIT binary patch') {
+      file.level = 'file';
+      file.reason = 'binary';
+      continue;
+    }
+    const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (header) {
+      if (file.level === 'lines' && file.hunks.length >= HUNK_LIMITS.hunks) {
+        file.level = 'file';
+        file.reason = 'hunks';
+        file.hunks = [];
+      }
+      hunk = {
+        base: range(header[1]!, header[2]),
+        next: range(header[3]!, header[4]),
+        digest: '',
+        excerpt: '',
+      };
+    }
+  }
+  closeHunk();
+  return files;
+}
+
+/** A file added whole (untracked, or absent from the base): one hunk of all its lines. */
+export function addedFile(path: string, text: string, newBlob: string | null): FileChange {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const lines = body === '' ? [] : body.split('\n');
+  const hunk: Hunk = {
+    base: [0, 0],
+    next: [lines.length === 0 ? 0 : 1, lines.length],
+    digest: '',
+    excerpt: '',
+  };
+  finishHunk(hunk, [], lines);
+  return { path, baseBlob: null, newBlob, level: 'lines', reason: null, hunks: [hunk] };
+}

@@ -1,0 +1,143 @@
+/**
+ * What merging two sessions' changes of one file will do, predicted from their hunks alone (no
+ * shared git needed, so it works between machines):
+ * - `textual`: git's three-way merge conflicts — two changes overlap or touch in the base (the rule
+ *   of git's xdiff merge: changes `[i1, i1+n1)` and `[i2, i2+n2)` merge only when one ends strictly
+ *   before the other starts, or when both are the same change);
+ * - `symbol`: git merges, but both changed one function, method or class: a person should look;
+ * - `file`: the file is compared as a whole (binary, or too many hunks) and both changed it;
+ * - `unknown`: the two copies started from different versions of the file, and no mapping between
+ *   them was given: never a silent "no conflict".
+ * Different symbols of one file, or distant lines of a file without symbols, predict nothing.
+ */
+import type { FileChange, Hunk } from './hunks.js';
+
+export type PredictionLevel = 'textual' | 'symbol' | 'file' | 'unknown';
+
+export interface FilePrediction {
+  level: PredictionLevel;
+  path: string;
+  /** The symbols both sides changed (for `symbol`; for `textual`, those of the meeting hunks). */
+  symbols: string[];
+  /** The hunks of each side that meet (for `textual` and `symbol`), at most a few. */
+  ours: Hunk[];
+  theirs: Hunk[];
+  /** A sentence for `file` and `unknown`. */
+  why: string | null;
+}
+
+/** Meeting hunks kept per side in a prediction. */
+const SHOWN_HUNKS = 3;
+
+/** A hunk's base lines as git's merge script holds them: 0-based, `[start, end)`. */
+function span(h: Hunk): [number, number] {
+  const [start, count] = h.base;
+  return count === 0 ? [start, start] : [start - 1, start - 1 + count];
+}
+
+function sameChange(a: Hunk, b: Hunk): boolean {
+  return (
+    a.base[0] === b.base[0] && a.base[1] === b.base[1] && a.next[1] === b.next[1] && a.digest === b.digest
+  );
+}
+
+/**
+ * The pairs of hunks that git would see as one conflict: a sweep over both lists in base order
+ * (each is sorted, as git prints them), linear in their lengths.
+ */
+export function meetingHunks(ours: Hunk[], theirs: Hunk[]): Array<[Hunk, Hunk]> {
+  const out: Array<[Hunk, Hunk]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < ours.length && j < theirs.length) {
+    const a = ours[i]!;
+    const b = theirs[j]!;
+    const [a0, a1] = span(a);
+    const [b0, b1] = span(b);
+    if (a1 < b0) {
+      i++;
+      continue;
+    }
+    if (b1 < a0) {
+      j++;
+      continue;
+    }
+    if (!sameChange(a, b)) out.push([a, b]);
+    if (a1 >= b1) j++;
+    if (b1 >= a1) i++;
+  }
+  return out;
+}
+
+function symbolsOf(hunks: Hunk[]): Set<string> {
+  const out = new Set<string>();
+  for (const h of hunks) for (const s of h.symbols ?? []) out.add(s);
+  return out;
+}
+
+function unique(hunks: Hunk[]): Hunk[] {
+  return [...new Set(hunks)].slice(0, SHOWN_HUNKS);
+}
+
+/** The prediction for one file both sessions changed, or null when their changes merge unnoticed. */
+export function predictFile(ours: FileChange, theirs: FileChange): FilePrediction | null {
+  const path = ours.path;
+  const none = { symbols: [], ours: [], theirs: [] };
+  if (ours.newBlob !== null && ours.newBlob === theirs.newBlob) return null; // the same result
+  if (ours.baseBlob !== theirs.baseBlob) {
+    return {
+      level: 'unknown',
+      path,
+      ...none,
+      why: 'the two copies started from different versions of this file (fetch or rebase to compare them)',
+    };
+  }
+  if (ours.level === 'file' || theirs.level === 'file') {
+    const reason = ours.reason ?? theirs.reason;
+    return {
+      level: 'file',
+      path,
+      ...none,
+      why: `both changed this file, compared as a whole (${reason === 'binary' ? 'binary' : 'too many changes to compare by lines'})`,
+    };
+  }
+  const meeting = meetingHunks(ours.hunks, theirs.hunks);
+  if (meeting.length > 0) {
+    const mine = meeting.map(([a]) => a);
+    const other = meeting.map(([, b]) => b);
+    const shared = symbolsOf(mine);
+    return {
+      level: 'textual',
+      path,
+      symbols: [...symbolsOf(other)].filter((s) => shared.has(s)),
+      ours: unique(mine),
+      theirs: unique(other),
+      why: null,
+    };
+  }
+  const theirSymbols = symbolsOf(theirs.hunks);
+  const shared = [...symbolsOf(ours.hunks)].filter((s) => theirSymbols.has(s));
+  if (shared.length === 0) return null;
+  const touches = (h: Hunk) => (h.symbols ?? []).some((s) => shared.includes(s));
+  return {
+    level: 'symbol',
+    path,
+    symbols: shared,
+    ours: unique(ours.hunks.filter(touches)),
+    theirs: unique(theirs.hunks.filter(touches)),
+    why: null,
+  };
+}
+
+/** Predictions for every file both change sets touch, files in path order. */
+export function predictChanges(ours: FileChange[], theirs: FileChange[]): FilePrediction[] {
+  const byPath = new Map(theirs.map((f) => [f.path, f]));
+  const out: FilePrediction[] = [];
+  for (const mine of [...ours].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const other = byPath.get(mine.path);
+    if (!other) continue;
+    const p = predictFile(mine, other);
+    if (p) out.push(p);
+  }
+  return out;
+}

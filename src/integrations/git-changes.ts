@@ -1,0 +1,192 @@
+/**
+ * A worktree's changes against a base every copy of the repository shares: the merge base of HEAD
+ * with the repository's default branch. Uncommitted (staged or not), untracked and committed but
+ * unmerged changes all count, as git prints them (`git diff -U0 <base>`), so two copies on two
+ * machines describe one change alike.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { addedFile, type FileChange, parseGitDiff } from '../core/hunks.js';
+import { gitOutput, tryGit } from './git.js';
+import { parseGitConfig } from './git-config.js';
+import { namingRemote } from './repo-identity.js';
+
+/** How the base was found, for `status` and for a person asking why two copies differ. */
+export type BaseSource = 'remote-default' | 'remote-branch' | 'local-branch' | 'head' | 'empty';
+
+export interface ChangeBase {
+  /** A commit id, or the empty tree's id in a repository with no commit yet. */
+  commit: string;
+  /** The branch it was measured against (`origin/main`, `main`), null for HEAD itself. */
+  ref: string | null;
+  source: BaseSource;
+}
+
+export interface WorktreeChanges {
+  base: ChangeBase;
+  files: FileChange[];
+  /** Files left out past `CHANGE_LIMITS.files`. */
+  omitted: number;
+}
+
+export const CHANGE_LIMITS = {
+  /** Changed files kept per worktree. */
+  files: 1_000,
+  /** Bytes of `git diff` output read; past it every file is compared as a whole. */
+  diffBytes: 32 * 1024 * 1024,
+  /** Bytes of an untracked file read; a larger one is compared as a whole. */
+  untrackedBytes: 1024 * 1024,
+  timeoutMs: 10_000,
+};
+
+/** The options that make `git diff` print the same on every machine, whatever its config. */
+const DIFF_ARGS = [
+  '-c',
+  'core.quotePath=true',
+  'diff',
+  '-U0',
+  '--full-index',
+  '--no-renames',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-relative',
+  '--ignore-submodules',
+  '--diff-algorithm=myers',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
+
+/**
+ * The default branch the changes are measured against: the remote that names the repository
+ * (`upstream`, `origin`, the first) and its HEAD (`origin/HEAD`), else its `main` or `master`;
+ * without a remote, the local branch `init.defaultBranch` names, else `main`, else `master`; else
+ * none (then HEAD itself is the base: only uncommitted changes count).
+ */
+function defaultBranch(worktree: string, commonDir: string): { ref: string; source: BaseSource } | null {
+  const remote = namingRemote(commonDir)?.name;
+  if (remote) {
+    const head = tryGit(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
+    if (head) return { ref: head, source: 'remote-default' };
+    for (const name of ['main', 'master']) {
+      if (tryGit(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
+        return { ref: `${remote}/${name}`, source: 'remote-branch' };
+    }
+  }
+  const configured = configValue(commonDir, 'init.defaultbranch');
+  for (const name of [configured, 'main', 'master']) {
+    if (name && tryGit(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`))
+      return { ref: name, source: 'local-branch' };
+  }
+  return null;
+}
+
+function configValue(commonDir: string, key: string): string | null {
+  try {
+    return (
+      parseGitConfig(readFileSync(join(commonDir, 'config'), 'utf8'))
+        .get(key)
+        ?.at(-1) ?? null
+    );
+  } catch {
+    return null;
+  }
+}
+
+/** The base of a worktree's changes (see `defaultBranch`). */
+export function findBase(worktree: string, commonDir: string): ChangeBase {
+  const head = tryGit(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
+  if (!head) {
+    // No commit yet: everything is new, against the empty tree.
+    const empty = gitOutput(
+      worktree,
+      ['hash-object', '-t', 'tree', '--stdin'],
+      CHANGE_LIMITS.timeoutMs,
+    ).trim();
+    return { commit: empty, ref: null, source: 'empty' };
+  }
+  const branch = defaultBranch(worktree, commonDir);
+  if (branch) {
+    const base = tryGit(worktree, 'merge-base', branch.ref, head);
+    if (base) return { commit: base, ref: branch.ref, source: branch.source };
+  }
+  return { commit: head, ref: null, source: 'head' };
+}
+
+/**
+ * The worktree's changes against `base` (found when not given): every changed file, or only
+ * `paths` (relative to the root) when named. Throws when git is missing or fails.
+ */
+export function readChanges(
+  worktree: string,
+  commonDir: string,
+  options: { base?: ChangeBase; paths?: string[] } = {},
+): WorktreeChanges {
+  const base = options.base ?? findBase(worktree, commonDir);
+  const pathspec = options.paths ? ['--', ...options.paths.map((p) => `:(literal)${p}`)] : ['--'];
+  let files: FileChange[];
+  try {
+    files = parseGitDiff(
+      gitOutput(
+        worktree,
+        [...DIFF_ARGS, base.commit, ...pathspec],
+        CHANGE_LIMITS.timeoutMs,
+        CHANGE_LIMITS.diffBytes,
+      ),
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOBUFS') throw error;
+    // Too much to read by lines: the files, each compared as a whole.
+    const names = gitOutput(worktree, [
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      base.commit,
+      ...pathspec,
+    ]);
+    files = names
+      .split('\0')
+      .filter((p) => p.length > 0)
+      .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
+  }
+  const seen = new Set(files.map((f) => f.path));
+  const untracked = gitOutput(
+    worktree,
+    ['ls-files', '--others', '--exclude-standard', '-z', ...pathspec],
+    CHANGE_LIMITS.timeoutMs,
+  )
+    .split('\0')
+    .filter((p) => p.length > 0 && !seen.has(p));
+  const format = configValue(commonDir, 'extensions.objectformat') === 'sha256' ? 'sha256' : 'sha1';
+  const room = Math.max(0, CHANGE_LIMITS.files - files.length);
+  for (const path of untracked.slice(0, room)) files.push(untrackedFile(worktree, path, format));
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const kept = files.slice(0, CHANGE_LIMITS.files);
+  return { base, files: kept, omitted: seen.size + untracked.length - kept.length };
+}
+
+/** An untracked file as an added one: all its lines, or the whole file when binary or large. */
+function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'): FileChange {
+  let content: Buffer;
+  try {
+    const fd = openSync(join(worktree, path), 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size > CHANGE_LIMITS.untrackedBytes)
+        return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] };
+      content = Buffer.alloc(size);
+      readSync(fd, content, 0, size, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'unreadable', hunks: [] };
+  }
+  const blob = createHash(format).update(`blob ${content.length}\0`).update(content).digest('hex');
+  // As git does: a NUL in the first 8,000 bytes makes a file binary.
+  if (content.subarray(0, 8000).includes(0))
+    return { path, baseBlob: null, newBlob: blob, level: 'file', reason: 'binary', hunks: [] };
+  return addedFile(path, content.toString('utf8'), blob);
+}

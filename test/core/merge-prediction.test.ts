@@ -1,0 +1,157 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addedFile, type FileChange, parseGitDiff } from '../../src/core/hunks.js';
+import { meetingHunks, predictFile } from '../../src/core/merge-prediction.js';
+import { tempDir } from '../helpers/temp.js';
+
+const dir = tempDir('collab-merge-');
+
+/** The change from `base` to `next` as git prints it (`git diff --no-index -U0`). */
+function change(name: string, base: string, next: string): FileChange {
+  writeFileSync(join(dir, 'base'), base);
+  writeFileSync(join(dir, name), next);
+  const out = spawnSync(
+    'git',
+    ['diff', '--no-index', '--no-color', '-U0', '--full-index', '--no-renames', 'base', name],
+    { cwd: dir, encoding: 'utf8' },
+  );
+  const [file] = parseGitDiff(out.stdout);
+  return file
+    ? { ...file, path: 'f.txt', baseBlob: 'b'.repeat(40) }
+    : { path: 'f.txt', baseBlob: 'b'.repeat(40), newBlob: null, level: 'lines', reason: null, hunks: [] };
+}
+
+/** Whether git's three-way merge of the two texts conflicts (`git merge-file`). */
+function gitConflicts(base: string, ours: string, theirs: string): boolean {
+  writeFileSync(join(dir, 'm-base'), base);
+  writeFileSync(join(dir, 'm-ours'), ours);
+  writeFileSync(join(dir, 'm-theirs'), theirs);
+  const out = spawnSync('git', ['merge-file', '-p', 'm-ours', 'm-base', 'm-theirs'], { cwd: dir });
+  if (out.status === null || out.status < 0) throw new Error(String(out.stderr));
+  return out.status > 0;
+}
+
+const text = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
+
+/** Edits of a text: replace, insert or delete lines at random places (from a few words, so alike lines recur). */
+const edits = fc.array(
+  fc.record({
+    at: fc.nat(),
+    remove: fc.integer({ min: 0, max: 3 }),
+    insert: fc.array(fc.constantFrom('x', 'y', 'a', '}', 'return 1;'), { maxLength: 3 }),
+  }),
+  { minLength: 1, maxLength: 3 },
+);
+
+function apply(lines: string[], script: Array<{ at: number; remove: number; insert: string[] }>): string[] {
+  const out = [...lines];
+  for (const e of script) {
+    const at = out.length === 0 ? 0 : e.at % (out.length + 1);
+    out.splice(at, e.remove, ...e.insert);
+  }
+  return out;
+}
+
+describe('textual prediction against git merge-file', () => {
+  it('predicts a conflict exactly when git’s three-way merge has one', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', 'c', '{', '}', 'return 0;', 'let x = 1;'), {
+          minLength: 0,
+          maxLength: 14,
+        }),
+        edits,
+        edits,
+        fc.boolean(),
+        (baseLines, ours, others, alike) => {
+          // Often both sides make one same change (git merges it), besides their own.
+          const theirs = alike ? [ours[0]!, ...others] : others;
+          const base = text(baseLines);
+          const a = text(apply(baseLines, ours));
+          const b = text(apply(baseLines, theirs));
+          const predicted = predictFile(change('ours', base, a), change('theirs', base, b));
+          const conflict = gitConflicts(base, a, b);
+          expect({ base, a, b, predicted: predicted?.level ?? null }).toEqual({
+            base,
+            a,
+            b,
+            predicted: conflict ? 'textual' : null,
+          });
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('is linear: two lists of 10,000 distant hunks meet nowhere', () => {
+    const hunk = (line: number) => ({
+      base: [line, 1] as [number, number],
+      next: [line, 1] as [number, number],
+      digest: String(line),
+      excerpt: '',
+    });
+    const ours = Array.from({ length: 10_000 }, (_, i) => hunk(i * 4 + 1));
+    const theirs = Array.from({ length: 10_000 }, (_, i) => hunk(i * 4 + 3));
+    expect(meetingHunks(ours, theirs)).toEqual([]);
+    // Line 2 touches line 1 (git conflicts on adjacent changes) and is apart from line 5.
+    expect(meetingHunks(ours, [hunk(2)]).map(([a, b]) => [a.base[0], b.base[0]])).toEqual([[1, 2]]);
+  });
+});
+
+describe('symbols, bases and whole files', () => {
+  const file = (over: Partial<FileChange>): FileChange => ({
+    path: 'src/a.ts',
+    baseBlob: 'b'.repeat(40),
+    newBlob: 'n'.repeat(40),
+    level: 'lines',
+    reason: null,
+    hunks: [],
+    ...over,
+  });
+  const at = (line: number, symbols: string[], digest = `d${line}`) => ({
+    base: [line, 1] as [number, number],
+    next: [line, 1] as [number, number],
+    digest,
+    excerpt: `-old ${line}\n+new ${line}`,
+    symbols,
+  });
+
+  it('one function changed on both sides in distant lines is a symbol overlap; different functions are nothing', () => {
+    const ours = file({ hunks: [at(3, ['User.save'])] });
+    const theirs = file({ newBlob: 'm'.repeat(40), hunks: [at(9, ['User.save'])] });
+    expect(predictFile(ours, theirs)).toMatchObject({ level: 'symbol', symbols: ['User.save'] });
+    const other = file({ newBlob: 'm'.repeat(40), hunks: [at(20, ['User.load'])] });
+    expect(predictFile(ours, other)).toBeNull();
+  });
+
+  it('the same change on both sides merges; the same result is nothing', () => {
+    const ours = file({ hunks: [at(3, ['f'], 'same')] });
+    expect(predictFile(ours, file({ newBlob: 'm'.repeat(40), hunks: [at(3, ['f'], 'same')] }))?.level).toBe(
+      'symbol',
+    );
+    expect(predictFile(ours, file({ hunks: [at(3, ['f'], 'other')] }))).toBeNull();
+  });
+
+  it('different bases are unknown, never a silent no-conflict; binary files are compared whole', () => {
+    const ours = file({ hunks: [at(3, [])] });
+    expect(
+      predictFile(ours, file({ baseBlob: 'c'.repeat(40), newBlob: 'm'.repeat(40), hunks: [at(50, [])] }))
+        ?.level,
+    ).toBe('unknown');
+    const binary = file({ level: 'file', reason: 'binary', newBlob: 'm'.repeat(40) });
+    expect(predictFile(ours, binary)).toMatchObject({
+      level: 'file',
+      why: expect.stringContaining('binary'),
+    });
+  });
+
+  it('two sessions adding the same new file conflict unless their texts are equal', () => {
+    const a = addedFile('src/new.ts', 'one\n', '1'.repeat(40));
+    const b = addedFile('src/new.ts', 'two\n', '2'.repeat(40));
+    expect(predictFile(a, b)?.level).toBe('textual');
+    expect(predictFile(a, addedFile('src/new.ts', 'one\n', '1'.repeat(40)))).toBeNull();
+  });
+});

@@ -1,0 +1,127 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { predictChanges } from '../../src/core/merge-prediction.js';
+import { findBase, readChanges } from '../../src/integrations/git-changes.js';
+import { locateFolder } from '../../src/integrations/git-repo.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
+
+const lines = (n: number, tag = 'line') =>
+  Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+function changesOf(worktree: string) {
+  return readChanges(worktree, locateFolder(worktree).commonDir);
+}
+
+function clone(origin: string): string {
+  const dir = join(tempDir('collab-clone-'), 'copy');
+  git(origin, 'clone', '-q', origin, dir);
+  return dir;
+}
+
+describe('a worktree’s changes against the default branch', () => {
+  it('counts uncommitted, staged, untracked and committed-unpushed changes, with hunks on both sides', () => {
+    const origin = gitRepo({ 'src/a.ts': lines(20), 'README.md': '# r\n' });
+    const copy = clone(origin);
+    // Committed on a branch, not merged into origin/main.
+    git(copy, 'checkout', '-q', '-b', 'work');
+    writeFileSync(join(copy, 'README.md'), '# r\nmore\n');
+    git(copy, 'commit', '-qam', 'readme');
+    // Staged, then changed again.
+    writeFileSync(join(copy, 'src/a.ts'), lines(20).replace('line 3\n', 'line three\n'));
+    git(copy, 'add', 'src/a.ts');
+    writeFileSync(
+      join(copy, 'src/a.ts'),
+      lines(20).replace('line 3\n', 'line three\n').replace('line 15\n', ''),
+    );
+    writeFileSync(join(copy, 'notes.txt'), 'one\ntwo\n');
+    writeFileSync(join(copy, 'blob.bin'), Buffer.from([1, 0, 2]));
+
+    const changes = changesOf(copy);
+    expect(changes.base).toMatchObject({ ref: 'origin/main', source: 'remote-default' });
+    expect(changes.base.commit).toBe(git(origin, 'rev-parse', 'HEAD').trim());
+    expect(changes.omitted).toBe(0);
+    const byPath = Object.fromEntries(changes.files.map((f) => [f.path, f]));
+    expect(Object.keys(byPath)).toEqual(['README.md', 'blob.bin', 'notes.txt', 'src/a.ts']);
+    expect(byPath['src/a.ts']!.hunks.map((h) => [h.base, h.next])).toEqual([
+      [
+        [3, 1],
+        [3, 1],
+      ],
+      [
+        [15, 1],
+        [14, 0],
+      ],
+    ]);
+    expect(byPath['src/a.ts']!.hunks[0]!.excerpt).toBe('-line 3\n+line three');
+    expect(byPath['src/a.ts']!.baseBlob).toBe(git(origin, 'rev-parse', 'HEAD:src/a.ts').trim());
+    expect(byPath['src/a.ts']!.newBlob).toBe(git(copy, 'hash-object', 'src/a.ts').trim());
+    expect(byPath['notes.txt']).toMatchObject({
+      baseBlob: null,
+      newBlob: git(copy, 'hash-object', 'notes.txt').trim(),
+      hunks: [{ base: [0, 0], next: [1, 2] }],
+    });
+    expect(byPath['blob.bin']).toMatchObject({ level: 'file', reason: 'binary' });
+
+    // One file alone, against the base found before (what an edit hook reads).
+    const one = readChanges(copy, locateFolder(copy).commonDir, { base: changes.base, paths: ['notes.txt'] });
+    expect(one.files.map((f) => f.path)).toEqual(['notes.txt']);
+  });
+
+  it('finds a base without a remote (the local default branch), and with no commit at all (the empty tree)', () => {
+    const repo = gitRepo({ 'a.txt': 'a\n' });
+    const main = git(repo, 'rev-parse', 'HEAD').trim();
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    writeFileSync(join(repo, 'a.txt'), 'b\n');
+    git(repo, 'commit', '-qam', 'feature work');
+    expect(findBase(repo, locateFolder(repo).commonDir)).toEqual({
+      commit: main,
+      ref: 'main',
+      source: 'local-branch',
+    });
+
+    const fresh = tempDir('collab-fresh-');
+    git(fresh, 'init', '-q', '-b', 'main');
+    writeFileSync(join(fresh, 'new.ts'), 'x\n');
+    const changes = changesOf(fresh);
+    expect(changes.base.source).toBe('empty');
+    expect(changes.files.map((f) => [f.path, f.hunks[0]?.next])).toEqual([['new.ts', [1, 1]]]);
+  });
+
+  it('reads odd file names as git quotes them', () => {
+    const repo = gitRepo({ 'é x.ts': 'a\n', 'tab\there.ts': 'a\n', 'a b/c d.ts': 'a\n' });
+    for (const f of ['é x.ts', 'tab\there.ts', 'a b/c d.ts']) writeFileSync(join(repo, f), 'b\n');
+    expect(changesOf(repo).files.map((f) => f.path)).toEqual(['a b/c d.ts', 'tab\there.ts', 'é x.ts']);
+  });
+});
+
+describe('two clones of one repository, compared by their hunks alone', () => {
+  it('the same lines conflict, distant lines do not, and a file changed from another version is unknown', () => {
+    const origin = gitRepo({ 'src/a.ts': lines(40), 'src/b.ts': lines(10, 'b') });
+    const alice = clone(origin);
+    const bob = clone(origin);
+    writeFileSync(join(alice, 'src/a.ts'), lines(40).replace('line 10\n', 'alice 10\n'));
+    writeFileSync(
+      join(bob, 'src/a.ts'),
+      lines(40).replace('line 11\n', 'bob 11\n').replace('line 30\n', 'bob 30\n'),
+    );
+    const [p] = predictChanges(changesOf(alice).files, changesOf(bob).files);
+    expect(p).toMatchObject({ level: 'textual', path: 'src/a.ts' });
+    expect(p!.ours.map((h) => h.base)).toEqual([[10, 1]]);
+    expect(p!.theirs.map((h) => h.base)).toEqual([[11, 1]]);
+
+    writeFileSync(join(bob, 'src/a.ts'), lines(40).replace('line 30\n', 'bob 30\n'));
+    expect(predictChanges(changesOf(alice).files, changesOf(bob).files)).toEqual([]);
+
+    // Bob's copy moves on (a commit reaches origin and he merges it): his base of b.ts differs.
+    writeFileSync(join(origin, 'src/b.ts'), lines(10, 'B'));
+    git(origin, 'commit', '-qam', 'b moves');
+    git(bob, 'pull', '-q', '--no-rebase');
+    writeFileSync(join(alice, 'src/b.ts'), lines(10, 'b').replace('b 9\n', 'alice\n'));
+    writeFileSync(join(bob, 'src/b.ts'), lines(10, 'B').replace('B 1\n', 'bob\n'));
+    const unknown = predictChanges(changesOf(alice).files, changesOf(bob).files).find(
+      (x) => x.path === 'src/b.ts',
+    );
+    expect(unknown?.level).toBe('unknown');
+  });
+});
