@@ -1,0 +1,263 @@
+/**
+ * The functions, methods and classes of a source file, from tree-sitter grammars through
+ * `@ast-grep/napi` (TypeScript, TSX and JavaScript built in; Python, Go, Rust and Java from the
+ * `@ast-grep/lang-*` packages' prebuilt parsers). Loaded on first use only: a process that never
+ * reads symbols never pays for the parser. Each symbol is named by its qualified name
+ * (`User.save`) and spans lines; `touched` says which a hunk changes.
+ */
+import { createRequire } from 'node:module';
+import type { Hunk } from '../core/hunks.js';
+
+type Napi = typeof import('@ast-grep/napi');
+type SgNode = import('@ast-grep/napi').SgNode;
+
+export type SymbolLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
+
+const EXTENSIONS: Record<string, SymbolLanguage> = {
+  ts: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  tsx: 'tsx',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascript',
+  py: 'python',
+  pyi: 'python',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+};
+
+/** The languages a grammar package adds (the others are built into the binding). */
+const DYNAMIC: Partial<Record<SymbolLanguage, string>> = {
+  python: '@ast-grep/lang-python',
+  go: '@ast-grep/lang-go',
+  rust: '@ast-grep/lang-rust',
+  java: '@ast-grep/lang-java',
+};
+
+/** Past these a file is compared by lines only: parsing it would cost more than a hook may spend. */
+export const SYMBOL_LIMITS = { bytes: 1024 * 1024, lines: 50_000 };
+
+export function languageOf(path: string): SymbolLanguage | null {
+  const dot = path.lastIndexOf('.');
+  return dot === -1 ? null : (EXTENSIONS[path.slice(dot + 1).toLowerCase()] ?? null);
+}
+
+/** A symbol and its lines, 1-based and inclusive; `parent` indexes the enclosing one. */
+export interface SymbolSpan {
+  name: string;
+  start: number;
+  end: number;
+  parent: number | null;
+}
+
+/** What declares a symbol, per language, and how it is named. */
+interface Grammar {
+  kinds: string[];
+  /** The symbol's own name, or null when the node is no symbol after all. */
+  name(node: SgNode): string | null;
+}
+
+const field = (node: SgNode, name: string) => node.field(name)?.text() ?? null;
+
+const TS_KINDS = [
+  'class_declaration',
+  'abstract_class_declaration',
+  'function_declaration',
+  'generator_function_declaration',
+  'method_definition',
+  'method_signature',
+  'abstract_method_signature',
+  'interface_declaration',
+  'enum_declaration',
+  'type_alias_declaration',
+  'internal_module',
+  'variable_declarator',
+  'public_field_definition',
+];
+const FUNCTION_VALUES = new Set([
+  'arrow_function',
+  'function_expression',
+  'function',
+  'class',
+  'generator_function',
+]);
+
+/** A function by another name (`const login = () => …`, `save = async () => …`), else null. */
+function namedValue(node: SgNode, nameField: string): string | null {
+  const value = node.field('value');
+  return value && FUNCTION_VALUES.has(String(value.kind())) ? field(node, nameField) : null;
+}
+
+const tsGrammar: Grammar = {
+  kinds: TS_KINDS,
+  name(node) {
+    const kind = node.kind();
+    if (kind === 'variable_declarator' || kind === 'public_field_definition') return namedValue(node, 'name');
+    return field(node, 'name');
+  },
+};
+
+/** JavaScript's grammar has no types, and calls a class field `field_definition` (its `property`). */
+const jsGrammar: Grammar = {
+  kinds: [
+    'class_declaration',
+    'function_declaration',
+    'generator_function_declaration',
+    'method_definition',
+    'variable_declarator',
+    'field_definition',
+  ],
+  name(node) {
+    const kind = node.kind();
+    if (kind === 'variable_declarator') return namedValue(node, 'name');
+    if (kind === 'field_definition') return namedValue(node, 'property');
+    return field(node, 'name');
+  },
+};
+
+const GRAMMARS: Record<SymbolLanguage, Grammar> = {
+  typescript: tsGrammar,
+  tsx: tsGrammar,
+  javascript: jsGrammar,
+  python: { kinds: ['class_definition', 'function_definition'], name: (n) => field(n, 'name') },
+  go: {
+    kinds: ['function_declaration', 'method_declaration', 'type_spec'],
+    name(node) {
+      const name = field(node, 'name');
+      if (node.kind() !== 'method_declaration' || name === null) return name;
+      // `func (u *User[T]) Save()`: User.Save.
+      const receiver = /([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\)\s*$/.exec(field(node, 'receiver') ?? '');
+      return receiver ? `${receiver[1]}.${name}` : name;
+    },
+  },
+  rust: {
+    kinds: [
+      'function_item',
+      'function_signature_item',
+      'struct_item',
+      'enum_item',
+      'trait_item',
+      'mod_item',
+      'impl_item',
+    ],
+    name(node) {
+      if (node.kind() !== 'impl_item') return field(node, 'name');
+      // `impl<T> Display for User<T>`: its methods are User's.
+      const type = field(node, 'type');
+      return type === null ? null : type.replace(/<.*$/s, '').trim();
+    },
+  },
+  java: {
+    kinds: [
+      'class_declaration',
+      'interface_declaration',
+      'enum_declaration',
+      'record_declaration',
+      'annotation_type_declaration',
+      'method_declaration',
+      'constructor_declaration',
+    ],
+    name: (n) => field(n, 'name'),
+  },
+};
+
+let napi: Napi | undefined;
+/** The grammar packages registered in this process (the binding takes one registration). */
+let registered: Set<SymbolLanguage> | undefined;
+
+/**
+ * The binding, with `wanted` registered: all four grammar packages in a long-lived process
+ * (`'all'`), or only the one a hook's file needs. Null when a language cannot be had here.
+ */
+function load(language: SymbolLanguage, wanted: 'one' | 'all'): Napi | null {
+  const require = createRequire(__filename);
+  napi ??= require('@ast-grep/napi') as Napi;
+  if (!DYNAMIC[language]) return napi;
+  if (!registered) {
+    const names = (wanted === 'all' ? Object.keys(DYNAMIC) : [language]) as SymbolLanguage[];
+    napi.registerDynamicLanguage(Object.fromEntries(names.map((l) => [l, require(DYNAMIC[l]!)])));
+    registered = new Set(names);
+  }
+  return registered.has(language) ? napi : null;
+}
+
+function langName(napi: Napi, language: SymbolLanguage): string {
+  if (language === 'typescript') return napi.Lang.TypeScript;
+  if (language === 'tsx') return napi.Lang.Tsx;
+  if (language === 'javascript') return napi.Lang.JavaScript;
+  return language;
+}
+
+/**
+ * The symbols of a file's text, outermost first, or null when its language is not read here (or the
+ * text is past `SYMBOL_LIMITS`). `wanted`: see `load`.
+ */
+export function symbolSpans(path: string, text: string, wanted: 'one' | 'all' = 'all'): SymbolSpan[] | null {
+  const language = languageOf(path);
+  if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
+  const binding = load(language, wanted);
+  if (!binding) return null;
+  const grammar = GRAMMARS[language];
+  const root = binding.parse(langName(binding, language), text).root();
+  const found: Array<{ own: string; start: number; end: number }> = [];
+  for (const node of root.findAll({ rule: { any: grammar.kinds.map((kind) => ({ kind })) } })) {
+    const own = grammar.name(node);
+    if (own === null || own === '') continue;
+    const { start, end } = node.range();
+    // A node that ends at the start of a line ends on the line before.
+    const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
+    found.push({ own, start: start.line + 1, end: last + 1 });
+  }
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const spans: SymbolSpan[] = [];
+  const open: number[] = [];
+  for (const f of found) {
+    while (open.length > 0 && spans[open.at(-1)!]!.end < f.start) open.pop();
+    const parent = open.at(-1) ?? null;
+    const qualified = parent === null ? f.own : `${spans[parent]!.name}.${f.own}`;
+    spans.push({ name: qualified, start: f.start, end: f.end, parent });
+    open.push(spans.length - 1);
+  }
+  return spans;
+}
+
+/** For each line (1-based; index 0 unused), the innermost symbol holding it, or -1. */
+function innermostByLine(spans: SymbolSpan[], lineCount: number): Int32Array {
+  const at = new Int32Array(lineCount + 2).fill(-1);
+  // Outer spans come first, so an inner one overwrites its parent's lines.
+  spans.forEach((s, i) => {
+    for (let line = s.start; line <= Math.min(s.end, lineCount + 1); line++) at[line] = i;
+  });
+  return at;
+}
+
+function holds(spans: SymbolSpan[], i: number, line: number): boolean {
+  return spans[i]!.start <= line && line <= spans[i]!.end;
+}
+
+/**
+ * Each hunk's symbols (set on `hunk.symbols`): the innermost symbol of every new line it writes;
+ * for a deletion, the innermost symbol around the point where lines went.
+ */
+export function markSymbols(hunks: Hunk[], spans: SymbolSpan[], lineCount: number): void {
+  const at = innermostByLine(spans, lineCount);
+  for (const hunk of hunks) {
+    const names = new Set<string>();
+    const [start, count] = hunk.next;
+    if (count > 0) {
+      for (let line = start; line < start + count && line <= lineCount + 1; line++) {
+        const i = at[line]!;
+        if (i >= 0) names.add(spans[i]!.name);
+      }
+    } else {
+      // Lines went after line `start`: the innermost symbol holding both sides of the gap.
+      let i = start >= 1 ? at[start]! : -1;
+      while (i >= 0 && !holds(spans, i, start + 1)) i = spans[i]!.parent ?? -1;
+      if (i >= 0) names.add(spans[i]!.name);
+    }
+    hunk.symbols = [...names];
+  }
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import type { Hunk } from '../../src/core/hunks.js';
+import { languageOf, markSymbols, symbolSpans } from '../../src/integrations/symbols.js';
+
+const names = (path: string, text: string) =>
+  symbolSpans(path, text)?.map((s) => `${s.name}:${s.start}-${s.end}`);
+
+describe('symbols from tree-sitter grammars', () => {
+  it('TypeScript: classes, methods, functions, arrow functions by name, interfaces; TSX and JavaScript alike', () => {
+    const ts = [
+      'export class User {', //1
+      '  name = "x";', //2
+      '  save(): void {', //3
+      '    db.write(this);', //4
+      '  }', //5
+      '  load = async () => {', //6
+      '    return 1;', //7
+      '  };', //8
+      '}', //9
+      'export function login(u: User) {', //10
+      '  return u;', //11
+      '}', //12
+      'const logout = () => 0;', //13
+      'const limit = 10;', //14
+      'interface Store { get(id: string): User }', //15
+      '',
+    ].join('\n');
+    expect(names('src/auth.ts', ts)).toEqual([
+      'User:1-9',
+      'User.save:3-5',
+      'User.load:6-8',
+      'login:10-12',
+      'logout:13-13',
+      'Store:15-15',
+      'Store.get:15-15',
+    ]);
+    expect(names('a.tsx', 'export function Page() {\n  return <div>{1}</div>;\n}\n')).toEqual(['Page:1-3']);
+    expect(names('a.js', 'class A {\n  m() {}\n}\nfunction* g() {}\n')).toEqual([
+      'A:1-3',
+      'A.m:2-2',
+      'g:4-4',
+    ]);
+  });
+
+  it('Python, Go, Rust and Java, qualified by their class, receiver or impl', () => {
+    expect(
+      names(
+        'app/models.py',
+        'class User:\n    def save(self):\n        pass\n\ndef login():\n    return 1\n',
+      ),
+    ).toEqual(['User:1-3', 'User.save:2-3', 'login:5-6']);
+    expect(
+      names(
+        'main.go',
+        'package m\n\ntype User struct{}\n\nfunc (u *User) Save() error {\n\treturn nil\n}\n\nfunc Main() {}\n',
+      ),
+    ).toEqual(['User:3-3', 'User.Save:5-7', 'Main:9-9']);
+    expect(
+      names('lib.rs', 'struct User;\nimpl<T> Show for User {\n    fn save(&self) {}\n}\nfn main() {}\n'),
+    ).toEqual(['User:1-1', 'User:2-4', 'User.save:3-3', 'main:5-5']);
+    expect(names('User.java', 'class User {\n  User() {}\n  void save() {\n  }\n}\n')).toEqual([
+      'User:1-5',
+      'User.User:2-2',
+      'User.save:3-4',
+    ]);
+  });
+
+  it('a file of another language, or past the limits, has no symbols', () => {
+    expect(languageOf('README.md')).toBeNull();
+    expect(symbolSpans('README.md', '# x\n')).toBeNull();
+    expect(symbolSpans('big.ts', `// ${'x'.repeat(1024 * 1024)}\n`)).toBeNull();
+  });
+});
+
+describe('the symbols a hunk touches', () => {
+  const text = [
+    'class User {',
+    '  save() {',
+    '    a();',
+    '  }',
+    '',
+    '  load() {',
+    '    b();',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  const spans = symbolSpans('u.ts', text)!;
+  const hunk = (next: [number, number]): Hunk => ({ base: next, next, digest: '', excerpt: '' });
+
+  it('names the innermost symbol of each written line, and the one around a deletion', () => {
+    const hunks = [hunk([3, 1]), hunk([3, 4]), hunk([5, 1]), hunk([4, 0]), hunk([2, 0])];
+    markSymbols(hunks, spans, 9);
+    expect(hunks.map((h) => h.symbols)).toEqual([
+      ['User.save'],
+      ['User.save', 'User', 'User.load'],
+      ['User'],
+      ['User'],
+      ['User.save'],
+    ]);
+  });
+});
