@@ -1,11 +1,35 @@
 // The hook processes as a client runs them, each figure paired with a bare `node -e 0` in the
 // same run (and with the peer's hook when `servers` holds it). Run alone:
 //   node bench/hooks.mjs     (after npm run build)
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bareNode, cleanup, gitRepo, median, tempDir } from './common.mjs';
 import { freshDatabase, startHub, stopHub } from './hub.mjs';
 import { ours } from './servers.mjs';
+
+/** A 1,000-line TypeScript file of 100 classes; `round` changes one method's body (0: none). */
+function bigSource(round) {
+  const out = [];
+  for (let i = 0; i < 100; i++) {
+    const body = round > 0 && i === round % 100 ? `    return x * ${round};` : '    return x * 2;';
+    out.push(
+      `export class Model${i} {`,
+      '  save(x: number): number {',
+      body,
+      '  }',
+      '  load(): number {',
+      '    return 1;',
+      '  }',
+      '}',
+      `function helper${i}(a: number) {`,
+      '  return a;',
+      '}',
+    );
+  }
+  return `${out.slice(0, 1000).join('\n')}\n`;
+}
 
 /**
  * The PreToolUse hook process with 1,000 live claims of 20 other sessions, for a file another
@@ -14,6 +38,17 @@ import { ours } from './servers.mjs';
  */
 export async function hooks(servers = [ours]) {
   const repo = gitRepo();
+  const big = join(repo, 'src', 'big.ts');
+  mkdirSync(dirname(big), { recursive: true });
+  writeFileSync(big, bigSource(0));
+  const id = {
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@b',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@b',
+  };
+  execFileSync('git', ['add', '.'], { cwd: repo });
+  execFileSync('git', ['commit', '-qm', 'big'], { cwd: repo, env: { ...process.env, ...id } });
   const input = {
     session_id: 'bench-hook',
     transcript_path: '/dev/null',
@@ -52,6 +87,22 @@ export async function hooks(servers = [ours]) {
       };
       const command = [process.execPath, ours.hook.command[1], 'hook', 'post-tool-use'];
       runs.push({ s, home, name: 'ours post', run: run(command, post, (out) => out === ''), times: [] });
+      // After an Edit of a 1,000-line TypeScript file: the edit is recorded, the file's hunks read
+      // (git diff) and its symbols parsed. Each run changes another line, so each parses anew.
+      const edited = {
+        ...post,
+        session_id: 'bench-post-edit',
+        tool_name: 'Edit',
+        tool_input: { file_path: big, old_string: 'a', new_string: 'b' },
+      };
+      const recordEdit = run(command, edited, (out) => out === '');
+      let round = 0;
+      const editAndRecord = () => {
+        round++;
+        writeFileSync(big, bigSource(round));
+        return recordEdit();
+      };
+      runs.push({ s, home, name: 'ours post edit', run: editAndRecord, times: [] });
     }
   }
   // Team mode: the same hook on a machine where a hub replica runs on the team database (the
@@ -100,5 +151,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       ? `${name}: skipped`
       : `${name}: ${out[name].toFixed(1)} ms, bare node + ${(out[name] - out.bare).toFixed(1)} ms`;
   console.log(`bare node -e 0: ${out.bare.toFixed(1)} ms`);
-  for (const name of ['ours pre', 'ours post', 'ours team pre']) console.log(line(name));
+  for (const name of ['ours pre', 'ours post', 'ours post edit', 'ours team pre']) console.log(line(name));
 }

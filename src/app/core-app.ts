@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { applyLimits } from '../core/limits.js';
+import { ChangesService } from '../features/changes/changes-service.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
 import { DecisionsService } from '../features/decisions/decisions-service.js';
 import { EnforcementService } from '../features/enforcement/enforcement-service.js';
@@ -50,6 +51,7 @@ export class CoreApp implements AppContext {
   readonly notifications: NotificationsService;
   readonly sessions: SessionsService;
   readonly claims: ClaimsService;
+  readonly changes: ChangesService;
   readonly messages: MessagesService;
   readonly decisions: DecisionsService;
   readonly maintenance: MaintenanceService;
@@ -70,11 +72,12 @@ export class CoreApp implements AppContext {
       });
     this.notifications = new NotificationsService(this);
     this.claims = new ClaimsService(this, this.notifications);
+    this.changes = new ChangesService(this);
     this.sessions = new SessionsService(this, this.claims, this.notifications);
     this.messages = new MessagesService(this, this.sessions, this.notifications);
     this.decisions = new DecisionsService(this);
     this.maintenance = new MaintenanceService(this);
-    this.enforcement = new EnforcementService(this, this.sessions, this.claims);
+    this.enforcement = new EnforcementService(this, this.sessions, this.claims, this.changes);
     this.inbox = new InboxService(this, this.notifications);
   }
 

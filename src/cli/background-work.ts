@@ -14,6 +14,9 @@ export interface BackgroundWork {
   stop(reason: string): Promise<void>;
 }
 
+/** How often a serving process looks for files edit hooks saw change. */
+const CHANGES_POLL_MS = 500;
+
 /**
  * The housekeeping of a serving process (`serve`, `hub`): purges when due (any process's purge
  * counts), the database's quick check off the request path, and with the human toolset the audit
@@ -21,6 +24,7 @@ export interface BackgroundWork {
  * the agent CLIs a server of this machine left running when it was killed are ended (any serving
  * process does it, whatever its toolsets: the next one to start). Projects of this machine still
  * keyed by a clone's git folder are named by their repository, merging clones of one repository.
+ * The files edit hooks saw change are read (hunks and symbols).
  */
 export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
   const purge = () => {
@@ -57,7 +61,20 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
     }, 1_500),
   );
   const interval = setInterval(purge, app.config.purge_interval_minutes * 60_000);
-  for (const t of [...timers, interval]) t.unref();
+  // What edit hooks of this machine's sessions saw change is read here (git and the parser have no
+  // place in a hook): any serving process of the machine takes a request, one at a time.
+  let reading = false;
+  const readChanges = setInterval(() => {
+    if (reading) return;
+    reading = true;
+    app.changes
+      .refreshRequested()
+      .catch((error: Error) => app.log.warn('changes.refresh_failed', { message: error.message }))
+      .finally(() => {
+        reading = false;
+      });
+  }, CHANGES_POLL_MS);
+  for (const t of [...timers, interval, readChanges]) t.unref();
 
   let audit: AuditTrail | null = null;
   let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
@@ -83,7 +100,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   return {
     audit: () => audit,
     async stop(reason) {
-      for (const t of [...timers, interval]) clearTimeout(t);
+      for (const t of [...timers, interval, readChanges]) clearTimeout(t);
       // This process's own runs end with it (when it has any: only a service made has runs).
       await app.made('agents')?.stopAll(`its server stopped (${reason})`);
       const stopped = telegram.then((channel) => channel?.stop()).catch(() => {});

@@ -3,7 +3,7 @@
  * its line ranges on both sides, a digest of its new lines and a short excerpt. Read from git's own
  * output (`parseGitDiff`), so that two copies of a repository describe one change alike.
  */
-import { createHash } from 'node:crypto';
+import { newHash } from './digest.js';
 
 /** Lines `[start, start + count)`, 1-based; a count of 0 is the point after line `start`. */
 export type LineRange = [start: number, count: number];
@@ -89,7 +89,7 @@ function range(start: string, count: string | undefined): LineRange {
 }
 
 function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
-  const hash = createHash('sha1');
+  const hash = newHash('sha1');
   for (const l of removed) hash.update(`-${l}\n`);
   for (const l of added) hash.update(`+${l}\n`);
   hunk.digest = hash.digest('hex').slice(0, 16);

@@ -5,6 +5,7 @@ import type { HomePaths } from '../app/home.js';
 import type { Logger } from '../app/log.js';
 import type { ToolDescriptor } from '../core/tool.js';
 import type { AgentsService } from './agents/agents-service.js';
+import type { ChangesService } from './changes/changes-service.js';
 import type { ClaimsService } from './claims/claims-service.js';
 import type { DecisionsService } from './decisions/decisions-service.js';
 import type { EnforcementService } from './enforcement/enforcement-service.js';
@@ -32,6 +33,7 @@ export interface CoreServices {
   now(): number;
   readonly sessions: SessionsService;
   readonly claims: ClaimsService;
+  readonly changes: ChangesService;
   readonly messages: MessagesService;
   readonly decisions: DecisionsService;
   readonly notifications: NotificationsService;

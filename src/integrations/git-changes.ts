@@ -4,9 +4,9 @@
  * unmerged changes all count, as git prints them (`git diff -U0 <base>`), so two copies on two
  * machines describe one change alike.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { newHash } from '../core/digest.js';
 import { addedFile, type FileChange, parseGitDiff } from '../core/hunks.js';
 import { gitOutput, tryGit } from './git.js';
 import { parseGitConfig } from './git-config.js';
@@ -184,7 +184,7 @@ function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'
   } catch {
     return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'unreadable', hunks: [] };
   }
-  const blob = createHash(format).update(`blob ${content.length}\0`).update(content).digest('hex');
+  const blob = newHash(format).update(`blob ${content.length}\0`).update(content).digest('hex');
   // As git does: a NUL in the first 8,000 bytes makes a file binary.
   if (content.subarray(0, 8000).includes(0))
     return { path, baseBlob: null, newBlob: blob, level: 'file', reason: 'binary', hunks: [] };

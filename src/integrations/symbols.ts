@@ -2,7 +2,7 @@
  * The functions, methods and classes of a source file, from tree-sitter grammars through
  * `@ast-grep/napi` (TypeScript, TSX and JavaScript built in; Python, Go, Rust and Java from the
  * `@ast-grep/lang-*` packages' prebuilt parsers). Loaded on first use only: a process that never
- * reads symbols never pays for the parser. Each symbol is named by its qualified name
+ * reads symbols never pays for the parser: hooks never do (serving processes read what edits changed). Each symbol is named by its qualified name
  * (`User.save`) and spans lines; `touched` says which a hunk changes.
  */
 import { createRequire } from 'node:module';
@@ -38,7 +38,7 @@ const DYNAMIC: Partial<Record<SymbolLanguage, string>> = {
 };
 
 /** Past these a file is compared by lines only: parsing it would cost more than a hook may spend. */
-export const SYMBOL_LIMITS = { bytes: 1024 * 1024, lines: 50_000 };
+export const SYMBOL_LIMITS = { bytes: 1024 * 1024 };
 
 export function languageOf(path: string): SymbolLanguage | null {
   const dot = path.lastIndexOf('.');
@@ -165,23 +165,17 @@ const GRAMMARS: Record<SymbolLanguage, Grammar> = {
 };
 
 let napi: Napi | undefined;
-/** The grammar packages registered in this process (the binding takes one registration). */
-let registered: Set<SymbolLanguage> | undefined;
 
-/**
- * The binding, with `wanted` registered: all four grammar packages in a long-lived process
- * (`'all'`), or only the one a hook's file needs. Null when a language cannot be had here.
- */
-function load(language: SymbolLanguage, wanted: 'one' | 'all'): Napi | null {
+/** The binding, with every grammar package registered (it takes one registration per process). */
+function load(): Napi {
+  if (napi) return napi;
   const require = createRequire(__filename);
-  napi ??= require('@ast-grep/napi') as Napi;
-  if (!DYNAMIC[language]) return napi;
-  if (!registered) {
-    const names = (wanted === 'all' ? Object.keys(DYNAMIC) : [language]) as SymbolLanguage[];
-    napi.registerDynamicLanguage(Object.fromEntries(names.map((l) => [l, require(DYNAMIC[l]!)])));
-    registered = new Set(names);
-  }
-  return registered.has(language) ? napi : null;
+  const binding = require('@ast-grep/napi') as Napi;
+  binding.registerDynamicLanguage(
+    Object.fromEntries(Object.entries(DYNAMIC).map(([language, pkg]) => [language, require(pkg)])),
+  );
+  napi = binding;
+  return binding;
 }
 
 function langName(napi: Napi, language: SymbolLanguage): string {
@@ -193,13 +187,12 @@ function langName(napi: Napi, language: SymbolLanguage): string {
 
 /**
  * The symbols of a file's text, outermost first, or null when its language is not read here (or the
- * text is past `SYMBOL_LIMITS`). `wanted`: see `load`.
+ * text is past `SYMBOL_LIMITS`).
  */
-export function symbolSpans(path: string, text: string, wanted: 'one' | 'all' = 'all'): SymbolSpan[] | null {
+export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
-  const binding = load(language, wanted);
-  if (!binding) return null;
+  const binding = load();
   const grammar = GRAMMARS[language];
   const root = binding.parse(langName(binding, language), text).root();
   const found: Array<{ own: string; start: number; end: number }> = [];

@@ -2,6 +2,7 @@ import type { CollabError } from '../core/errors.js';
 import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { describeTeamDatabaseFault } from '../core/team-database-faults.js';
 import { AgentRunsStore } from './agent-runs-store.js';
+import { ChangesStore } from './changes-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
 import { type Db, DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, schemaVersion } from './database.js';
@@ -71,6 +72,9 @@ export class Store {
   }
   get claims(): ClaimsStore {
     return this.module('claims', () => new ClaimsStore(this.sql));
+  }
+  get changes(): ChangesStore {
+    return this.module('changes', () => new ChangesStore(this.sql));
   }
   get messages(): MessagesStore {
     return this.module('messages', () => new MessagesStore(this.sql));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, connectStdio } from '../helpers/stdio.js';
+import { CLI, connectStdio, waitFor } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -131,6 +131,51 @@ describe('two clones of one repository on one machine', () => {
     await a.call('collab_claim', { files: ['src/api/auth.py'], intent: 'refactor', exclusive: true });
     expect((await o.call<{ safe: boolean }>('collab_check', { files: ['src/api/auth.py'] })).safe).toBe(true);
     await o.call('collab_claim', { files: ['src/api/auth.py'], intent: 'its own file', exclusive: true });
+  });
+});
+
+describe('what two clones changed, recorded by their edit hooks', () => {
+  it('a serving process reads each edit (hunks and symbols), and each side is told they will conflict', async () => {
+    const home = tempDir('collab-home-');
+    const { alice, bob } = twoClones();
+    const a = await server(alice, home);
+    const b = await server(bob, home);
+    await a.call('collab_session_start', { name: 'alice', project_root: alice });
+    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    // Each client writes login() in its clone, and its PostToolUse hook runs.
+    writeFileSync(join(alice, 'src/api/auth.py'), 'def login(user, token):\n    return token\n');
+    writeFileSync(join(bob, 'src/api/auth.py'), 'def login(user):\n    return user.name\n');
+    expect(
+      (await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', alice, 'A-1'))).code,
+    ).toBe(0);
+    expect(
+      (await b.hook('post-tool-use', hookFixture('claude-code/post-tool-use-write', bob, 'B-1'))).code,
+    ).toBe(0);
+
+    // The hooks only asked; a serving process read both files, with the symbol each change is in.
+    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const recorded = () =>
+      db
+        .prepare(
+          "SELECT s.name AS name, f.hunks AS hunks FROM changed_files f JOIN sessions s ON s.id = f.session_id WHERE f.path = 'src/api/auth.py' ORDER BY s.name",
+        )
+        .all() as Array<{ name: string; hunks: string }>;
+    await waitFor(() => recorded().length === 2, 10_000, 'both edits to be read');
+    expect(
+      recorded().map((r) => [r.name, (JSON.parse(r.hunks) as Array<{ symbols: string[] }>)[0]!.symbols]),
+    ).toEqual([
+      ['alice', ['login']],
+      ['bob', ['login']],
+    ]);
+    db.close();
+
+    const check = await a.call<{ safe: boolean; predicted_conflicts: Array<Record<string, unknown>> }>(
+      'collab_check',
+    );
+    expect(check.safe).toBe(false);
+    expect(check.predicted_conflicts).toMatchObject([
+      { session_name: 'bob', level: 'textual', file: 'src/api/auth.py', symbols: ['login'] },
+    ]);
   });
 });
 

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { homeAt } from '../../src/app/home.js';
 import { openDatabase } from '../../src/store/database.js';
-import { tallySqlite } from '../../src/store/transfer.js';
+import { TRANSFER_TABLES, tallySqlite } from '../../src/store/transfer.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { CLI } from '../helpers/stdio.js';
@@ -45,6 +47,9 @@ async function populated(): Promise<string> {
   await worker.call('collab_release', { claim_id: claim.claim_id, status: 'completed', summary: 'done' });
   await reviewer.call('collab_claim', { files: ['src/b/c.ts'], intent: 'overlapping, advisory' });
   await worker.call('collab_message_send', { content: 'héllo, “quotes” and ☃' });
+  // A change recorded with its hunks.
+  writeFileSync(join(repo, 'src/a.ts'), 'a\nb\n');
+  await worker.call('collab_check');
   await reviewer.call('collab_decision_add', { title: 'Use JWT', description: 'Sessions are stateless.' });
   const work = await worker.call<{ id: string }>('submit_work', {
     type: 'code',
@@ -64,6 +69,28 @@ async function populated(): Promise<string> {
 }
 
 describe('moving between the embedded database and PostgreSQL', () => {
+  it('moves every table of the schema (its own bookkeeping and derived search indexes aside)', async () => {
+    const home = tempDir('collab-home-');
+    const app = await testApp({ home, backend: 'sqlite' });
+    await app.close();
+    const db = openDatabase(homeAt(home).database);
+    const tables = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .all() as Array<{
+        name: string;
+      }>
+    )
+      .map((t) => t.name)
+      // FTS5's shadow tables hold the index of the table beside them.
+      .filter(
+        (name) =>
+          name !== 'meta' && !/_(data|idx|content|docsize|config)$/.test(name) && name !== 'decisions_fts',
+      );
+    db.close();
+    expect(TRANSFER_TABLES.map((t) => t.table).sort()).toEqual(tables.sort());
+  });
+
   it('export → import round trip: every table the same on both sides and back, by counts and checksums', async (ctx) => {
     if (!available) return ctx.skip();
     const source = await populated();
@@ -81,6 +108,8 @@ describe('moving between the embedded database and PostgreSQL', () => {
       'sessions',
       'claims',
       'claim_files',
+      'change_sets',
+      'changed_files',
       'messages',
       'decisions',
       'work_items',

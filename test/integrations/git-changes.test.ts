@@ -7,7 +7,7 @@ import { locateFolder } from '../../src/integrations/git-repo.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const lines = (n: number, tag = 'line') =>
-  Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+  `${Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n')}\n`;
 
 function changesOf(worktree: string) {
   return readChanges(worktree, locateFolder(worktree).commonDir);

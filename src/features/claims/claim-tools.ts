@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
+import { describePredictions, predictedConflict } from '../changes/prediction-views.js';
 import {
   cursorField,
   idOf,
@@ -12,7 +13,7 @@ import {
   text,
 } from '../fields.js';
 import { defineTool } from '../tool-context.js';
-import { changedFiles } from './claim-paths.js';
+import { changedFiles, normalizeFiles } from './claim-paths.js';
 import type { CheckConflict, ClaimConflict, ClaimView } from './claim-types.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
@@ -127,19 +128,31 @@ export const claim = defineTool({
 export const check = defineTool({
   name: 'collab_check',
   title: 'Check files before changing them',
-  description: 'Is another session working on these files? Call before deleting or rewriting.',
+  description:
+    'Is another session working on these files, and will your changes conflict with theirs when merged? Call before deleting or rewriting; without files, checks all your changes.',
   kind: 'read',
-  input: z.strictObject({ files, session_id: sessionIdField }),
+  input: z.strictObject({
+    files: files.optional().describe('Paths or globs; omit to check every file you changed'),
+    session_id: sessionIdField,
+  }),
   output: z.object({
     safe: z.boolean(),
     message: z.string().optional(),
     conflicts: z.array(checkEntry),
     stale: z.array(checkEntry.extend({ session_status: z.enum(['active', 'inactive', 'ended']) })),
+    predicted_conflicts: z.array(predictedConflict),
     warning: z.string().optional(),
   }),
   async handler({ app, connection }, input) {
     const viewer = await connection.viewer(input.session_id);
-    const full = await app.claims.check(viewer, input.files);
+    // What the caller (and the other sessions of this machine) changed, read afresh; git runs
+    // before any write.
+    await app.changes.refreshAround(viewer);
+    const patterns = input.files ? normalizeFiles(input.files, viewer) : undefined;
+    const predicted = await app.changes.predict(viewer, patterns);
+    const full = input.files
+      ? await app.claims.check(viewer, input.files)
+      : { safe: true, conflicts: [], stale: [] };
     // Bounded: the first conflicts and stale claims in full, the rest counted. A glob checked
     // against a glob meets at a real tracked file when there is one, else at a marked example.
     const honest = (entries: typeof full.conflicts) => {
@@ -149,20 +162,29 @@ export const check = defineTool({
       );
       return entries.map((e, i) => ({ ...e, file: files[i]! }));
     };
+    const merging = predicted.conflicts.filter((p) => p.level === 'textual' || p.level === 'file');
     const result = {
       ...full,
+      safe: full.safe && merging.length === 0,
       conflicts: honest(full.conflicts.slice(0, LIMITS.listedConflicts)),
       stale: full.stale.slice(0, LIMITS.listedConflicts),
+      predicted_conflicts: predicted.conflicts,
     };
     const more = full.conflicts.length - result.conflicts.length;
     const staleNote =
       full.stale.length > 0 ? ` ${full.stale.length} stale claim(s) of inactive sessions do not block.` : '';
+    const prediction = describePredictions(predicted.conflicts, predicted.more);
+    const subject = input.files ? 'these files' : 'the files you changed';
     if (result.safe) {
-      return { ...result, message: `No other session is working on these files.${staleNote}` };
+      return {
+        ...result,
+        message: `No other session is working on ${subject}.${staleNote}${prediction ? ` ${prediction}` : ''}`,
+      };
     }
+    const claims = result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ');
     return {
       ...result,
-      warning: `⚠️ ${result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ')}${more > 0 ? `; and ${more} more` : ''}. Coordinate first: message the holder (collab_message_send), wait, or ask the user.${staleNote}`,
+      warning: `⚠️ ${[claims ? `${claims}${more > 0 ? `; and ${more} more` : ''}.` : '', prediction].filter(Boolean).join(' ')} Coordinate first: message the other session (collab_message_send), wait, or ask the user.${staleNote}`,
     };
   },
   text: (o) => (o.safe ? `Safe: ${o.message}` : `Not safe. ${o.warning}`),

@@ -8,6 +8,7 @@ import { type FileEffect, fileEffects } from '../../core/shell-command.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 import { patchedPaths } from '../../integrations/patch-files.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { ChangesService } from '../changes/changes-service.js';
 import { normalizeInside } from '../claims/claim-paths.js';
 import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-types.js';
 import type { ClaimsService } from '../claims/claims-service.js';
@@ -37,6 +38,7 @@ export class EnforcementService {
     private readonly app: AppContext,
     private readonly sessions: SessionsService,
     private readonly claims: ClaimsService,
+    private readonly changes: ChangesService,
   ) {}
 
   /**
@@ -130,11 +132,16 @@ export class EnforcementService {
     );
   }
 
-  /** Records edited files as the session's claim. */
+  /**
+   * Records edited files as the session's claim, and asks for what the edit changed in them (their
+   * hunks and symbols) to be read by a serving process of this machine.
+   */
   async recordEdits(session: SessionRow, paths: string[], cwd: string): Promise<string[]> {
     const patterns = normalizeInside(paths, cwd, session, this.app.log);
     if (patterns.length === 0) return [];
-    return (await this.claims.recordEdits(session, patterns)).added;
+    const { added } = await this.claims.recordEdits(session, patterns);
+    await this.changes.request(session, patterns);
+    return added;
   }
 
   /** Paths relative to the worktree root that an effect touches. */

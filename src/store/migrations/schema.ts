@@ -7,6 +7,7 @@ import { projectMerges } from './016-project-merges.js';
 import { eventsInCommitOrder } from './017-events-in-commit-order.js';
 import { claimFilesByProject } from './018-claim-files-by-project.js';
 import { claimsInListOrder } from './019-claims-in-list-order.js';
+import { sessionChanges } from './020-session-changes.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -17,6 +18,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   eventsInCommitOrder,
   claimFilesByProject,
   claimsInListOrder,
+  sessionChanges,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;

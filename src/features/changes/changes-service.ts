@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppContext } from '../../app/context.js';
+import { quoteBlock } from '../../core/fence.js';
+import { glob, matchPath } from '../../core/glob.js';
+import type { FileChange, Hunk } from '../../core/hunks.js';
+import { LIMITS } from '../../core/limits.js';
+import { type FilePrediction, type PredictionLevel, predictChanges } from '../../core/merge-prediction.js';
+import { type ChangeBase, readChanges } from '../../integrations/git-changes.js';
+import { locateFolder } from '../../integrations/git-repo.js';
+import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import { stateOf } from '../sessions/liveness.js';
+
+/** A hunk as an agent or a person reads it: its lines on both sides and a fenced excerpt. */
+export interface HunkView {
+  base: [number, number];
+  next: [number, number];
+  excerpt: string;
+}
+
+/** A conflict predicted between the caller's changes and another live session's. */
+export interface PredictedConflict {
+  session_id: string;
+  session_name: string;
+  level: PredictionLevel;
+  file: string;
+  symbols: string[];
+  ours: HunkView[];
+  theirs: HunkView[];
+  /** Why a file could not be compared by lines (`file`, `unknown`). */
+  why?: string;
+}
+
+/** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
+const NEIGHBOURS = 8;
+const FRESH_MS = 2_000;
+
+/** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
+const PARSED_PER_REFRESH = 200;
+
+function view(h: Hunk): HunkView {
+  // Another session's lines: quoted, bounded, controls gone.
+  return { base: h.base, next: h.next, excerpt: quoteBlock(h.excerpt, 800, 8, '[… cut]') };
+}
+
+/**
+ * What sessions actually changed, read from their worktrees (git), recorded per file with the
+ * symbols each hunk touches, and compared between live sessions of one repository: the conflicts
+ * their work will meet when it merges (`core/merge-prediction.ts`).
+ */
+export class ChangesService {
+  constructor(private readonly app: AppContext) {}
+
+  /**
+   * Reads a session's changes from its worktree and records them: every changed file, or only
+   * `paths` (after an edit; relative to the worktree root). Only a session of this machine in a git
+   * worktree has changes to read. Git and the parser run before the write, never inside it.
+   */
+  async refresh(session: SessionRow, paths?: string[]): Promise<void> {
+    if (session.host !== this.app.host) return;
+    const { store } = this.app;
+    const place = locateFolder(session.worktree);
+    if (place.kind !== 'git') return;
+    const set = paths ? await store.changes.setOf(session.id) : undefined;
+    const base: ChangeBase | undefined = set
+      ? { commit: set.base_commit, ref: set.base_ref, source: set.base_source as ChangeBase['source'] }
+      : undefined;
+    let read: ReturnType<typeof readChanges>;
+    try {
+      read = readChanges(place.worktree, place.commonDir, {
+        ...(base ? { base } : {}),
+        // Without a base yet, one is found and every file read.
+        ...(paths && base ? { paths } : {}),
+      });
+    } catch (error) {
+      this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
+      return;
+    }
+    const known = new Map(
+      (await store.changes.filesOf(session.id, base && paths ? paths : undefined)).map((f) => [f.path, f]),
+    );
+    this.addSymbols(place.worktree, read.files, known);
+    const now = this.app.now();
+    await store.write(
+      () =>
+        store.changes.record(
+          {
+            session_id: session.id,
+            project_id: session.project_id,
+            base_commit: read.base.commit,
+            base_ref: read.base.ref,
+            base_source: read.base.source,
+            omitted: read.omitted,
+            refreshed_at: now,
+          },
+          read.files,
+          base && paths ? paths : null,
+        ),
+      { project: session.project_id },
+    );
+  }
+
+  /**
+   * Asks for the files an edit changed to be read (`refreshRequested`, by a serving process of the
+   * session's machine): a hook has no time to run git and a parser.
+   */
+  async request(session: SessionRow, paths: string[]): Promise<void> {
+    // One statement that decides on nothing it read: no transaction of its own.
+    await this.app.store.changes.request(session.id, session.host, paths, this.app.now());
+  }
+
+  /**
+   * Reads what edit hooks of this machine's sessions asked to be read, a batch at a time; returns
+   * how many files were read. Two processes polling at once take different requests.
+   */
+  async refreshRequested(limit = 100): Promise<number> {
+    const taken = await this.app.store.changes.take(this.app.host, limit);
+    const bySession = new Map<string, string[]>();
+    for (const t of taken) bySession.set(t.session_id, [...(bySession.get(t.session_id) ?? []), t.path]);
+    for (const [id, paths] of bySession) {
+      const session = await this.app.store.sessions.get(id);
+      if (session && session.status === 'active') await this.refresh(session, paths);
+    }
+    return taken.length;
+  }
+
+  /**
+   * Reads the session's changes, and those of the other live sessions of its repository on this
+   * machine not read in the last `FRESH_MS` (at most `NEIGHBOURS`): so sessions that only call
+   * tools, with no hooks recording their edits, are compared as they are now.
+   */
+  async refreshAround(session: SessionRow): Promise<void> {
+    await this.refresh(session);
+    const stale = await this.app.store.changes.staleOnHost(
+      session.project_id,
+      this.app.host,
+      session.id,
+      this.app.now() - FRESH_MS,
+      NEIGHBOURS,
+    );
+    for (const other of stale) if (stateOf(this.app, other) === 'active') await this.refresh(other);
+  }
+
+  /**
+   * Sets each hunk's symbols: kept from what was recorded when the file is the same on both sides,
+   * else parsed from the worktree's text (at most `PARSED_PER_REFRESH` files).
+   */
+  private addSymbols(worktree: string, files: FileChange[], known: Map<string, FileChange>): void {
+    let parsed = 0;
+    for (const file of files) {
+      if (file.level !== 'lines' || file.newBlob === null || !languageOf(file.path)) continue;
+      const before = known.get(file.path);
+      if (before && before.newBlob === file.newBlob && before.baseBlob === file.baseBlob) {
+        file.hunks = before.hunks;
+        continue;
+      }
+      if (parsed >= PARSED_PER_REFRESH) continue;
+      parsed++;
+      let text: string;
+      try {
+        text = readFileSync(join(worktree, file.path), 'utf8');
+      } catch {
+        continue;
+      }
+      try {
+        const spans = symbolSpans(file.path, text);
+        if (spans) markSymbols(file.hunks, spans, text.split('\n').length);
+      } catch (error) {
+        this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
+      }
+    }
+  }
+
+  /**
+   * The conflicts the session's recorded changes (only those to files `patterns` match, when named) will meet
+   * with every other live session's in its repository, first `LIMITS.listedConflicts` of them;
+   * `more` counts the rest.
+   */
+  async predict(
+    session: { id: string; project_id: string },
+    patterns?: string[],
+  ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
+    const { store } = this.app;
+    const globs = patterns?.map(glob);
+    const mine = (await store.changes.filesOf(session.id)).filter(
+      (f) => !globs || globs.some((g) => matchPath(g, f.path)),
+    );
+    const others = await store.changes.othersTouching(
+      session.project_id,
+      session.id,
+      mine.map((f) => f.path),
+    );
+    const all: PredictedConflict[] = [];
+    for (const [otherId, files] of others) {
+      const other = await store.sessions.get(otherId);
+      if (!other || stateOf(this.app, other) !== 'active') continue;
+      for (const p of predictChanges(mine, files)) all.push(this.entry(other, p));
+    }
+    return {
+      conflicts: all.slice(0, LIMITS.listedConflicts),
+      more: Math.max(0, all.length - LIMITS.listedConflicts),
+    };
+  }
+
+  private entry(other: SessionRow, p: FilePrediction): PredictedConflict {
+    return {
+      session_id: other.id,
+      session_name: other.name,
+      level: p.level,
+      file: p.path,
+      symbols: p.symbols,
+      ours: p.ours.map(view),
+      theirs: p.theirs.map(view),
+      ...(p.why ? { why: p.why } : {}),
+    };
+  }
+}

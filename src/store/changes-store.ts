@@ -1,0 +1,200 @@
+import type { FileChange, Hunk } from '../core/hunks.js';
+import type { SessionRow } from './sessions-store.js';
+import { inList, type Sql } from './sql.js';
+
+/** A session's base: what its changes are measured against (`integrations/git-changes.ts`). */
+export interface ChangeSetRow {
+  session_id: string;
+  project_id: string;
+  base_commit: string;
+  base_ref: string | null;
+  base_source: string;
+  omitted: number;
+  refreshed_at: number;
+}
+
+interface ChangedFileRow {
+  session_id: string;
+  path: string;
+  base_blob: string | null;
+  new_blob: string | null;
+  level: 'lines' | 'file';
+  reason: string | null;
+  hunks: string;
+}
+
+function fileOf(row: ChangedFileRow): FileChange {
+  return {
+    path: row.path,
+    baseBlob: row.base_blob,
+    newBlob: row.new_blob,
+    level: row.level,
+    reason: row.reason,
+    hunks: JSON.parse(row.hunks) as Hunk[],
+  };
+}
+
+const FILE_COLUMNS = 'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks';
+
+/** What each session changed, file by file: written whole on a refresh, or a few files after an edit. */
+export class ChangesStore {
+  constructor(private readonly sql: Sql) {}
+
+  async setOf(sessionId: string): Promise<ChangeSetRow | undefined> {
+    return this.sql.get<ChangeSetRow>('SELECT * FROM change_sets WHERE session_id = ?', [sessionId]);
+  }
+
+  /**
+   * Records a session's base and its changed files: all of them (`paths` null: files no longer
+   * changed are dropped), or those of `paths` only (each either changed, or no longer).
+   */
+  async record(
+    set: Omit<ChangeSetRow, 'omitted'> & { omitted?: number },
+    files: FileChange[],
+    paths: string[] | null,
+  ): Promise<void> {
+    const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
+    await this.sql.run(
+      `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, omitted, refreshed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, base_commit = excluded.base_commit,
+         base_ref = excluded.base_ref, base_source = excluded.base_source,
+         omitted = ${paths === null ? 'excluded.omitted' : 'change_sets.omitted'}, refreshed_at = excluded.refreshed_at`,
+      [sessionId, projectId, set.base_commit, set.base_ref, set.base_source, set.omitted ?? 0, now],
+    );
+    if (paths === null) {
+      await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);
+      // Read whole: what edit hooks asked to be read is read.
+      await this.sql.run('DELETE FROM changes_pending WHERE session_id = ?', [sessionId]);
+    } else if (paths.length > 0) {
+      const list = inList(this.sql.dialect, paths);
+      await this.sql.run(`DELETE FROM changed_files WHERE session_id = ? AND path ${list.text}`, [
+        sessionId,
+        list.param,
+      ]);
+    }
+    for (const f of files) {
+      await this.sql.run(
+        `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, path) DO UPDATE SET project_id = excluded.project_id, base_blob = excluded.base_blob,
+           new_blob = excluded.new_blob, level = excluded.level, reason = excluded.reason, hunks = excluded.hunks,
+           updated_at = excluded.updated_at`,
+        [
+          sessionId,
+          projectId,
+          f.path,
+          f.baseBlob,
+          f.newBlob,
+          f.level,
+          f.reason,
+          JSON.stringify(f.hunks),
+          now,
+        ],
+      );
+    }
+  }
+
+  /** A session's changed files, in path order (only `paths` when named). */
+  async filesOf(sessionId: string, paths?: string[]): Promise<FileChange[]> {
+    const where = paths ? inList(this.sql.dialect, paths) : null;
+    const rows = await this.sql.all<ChangedFileRow>(
+      `SELECT ${FILE_COLUMNS} FROM changed_files f WHERE f.session_id = ?${where ? ` AND f.path ${where.text}` : ''} ORDER BY f.path`,
+      where ? [sessionId, where.param] : [sessionId],
+    );
+    return rows.map(fileOf);
+  }
+
+  /**
+   * Other sessions' changes to any of `paths` in a project, by session (only sessions not ended;
+   * the caller judges liveness).
+   */
+  async othersTouching(
+    projectId: string,
+    sessionId: string | null,
+    paths: string[],
+  ): Promise<Map<string, FileChange[]>> {
+    const out = new Map<string, FileChange[]>();
+    if (paths.length === 0) return out;
+    const list = inList(this.sql.dialect, paths);
+    const rows = await this.sql.all<ChangedFileRow>(
+      `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
+       WHERE f.project_id = ? AND f.path ${list.text} AND f.session_id <> ? AND s.status = 'active'
+       ORDER BY f.session_id, f.path`,
+      [projectId, list.param, sessionId ?? ''],
+    );
+    for (const row of rows) {
+      const files = out.get(row.session_id) ?? [];
+      files.push(fileOf(row));
+      out.set(row.session_id, files);
+    }
+    return out;
+  }
+
+  /** Every active session's changes in a project, by session (for `status` and the dashboard). */
+  async ofProject(projectId: string): Promise<Map<string, FileChange[]>> {
+    const rows = await this.sql.all<ChangedFileRow>(
+      `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
+       WHERE f.project_id = ? AND s.status = 'active' ORDER BY f.session_id, f.path`,
+      [projectId],
+    );
+    const out = new Map<string, FileChange[]>();
+    for (const row of rows) {
+      const files = out.get(row.session_id) ?? [];
+      files.push(fileOf(row));
+      out.set(row.session_id, files);
+    }
+    return out;
+  }
+
+  /**
+   * Active sessions of a project on a host, besides one, whose changes were last read before
+   * `before` (or never), oldest first: those whose worktrees a check on that host reads again.
+   */
+  staleOnHost(
+    projectId: string,
+    host: string,
+    exceptId: string,
+    before: number,
+    limit: number,
+  ): Promise<SessionRow[]> {
+    return this.sql.all<SessionRow>(
+      `SELECT s.* FROM sessions s LEFT JOIN change_sets c ON c.session_id = s.id
+       WHERE s.project_id = ? AND s.status = 'active' AND s.host = ? AND s.id <> ?
+         AND (c.refreshed_at IS NULL OR c.refreshed_at < ?)
+       ORDER BY COALESCE(c.refreshed_at, 0), s.id LIMIT ?`,
+      [projectId, host, exceptId, before, limit],
+    );
+  }
+
+  /** Files an edit hook saw change, to be read by a serving process of `host`: one statement. */
+  async request(sessionId: string, host: string, paths: string[], now: number): Promise<void> {
+    if (paths.length === 0) return;
+    await this.sql.run(
+      `INSERT INTO changes_pending (session_id, host, path, requested_at)
+       VALUES ${paths.map(() => '(?, ?, ?, ?)').join(', ')}
+       ON CONFLICT (session_id, path) DO UPDATE SET requested_at = excluded.requested_at`,
+      paths.flatMap((path) => [sessionId, host, path, now]),
+    );
+  }
+
+  /**
+   * Takes (removes and returns) up to `limit` requests of a host, oldest first: two processes
+   * taking at once each get different rows.
+   */
+  async take(host: string, limit: number): Promise<Array<{ session_id: string; path: string }>> {
+    // A read first: most polls find nothing, and then take no lock at all.
+    if (!(await this.sql.get('SELECT 1 AS x FROM changes_pending WHERE host = ? LIMIT 1', [host]))) return [];
+    return this.sql.all<{ session_id: string; path: string }>(
+      `DELETE FROM changes_pending WHERE (session_id, path) IN (
+         SELECT session_id, path FROM changes_pending WHERE host = ? ORDER BY requested_at LIMIT ?)
+       RETURNING session_id, path`,
+      [host, limit],
+    );
+  }
+
+  async forget(sessionId: string): Promise<void> {
+    await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);
+    await this.sql.run('DELETE FROM change_sets WHERE session_id = ?', [sessionId]);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Conflicts predicted from what sessions actually changed, on either backend: two clones of one
+ * repository, one session in each, that only call tools (no hooks record their edits).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
+
+const AUTH = [
+  'export class User {', // 1
+  '  save(): void {', // 2
+  '    validate(this);', // 3
+  '    db.write(this);', // 4
+  '    log("saved");', // 5
+  '    audit(this);', // 6
+  '  }', // 7
+  '', // 8
+  '  load(): void {', // 9
+  '    db.read(this);', // 10
+  '  }', // 11
+  '}', // 12
+  '', // 13
+  'export function login(name: string) {', // 14
+  '  return name;', // 15
+  '}', // 16
+  '',
+].join('\n');
+
+function cloneOf(origin: string): string {
+  const dir = join(tempDir('collab-clone-'), 'app');
+  git(origin, 'clone', '-q', origin, dir);
+  return dir;
+}
+
+const edit = (dir: string, from: string, to: string) =>
+  writeFileSync(join(dir, 'src/auth.ts'), AUTH.replace(from, to));
+
+type Check = {
+  safe: boolean;
+  warning?: string;
+  message?: string;
+  predicted_conflicts: Array<{
+    session_name: string;
+    level: string;
+    file: string;
+    symbols: string[];
+    ours: Array<{ base: number[]; excerpt: string }>;
+    theirs: Array<{ base: number[]; excerpt: string }>;
+  }>;
+};
+
+describe('conflicts predicted between two clones', () => {
+  it('the same function: symbol overlap, the same lines: textual, different functions: nothing', async () => {
+    // Another session's worktree is read again when its changes are older than two seconds.
+    let clock = Date.now();
+    const later = () => {
+      clock += 2_500;
+    };
+    const app = await testApp({ now: () => clock });
+    const origin = gitRepo({ 'src/auth.ts': AUTH, 'README.md': '# app\n' });
+    const aliceDir = cloneOf(origin);
+    const bobDir = cloneOf(origin);
+    const alice = await connectInMemory(app, aliceDir, 'alice');
+    const bob = await connectInMemory(app, bobDir, 'bob');
+    await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
+    await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+
+    // Both change User.save, in lines apart: git merges, a person should look.
+    edit(aliceDir, '    validate(this);', '    validate(this, { strict: true });');
+    edit(bobDir, '    audit(this);', '    audit(this, "save");');
+    const both = await alice.call<Check>('collab_check');
+    expect(both.safe).toBe(true);
+    expect(both.predicted_conflicts).toMatchObject([
+      { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'] },
+    ]);
+    expect(both.message).toContain('both change User.save');
+
+    // The same line: git will conflict.
+    edit(bobDir, '    validate(this);', '    validate(this, { loose: true });');
+    later();
+    const textual = await alice.call<Check>('collab_check');
+    expect(textual.safe).toBe(false);
+    expect(textual.predicted_conflicts).toMatchObject([
+      { session_name: 'bob', level: 'textual', file: 'src/auth.ts', symbols: ['User.save'] },
+    ]);
+    expect(textual.predicted_conflicts[0]!.ours[0]).toMatchObject({ base: [3, 1] });
+    // Their lines reach the caller quoted.
+    expect(textual.predicted_conflicts[0]!.theirs[0]!.excerpt).toBe(
+      '> -    validate(this);\n> +    validate(this, { loose: true });',
+    );
+    expect(textual.warning).toContain('will conflict with session "bob"');
+    // Bob is told the same from his side.
+    const fromBob = await bob.call<Check>('collab_check', { files: ['src/**'] });
+    expect(fromBob.predicted_conflicts).toMatchObject([{ session_name: 'alice', level: 'textual' }]);
+
+    // Different functions of one file: no warning at all (a file claim would have warned).
+    edit(bobDir, '  return name;', '  return name.trim();');
+    later();
+    const apart = await alice.call<Check>('collab_check');
+    expect(apart).toMatchObject({ safe: true, predicted_conflicts: [] });
+    // Checking other files leaves the prediction out.
+    edit(bobDir, '    validate(this);', '    validate(this, { loose: true });');
+    later();
+    expect((await alice.call<Check>('collab_check', { files: ['README.md'] })).predicted_conflicts).toEqual(
+      [],
+    );
+    expect(
+      (await alice.call<Check>('collab_check', { files: ['src/auth.ts'] })).predicted_conflicts,
+    ).toHaveLength(1);
+
+    // An ended session predicts nothing.
+    await bob.call('collab_session_end', {});
+    expect((await alice.call<Check>('collab_check')).predicted_conflicts).toEqual([]);
+  });
+
+  it('a session with nothing changed, or outside git, is told nothing and loses nothing', async () => {
+    const app = await testApp();
+    const plain = tempDir('collab-plain-');
+    writeFileSync(join(plain, 'a.ts'), 'x\n');
+    const outside = await connectInMemory(app, plain, 'outside');
+    expect(await outside.call<Check>('collab_check')).toMatchObject({ safe: true, predicted_conflicts: [] });
+    const repo = gitRepo({ 'a.ts': 'x\n' });
+    const clean = await connectInMemory(app, repo, 'clean');
+    expect(await clean.call<Check>('collab_check', { files: ['a.ts'] })).toMatchObject({
+      safe: true,
+      predicted_conflicts: [],
+    });
+  });
+});
