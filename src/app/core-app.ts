@@ -72,7 +72,7 @@ export class CoreApp implements AppContext {
       });
     this.notifications = new NotificationsService(this);
     this.claims = new ClaimsService(this, this.notifications);
-    this.changes = new ChangesService(this);
+    this.changes = new ChangesService(this, this.notifications);
     this.sessions = new SessionsService(this, this.claims, this.notifications);
     this.messages = new MessagesService(this, this.sessions, this.notifications);
     this.decisions = new DecisionsService(this);

@@ -151,3 +151,44 @@ export function unifiedDiff(
   }
   return `${out.join('\n')}\n`;
 }
+
+/** The lines one text replaces in another, as git's `-U0` hunks: `[start, count]` on each side. */
+export interface LineHunk {
+  base: [number, number];
+  next: [number, number];
+}
+
+/**
+ * The changed runs of lines from `before` to `after`, numbered as `git diff -U0` numbers them (a
+ * count of 0 is the point after the start line); null past `maxEdits` added and removed lines.
+ */
+export function lineHunks(before: string, after: string, maxEdits = MAX_DIFF_EDITS): LineHunk[] | null {
+  const ops = diffOps(lines(before), lines(after), maxEdits);
+  if (ops === null) return null;
+  const out: LineHunk[] = [];
+  let aLine = 0;
+  let bLine = 0;
+  let k = 0;
+  while (k < ops.length) {
+    if (ops[k]!.kind === ' ') {
+      aLine++;
+      bLine++;
+      k++;
+      continue;
+    }
+    let removed = 0;
+    let added = 0;
+    while (k < ops.length && ops[k]!.kind !== ' ') {
+      if (ops[k]!.kind === '-') removed++;
+      else added++;
+      k++;
+    }
+    out.push({
+      base: [removed === 0 ? aLine : aLine + 1, removed],
+      next: [added === 0 ? bLine : bLine + 1, added],
+    });
+    aLine += removed;
+    bLine += added;
+  }
+  return out;
+}

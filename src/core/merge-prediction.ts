@@ -141,3 +141,35 @@ export function predictChanges(ours: FileChange[], theirs: FileChange[]): FilePr
   }
   return out;
 }
+
+/**
+ * Lines of a copy's current text (`[start, count]`, as hunks number them) carried back to its base
+ * through the copy's own hunks (`ours`, sorted): lines it did not change move by what its changes
+ * above them added or removed; lines it wrote stand for the base lines they replaced.
+ */
+export function toBase(range: [number, number], ours: Array<Pick<Hunk, 'base' | 'next'>>): [number, number] {
+  const point = (line: number, side: 'start' | 'end'): number => {
+    let shift = 0;
+    for (const h of ours) {
+      const [start, count] = h.next;
+      const first = count === 0 ? start + 1 : start;
+      const last = start + count - 1;
+      if (count > 0 && line >= first && line <= last) {
+        // Inside what the copy wrote: the base lines it replaced (or the point where it inserted).
+        const [bs, bc] = h.base;
+        return side === 'start' ? (bc === 0 ? bs + 1 : bs) : bc === 0 ? bs : bs + bc - 1;
+      }
+      if (line <= last || (count === 0 && line <= start)) break;
+      shift += h.base[1] - count;
+    }
+    return line + shift;
+  };
+  const [start, count] = range;
+  if (count === 0) {
+    // A point after line `start`: after the base line it follows.
+    return [point(start, 'end'), 0];
+  }
+  const first = point(start, 'start');
+  const last = point(start + count - 1, 'end');
+  return last < first ? [first - 1, 0] : [first, last - first + 1];
+}

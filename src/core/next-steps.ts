@@ -92,6 +92,11 @@ export function nextSteps(input: StepInput): string[] {
           `"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`,
         );
         break;
+      case 'predicted_conflict':
+        steps.push(
+          `Your changes to ${n.file} meet "${n.session}"'s (${n.session_id}): compare with collab_check, then coordinate with collab_message_send.`,
+        );
+        break;
       case 'binding_changed':
         steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
         break;

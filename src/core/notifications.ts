@@ -51,6 +51,19 @@ export interface NotificationPayloads {
     suggestions: number;
   };
   review_response: { work_item_id: string; title: string; from: string; action: string; preview: string };
+  /**
+   * This session's uncommitted changes and another live session's will meet when merged:
+   * `textual` (git will conflict), `symbol` (both change one function), `file` (compared whole).
+   */
+  predicted_conflict: {
+    session: string;
+    session_id: string;
+    file: string;
+    level: string;
+    symbols: string[];
+    /** Where, in lines of the version both started from ("yours 10–12, theirs 11"). */
+    lines: string;
+  };
   /** A person answered a question this session asked, after the call that asked had returned. */
   question_answered: {
     question_id: string;
@@ -145,6 +158,12 @@ export function describeNotification(n: Delivered): string {
       return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
     case 'review_response':
       return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
+    case 'predicted_conflict': {
+      const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
+      if (n.level === 'symbol')
+        return `"${n.session}" also changes ${n.symbols.join(', ')} in ${n.file}, not committed yet: git will merge the two, so read both before merging`;
+      return `Your changes to ${n.file}${symbols} will conflict with "${n.session}"'s uncommitted ones when merged (${n.lines})`;
+    }
     case 'question_answered':
       return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
   }

@@ -160,3 +160,38 @@ export function addedContext(
         : 'UserPromptSubmit';
   return { hookSpecificOutput: { hookEventName, additionalContext: text } };
 }
+
+/** One find-and-replace of an edit tool's input, when its fields are there. */
+function replaced(text: string, edit: Record<string, unknown>): string | null {
+  const { old_string: from, new_string: to } = edit;
+  if (typeof from !== 'string' || typeof to !== 'string' || from === '' || !text.includes(from)) return null;
+  return edit.replace_all === true ? text.split(from).join(to) : text.replace(from, () => to);
+}
+
+/**
+ * The text a file-writing tool call would leave in its file, from the file's `current` text
+ * (Claude Code's Write, Edit and MultiEdit; Gemini CLI's write_file and replace); null when it
+ * cannot be told (another tool, or an edit whose text is not in the file).
+ */
+export function proposedText(input: HookInput, current: string): string | null {
+  const tool = input.toolInput;
+  switch (input.toolName) {
+    case 'Write':
+    case 'write_file':
+      return typeof tool.content === 'string' ? tool.content : null;
+    case 'Edit':
+    case 'replace':
+      return replaced(current, tool);
+    case 'MultiEdit': {
+      if (!Array.isArray(tool.edits)) return null;
+      let text: string | null = current;
+      for (const edit of tool.edits) {
+        if (text === null || typeof edit !== 'object' || edit === null) return null;
+        text = replaced(text, edit as Record<string, unknown>);
+      }
+      return text;
+    }
+    default:
+      return null;
+  }
+}

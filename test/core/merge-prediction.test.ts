@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addedFile, type FileChange, parseGitDiff } from '../../src/core/hunks.js';
-import { meetingHunks, predictFile } from '../../src/core/merge-prediction.js';
+import { lineHunks } from '../../src/core/line-diff.js';
+import { meetingHunks, predictFile, toBase } from '../../src/core/merge-prediction.js';
 import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('collab-merge-');
@@ -153,5 +154,32 @@ describe('symbols, bases and whole files', () => {
     const b = addedFile('src/new.ts', 'two\n', '2'.repeat(40));
     expect(predictFile(a, b)?.level).toBe('textual');
     expect(predictFile(a, addedFile('src/new.ts', 'one\n', '1'.repeat(40)))).toBeNull();
+  });
+});
+
+describe('lines of a copy carried back to its base', () => {
+  // Base 1..10; the copy replaced line 3 by two lines, and deleted lines 7–8.
+  const ours = lineHunks(
+    ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', ''].join('\n'),
+    ['1', '2', '3a', '3b', '4', '5', '6', '9', '10', ''].join('\n'),
+  )!;
+
+  it('reads the copy’s own hunks as git does', () => {
+    expect(ours).toEqual([
+      { base: [3, 1], next: [3, 2] },
+      { base: [7, 2], next: [7, 0] },
+    ]);
+  });
+
+  it('moves unchanged lines by what changed above them, and maps written lines to what they replaced', () => {
+    expect(toBase([1, 2], ours)).toEqual([1, 2]);
+    expect(toBase([5, 1], ours)).toEqual([4, 1]); // "4"
+    expect(toBase([8, 2], ours)).toEqual([9, 2]); // "9", "10"
+    expect(toBase([4, 1], ours)).toEqual([3, 1]); // "3b" replaced base line 3
+    expect(toBase([3, 3], ours)).toEqual([3, 2]); // "3a".."4"
+    expect(toBase([7, 2], ours)).toEqual([6, 4]); // "6", "9": across the deletion
+    expect(toBase([2, 0], ours)).toEqual([2, 0]); // an insertion after "2"
+    expect(toBase([7, 0], ours)).toEqual([6, 0]); // after "6", where base lines 7–8 went
+    expect(toBase([0, 0], [])).toEqual([0, 0]);
   });
 });

@@ -22,8 +22,8 @@ afterEach(async () => {
 const FILES = { 'src/api/auth.py': 'def login(user):\n    pass\n', 'src/ui/app.tsx': 'export {}\n' };
 
 /** An upstream repository and two clones of it, each named by the same remote URL however spelled. */
-function twoClones() {
-  const upstream = gitRepo(FILES);
+function twoClones(files: Record<string, string> = FILES) {
+  const upstream = gitRepo(files);
   const clone = (url: string) => {
     const dir = join(tempDir('collab-clone-'), 'api');
     git(tempDir(), 'clone', '-q', upstream, dir);
@@ -176,6 +176,45 @@ describe('what two clones changed, recorded by their edit hooks', () => {
     expect(check.predicted_conflicts).toMatchObject([
       { session_name: 'bob', level: 'textual', file: 'src/api/auth.py', symbols: ['login'] },
     ]);
+  });
+});
+
+describe('an edit that would conflict with another clone’s uncommitted change', () => {
+  it('the PreToolUse hook asks, naming the session and the lines; an edit elsewhere in the file goes ahead', async () => {
+    const home = tempDir('collab-home-');
+    const body = Array.from({ length: 30 }, (_, i) => `    step_${i + 1}()`).join('\n');
+    const source = `def login(user):\n${body}\n\n\ndef logout(user):\n    pass\n`;
+    const { alice, bob } = twoClones({ 'src/api/auth.py': source });
+    const a = await server(alice, home);
+    const b = await server(bob, home);
+    await a.call('collab_session_start', { name: 'alice', project_root: alice });
+    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    // Bob changed step 10 and has not committed it; his check records it.
+    writeFileSync(join(bob, 'src/api/auth.py'), source.replace('step_10()', 'step_10(retries=3)'));
+    await b.call('collab_check');
+
+    const edit = (old_string: string, new_string: string) =>
+      a.hook(
+        'pre-tool-use',
+        hookFixture('claude-code/pre-tool-use-edit', alice, 'A-1', {
+          file_path: join(alice, 'src/api/auth.py'),
+          old_string,
+          new_string,
+        }),
+      );
+    const asked = await edit('    step_10()\n    step_11()', '    step_10(timeout=5)\n    step_11()');
+    const out = JSON.parse(asked.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('ask');
+    expect(out.permissionDecisionReason).toContain('session "bob"');
+    expect(out.permissionDecisionReason).toContain('changed line 11 (login), where this edit writes line 11');
+    // Touching lines conflict too, as git merges them.
+    expect(
+      JSON.parse((await edit('    step_11()', '    step_11(x)')).stdout).hookSpecificOutput
+        .permissionDecision,
+    ).toBe('ask');
+    // Elsewhere in the same file (and the same function): no question.
+    expect((await edit('    step_25()', '    step_25(x)')).stdout).toBe('');
+    expect((await edit('def logout(user):', 'def logout(user, all=False):')).stdout).toBe('');
   });
 });
 

@@ -76,6 +76,17 @@ describe('conflicts predicted between two clones', () => {
       { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'] },
     ]);
     expect(both.message).toContain('both change User.save');
+    // Bob is told once, on his next call, without asking.
+    type Listed = {
+      notifications?: Array<{ type: string; session: string; level: string; symbols: string[] }>;
+    };
+    const told = await bob.call<Listed>('collab_session_list');
+    expect(told.notifications?.filter((n) => n.type === 'predicted_conflict')).toMatchObject([
+      { session: 'alice', level: 'symbol', symbols: ['User.save'] },
+    ]);
+    later();
+    await alice.call<Check>('collab_check');
+    expect((await bob.call<Listed>('collab_session_list')).notifications ?? []).toEqual([]);
 
     // The same line: git will conflict.
     edit(bobDir, '    validate(this);', '    validate(this, { loose: true });');

@@ -29,7 +29,10 @@ describe('tools/call on the wire', () => {
     expect((ok.content as { text: string }[])[0]!.text).toMatch(/Safe/);
 
     // Arguments that break the tool's own input schema: a tool error with its code, not a crash.
-    const bad = (await call({ name: 'collab_check', arguments: {} }))?.result as Record<string, unknown>;
+    const bad = (await call({ name: 'collab_check', arguments: { files: [] } }))?.result as Record<
+      string,
+      unknown
+    >;
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toMatchObject({ error: { code: 'INVALID_INPUT' } });
 

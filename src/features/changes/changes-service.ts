@@ -10,6 +10,7 @@ import { type ChangeBase, readChanges } from '../../integrations/git-changes.js'
 import { locateFolder } from '../../integrations/git-repo.js';
 import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
 
 /** A hunk as an agent or a person reads it: its lines on both sides and a fenced excerpt. */
@@ -39,6 +40,17 @@ const FRESH_MS = 2_000;
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
 
+/** What a predicted conflict notification is about: one other session, one file, one level. */
+function predictionSubject(otherId: string, path: string, level: string): string {
+  return `predicted_conflict:${otherId}:${path}:${level}`;
+}
+
+/** Base lines as a person reads them: "12–14", "12", or "after 12" for an insertion. */
+export function describeLines([start, count]: [number, number]): string {
+  if (count === 0) return `after ${start}`;
+  return count === 1 ? String(start) : `${start}–${start + count - 1}`;
+}
+
 function view(h: Hunk): HunkView {
   // Another session's lines: quoted, bounded, controls gone.
   return { base: h.base, next: h.next, excerpt: quoteBlock(h.excerpt, 800, 8, '[… cut]') };
@@ -50,7 +62,10 @@ function view(h: Hunk): HunkView {
  * their work will meet when it merges (`core/merge-prediction.ts`).
  */
 export class ChangesService {
-  constructor(private readonly app: AppContext) {}
+  constructor(
+    private readonly app: AppContext,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   /**
    * Reads a session's changes from its worktree and records them: every changed file, or only
@@ -81,10 +96,11 @@ export class ChangesService {
       (await store.changes.filesOf(session.id, base && paths ? paths : undefined)).map((f) => [f.path, f]),
     );
     this.addSymbols(place.worktree, read.files, known);
+    const met = await this.meetings(session, read.files);
     const now = this.app.now();
     await store.write(
-      () =>
-        store.changes.record(
+      async () => {
+        await store.changes.record(
           {
             session_id: session.id,
             project_id: session.project_id,
@@ -96,9 +112,60 @@ export class ChangesService {
           },
           read.files,
           base && paths ? paths : null,
-        ),
+        );
+        for (const m of met) await this.tellOnce(session, m.other, m.prediction);
+      },
       { project: session.project_id },
     );
+  }
+
+  /** What these files of the session meet in other live sessions' changes (textual, symbol, file). */
+  private async meetings(
+    session: SessionRow,
+    files: FileChange[],
+  ): Promise<Array<{ other: SessionRow; prediction: FilePrediction }>> {
+    const others = await this.app.store.changes.othersTouching(
+      session.project_id,
+      session.id,
+      files.map((f) => f.path),
+    );
+    const out: Array<{ other: SessionRow; prediction: FilePrediction }> = [];
+    for (const [otherId, theirs] of others) {
+      const other = await this.app.store.sessions.get(otherId);
+      if (!other || stateOf(this.app, other) !== 'active') continue;
+      for (const prediction of predictChanges(files, theirs))
+        if (prediction.level !== 'unknown') out.push({ other, prediction });
+    }
+    return out;
+  }
+
+  /**
+   * Tells both sessions of a predicted conflict, once: a pair, file and level either was told
+   * before (seen) is not told again; repeats while pending coalesce. Inside the caller's write.
+   */
+  private async tellOnce(session: SessionRow, other: SessionRow, p: FilePrediction): Promise<void> {
+    const lines = (hunks: Hunk[]) => hunks.map((h) => describeLines(h.base)).join(', ');
+    const sides = [
+      { to: session, about: other, lines: `yours ${lines(p.ours)}, theirs ${lines(p.theirs)}` },
+      { to: other, about: session, lines: `yours ${lines(p.theirs)}, theirs ${lines(p.ours)}` },
+    ];
+    for (const side of sides) {
+      const subject = predictionSubject(side.about.id, p.path, p.level);
+      if (await this.notifications.wasDelivered(side.to.id, 'predicted_conflict', subject)) continue;
+      await this.notifications.notify([side.to.id], {
+        type: 'predicted_conflict',
+        subject,
+        project: session.project_id,
+        payload: {
+          session: side.about.name,
+          session_id: side.about.id,
+          file: p.path,
+          level: p.level,
+          symbols: p.symbols,
+          lines: p.level === 'file' ? (p.why ?? '') : side.lines,
+        },
+      });
+    }
   }
 
   /**
@@ -201,6 +268,25 @@ export class ChangesService {
       conflicts: all.slice(0, LIMITS.listedConflicts),
       more: Math.max(0, all.length - LIMITS.listedConflicts),
     };
+  }
+
+  /**
+   * Marks predicted conflicts a tool answer carried as told (their notifications are not delivered
+   * a second time).
+   */
+  async markTold(session: { id: string; project_id: string }, conflicts: PredictedConflict[]): Promise<void> {
+    if (conflicts.length === 0) return;
+    await this.app.store.write(
+      async () => {
+        for (const c of conflicts)
+          await this.notifications.markSeen(
+            session.id,
+            'predicted_conflict',
+            predictionSubject(c.session_id, c.file, c.level),
+          );
+      },
+      { project: session.project_id },
+    );
   }
 
   private entry(other: SessionRow, p: FilePrediction): PredictedConflict {

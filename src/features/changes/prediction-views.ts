@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
-import type { PredictedConflict } from './changes-service.js';
+import { type PredictedConflict, describeLines as span } from './changes-service.js';
 
 const range = z.tuple([z.number(), z.number()]);
 const hunk = z.object({
@@ -42,10 +42,4 @@ export function describePredictions(conflicts: PredictedConflict[], more: number
     }
   });
   return `Predicted: ${lines.join(' ')}${more > 0 ? ` And ${more} more.` : ''}`;
-}
-
-/** Base lines as a person reads them: "12–14", or "after 12" for an insertion. */
-function span([start, count]: [number, number]): string {
-  if (count === 0) return `after ${start}`;
-  return count === 1 ? String(start) : `${start}–${start + count - 1}`;
 }

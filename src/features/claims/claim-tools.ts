@@ -150,6 +150,7 @@ export const check = defineTool({
     await app.changes.refreshAround(viewer);
     const patterns = input.files ? normalizeFiles(input.files, viewer) : undefined;
     const predicted = await app.changes.predict(viewer, patterns);
+    await app.changes.markTold(viewer, predicted.conflicts);
     const full = input.files
       ? await app.claims.check(viewer, input.files)
       : { safe: true, conflicts: [], stale: [] };

@@ -14,6 +14,7 @@ import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-types
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
+import { editMeetsChanges } from './edit-merge-check.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
 
@@ -105,6 +106,20 @@ export class EnforcementService {
       stale,
       reason: conflicts.length > 0 ? this.describe(conflicts, action, audience) : null,
     };
+  }
+
+  /**
+   * Whether an edit of one file (absolute, or relative to `cwd`) would write lines that meet
+   * another live session's uncommitted change to it (`edit-merge-check.ts`): the reason, or null.
+   */
+  async checkEditMerge(
+    viewer: Viewpoint,
+    file: string,
+    cwd: string,
+    propose: (current: string) => string | null,
+  ): Promise<string | null> {
+    const [path] = normalizeInside([file], cwd, viewer, this.app.log);
+    return path ? editMeetsChanges(this.app, viewer, path, propose) : null;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   CONTINUING_SOURCES,
   type HookEvent,
   type HookInput,
+  proposedText,
   sessionContext,
   toolDecision,
   toolTarget,
@@ -82,8 +83,17 @@ export async function answerHook(
     });
     return { unchecked: verdict.unchecked, next: 'Split it, or check its files with collab_check first.' };
   }
-  if (!verdict.reason) return { output: null };
   const decision = app.config.enforcement;
+  if (!verdict.reason) {
+    // Nobody holds the file: the lines it writes may still meet another session's uncommitted change.
+    if (!('files' in target) || target.files.length !== 1) return { output: null };
+    const merge = await app.enforcement.checkEditMerge(viewpoint, target.files[0]!, input.cwd, (current) =>
+      proposedText(input, current),
+    );
+    if (!merge) return { output: null };
+    app.log.info('hook.predicted_conflict', { session: session?.id ?? null, tool: input.toolName });
+    return { output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge) };
+  }
   app.log.info('hook.conflict', {
     session: session?.id ?? null,
     decision,

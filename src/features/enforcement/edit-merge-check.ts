@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppContext } from '../../app/context.js';
+import { newHash } from '../../core/digest.js';
+import { inline } from '../../core/fence.js';
+import type { FileChange, Hunk } from '../../core/hunks.js';
+import { lineHunks } from '../../core/line-diff.js';
+import { meetingHunks, toBase } from '../../core/merge-prediction.js';
+import type { Viewpoint } from '../claims/claim-types.js';
+import { stateOf } from '../sessions/liveness.js';
+
+/** Files larger than this are not read before an edit (a hook's time is short). */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+function lines([start, count]: [number, number]): string {
+  if (count === 0) return `after line ${start}`;
+  return count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
+}
+
+/** The blob id git gives a text (what a file is when a copy has not changed it). */
+function blobOf(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  return newHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+/**
+ * Before an edit: whether the lines it would write meet another live session's uncommitted change
+ * to the same file, by git's merge rule (the two would conflict when both merge). Read from the
+ * changes recorded for each session, with no git and no parser (a hook's budget); null when clear,
+ * else the reason to show. `path` is relative to the viewer's worktree; `propose` gives the file's
+ * text after the edit from its current text.
+ */
+export async function editMeetsChanges(
+  app: AppContext,
+  viewer: Viewpoint,
+  path: string,
+  propose: (current: string) => string | null,
+): Promise<string | null> {
+  const { store } = app;
+  const others = await store.changes.othersTouching(viewer.project_id, viewer.id, [path]);
+  if (others.size === 0) return null;
+  let current: string;
+  try {
+    current = readFileSync(join(viewer.worktree, path), 'utf8');
+  } catch {
+    current = ''; // a new file
+  }
+  if (current.length > MAX_FILE_BYTES) return null;
+  const proposed = propose(current);
+  if (proposed === null) return null;
+  const edit = lineHunks(current, proposed);
+  if (edit === null || edit.length === 0) return null;
+  const mine: FileChange | undefined = viewer.id
+    ? (await store.changes.filesOf(viewer.id, [path]))[0]
+    : undefined;
+  if (mine && mine.level !== 'lines') return null;
+  // Without a change of its own to the file, the copy's text is its base.
+  const myBase = mine ? mine.baseBlob : current === '' ? null : blobOf(current);
+  const ownHunks = mine?.hunks ?? [];
+  const asBase: Hunk[] = edit.map((h) => ({
+    base: toBase(h.base, ownHunks),
+    next: h.next,
+    digest: '',
+    excerpt: '',
+  }));
+  const skip = new Set(viewer.also ?? []);
+  const meetings: string[] = [];
+  for (const [otherId, files] of others) {
+    if (skip.has(otherId)) continue;
+    const theirs = files[0]!;
+    if (theirs.level !== 'lines' || theirs.baseBlob !== myBase) continue;
+    const met = meetingHunks(asBase, theirs.hunks);
+    if (met.length === 0) continue;
+    const other = await store.sessions.get(otherId);
+    if (!other || stateOf(app, other) !== 'active') continue;
+    const symbols = [...new Set(met.flatMap(([, h]) => h.symbols ?? []))];
+    meetings.push(
+      `- session "${inline(other.name, 60)}" (session_id ${other.id}) changed ${[...new Set(met.map(([, h]) => lines(h.base)))].join(', ')}${symbols.length > 0 ? ` (${symbols.map((s) => inline(s, 80)).join(', ')})` : ''}, where this edit writes ${[...new Set(met.map(([h]) => lines(h.base)))].join(', ')}`,
+    );
+  }
+  if (meetings.length === 0) return null;
+  return [
+    `session-collab: this edit of ${inline(path, 300)} would conflict, when both are merged, with changes another session has not committed yet (lines of the version both started from):`,
+    ...meetings,
+    'Look at both first (collab_check shows their lines), message that session with collab_message_send, or ask the user whether to go ahead.',
+  ].join('\n');
+}
