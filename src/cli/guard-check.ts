@@ -1,9 +1,21 @@
 import { CoreApp } from '../app/core-app.js';
+import { describePredictions } from '../features/changes/prediction-text.js';
+import type { Viewpoint } from '../features/claims/claim-types.js';
 import { shellClientSessionId } from '../integrations/client-env.js';
 import { stagedFiles } from '../integrations/git-status.js';
 import { clientProcess } from '../integrations/process-tree.js';
 
 export const BYPASS = 'Commit anyway with `git commit --no-verify` (or SESSION_COLLAB_GUARD=off git commit).';
+
+/**
+ * What the commit's worktree changed is read again, and what will conflict when it merges with
+ * another live session's uncommitted changes is said (the commit goes ahead: merging is later).
+ */
+async function warnOfMerges(app: CoreApp, viewer: Viewpoint, staged: string[]): Promise<void> {
+  const { conflicts } = await app.changes.predictWorktree(viewer, staged);
+  const merging = conflicts.filter((c) => c.level === 'textual' || c.level === 'file');
+  if (merging.length > 0) process.stderr.write(`session-collab: note — ${describePredictions(merging, 0)}\n`);
+}
 
 /**
  * `session-collab guard check`, run by the pre-commit hook: refuses (exit 1) a commit whose staged
@@ -29,7 +41,10 @@ export async function guardCheck(): Promise<void> {
       'This commit',
       'person',
     );
-    if (!verdict.reason) return;
+    if (!verdict.reason) {
+      await warnOfMerges(app, viewer, staged);
+      return;
+    }
     app.log.info('guard.refused', {
       session: viewer.id,
       files: [...new Set(verdict.conflicts.map((c) => c.file))],

@@ -152,6 +152,26 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
         );
       if (p.more.conflicts) line(dim(`    and more: ${MORE_HINT}`));
     }
+    if (p.predicted.length > 0) {
+      line(
+        `  ${yellow('Predicted at merge')} ${dim('(uncommitted changes of two sessions; lines of the version both started from)')}`,
+      );
+      for (const c of p.predicted) {
+        const what =
+          c.level === 'textual'
+            ? red('will conflict')
+            : c.level === 'symbol'
+              ? yellow('same code')
+              : c.level === 'file'
+                ? red('will conflict (whole file)')
+                : dim('cannot compare');
+        const symbols = c.symbols.length > 0 ? ` ${inline(c.symbols.join(', '), 120)}` : '';
+        line(
+          `    ${what} ${inline(c.file, 200)}${symbols}: "${inline(c.a.session, 40)}" and "${inline(c.b.session, 40)}" ${dim(`(${inline(c.lines, 160)})`)}`,
+        );
+      }
+      if (p.more.predicted) line(dim(`    and more: ${MORE_HINT}`));
+    }
     line('');
   }
   return `${out.join('\n')}\n`;

@@ -119,9 +119,9 @@ export class ChangesStore {
     const list = inList(this.sql.dialect, paths);
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
-       WHERE f.project_id = ? AND f.path ${list.text} AND f.session_id <> ? AND s.status = 'active'
+       WHERE f.project_id = ? AND f.path ${list.text} AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
        ORDER BY f.session_id, f.path`,
-      [projectId, list.param, sessionId ?? ''],
+      [projectId, list.param, sessionId, sessionId],
     );
     for (const row of rows) {
       const files = out.get(row.session_id) ?? [];

@@ -176,6 +176,16 @@ describe('what two clones changed, recorded by their edit hooks', () => {
     expect(check.predicted_conflicts).toMatchObject([
       { session_name: 'bob', level: 'textual', file: 'src/api/auth.py', symbols: ['login'] },
     ]);
+    // `status` shows the pair, for a person watching.
+    const status = cli(home, alice, 'status');
+    expect(status.stdout).toContain('Predicted at merge');
+    expect(status.stdout).toMatch(
+      /will conflict src\/api\/auth\.py login: "(alice|bob)" and "(alice|bob)" \((1–2 \/ 2|2 \/ 1–2)\)/,
+    );
+    const json = JSON.parse(cli(home, alice, 'status', '--json').stdout) as {
+      projects: Array<{ predicted: Array<{ level: string; file: string }> }>;
+    };
+    expect(json.projects[0]!.predicted).toMatchObject([{ level: 'textual', file: 'src/api/auth.py' }]);
   });
 });
 
@@ -215,6 +225,26 @@ describe('an edit that would conflict with another clone’s uncommitted change'
     // Elsewhere in the same file (and the same function): no question.
     expect((await edit('    step_25()', '    step_25(x)')).stdout).toBe('');
     expect((await edit('def logout(user):', 'def logout(user, all=False):')).stdout).toBe('');
+
+    // Alice commits a change to those lines anyway: the guard lets it through (nobody holds the
+    // file), reads her changes and says what will conflict.
+    expect(cli(home, alice, 'guard', 'install').status).toBe(0);
+    writeFileSync(join(alice, 'src/api/auth.py'), source.replace('step_11()', 'step_11(x)'));
+    git(alice, 'add', 'src/api/auth.py');
+    const committed = spawnSync('git', ['commit', '-qm', 'step 11'], {
+      cwd: alice,
+      env: {
+        ...process.env,
+        SESSION_COLLAB_HOME: home,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+      encoding: 'utf8',
+    });
+    expect(committed.status, committed.stderr).toBe(0);
+    expect(committed.stderr).toContain('src/api/auth.py (login): will conflict with session "bob"');
   });
 });
 
@@ -227,11 +257,13 @@ describe('a database from before repositories were named', () => {
       ['alice', alice],
       ['bob', bob],
     ] as const) {
-      const s = await server(clone, home);
+      // Closed at once: a running server would name the projects itself in the background.
+      const s = await connectStdio({ cwd: clone, home });
       await s.call('collab_session_start', { name, project_root: clone });
       await s.call('collab_claim', { files: [`src/${name}.ts`], intent: `${name}'s work` });
       await s.call('collab_decision_add', { title: `${name} decided`, description: 'because' });
       await s.call('collab_message_send', { content: `hello from ${name}` });
+      await s.close();
     }
     const db = new Database(join(home, 'registry.db'));
     const counts = () =>

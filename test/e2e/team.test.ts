@@ -323,7 +323,10 @@ describe('two hub replicas on one PostgreSQL', () => {
         }
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Mid-run: once some calls were answered, however loaded the machine.
+    const deadline = Date.now() + 20_000;
+    while (sent.length < 3 && failed === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     await a.stop('SIGKILL');
     await writing;
     // The kill came mid-run: calls were answered before it, and one was cut off by it.

@@ -10,6 +10,7 @@ import { type ChangeBase, readChanges } from '../../integrations/git-changes.js'
 import { locateFolder } from '../../integrations/git-repo.js';
 import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
+import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
 
@@ -31,6 +32,17 @@ export interface PredictedConflict {
   theirs: HunkView[];
   /** Why a file could not be compared by lines (`file`, `unknown`). */
   why?: string;
+}
+
+/** A predicted conflict between two sessions, as `status` and the dashboard show it. */
+export interface PairConflict {
+  a: { session_id: string; session: string };
+  b: { session_id: string; session: string };
+  level: PredictionLevel;
+  file: string;
+  symbols: string[];
+  /** Each side's lines of the base ("10–12 / 11"), or why they could not be compared. */
+  lines: string;
 }
 
 /** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
@@ -248,26 +260,101 @@ export class ChangesService {
     session: { id: string; project_id: string },
     patterns?: string[],
   ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
-    const { store } = this.app;
     const globs = patterns?.map(glob);
-    const mine = (await store.changes.filesOf(session.id)).filter(
+    const mine = (await this.app.store.changes.filesOf(session.id)).filter(
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
+    return this.against(mine, session.project_id, new Set([session.id]), null);
+  }
+
+  /**
+   * What a worktree's changes to `paths` (relative to its root) will meet: read from the worktree
+   * itself, whoever looks (the commit guard, under a person or a session); recorded when the viewer
+   * is a session. Sessions working in the same worktree are not compared with it.
+   */
+  async predictWorktree(
+    viewer: Viewpoint,
+    paths: string[],
+  ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
+    if (viewer.id) {
+      const session = await this.app.store.sessions.get(viewer.id);
+      if (session) {
+        await this.refresh(session);
+        const mine = await this.app.store.changes.filesOf(session.id, paths);
+        return this.against(mine, session.project_id, new Set([session.id]), null);
+      }
+    }
+    const place = locateFolder(viewer.worktree);
+    if (place.kind !== 'git') return { conflicts: [], more: 0 };
+    let files: FileChange[];
+    try {
+      files = readChanges(place.worktree, place.commonDir, { paths }).files;
+    } catch {
+      return { conflicts: [], more: 0 };
+    }
+    this.addSymbols(place.worktree, files, new Map());
+    return this.against(files, viewer.project_id, new Set([...(viewer.also ?? [])]), viewer.worktree);
+  }
+
+  /** `mine` against every other live session's recorded changes (not `skip`, nor of `worktree`). */
+  private async against(
+    mine: FileChange[],
+    projectId: string,
+    skip: Set<string>,
+    worktree: string | null,
+  ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
+    const { store } = this.app;
     const others = await store.changes.othersTouching(
-      session.project_id,
-      session.id,
+      projectId,
+      null,
       mine.map((f) => f.path),
     );
     const all: PredictedConflict[] = [];
     for (const [otherId, files] of others) {
+      if (skip.has(otherId)) continue;
       const other = await store.sessions.get(otherId);
       if (!other || stateOf(this.app, other) !== 'active') continue;
+      if (worktree !== null && other.worktree === worktree && other.host === this.app.host) continue;
       for (const p of predictChanges(mine, files)) all.push(this.entry(other, p));
     }
     return {
       conflicts: all.slice(0, LIMITS.listedConflicts),
       more: Math.max(0, all.length - LIMITS.listedConflicts),
     };
+  }
+
+  /**
+   * Every predicted conflict between two live sessions of a project, by pair and file (for
+   * `status` and the dashboard): at most `limit`, and whether there are more.
+   */
+  async betweenSessions(projectId: string, limit: number): Promise<{ pairs: PairConflict[]; more: boolean }> {
+    const bySession = await this.app.store.changes.ofProject(projectId);
+    const live: SessionRow[] = [];
+    for (const id of bySession.keys()) {
+      const s = await this.app.store.sessions.get(id);
+      if (s && stateOf(this.app, s) === 'active') live.push(s);
+    }
+    const pairs: PairConflict[] = [];
+    for (let i = 0; i < live.length; i++) {
+      for (let j = i + 1; j < live.length; j++) {
+        const [a, b] = [live[i]!, live[j]!];
+        for (const p of predictChanges(bySession.get(a.id)!, bySession.get(b.id)!)) {
+          if (pairs.length === limit) return { pairs, more: true };
+          pairs.push({
+            a: { session_id: a.id, session: a.name },
+            b: { session_id: b.id, session: b.name },
+            level: p.level,
+            file: p.path,
+            symbols: p.symbols,
+            lines:
+              p.level === 'textual' || p.level === 'symbol'
+                ? `${p.ours.map((h) => describeLines(h.base)).join(', ')} / ${p.theirs.map((h) => describeLines(h.base)).join(', ')}`
+                : (p.why ?? ''),
+          });
+        }
+      }
+    }
+    return { pairs, more: false };
   }
 
   /**

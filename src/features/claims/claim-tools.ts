@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
-import { describePredictions, predictedConflict } from '../changes/prediction-views.js';
+import { describePredictions } from '../changes/prediction-text.js';
+import { predictedConflict } from '../changes/prediction-views.js';
 import {
   cursorField,
   idOf,

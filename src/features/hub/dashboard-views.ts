@@ -2,6 +2,7 @@ import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { projectLabel } from '../../core/project-label.js';
 import { loadRealm } from '../../integrations/realm-files.js';
+import type { PairConflict } from '../changes/changes-service.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
@@ -56,6 +57,8 @@ export interface Board {
   claims: ClaimItem[];
   tree: TreeNode<ClaimItem>;
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+  /** Conflicts predicted between live sessions' uncommitted changes, per pair and file. */
+  predicted: PairConflict[];
   questions: QuestionItem[];
   messages: Array<{ id: string; from: string; to: string | null; content: string; at: string }>;
   decisions: Array<{
@@ -221,6 +224,7 @@ export class DashboardViews {
       claims,
       tree,
       conflicts,
+      predicted: (await app.changes.betweenSessions(projectId, BOARD_LIMITS.conflicts)).pairs,
       questions: await this.questions(projectId),
       messages: (await store.dashboard.messages(projectId, BOARD_LIMITS.lines)).map((m) => ({
         id: m.id,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { projectLabel } from '../../core/project-label.js';
 import { terminalOf } from '../../integrations/process-tree.js';
+import type { PairConflict } from '../changes/changes-service.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import type { SessionView } from '../sessions/session-types.js';
 import type { Wiring } from '../tool-context.js';
@@ -25,8 +26,10 @@ export interface ProjectStatus {
   sessions: SessionStatus[];
   claims: ClaimView[];
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
+  /** Conflicts predicted between live sessions' uncommitted changes, per pair and file. */
+  predicted: PairConflict[];
   /** Rows of each list beyond the limit (for conflicts: whether there are more). */
-  more: { sessions: boolean; claims: number; conflicts: boolean };
+  more: { sessions: boolean; claims: number; conflicts: boolean; predicted: boolean };
 }
 
 /**
@@ -73,6 +76,7 @@ export class StatusService {
       }
       if (!options.all && sessions.length === 0 && claims.length === 0) continue;
       const conflicts = await app.claims.projectConflicts(project.id, Math.min(limit, 1000));
+      const predicted = await app.changes.betweenSessions(project.id, Math.min(limit, 1000));
       projects.push({
         project_id: project.id,
         root: project.root,
@@ -81,7 +85,9 @@ export class StatusService {
         sessions,
         claims,
         conflicts: this.honest(project, sessions, conflicts.conflicts),
+        predicted: predicted.pairs,
         more: {
+          predicted: predicted.more,
           sessions: sessionPage.next_cursor !== null,
           claims: claims.length < limit ? 0 : (await app.store.claims.count(activeClaims)) - claims.length,
           conflicts: conflicts.more,

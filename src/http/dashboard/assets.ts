@@ -100,6 +100,7 @@ th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line
 .badge.active { color: var(--ok); } .badge.inactive { color: var(--stale); } .badge.ended { color: var(--muted); }
 .badge.conflict, li.conflict > strong { color: var(--warn); }
 li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }
+li.predicted-look > strong { color: var(--stale); }
 li.claim.stale { opacity: .75; }
 tr.state-ended { opacity: .6; }
 ul.tree, ul.tree ul { list-style: none; padding-left: 14px; }

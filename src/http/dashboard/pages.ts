@@ -25,6 +25,14 @@ export interface PageContext {
   recent: FeedEvent[];
 }
 
+/** How a predicted conflict between two sessions reads on the board. */
+const PREDICTED_WORDS: Record<string, string> = {
+  textual: 'will conflict in',
+  file: 'will conflict in (whole file)',
+  symbol: 'both change the same code in',
+  unknown: 'cannot be compared in',
+};
+
 const when = (isoTime: string) =>
   html`<time datetime="${isoTime}">${isoTime.slice(0, 19).replace('T', ' ')}</time>`;
 
@@ -172,6 +180,14 @@ ${
     ? html`<ul class="conflicts">${board.conflicts.map(
         (c) =>
           html`<li class="conflict" data-conflict="${c.a.claim_id}:${c.b.claim_id}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> both hold <code>${c.path}</code></li>`,
+      )}</ul>`
+    : ''
+}
+${
+  board.predicted.length > 0
+    ? html`<h3>Predicted at merge</h3><ul class="conflicts predicted">${board.predicted.map(
+        (c) =>
+          html`<li class="${c.level === 'symbol' || c.level === 'unknown' ? 'predicted-look' : 'conflict'}" data-predicted="${c.level}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> ${PREDICTED_WORDS[c.level]} <code>${c.file}</code>${c.symbols.length > 0 ? html` (${c.symbols.join(', ')})` : ''} <span class="muted">${c.lines}</span></li>`,
       )}</ul>`
     : ''
 }
