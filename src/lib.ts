@@ -2,6 +2,8 @@
 export { App } from './app/app.js';
 export { DEFAULT_CONFIG } from './app/config.js';
 export { homeAt, resolveHome } from './app/home.js';
+export { parseGitDiff } from './core/hunks.js';
+export { predictChanges } from './core/merge-prediction.js';
 export { ownProcess } from './features/sessions/client-sessions.js';
 export { Connection } from './features/sessions/connection.js';
 export { COLLABORATION_RULES, claudeHooks } from './integrations/client-setup.js';

@@ -161,7 +161,8 @@ export class ChangesStore {
     return this.sql.all<SessionRow>(
       `SELECT s.* FROM sessions s LEFT JOIN change_sets c ON c.session_id = s.id
        WHERE s.project_id = ? AND s.status = 'active' AND s.host = ? AND s.id <> ?
-         AND (c.refreshed_at IS NULL OR c.refreshed_at < ?)
+         AND (c.refreshed_at IS NULL OR c.refreshed_at < ?
+              OR EXISTS (SELECT 1 FROM changes_pending p WHERE p.session_id = s.id))
        ORDER BY COALESCE(c.refreshed_at, 0), s.id LIMIT ?`,
       [projectId, host, exceptId, before, limit],
     );
@@ -175,6 +176,14 @@ export class ChangesStore {
        VALUES ${paths.map(() => '(?, ?, ?, ?)').join(', ')}
        ON CONFLICT (session_id, path) DO UPDATE SET requested_at = excluded.requested_at`,
       paths.flatMap((path) => [sessionId, host, path, now]),
+    );
+  }
+
+  /** Whether an edit hook asked for some of the session's files to be read. */
+  async hasPending(sessionId: string): Promise<boolean> {
+    return (
+      (await this.sql.get('SELECT 1 AS x FROM changes_pending WHERE session_id = ? LIMIT 1', [sessionId])) !==
+      undefined
     );
   }
 

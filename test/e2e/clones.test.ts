@@ -197,11 +197,11 @@ describe('an edit that would conflict with another clone’s uncommitted change'
     const { alice, bob } = twoClones({ 'src/api/auth.py': source });
     const a = await server(alice, home);
     const b = await server(bob, home);
+    // Bob starts with a change to step 10 he has not committed (no hook saw it: no claim holds the
+    // file); his session's start reads it.
+    writeFileSync(join(bob, 'src/api/auth.py'), source.replace('step_10()', 'step_10(retries=3)'));
     await a.call('collab_session_start', { name: 'alice', project_root: alice });
     await b.call('collab_session_start', { name: 'bob', project_root: bob });
-    // Bob changed step 10 and has not committed it; his check records it.
-    writeFileSync(join(bob, 'src/api/auth.py'), source.replace('step_10()', 'step_10(retries=3)'));
-    await b.call('collab_check');
 
     const edit = (old_string: string, new_string: string) =>
       a.hook(

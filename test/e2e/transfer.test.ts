@@ -37,6 +37,8 @@ async function populated(): Promise<string> {
   const toolsets = ['collab', 'review', 'human'];
   const worker = await connectInMemory(app, repo, 'worker', toolsets);
   const reviewer = await connectInMemory(app, repo, 'reviewer', toolsets);
+  // A change, recorded with its hunks when the session starts.
+  writeFileSync(join(repo, 'src/a.ts'), 'a\nb\n');
   await worker.call('collab_session_start', { name: 'worker', project_root: repo });
   await reviewer.call('collab_session_start', { name: 'reviewer', project_root: repo });
   const claim = await worker.call<{ claim_id: string }>('collab_claim', {
@@ -47,9 +49,7 @@ async function populated(): Promise<string> {
   await worker.call('collab_release', { claim_id: claim.claim_id, status: 'completed', summary: 'done' });
   await reviewer.call('collab_claim', { files: ['src/b/c.ts'], intent: 'overlapping, advisory' });
   await worker.call('collab_message_send', { content: 'héllo, “quotes” and ☃' });
-  // A change recorded with its hunks.
-  writeFileSync(join(repo, 'src/a.ts'), 'a\nb\n');
-  await worker.call('collab_check');
+
   await reviewer.call('collab_decision_add', { title: 'Use JWT', description: 'Sessions are stateless.' });
   const work = await worker.call<{ id: string }>('submit_work', {
     type: 'code',

@@ -66,6 +66,7 @@ describe('conflicts predicted between two clones', () => {
     const bob = await connectInMemory(app, bobDir, 'bob');
     await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
     await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+    later(); // the agents work a while before they check
 
     // Both change User.save, in lines apart: git merges, a person should look.
     edit(aliceDir, '    validate(this);', '    validate(this, { strict: true });');
@@ -121,8 +122,19 @@ describe('conflicts predicted between two clones', () => {
       (await alice.call<Check>('collab_check', { files: ['src/auth.ts'] })).predicted_conflicts,
     ).toHaveLength(1);
 
+    // A session that starts with changes of its own is told at once.
+    const carolDir = cloneOf(origin);
+    edit(carolDir, '    validate(this);', '    validate(this, { carol: true });');
+    const carol = await connectInMemory(app, carolDir, 'carol');
+    const started = await carol.call<{ message: string }>('collab_session_start', {
+      name: 'carol',
+      project_root: carolDir,
+    });
+    expect(started.message).toContain('Your uncommitted changes already meet 2 other session(s)');
+
     // An ended session predicts nothing.
     await bob.call('collab_session_end', {});
+    await carol.call('collab_session_end', {});
     expect((await alice.call<Check>('collab_check')).predicted_conflicts).toEqual([]);
   });
 

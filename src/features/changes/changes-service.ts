@@ -48,6 +48,8 @@ export interface PairConflict {
 /** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
 const NEIGHBOURS = 8;
 const FRESH_MS = 2_000;
+/** A session's own changes read this recently are not read again by a check (edits waiting aside). */
+const OWN_FRESH_MS = 1_000;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
@@ -205,13 +207,22 @@ export class ChangesService {
   }
 
   /**
-   * Reads the session's changes, and those of the other live sessions of its repository on this
-   * machine not read in the last `FRESH_MS` (at most `NEIGHBOURS`): so sessions that only call
-   * tools, with no hooks recording their edits, are compared as they are now.
+   * Reads the session's changes unless they were read in the last `OWN_FRESH_MS` with no edit
+   * waiting to be read (a burst of checks reads once), and those of the other live sessions of its
+   * repository on this machine not read in the last `FRESH_MS` or with edits waiting (at most
+   * `NEIGHBOURS`): so sessions that only call tools, with no hooks recording their edits, are
+   * compared as they are now.
    */
   async refreshAround(session: SessionRow): Promise<void> {
-    await this.refresh(session);
-    const stale = await this.app.store.changes.staleOnHost(
+    const { store } = this.app;
+    const set = await store.changes.setOf(session.id);
+    if (
+      !set ||
+      this.app.now() - set.refreshed_at >= OWN_FRESH_MS ||
+      (await store.changes.hasPending(session.id))
+    )
+      await this.refresh(session);
+    const stale = await store.changes.staleOnHost(
       session.project_id,
       this.app.host,
       session.id,

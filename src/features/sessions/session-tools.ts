@@ -28,17 +28,24 @@ export const sessionStart = defineTool({
     project_root: z.string().min(1).describe('Absolute path of the project'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
-  async handler({ connection }, input) {
+  async handler({ app, connection }, input) {
     const { session, others, resumed } = await connection.start(input.name, input.project_root);
+    // What it already changed is read, and compared with the others' from the start.
+    await app.changes.refresh(session);
+    const { conflicts } = others.length > 0 ? await app.changes.predict(session) : { conflicts: [] };
     const names = others.map((s) => `"${inline(s.name, 60)}"`).join(', ');
     const what = resumed ? 'Session resumed' : 'Session registered';
+    const meeting =
+      conflicts.length > 0
+        ? ` Your uncommitted changes already meet ${new Set(conflicts.map((c) => c.session_id)).size} other session(s)' in ${conflicts.length} file(s): collab_check shows where.`
+        : '';
     return {
       session_id: session.id,
       name: session.name,
       message:
         others.length === 0
           ? `${what}. No other active sessions in this project.`
-          : `${what}. ${others.length} other active session${others.length === 1 ? '' : 's'} in this project: ${names}. Check collab_claims_list before editing.`,
+          : `${what}. ${others.length} other active session${others.length === 1 ? '' : 's'} in this project: ${names}. Check collab_claims_list before editing.${meeting}`,
     };
   },
   text: (o) => `${o.message} (session_id ${o.session_id})`,

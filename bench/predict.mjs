@@ -1,0 +1,112 @@
+// Conflict prediction for one pair of sessions with 1,000-line diffs, as a client sees it: two clones
+// of one repository, a `serve` process in each over real stdio; each session's uncommitted diff
+// changes 1,002 lines of a 7,000-line TypeScript file (3 lines in each of 334 functions; 34 of
+// those functions both change, in the same lines). Timed: `collab_check` without files (the caller's worktree read again with git, its
+// symbols parsed, compared with the other's recorded changes), and the comparison alone
+// (`predictChanges` in process), each paired with a bare `node -e 0`. Run alone:
+//   node bench/predict.mjs     (after npm run build)
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bareNode, cleanup, lib, median, percentile, stdioServer, tempDir } from './common.mjs';
+import { ours } from './servers.mjs';
+
+const ID = {
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@b',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@b',
+};
+const git = (cwd, ...args) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, ...ID }, encoding: 'utf8' });
+
+/** 700 functions of 10 lines; `tag` rewrites the bodies of the functions `pick` selects (3 lines each). */
+function source(tag = null, pick = () => false) {
+  const out = [];
+  for (let f = 0; f < 700; f++) {
+    const body =
+      tag && pick(f)
+        ? [`  const a = ${tag}${f};`, `  const b = a * ${f};`, `  return a + b; // ${tag}`]
+        : ['  const a = x;', '  const b = a * 2;', '  return a + b;'];
+    out.push(
+      `export function step${f}(x: number): number {`,
+      ...body,
+      '  // one',
+      '  // two',
+      '  // three',
+      '  // four',
+      '}',
+      '',
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export async function predict(rounds = 40) {
+  const origin = tempDir('bench-origin-');
+  mkdirSync(join(origin, 'src'));
+  writeFileSync(join(origin, 'src', 'steps.ts'), source());
+  git(origin, 'init', '-q', '-b', 'main');
+  git(origin, 'add', '.');
+  git(origin, 'commit', '-qm', 'steps');
+  const home = tempDir('bench-home-');
+  const clones = ['alice', 'bob'].map((name) => {
+    const dir = join(tempDir('bench-clone-'), 'app');
+    git(origin, 'clone', '-q', origin, dir);
+    return { name, dir };
+  });
+  // Alice functions 0–333, Bob 300–633: 1,002 changed lines each, 34 functions in common.
+  writeFileSync(
+    join(clones[0].dir, 'src', 'steps.ts'),
+    source('alice', (f) => f < 334),
+  );
+  writeFileSync(
+    join(clones[1].dir, 'src', 'steps.ts'),
+    source('bob', (f) => f >= 300 && f < 634),
+  );
+  const env = { ...process.env, ...ours.env(home) };
+  const servers = clones.map((c) => ({ ...c, s: stdioServer(ours.command, { cwd: c.dir, env }) }));
+  for (const { s, name, dir } of servers) await s.call('collab_session_start', { name, project_root: dir });
+  const first = await servers[1].s.call('collab_check');
+  const answer = first.result?.structuredContent;
+  if (!answer || answer.predicted_conflicts.length === 0)
+    throw new Error(`no prediction: ${JSON.stringify(first.result).slice(0, 400)}`);
+  const check = [];
+  const bare = [];
+  for (let i = 0; i < rounds; i++) {
+    check.push((await servers[1].s.call('collab_check')).ms);
+    bare.push(bareNode());
+  }
+  // The comparison alone, on the same diffs as git prints them.
+  const diff = (dir) =>
+    lib.parseGitDiff(git(dir, 'diff', '-U0', '--full-index', '--no-renames', '--no-color', 'HEAD', '--'));
+  const [a, b] = clones.map((c) => diff(c.dir));
+  const compare = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    lib.predictChanges(a, b);
+    compare.push(performance.now() - t);
+  }
+  for (const { s } of servers) s.child.kill();
+  await Promise.all(servers.map(({ s }) => s.closed));
+  cleanup(origin, home, ...clones.map((c) => c.dir));
+  const sorted = (xs) => [...xs].sort((x, y) => x - y);
+  return {
+    changedLines: a[0].hunks.reduce((n, h) => n + h.next[1], 0),
+    level: answer.predicted_conflicts[0].level,
+    check: { p50: median(check), p99: percentile(sorted(check), 99) },
+    compare: { p50: median(compare), p99: percentile(sorted(compare), 99) },
+    bare: median(bare),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await predict();
+  console.log(`changed lines per session: ${r.changedLines}; predicted: ${r.level}`);
+  console.log(`bare node -e 0: ${r.bare.toFixed(1)} ms`);
+  console.log(
+    `collab_check (reads the worktree, compares): p50 ${r.check.p50.toFixed(1)} ms, p99 ${r.check.p99.toFixed(1)} ms (${(r.check.p99 / r.bare).toFixed(2)}× bare node)`,
+  );
+  console.log(`comparison alone: p50 ${r.compare.p50.toFixed(2)} ms, p99 ${r.compare.p99.toFixed(2)} ms`);
+}
