@@ -25,7 +25,7 @@ const ALLOWED = {
   mcp: ['core', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
   cli: ['core', 'integrations', 'app', 'features', 'mcp', 'http'],
-  'lib.ts': ['app', 'features', 'mcp', 'integrations'],
+  'lib.ts': ['app', 'features', 'mcp', 'integrations', 'core'],
 };
 const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);
 /** core/ is pure: no I/O, no database, no SDK. */
