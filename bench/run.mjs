@@ -20,6 +20,7 @@ import {
 } from './common.mjs';
 import { hooks } from './hooks.mjs';
 import { hubRound, stdioRound, teamRound } from './hub.mjs';
+import { predict } from './predict.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -252,6 +253,8 @@ for (const claims of [100, 10_000, 100_000]) {
 loads.push(load());
 progress('hook processes with 1,000 live claims (40 rounds)…');
 const hook = await hooks(servers);
+progress('conflict prediction, a pair of sessions with 1,000-line diffs…');
+const prediction = await predict();
 const size = await listSizes();
 loads.push(load());
 // Last: 16 busy processes on the machine leave its load high for a while after.
@@ -417,6 +420,30 @@ row(
   hook['ours post'] <= hook.bare + 25,
 );
 row(
+  'PostToolUse hook process after an Edit of a 1,000-line TypeScript file: the edit recorded, its reading asked of the serving process (median of 40)',
+  ms(hook['ours post edit']),
+  '–',
+  `bare + ${fmt(hook['ours post edit'] - hook.bare, 0)} ms`,
+  '≤ bare + 25 ms',
+  hook['ours post edit'] <= hook.bare + 25,
+);
+row(
+  'conflict prediction for one pair of sessions with 1,000-line diffs (two clones): the comparison alone, p50 / p99 (200)',
+  `${fmt(prediction.compare.p50, 2)} / ${fmt(prediction.compare.p99, 2)} ms`,
+  '–',
+  '',
+  'p99 ≤ 50 ms',
+  prediction.compare.p99 <= 50,
+);
+row(
+  'the same pair as a client sees it: `collab_check` without files over stdio, reading its worktree at most once a second, p50 / p99 (40)',
+  `${fmt(prediction.check.p50, 1)} / ${fmt(prediction.check.p99, 1)} ms`,
+  '–',
+  `p99 ${ratio(prediction.check.p99, prediction.bare)} of bare node`,
+  '',
+  null,
+);
+row(
   'default `tools/list` as received (JSON bytes / 4)',
   `${size.ours.tokens} tokens`,
   size.peer ? `${size.peer.tokens} tokens` : '–',
@@ -473,7 +500,11 @@ the ratios are the figures to read.
   claim id must be unique and every claim completed in the database.
 - **hook**: the PreToolUse hook process with a Claude Code \`Edit\` input for a file another session
   holds (each run must deny), 20 other sessions holding 1,000 claims. And ours after every tool call
-  (PostToolUse after a Read when the session has nothing new: no output).
+  (PostToolUse after a Read when the session has nothing new: no output), and after an Edit of a
+  1,000-line TypeScript file (another line each run).
+- **prediction** (\`bench/predict.mjs\`): two clones, a \`serve\` in each; each session changed 1,002
+  lines of a 7,000-line TypeScript file (34 functions in the same lines). The comparison alone
+  (the two change sets as git prints them), and \`collab_check\` without files as a client sees it.
 - **tools/list**: the default toolset's \`tools/list\` result as the server sends it, bytes / 4.
 - **hub over HTTP**: 8 client processes, each a minimal Streamable HTTP client (\`fetch\`, no SDK)
   with its own MCP session on one \`session-collab hub\`, loop claim → check → release for 5 s;

@@ -83,7 +83,7 @@ describe('textual prediction against git merge-file', () => {
           });
         },
       ),
-      { numRuns: 120 },
+      { numRuns: 80 },
     );
   });
 

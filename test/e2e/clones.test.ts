@@ -42,6 +42,22 @@ async function server(cwd: string, home: string) {
   return s;
 }
 
+/** `git commit` in a clone, its pre-commit guard reading `home`. */
+function commit(home: string, cwd: string, message: string) {
+  return spawnSync('git', ['commit', '-qm', message], {
+    cwd,
+    env: {
+      ...process.env,
+      SESSION_COLLAB_HOME: home,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+    encoding: 'utf8',
+  });
+}
+
 function cli(home: string, cwd: string, ...args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], {
     cwd,
@@ -98,18 +114,7 @@ describe('two clones of one repository on one machine', () => {
     expect(cli(home, bob, 'guard', 'install').status).toBe(0);
     writeFileSync(join(bob, 'src/api/auth.py'), 'def login(user, token):\n    pass\n');
     git(bob, 'add', 'src/api/auth.py');
-    const refused = spawnSync('git', ['commit', '-qm', 'hints'], {
-      cwd: bob,
-      env: {
-        ...process.env,
-        SESSION_COLLAB_HOME: home,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-      encoding: 'utf8',
-    });
+    const refused = commit(home, bob, 'hints');
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('src/api/auth.py');
 
@@ -231,18 +236,7 @@ describe('an edit that would conflict with another clone’s uncommitted change'
     expect(cli(home, alice, 'guard', 'install').status).toBe(0);
     writeFileSync(join(alice, 'src/api/auth.py'), source.replace('step_11()', 'step_11(x)'));
     git(alice, 'add', 'src/api/auth.py');
-    const committed = spawnSync('git', ['commit', '-qm', 'step 11'], {
-      cwd: alice,
-      env: {
-        ...process.env,
-        SESSION_COLLAB_HOME: home,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-      encoding: 'utf8',
-    });
+    const committed = commit(home, alice, 'step 11');
     expect(committed.status, committed.stderr).toBe(0);
     expect(committed.stderr).toContain('src/api/auth.py (login): will conflict with session "bob"');
   });

@@ -195,7 +195,7 @@ export class AgentsService {
       if (this.live.has(id))
         await endRun(this.app, id, {
           status: 'cancelled',
-          error: `cancelled: its server stopped (${reason})`,
+          error: `cancelled: ${reason}`,
         });
   }
 
