@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
-import { quoteBlock } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
 import { LIMITS } from '../../core/limits.js';
-import { type FilePrediction, type PredictionLevel, predictChanges } from '../../core/merge-prediction.js';
+import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
 import { type ChangeBase, readChanges } from '../../integrations/git-changes.js';
 import { locateFolder } from '../../integrations/git-repo.js';
 import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
@@ -13,37 +12,7 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
-
-/** A hunk as an agent or a person reads it: its lines on both sides and a fenced excerpt. */
-export interface HunkView {
-  base: [number, number];
-  next: [number, number];
-  excerpt: string;
-}
-
-/** A conflict predicted between the caller's changes and another live session's. */
-export interface PredictedConflict {
-  session_id: string;
-  session_name: string;
-  level: PredictionLevel;
-  file: string;
-  symbols: string[];
-  ours: HunkView[];
-  theirs: HunkView[];
-  /** Why a file could not be compared by lines (`file`, `unknown`). */
-  why?: string;
-}
-
-/** A predicted conflict between two sessions, as `status` and the dashboard show it. */
-export interface PairConflict {
-  a: { session_id: string; session: string };
-  b: { session_id: string; session: string };
-  level: PredictionLevel;
-  file: string;
-  symbols: string[];
-  /** Each side's lines of the base ("10–12 / 11"), or why they could not be compared. */
-  lines: string;
-}
+import { describeLines, type PairConflict, type PredictedConflict, view } from './prediction-types.js';
 
 /** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
 const NEIGHBOURS = 8;
@@ -57,17 +26,6 @@ const PARSED_PER_REFRESH = 200;
 /** What a predicted conflict notification is about: one other session, one file, one level. */
 function predictionSubject(otherId: string, path: string, level: string): string {
   return `predicted_conflict:${otherId}:${path}:${level}`;
-}
-
-/** Base lines as a person reads them: "12–14", "12", or "after 12" for an insertion. */
-export function describeLines([start, count]: [number, number]): string {
-  if (count === 0) return `after ${start}`;
-  return count === 1 ? String(start) : `${start}–${start + count - 1}`;
-}
-
-function view(h: Hunk): HunkView {
-  // Another session's lines: quoted, bounded, controls gone.
-  return { base: h.base, next: h.next, excerpt: quoteBlock(h.excerpt, 800, 8, '[… cut]') };
 }
 
 /**

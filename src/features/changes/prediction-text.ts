@@ -1,5 +1,5 @@
 import { inline } from '../../core/fence.js';
-import { type PredictedConflict, describeLines as span } from './changes-service.js';
+import { type PredictedConflict, describeLines as span } from './prediction-types.js';
 
 /** One line per predicted conflict (another session's name fenced), or '' when there is none. */
 export function describePredictions(conflicts: PredictedConflict[], more: number): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PredictedConflict } from './changes-service.js';
+import type { PredictedConflict } from './prediction-types.js';
 
 const range = z.tuple([z.number(), z.number()]);
 const hunk = z.object({

@@ -2,7 +2,7 @@ import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { projectLabel } from '../../core/project-label.js';
 import { loadRealm } from '../../integrations/realm-files.js';
-import type { PairConflict } from '../changes/changes-service.js';
+import type { PairConflict } from '../changes/prediction-types.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';

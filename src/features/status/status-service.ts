@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { projectLabel } from '../../core/project-label.js';
 import { terminalOf } from '../../integrations/process-tree.js';
-import type { PairConflict } from '../changes/changes-service.js';
+import type { PairConflict } from '../changes/prediction-types.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import type { SessionView } from '../sessions/session-types.js';
 import type { Wiring } from '../tool-context.js';

@@ -1,0 +1,46 @@
+/** Predicted conflicts as tools, `status` and the dashboard give them. */
+import { quoteBlock } from '../../core/fence.js';
+import type { Hunk } from '../../core/hunks.js';
+import type { PredictionLevel } from '../../core/merge-prediction.js';
+
+/** A hunk as an agent or a person reads it: its lines on both sides and a fenced excerpt. */
+export interface HunkView {
+  base: [number, number];
+  next: [number, number];
+  excerpt: string;
+}
+
+/** A conflict predicted between the caller's changes and another live session's. */
+export interface PredictedConflict {
+  session_id: string;
+  session_name: string;
+  level: PredictionLevel;
+  file: string;
+  symbols: string[];
+  ours: HunkView[];
+  theirs: HunkView[];
+  /** Why a file could not be compared by lines (`file`, `unknown`). */
+  why?: string;
+}
+
+/** A predicted conflict between two sessions, as `status` and the dashboard show it. */
+export interface PairConflict {
+  a: { session_id: string; session: string };
+  b: { session_id: string; session: string };
+  level: PredictionLevel;
+  file: string;
+  symbols: string[];
+  /** Each side's lines of the base ("10–12 / 11"), or why they could not be compared. */
+  lines: string;
+}
+
+/** Base lines as a person reads them: "12–14", "12", or "after 12" for an insertion. */
+export function describeLines([start, count]: [number, number]): string {
+  if (count === 0) return `after ${start}`;
+  return count === 1 ? String(start) : `${start}–${start + count - 1}`;
+}
+
+export function view(h: Hunk): HunkView {
+  // Another session's lines: quoted, bounded, controls gone.
+  return { base: h.base, next: h.next, excerpt: quoteBlock(h.excerpt, 800, 8, '[… cut]') };
+}
