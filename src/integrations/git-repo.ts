@@ -8,6 +8,8 @@ export interface FolderLocation {
   /** Root of this worktree (or the folder): claim paths are relative to it. */
   worktree: string;
   branch: string | null;
+  /** This worktree's own git folder (the folder itself outside git). */
+  gitDir: string;
   /** The git folder all worktrees of this clone share (the folder itself outside git). */
   commonDir: string;
 }
@@ -43,12 +45,18 @@ export function locateFolder(folder: string): FolderLocation {
     if (existsSync(dotGit)) {
       const gitDir = statSync(dotGit).isDirectory() ? dotGit : readGitFile(dotGit, current);
       if (gitDir) {
-        return { kind: 'git', worktree: current, branch: readBranch(gitDir), commonDir: commonDir(gitDir) };
+        return {
+          kind: 'git',
+          worktree: current,
+          branch: readBranch(gitDir),
+          gitDir,
+          commonDir: commonDir(gitDir),
+        };
       }
     }
     if (dirname(current) === current) break;
   }
-  return { kind: 'dir', worktree: dir, branch: null, commonDir: dir };
+  return { kind: 'dir', worktree: dir, branch: null, gitDir: dir, commonDir: dir };
 }
 
 /** A folder's project: its place, and the identity of the repository it is in. */

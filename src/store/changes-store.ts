@@ -9,6 +9,8 @@ export interface ChangeSetRow {
   base_commit: string;
   base_ref: string | null;
   base_source: string;
+  head_commit: string | null;
+  ref_commit: string | null;
   omitted: number;
   refreshed_at: number;
 }
@@ -55,12 +57,23 @@ export class ChangesStore {
   ): Promise<void> {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
     await this.sql.run(
-      `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, omitted, refreshed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, base_commit = excluded.base_commit,
-         base_ref = excluded.base_ref, base_source = excluded.base_source,
+         base_ref = excluded.base_ref, base_source = excluded.base_source, head_commit = excluded.head_commit,
+         ref_commit = excluded.ref_commit,
          omitted = ${paths === null ? 'excluded.omitted' : 'change_sets.omitted'}, refreshed_at = excluded.refreshed_at`,
-      [sessionId, projectId, set.base_commit, set.base_ref, set.base_source, set.omitted ?? 0, now],
+      [
+        sessionId,
+        projectId,
+        set.base_commit,
+        set.base_ref,
+        set.base_source,
+        set.head_commit,
+        set.ref_commit,
+        set.omitted ?? 0,
+        now,
+      ],
     );
     if (paths === null) {
       await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);

@@ -2,7 +2,8 @@
  * Conflicts predicted from what sessions actually changed, on either backend: two clones of one
  * repository, one session in each, that only call tools (no hooks record their edits).
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, testApp } from '../helpers/app.js';
@@ -150,5 +151,47 @@ describe('conflicts predicted between two clones', () => {
       safe: true,
       predicted_conflicts: [],
     });
+  });
+});
+
+describe('reading a worktree again', () => {
+  it('keeps the base while HEAD and the default branch stay (only diff and ls-files run), and finds it again once HEAD moves', async () => {
+    const app = await testApp();
+    const origin = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
+    const dir = cloneOf(origin);
+    const s = await connectInMemory(app, dir, 's');
+    await s.call('collab_session_start', { name: 's', project_root: dir });
+    const session = await app.sessions.get(s.connection.currentId!);
+    // A git that notes what it is asked, then does it.
+    const bin = tempDir('collab-noting-git-');
+    const log = join(bin, 'log');
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\necho "$*" >> ${log}\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const path = process.env.PATH;
+    const asked = async () => {
+      writeFileSync(log, '');
+      process.env.PATH = `${bin}:${path}`;
+      try {
+        await app.changes.refresh(session);
+      } finally {
+        process.env.PATH = path;
+      }
+      return readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^-c \S+ /, '').split(' ')[0]);
+    };
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    expect(await asked()).toEqual(['diff', 'ls-files']);
+    git(dir, 'commit', '-qam', 'a moves');
+    expect(await asked()).toContain('merge-base');
+    expect(await asked()).toEqual(['diff', 'ls-files']);
+    // The commit is not on the default branch: it still counts, against the same base.
+    expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictChanges } from '../../src/core/merge-prediction.js';
 import { findBase, readChanges } from '../../src/integrations/git-changes.js';
+import { readRef } from '../../src/integrations/git-refs.js';
 import { locateFolder } from '../../src/integrations/git-repo.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -123,5 +124,30 @@ describe('two clones of one repository, compared by their hunks alone', () => {
       (x) => x.path === 'src/b.ts',
     );
     expect(unknown?.level).toBe('unknown');
+  });
+});
+
+describe('refs read from the git folder, with no git process', () => {
+  it('loose and packed refs, symbolic ones, and a linked worktree’s own HEAD, as git reads them', () => {
+    const origin = gitRepo({ 'a.txt': 'a\n' });
+    const copy = clone(origin);
+    const place = locateFolder(copy);
+    const ask = (ref: string) => git(copy, 'rev-parse', ref).trim();
+    expect(readRef(place.gitDir, place.commonDir, 'HEAD')).toBe(ask('HEAD'));
+    expect(readRef(place.gitDir, place.commonDir, 'refs/remotes/origin/HEAD')).toBe(ask('origin/HEAD'));
+    git(copy, 'pack-refs', '--all');
+    expect(readRef(place.gitDir, place.commonDir, 'refs/heads/main')).toBe(ask('main'));
+    expect(readRef(place.gitDir, place.commonDir, 'refs/remotes/origin/main')).toBe(ask('origin/main'));
+    expect(readRef(place.gitDir, place.commonDir, 'refs/heads/none')).toBeNull();
+
+    const linked = join(tempDir('collab-wt-'), 'linked');
+    git(copy, 'worktree', 'add', '-q', '-b', 'side', linked);
+    writeFileSync(join(linked, 'a.txt'), 'b\n');
+    git(linked, 'commit', '-qam', 'side work');
+    const there = locateFolder(linked);
+    expect(readRef(there.gitDir, there.commonDir, 'HEAD')).toBe(git(linked, 'rev-parse', 'HEAD').trim());
+    expect(readRef(there.gitDir, there.commonDir, 'HEAD')).not.toBe(
+      readRef(place.gitDir, place.commonDir, 'HEAD'),
+    );
   });
 });

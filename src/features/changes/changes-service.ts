@@ -5,8 +5,9 @@ import { glob, matchPath } from '../../core/glob.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
 import { LIMITS } from '../../core/limits.js';
 import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
-import { type ChangeBase, readChanges } from '../../integrations/git-changes.js';
-import { locateFolder } from '../../integrations/git-repo.js';
+import { type ChangeBase, findBase, readChanges } from '../../integrations/git-changes.js';
+import { readRef } from '../../integrations/git-refs.js';
+import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
 import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
@@ -26,6 +27,13 @@ const PARSED_PER_REFRESH = 200;
 /** What a predicted conflict notification is about: one other session, one file, one level. */
 function predictionSubject(otherId: string, path: string, level: string): string {
   return `predicted_conflict:${otherId}:${path}:${level}`;
+}
+
+/** The commit of the branch a base was measured against, read from the git folder (null: none, or not readable so). */
+function refCommit(place: FolderLocation, base: ChangeBase): string | null {
+  if (base.ref === null) return null;
+  const name = base.source === 'local-branch' ? `refs/heads/${base.ref}` : `refs/remotes/${base.ref}`;
+  return readRef(place.gitDir, place.commonDir, name);
 }
 
 /**
@@ -49,23 +57,29 @@ export class ChangesService {
     const { store } = this.app;
     const place = locateFolder(session.worktree);
     if (place.kind !== 'git') return;
-    const set = paths ? await store.changes.setOf(session.id) : undefined;
-    const base: ChangeBase | undefined = set
+    const set = await store.changes.setOf(session.id);
+    const head = readRef(place.gitDir, place.commonDir, 'HEAD');
+    // The base found before stands while HEAD and the default branch stay where they were (read
+    // from the git folder: no git process); an edit's files are read against it in any case.
+    const recorded: ChangeBase | null = set
       ? { commit: set.base_commit, ref: set.base_ref, source: set.base_source as ChangeBase['source'] }
-      : undefined;
+      : null;
+    const unmoved =
+      recorded !== null &&
+      head !== null &&
+      head === set!.head_commit &&
+      refCommit(place, recorded) === set!.ref_commit;
+    const incremental = paths !== undefined && recorded !== null;
     let read: ReturnType<typeof readChanges>;
     try {
-      read = readChanges(place.worktree, place.commonDir, {
-        ...(base ? { base } : {}),
-        // Without a base yet, one is found and every file read.
-        ...(paths && base ? { paths } : {}),
-      });
+      const base = incremental || unmoved ? recorded! : findBase(place.worktree, place.commonDir);
+      read = readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
       return;
     }
     const known = new Map(
-      (await store.changes.filesOf(session.id, base && paths ? paths : undefined)).map((f) => [f.path, f]),
+      (await store.changes.filesOf(session.id, incremental ? paths : undefined)).map((f) => [f.path, f]),
     );
     this.addSymbols(place.worktree, read.files, known);
     const met = await this.meetings(session, read.files);
@@ -79,11 +93,13 @@ export class ChangesService {
             base_commit: read.base.commit,
             base_ref: read.base.ref,
             base_source: read.base.source,
+            head_commit: head,
+            ref_commit: refCommit(place, read.base),
             omitted: read.omitted,
             refreshed_at: now,
           },
           read.files,
-          base && paths ? paths : null,
+          incremental ? paths! : null,
         );
         for (const m of met) await this.tellOnce(session, m.other, m.prediction);
       },

@@ -16,6 +16,9 @@ export const sessionChanges: PortableMigration = {
       .addColumn('base_commit', 'text', (c) => c.notNull())
       .addColumn('base_ref', 'text')
       .addColumn('base_source', 'text', (c) => c.notNull())
+      /** HEAD's and the default branch's commits when the base was found: while both stay, so does it. */
+      .addColumn('head_commit', 'text')
+      .addColumn('ref_commit', 'text')
       /** Changed files left out past the limit. */
       .addColumn('omitted', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('refreshed_at', 'bigint', (c) => c.notNull()),
