@@ -36,6 +36,24 @@ function twoClones(files: Record<string, string> = FILES) {
   };
 }
 
+/**
+ * A server in each clone over stdio, a session "alice" and "bob" started in them (after `before`
+ * has run on the clones).
+ */
+async function aliceAndBob(
+  files?: Record<string, string>,
+  before?: (clones: { alice: string; bob: string }) => void,
+) {
+  const home = tempDir('collab-home-');
+  const clones = twoClones(files);
+  before?.(clones);
+  const a = await server(clones.alice, home);
+  const b = await server(clones.bob, home);
+  await a.call('collab_session_start', { name: 'alice', project_root: clones.alice });
+  await b.call('collab_session_start', { name: 'bob', project_root: clones.bob });
+  return { home, ...clones, a, b };
+}
+
 async function server(cwd: string, home: string) {
   const s = await connectStdio({ cwd, home, hooks: true });
   open.push(s);
@@ -68,12 +86,7 @@ function cli(home: string, cwd: string, ...args: string[]) {
 
 describe('two clones of one repository on one machine', () => {
   it('a claim in one clone is seen by check, claim, the edit hook and the commit guard in the other', async () => {
-    const home = tempDir('collab-home-');
-    const { alice, bob } = twoClones();
-    const a = await server(alice, home);
-    const b = await server(bob, home);
-    await a.call('collab_session_start', { name: 'alice', project_root: alice });
-    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    const { home, alice, bob, a, b } = await aliceAndBob();
     await a.call('collab_claim', {
       files: [join(alice, 'src/api/auth.py')],
       intent: 'refactor login',
@@ -141,12 +154,7 @@ describe('two clones of one repository on one machine', () => {
 
 describe('what two clones changed, recorded by their edit hooks', () => {
   it('a serving process reads each edit (hunks and symbols), and each side is told they will conflict', async () => {
-    const home = tempDir('collab-home-');
-    const { alice, bob } = twoClones();
-    const a = await server(alice, home);
-    const b = await server(bob, home);
-    await a.call('collab_session_start', { name: 'alice', project_root: alice });
-    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    const { home, alice, bob, a, b } = await aliceAndBob();
     // Each client writes login() in its clone, and its PostToolUse hook runs.
     writeFileSync(join(alice, 'src/api/auth.py'), 'def login(user, token):\n    return token\n');
     writeFileSync(join(bob, 'src/api/auth.py'), 'def login(user):\n    return user.name\n');
@@ -196,17 +204,13 @@ describe('what two clones changed, recorded by their edit hooks', () => {
 
 describe('an edit that would conflict with another clone’s uncommitted change', () => {
   it('the PreToolUse hook asks, naming the session and the lines; an edit elsewhere in the file goes ahead', async () => {
-    const home = tempDir('collab-home-');
     const body = Array.from({ length: 30 }, (_, i) => `    step_${i + 1}()`).join('\n');
     const source = `def login(user):\n${body}\n\n\ndef logout(user):\n    pass\n`;
-    const { alice, bob } = twoClones({ 'src/api/auth.py': source });
-    const a = await server(alice, home);
-    const b = await server(bob, home);
     // Bob starts with a change to step 10 he has not committed (no hook saw it: no claim holds the
     // file); his session's start reads it.
-    writeFileSync(join(bob, 'src/api/auth.py'), source.replace('step_10()', 'step_10(retries=3)'));
-    await a.call('collab_session_start', { name: 'alice', project_root: alice });
-    await b.call('collab_session_start', { name: 'bob', project_root: bob });
+    const { home, alice, a } = await aliceAndBob({ 'src/api/auth.py': source }, (clones) =>
+      writeFileSync(join(clones.bob, 'src/api/auth.py'), source.replace('step_10()', 'step_10(retries=3)')),
+    );
 
     const edit = (old_string: string, new_string: string) =>
       a.hook(
