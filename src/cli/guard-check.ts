@@ -1,5 +1,6 @@
 import { CoreApp } from '../app/core-app.js';
 import { describePredictions } from '../features/changes/prediction-text.js';
+import { describeFences } from '../features/claims/claim-fences.js';
 import type { Viewpoint } from '../features/claims/claim-types.js';
 import { shellClientSessionId } from '../integrations/client-env.js';
 import { stagedFiles } from '../integrations/git-status.js';
@@ -19,8 +20,10 @@ async function warnOfMerges(app: CoreApp, viewer: Viewpoint, staged: string[]): 
 
 /**
  * `session-collab guard check`, run by the pre-commit hook: refuses (exit 1) a commit whose staged
- * files another live session holds. The committing session's own claims do not count; a person
- * committing outside any session sees every session's. If the check itself fails, the commit
+ * files (or, for a symbol held, the symbol) another live session holds, and a session's commit of
+ * files it held, lost, and another session claimed since (until it claims them again). The
+ * committing session's own claims do not count; a person committing outside any session sees every
+ * session's. If the check itself fails, the commit
  * goes ahead with a warning: a broken guard must not stop all work.
  */
 export async function guardCheck(): Promise<void> {
@@ -34,22 +37,28 @@ export async function guardCheck(): Promise<void> {
     const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
     const viewer = await app.enforcement.viewpointFor(identity, cwd);
     if (!viewer) return;
-    const verdict = await app.enforcement.checkPaths(
+    const claimed = await app.enforcement.checkPaths(
       viewer,
       staged,
       viewer.worktree,
       'This commit',
       'person',
     );
-    if (!verdict.reason) {
+    // A symbol held, or another session's edits: only what this commit's branch changes counts.
+    const verdict = await app.enforcement.narrowToCommit(viewer, claimed, 'This commit');
+    const fences = await app.enforcement.fences(viewer, staged);
+    if (!verdict.reason && fences.length === 0) {
+      for (const note of verdict.notes) process.stderr.write(`session-collab: note — ${note}\n`);
       await warnOfMerges(app, viewer, staged);
       return;
     }
     app.log.info('guard.refused', {
       session: viewer.id,
       files: [...new Set(verdict.conflicts.map((c) => c.file))],
+      fenced: fences.map((f) => f.file),
     });
-    process.stderr.write(`${verdict.reason}\nThe commit was refused. ${BYPASS}\n`);
+    const reasons = [verdict.reason, fences.length > 0 ? describeFences(fences) : null].filter(Boolean);
+    process.stderr.write(`${reasons.join('\n')}\nThe commit was refused. ${BYPASS}\n`);
     process.exitCode = 1;
   } catch (error) {
     process.stderr.write(

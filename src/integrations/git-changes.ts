@@ -190,3 +190,21 @@ function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'
     return { path, baseBlob: null, newBlob: blob, level: 'file', reason: 'binary', hunks: [] };
   return addedFile(path, content.toString('utf8'), blob);
 }
+
+/**
+ * A file's text at a commit, or as staged in the index (`rev` null): null when it is not there, is
+ * binary, or is longer than `maxBytes`.
+ */
+export function fileAt(
+  worktree: string,
+  rev: string | null,
+  path: string,
+  maxBytes = 1024 * 1024,
+): string | null {
+  try {
+    const text = gitOutput(worktree, ['show', `${rev ?? ''}:${path}`], CHANGE_LIMITS.timeoutMs, maxBytes);
+    return text.includes('\0') ? null : text;
+  } catch {
+    return null;
+  }
+}

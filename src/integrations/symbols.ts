@@ -1,33 +1,17 @@
 /**
  * The functions, methods and classes of a source file, from tree-sitter grammars through
  * `@ast-grep/napi` (TypeScript, TSX and JavaScript built in; Python, Go, Rust and Java from the
- * `@ast-grep/lang-*` packages' prebuilt parsers). Loaded on first use only: a process that never
- * reads symbols never pays for the parser: hooks never do (serving processes read what edits changed). Each symbol is named by its qualified name
- * (`User.save`) and spans lines; `touched` says which a hunk changes.
+ * `@ast-grep/lang-*` packages' prebuilt parsers). Loaded on first use only, and a grammar package
+ * only for its language: a process that never reads symbols never pays for the parser (a hook reads
+ * them only to judge an edit against a symbol another session holds). Each symbol is named by its
+ * qualified name (`User.save`) and spans lines; `markSymbols` says which a hunk changes.
  */
 import { createRequire } from 'node:module';
 import type { Hunk } from '../core/hunks.js';
+import { languageOf, type SymbolLanguage } from '../core/languages.js';
 
 type Napi = typeof import('@ast-grep/napi');
 type SgNode = import('@ast-grep/napi').SgNode;
-
-export type SymbolLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
-
-const EXTENSIONS: Record<string, SymbolLanguage> = {
-  ts: 'typescript',
-  mts: 'typescript',
-  cts: 'typescript',
-  tsx: 'tsx',
-  js: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  jsx: 'javascript',
-  py: 'python',
-  pyi: 'python',
-  go: 'go',
-  rs: 'rust',
-  java: 'java',
-};
 
 /** The languages a grammar package adds (the others are built into the binding). */
 const DYNAMIC: Partial<Record<SymbolLanguage, string>> = {
@@ -39,11 +23,6 @@ const DYNAMIC: Partial<Record<SymbolLanguage, string>> = {
 
 /** Past these a file is compared by lines only: parsing it would cost more than a hook may spend. */
 export const SYMBOL_LIMITS = { bytes: 1024 * 1024 };
-
-export function languageOf(path: string): SymbolLanguage | null {
-  const dot = path.lastIndexOf('.');
-  return dot === -1 ? null : (EXTENSIONS[path.slice(dot + 1).toLowerCase()] ?? null);
-}
 
 /** A symbol and its lines, 1-based and inclusive; `parent` indexes the enclosing one. */
 export interface SymbolSpan {
@@ -165,17 +144,22 @@ const GRAMMARS: Record<SymbolLanguage, Grammar> = {
 };
 
 let napi: Napi | undefined;
+let registered = false;
 
-/** The binding, with every grammar package registered (it takes one registration per process). */
-function load(): Napi {
-  if (napi) return napi;
+/**
+ * The binding; for a language of a grammar package, with every such package registered (the
+ * binding takes one registration per process, so all at once).
+ */
+function load(language: SymbolLanguage): Napi {
   const require = createRequire(__filename);
-  const binding = require('@ast-grep/napi') as Napi;
-  binding.registerDynamicLanguage(
-    Object.fromEntries(Object.entries(DYNAMIC).map(([language, pkg]) => [language, require(pkg)])),
-  );
-  napi = binding;
-  return binding;
+  napi ??= require('@ast-grep/napi') as Napi;
+  if (!registered && DYNAMIC[language]) {
+    napi.registerDynamicLanguage(
+      Object.fromEntries(Object.entries(DYNAMIC).map(([name, pkg]) => [name, require(pkg)])),
+    );
+    registered = true;
+  }
+  return napi;
 }
 
 function langName(napi: Napi, language: SymbolLanguage): string {
@@ -192,7 +176,7 @@ function langName(napi: Napi, language: SymbolLanguage): string {
 export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
-  const binding = load();
+  const binding = load(language);
   const grammar = GRAMMARS[language];
   const root = binding.parse(langName(binding, language), text).root();
   const found: Array<{ own: string; start: number; end: number }> = [];

@@ -181,38 +181,79 @@ export class ChangesStore {
     );
   }
 
-  /** Files an edit hook saw change, to be read by a serving process of `host`: one statement. */
+  /**
+   * Files an edit hook saw change, to be read by a serving process of `host`: one statement. A file
+   * asked for again while being read is asked for anew (its request no longer taken).
+   */
   async request(sessionId: string, host: string, paths: string[], now: number): Promise<void> {
     if (paths.length === 0) return;
     await this.sql.run(
       `INSERT INTO changes_pending (session_id, host, path, requested_at)
        VALUES ${paths.map(() => '(?, ?, ?, ?)').join(', ')}
-       ON CONFLICT (session_id, path) DO UPDATE SET requested_at = excluded.requested_at`,
+       ON CONFLICT (session_id, path) DO UPDATE SET requested_at = excluded.requested_at, taken_at = NULL`,
       paths.flatMap((path) => [sessionId, host, path, now]),
     );
   }
 
-  /** Whether an edit hook asked for some of the session's files to be read. */
-  async hasPending(sessionId: string): Promise<boolean> {
+  /**
+   * Whether an edit hook asked for some of the session's files (of `paths`, when named) to be read
+   * and they are not recorded yet (taken for reading or not).
+   */
+  async hasPending(sessionId: string, paths?: string[]): Promise<boolean> {
+    const where = paths ? inList(this.sql.dialect, paths) : null;
     return (
-      (await this.sql.get('SELECT 1 AS x FROM changes_pending WHERE session_id = ? LIMIT 1', [sessionId])) !==
-      undefined
+      (await this.sql.get(
+        `SELECT 1 AS x FROM changes_pending WHERE session_id = ?${where ? ` AND path ${where.text}` : ''} LIMIT 1`,
+        where ? [sessionId, where.param] : [sessionId],
+      )) !== undefined
     );
   }
 
   /**
-   * Takes (removes and returns) up to `limit` requests of a host, oldest first: two processes
-   * taking at once each get different rows.
+   * Takes up to `limit` requests of a host to read, oldest first, marking them taken at `now`
+   * (requests taken over `retakeMs` ago by a process that never finished are taken again): two
+   * processes taking at once each get different rows. `done` removes them once read.
    */
-  async take(host: string, limit: number): Promise<Array<{ session_id: string; path: string }>> {
+  async take(
+    host: string,
+    limit: number,
+    now: number,
+    retakeMs: number,
+  ): Promise<Array<{ session_id: string; path: string }>> {
+    const free = '(taken_at IS NULL OR taken_at < ?)';
     // A read first: most polls find nothing, and then take no lock at all.
-    if (!(await this.sql.get('SELECT 1 AS x FROM changes_pending WHERE host = ? LIMIT 1', [host]))) return [];
+    if (
+      !(await this.sql.get(`SELECT 1 AS x FROM changes_pending WHERE host = ? AND ${free} LIMIT 1`, [
+        host,
+        now - retakeMs,
+      ]))
+    )
+      return [];
+    // The outer condition is checked again on a row another process updated meanwhile.
     return this.sql.all<{ session_id: string; path: string }>(
-      `DELETE FROM changes_pending WHERE (session_id, path) IN (
-         SELECT session_id, path FROM changes_pending WHERE host = ? ORDER BY requested_at LIMIT ?)
+      `UPDATE changes_pending SET taken_at = ? WHERE ${free} AND (session_id, path) IN (
+         SELECT session_id, path FROM changes_pending WHERE host = ? AND ${free} ORDER BY requested_at LIMIT ?)
        RETURNING session_id, path`,
-      [host, limit],
+      [now, now - retakeMs, host, now - retakeMs, limit],
     );
+  }
+
+  /** Requests taken at `takenAt` and read since: gone, unless asked for again meanwhile. */
+  async done(sessionId: string, paths: string[], takenAt: number): Promise<void> {
+    if (paths.length === 0) return;
+    const list = inList(this.sql.dialect, paths);
+    await this.sql.run(
+      `DELETE FROM changes_pending WHERE session_id = ? AND path ${list.text} AND taken_at = ?`,
+      [sessionId, list.param, takenAt],
+    );
+  }
+
+  /** Requests made before `before`, answered by a read of the whole worktree that began then. */
+  async settle(sessionId: string, before: number): Promise<void> {
+    await this.sql.run('DELETE FROM changes_pending WHERE session_id = ? AND requested_at < ?', [
+      sessionId,
+      before,
+    ]);
   }
 
   async forget(sessionId: string): Promise<void> {

@@ -30,6 +30,7 @@ export interface ClaimWithFiles extends ClaimRow {
 export interface LivePattern {
   claim_id: string;
   pattern: string;
+  source: ClaimSource;
   intent: string;
   scope: Scope;
   exclusive: number;
@@ -46,7 +47,22 @@ export interface LivePattern {
   pid_start: string | null;
 }
 
-const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.intent, c.scope, c.exclusive, c.created_at,
+/** A pattern as it was claimed, live or not (`patternsEverAt`). */
+export interface PastPattern {
+  claim_id: string;
+  pattern: string;
+  /** 1 while the claim holds it. */
+  active: number;
+  added_at: number;
+  status: ClaimStatus;
+  released_at: number | null;
+  expires_at: number | null;
+  intent: string;
+  session_id: string;
+  session_name: string;
+}
+
+const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.source, c.intent, c.scope, c.exclusive, c.created_at,
   COALESCE(f.added_at, c.created_at) AS added_at, c.expires_at,
   s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
 
@@ -230,6 +246,22 @@ export class ClaimsStore {
   livePatternsAt(projectId: string, bases: string[]): Promise<LivePattern[]> {
     const list = inList(this.sql.dialect, bases);
     return this.sql.all<LivePattern>(`${LIVE} AND f.base ${list.text}`, [projectId, list.param]);
+  }
+
+  /**
+   * Every pattern claimed in a project at `bases` since `since` (live or not, any session), oldest
+   * first, at most `limit`: whose claims came and went over a path.
+   */
+  patternsEverAt(projectId: string, bases: string[], since: number, limit: number): Promise<PastPattern[]> {
+    const list = inList(this.sql.dialect, bases);
+    return this.sql.all<PastPattern>(
+      `SELECT f.claim_id, f.pattern, f.active, COALESCE(f.added_at, c.created_at) AS added_at, c.status,
+              c.released_at, c.expires_at, c.intent, c.session_id, s.name AS session_name
+       FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
+       WHERE f.project_id = ? AND f.base ${list.text} AND COALESCE(f.added_at, c.created_at) >= ?
+       ORDER BY COALESCE(f.added_at, c.created_at), f.claim_id LIMIT ?`,
+      [projectId, list.param, since, limit],
+    );
   }
 
   /** Live patterns that could overlap a pattern with literal base `base`: ancestors and descendants. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Hunk } from '../../src/core/hunks.js';
-import { languageOf, markSymbols, symbolSpans } from '../../src/integrations/symbols.js';
+import { languageOf } from '../../src/core/languages.js';
+import { markSymbols, symbolSpans } from '../../src/integrations/symbols.js';
 
 const names = (path: string, text: string) =>
   symbolSpans(path, text)?.map((s) => `${s.name}:${s.start}-${s.end}`);

@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
+import { pathOf } from '../../core/claim-target.js';
 import { glob, matchPath } from '../../core/glob.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
+import { languageOf } from '../../core/languages.js';
 import { LIMITS } from '../../core/limits.js';
 import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
 import { type ChangeBase, findBase, readChanges } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
-import { languageOf, markSymbols, symbolSpans } from '../../integrations/symbols.js';
+import { markSymbols, symbolSpans } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -20,6 +22,8 @@ const NEIGHBOURS = 8;
 const FRESH_MS = 2_000;
 /** A session's own changes read this recently are not read again by a check (edits waiting aside). */
 const OWN_FRESH_MS = 1_000;
+/** A request to read taken this long ago by a process that never recorded it is taken again. */
+const RETAKE_MS = 60_000;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
@@ -70,6 +74,7 @@ export class ChangesService {
       head === set!.head_commit &&
       refCommit(place, recorded) === set!.ref_commit;
     const incremental = paths !== undefined && recorded !== null;
+    const startedAt = this.app.now();
     let read: ReturnType<typeof readChanges>;
     try {
       const base = incremental || unmoved ? recorded! : findBase(place.worktree, place.commonDir);
@@ -101,6 +106,8 @@ export class ChangesService {
           read.files,
           incremental ? paths! : null,
         );
+        // A whole read answers every edit's request made before it began.
+        if (!incremental) await store.changes.settle(session.id, startedAt);
         for (const m of met) await this.tellOnce(session, m.other, m.prediction);
       },
       { project: session.project_id },
@@ -170,12 +177,19 @@ export class ChangesService {
    * how many files were read. Two processes polling at once take different requests.
    */
   async refreshRequested(limit = 100): Promise<number> {
-    const taken = await this.app.store.changes.take(this.app.host, limit);
+    const { store } = this.app;
+    const takenAt = this.app.now();
+    const taken = await store.changes.take(this.app.host, limit, takenAt, RETAKE_MS);
     const bySession = new Map<string, string[]>();
     for (const t of taken) bySession.set(t.session_id, [...(bySession.get(t.session_id) ?? []), t.path]);
     for (const [id, paths] of bySession) {
-      const session = await this.app.store.sessions.get(id);
-      if (session && session.status === 'active') await this.refresh(session, paths);
+      const session = await store.sessions.get(id);
+      try {
+        if (session && session.status === 'active') await this.refresh(session, paths);
+      } finally {
+        // Read, or never to be read (the session ended, its worktree is gone): no longer waiting.
+        await store.changes.done(id, paths, takenAt);
+      }
     }
     return taken.length;
   }
@@ -237,7 +251,8 @@ export class ChangesService {
   }
 
   /**
-   * The conflicts the session's recorded changes (only those to files `patterns` match, when named) will meet
+   * The conflicts the session's recorded changes (only those to files `patterns` match, when named;
+   * a symbol's target names its file) will meet
    * with every other live session's in its repository, first `LIMITS.listedConflicts` of them;
    * `more` counts the rest.
    */
@@ -245,7 +260,7 @@ export class ChangesService {
     session: { id: string; project_id: string },
     patterns?: string[],
   ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
-    const globs = patterns?.map(glob);
+    const globs = patterns?.map((p) => glob(pathOf(p)));
     const mine = (await this.app.store.changes.filesOf(session.id)).filter(
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );

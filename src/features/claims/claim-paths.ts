@@ -5,29 +5,64 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Logger } from '../../app/log.js';
+import { isSymbolName, joinTarget, splitTarget } from '../../core/claim-target.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { glob } from '../../core/glob.js';
+import { SYMBOL_EXTENSIONS } from '../../core/languages.js';
 import { isGlob, normalizePattern } from '../../core/paths.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 
-/** Normalises client paths against the session's worktree; a literal directory claims all below. */
-export function normalizeFiles(files: string[], session: { worktree: string }, field = 'files'): string[] {
+/**
+ * Normalises client paths against the session's worktree; a literal directory claims all below. A
+ * target may name one symbol of a file (`src/auth.ts#login`): its path is normalised, its symbol kept.
+ */
+export function normalizeFiles(
+  files: string[],
+  session: { worktree: string },
+  field = 'files',
+  { targets = true } = {},
+): string[] {
   if (files.length === 0) throw invalidInput(`${field}: give at least one path or pattern.`);
   const out: string[] = [];
   for (const file of files) {
+    const target = targets ? splitTarget(file) : { path: file, symbol: null };
     let pattern: string;
     try {
-      pattern = normalizePattern(file, session.worktree);
+      pattern = normalizePattern(target.path, session.worktree);
     } catch (error) {
       if (error instanceof CollabError) throw invalidInput(`${field}: ${error.message}`, error.hint);
       throw error;
     }
-    if (!isGlob(pattern) && isDirectory(join(session.worktree, pattern))) pattern = `${pattern}/**`;
-    glob(pattern); // reject patterns too large to compile, before anything is written
-    if (!out.includes(pattern)) out.push(pattern);
+    if (target.symbol === null) {
+      if (targets) refuseMisreadSymbol(file, pattern, session.worktree, field);
+      if (!isGlob(pattern) && isDirectory(join(session.worktree, pattern))) pattern = `${pattern}/**`;
+      glob(pattern); // reject patterns too large to compile, before anything is written
+    } else if (pattern.endsWith('**') || isDirectory(join(session.worktree, pattern))) {
+      throw invalidInput(
+        `${field}: "${inline(file, 120)}" names a symbol of a folder.`,
+        'A symbol is one file\'s: give "path/to/file.ts#name".',
+      );
+    }
+    const normal = joinTarget(pattern, target.symbol);
+    if (!out.includes(normal)) out.push(normal);
   }
   return out;
+}
+
+/**
+ * `src/*.ts#login` or `README.md#Intro`: written as a symbol claim, but a symbol names one file of a
+ * language whose symbols are read. Refused, unless a file of that very name exists.
+ */
+function refuseMisreadSymbol(file: string, pattern: string, worktree: string, field: string): void {
+  const at = pattern.lastIndexOf('#');
+  if (at <= 0 || pattern.includes('/', at) || !isSymbolName(pattern.slice(at + 1))) return;
+  const path = pattern.slice(0, at);
+  if (exists(join(worktree, pattern))) return;
+  throw invalidInput(
+    `${field}: "${inline(file, 120)}" reads as a symbol of ${isGlob(path) ? 'a glob' : `"${inline(path, 120)}"`}, but ${isGlob(path) ? 'a symbol names one file' : 'symbols are read only in files ending in ' + SYMBOL_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`,
+    `Claim the file itself ("${inline(path, 120)}")${isGlob(path) ? ', or the symbol in each file' : ''}.`,
+  );
 }
 
 /** The uncommitted changes (staged, unstaged, untracked) of the session's worktree. */
@@ -70,7 +105,8 @@ export function normalizeInside(
     if (rel === '..' || rel.startsWith('../') || rel.startsWith('..\\') || isAbsolute(rel)) continue;
     let pattern: string | undefined;
     try {
-      [pattern] = normalizeFiles([rel === '' ? '.' : rel], session);
+      // Files an agent touched, never symbols: `notes#draft.md` is a file name.
+      [pattern] = normalizeFiles([rel === '' ? '.' : rel], session, 'files', { targets: false });
     } catch (error) {
       // Past the limits on paths (longer than any file system allows): no file to protect.
       if (!(error instanceof CollabError) || error.code !== 'INVALID_INPUT') throw error;
@@ -97,6 +133,14 @@ function realPathOf(path: string): string {
       rest.push(basename(current));
       current = parent;
     }
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
   }
 }
 

@@ -3,8 +3,9 @@
  * a project, neighbours and take-overs. `ClaimsService` (the write use cases) builds on it.
  */
 import type { AppContext } from '../../app/context.js';
+import { pathOf, targetsMeet } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
-import { glob, matchPath, overlap } from '../../core/glob.js';
+import { glob, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase } from '../../core/paths.js';
@@ -51,7 +52,7 @@ export class ClaimQueries {
         })
       )
         .flatMap((c) => c.files)
-        .map((p) => glob(p));
+        .map((p) => glob(pathOf(p)));
       files = files.filter((f) => own.some((g) => matchPath(g, f)));
     }
     return files.length === 0 ? [] : (await this.check(session, files)).conflicts;
@@ -202,15 +203,15 @@ export class ClaimQueries {
     alsoExclude: readonly string[] = [],
   ): Promise<Hit[]> {
     const { claims } = this.app.store;
-    const literal = !isGlob(pattern);
-    const base = literalBase(pattern);
-    const rows = literal
-      ? await claims.livePatternsAt(projectId, ancestorBases(pattern))
+    const path = pathOf(pattern);
+    const base = literalBase(path);
+    const rows = !isGlob(path)
+      ? await claims.livePatternsAt(projectId, ancestorBases(path))
       : await claims.livePatternsNear(projectId, base, ancestorBases(base));
     return this.matching(rows, pattern, excludeSession, now, alsoExclude);
   }
 
-  /** The live patterns among `rows` that meet `pattern`, each with a witness path. */
+  /** The live patterns among `rows` that meet `pattern` (symbols included), each with a witness. */
   protected matching(
     rows: LivePattern[],
     pattern: string,
@@ -218,17 +219,12 @@ export class ClaimQueries {
     now: number,
     alsoExclude: readonly string[] = [],
   ): Hit[] {
-    const literal = !isGlob(pattern);
     const out: Hit[] = [];
     for (const row of rows) {
       if (row.session_id === excludeSession || alsoExclude.includes(row.session_id)) continue;
       if (row.expires_at !== null && row.expires_at <= now) continue;
-      if (literal) {
-        if (matchPath(glob(row.pattern), pattern)) out.push({ row, witness: pattern });
-      } else {
-        const witness = overlap(glob(pattern), glob(row.pattern));
-        if (witness !== null) out.push({ row, witness });
-      }
+      const witness = targetsMeet(pattern, row.pattern);
+      if (witness !== null) out.push({ row, witness });
     }
     return out;
   }
@@ -284,9 +280,10 @@ export class ClaimQueries {
         if (seen.has(key)) continue;
         seen.add(key);
         const entry: CheckConflict = {
-          file: isGlob(pattern) ? witness : pattern,
+          file: witness,
           checked: pattern,
           held: row.pattern,
+          source: row.source,
           session: row.session_name,
           session_id: row.session_id,
           claim_id: row.claim_id,

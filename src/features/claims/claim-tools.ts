@@ -15,6 +15,7 @@ import {
 } from '../fields.js';
 import { defineTool } from '../tool-context.js';
 import { changedFiles, normalizeFiles } from './claim-paths.js';
+import { missingSymbols } from './claim-symbols.js';
 import type { CheckConflict, ClaimConflict, ClaimView } from './claim-types.js';
 
 const scope = z.enum(['small', 'medium', 'large']);
@@ -63,7 +64,7 @@ export const claim = defineTool({
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,
-    files: files.optional().describe("Paths or globs, e.g. 'src/api/*'"),
+    files: files.optional().describe("Paths, globs or one symbol: 'src/api/*', 'src/auth.ts#login'"),
     from_git: z.boolean().default(false).describe('Claim uncommitted changes too'),
     intent: text('intentChars'),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
@@ -95,7 +96,10 @@ export const claim = defineTool({
       exclusive: input.exclusive,
       ttlSeconds: input.ttl_seconds,
     });
-    if (result.conflicts.length === 0) return result;
+    // A symbol named that the file does not have: said, in case it is a typo.
+    const missing = missingSymbols(session.worktree, result.files);
+    const note = missing.length > 0 ? missing.join(' ') : undefined;
+    if (result.conflicts.length === 0) return note ? { ...result, warning: note } : result;
     // Bounded: the first conflicts in full, the rest counted.
     // Where two globs meet: a real tracked file when there is one, else an example, marked so.
     const shown = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
@@ -120,7 +124,7 @@ export const claim = defineTool({
         )
         .join(
           '; ',
-        )}${more > 0 ? `; and ${more} more claim(s): see collab_claims_list` : ''}. Coordinate before changing them.`,
+        )}${more > 0 ? `; and ${more} more claim(s): see collab_claims_list` : ''}. Coordinate before changing them.${note ? ` ${note}` : ''}`,
     };
   },
   text: (o) => `Claimed ${o.files.join(', ')} (claim_id ${o.claim_id}).${o.warning ? `\n${o.warning}` : ''}`,
@@ -133,7 +137,9 @@ export const check = defineTool({
     'Is another session working on these files, and will your changes conflict with theirs when merged? Call before deleting or rewriting; without files, checks all your changes.',
   kind: 'read',
   input: z.strictObject({
-    files: files.optional().describe('Paths or globs; omit to check every file you changed'),
+    files: files
+      .optional()
+      .describe("Paths, globs or symbols ('src/auth.ts#login'); omit to check all you changed"),
     session_id: sessionIdField,
   }),
   output: z.object({

@@ -17,6 +17,8 @@ export interface CheckConflict {
   /** Where `file` came from: the checked pattern and the held one it meets (not in tool output). */
   checked?: string;
   held?: string;
+  /** How the held claim was made (not in tool output): an edit's claim holds what the edit changed. */
+  source?: ClaimSource;
   session: string;
   session_id: string;
   claim_id: string;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app/context.js';
+import { pathOf, targetsMeet } from '../../core/claim-target.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
-import { glob, matchPath, overlap } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
@@ -38,7 +38,7 @@ export class ClaimsService extends ClaimQueries {
     return store.write(
       async () => {
         const now = this.app.now();
-        const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pattern) }));
+        const patternsWithBase = patterns.map((pattern) => ({ pattern, base: literalBase(pathOf(pattern)) }));
         const existing = await store.claims.activeOfSource(session.id, 'edit');
         if (existing) {
           const had = new Set((await store.claims.get(existing))!.files);
@@ -131,7 +131,7 @@ export class ClaimsService extends ClaimQueries {
             expires_at: expiresAt,
             source: input.source ?? 'tool',
           },
-          patterns.map((pattern) => ({ pattern, base: literalBase(pattern) })),
+          patterns.map((pattern) => ({ pattern, base: literalBase(pathOf(pattern)) })),
         );
         // Each holder learns, once, that someone claimed next to it, and where (a few places).
         const byHolder = new Map<string, string[]>();
@@ -199,7 +199,7 @@ export class ClaimsService extends ClaimQueries {
           session_id: holderId,
           files: holder.files,
           intent: holder.intents.join('; '),
-          released: released.filter((f) => holder.files.some((w) => matchPath(glob(f), w))),
+          released: released.filter((f) => holder.files.some((w) => targetsMeet(f, w) !== null)),
         },
         project: session.project_id,
       });
@@ -262,7 +262,7 @@ export class ClaimsService extends ClaimQueries {
     const wanted =
       filter.pathFilter === undefined
         ? null
-        : glob(normalizeFiles([filter.pathFilter], session, 'path_filter')[0]!);
+        : normalizeFiles([filter.pathFilter], session, 'path_filter')[0]!;
     await store.write(async () => store.claims.expireDue(this.app.now(), session.project_id), {
       project: session.project_id,
     });
@@ -277,7 +277,7 @@ export class ClaimsService extends ClaimQueries {
       },
       filter.limit + 1,
     )) {
-      if (wanted && !row.files.some((f) => overlap(wanted, glob(f)) !== null)) continue;
+      if (wanted && !row.files.some((f) => targetsMeet(wanted, f) !== null)) continue;
       rows.push(row);
       if (rows.length > filter.limit) break;
     }

@@ -18,9 +18,90 @@ function lines([start, count]: [number, number]): string {
 }
 
 /** The blob id git gives a text (what a file is when a copy has not changed it). */
-function blobOf(text: string): string {
+export function blobOf(text: string): string {
   const bytes = Buffer.from(text, 'utf8');
   return newHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+/** An edit of one file as data: its text before and after, and its hunks against the copy's base. */
+export interface ProposedEdit {
+  path: string;
+  current: string;
+  proposed: string;
+  /** The edit's hunks: `base` in lines of the version the copy started from, `next` in the new text. */
+  hunks: Hunk[];
+  /** The edit's hunks with `base` in lines of the current text. */
+  local: Hunk[];
+  /** The base's blob of the file for this copy (null: the base has no such file). */
+  baseBlob: string | null;
+  /** Whether this copy's own change to the file is compared as a whole (then lines say nothing). */
+  wholeFile: boolean;
+}
+
+/**
+ * Reads the edit `propose` makes to `path` (relative to the viewer's worktree) from its current text:
+ * null when it writes nothing, or cannot be read within a hook's time.
+ */
+export async function readEdit(
+  app: AppContext,
+  viewer: Viewpoint,
+  path: string,
+  propose: (current: string) => string | null,
+): Promise<ProposedEdit | null> {
+  let current: string;
+  try {
+    current = readFileSync(join(viewer.worktree, path), 'utf8');
+  } catch {
+    current = ''; // a new file
+  }
+  if (current.length > MAX_FILE_BYTES) return null;
+  const proposed = propose(current);
+  if (proposed === null) return null;
+  const mine: FileChange | undefined = viewer.id
+    ? (await app.store.changes.filesOf(viewer.id, [path]))[0]
+    : undefined;
+  // Without a change of its own to the file, the copy's text is its base.
+  const baseBlob = mine ? mine.baseBlob : current === '' ? null : blobOf(current);
+  return editOf(
+    path,
+    current,
+    proposed,
+    mine?.hunks ?? [],
+    baseBlob,
+    mine !== undefined && mine.level !== 'lines',
+  );
+}
+
+/**
+ * An edit from `current` to `proposed`, where the copy's own change (`ownHunks`, from the base
+ * whose blob is `baseBlob`) leads to `current`: null when it changes nothing or is past the limits
+ * of a line diff.
+ */
+export function editOf(
+  path: string,
+  current: string,
+  proposed: string,
+  ownHunks: Hunk[],
+  baseBlob: string | null,
+  wholeFile: boolean,
+): ProposedEdit | null {
+  const edit = lineHunks(current, proposed);
+  if (edit === null || edit.length === 0) return null;
+  const bare = (base: [number, number], next: [number, number]): Hunk => ({
+    base,
+    next,
+    digest: '',
+    excerpt: '',
+  });
+  return {
+    path,
+    current,
+    proposed,
+    hunks: edit.map((h) => bare(toBase(h.base, ownHunks), h.next)),
+    local: edit.map((h) => bare(h.base, h.next)),
+    baseBlob,
+    wholeFile,
+  };
 }
 
 /**
@@ -39,37 +120,15 @@ export async function editMeetsChanges(
   const { store } = app;
   const others = await store.changes.othersTouching(viewer.project_id, viewer.id, [path]);
   if (others.size === 0) return null;
-  let current: string;
-  try {
-    current = readFileSync(join(viewer.worktree, path), 'utf8');
-  } catch {
-    current = ''; // a new file
-  }
-  if (current.length > MAX_FILE_BYTES) return null;
-  const proposed = propose(current);
-  if (proposed === null) return null;
-  const edit = lineHunks(current, proposed);
-  if (edit === null || edit.length === 0) return null;
-  const mine: FileChange | undefined = viewer.id
-    ? (await store.changes.filesOf(viewer.id, [path]))[0]
-    : undefined;
-  if (mine && mine.level !== 'lines') return null;
-  // Without a change of its own to the file, the copy's text is its base.
-  const myBase = mine ? mine.baseBlob : current === '' ? null : blobOf(current);
-  const ownHunks = mine?.hunks ?? [];
-  const asBase: Hunk[] = edit.map((h) => ({
-    base: toBase(h.base, ownHunks),
-    next: h.next,
-    digest: '',
-    excerpt: '',
-  }));
+  const edit = await readEdit(app, viewer, path, propose);
+  if (edit === null || edit.wholeFile) return null;
   const skip = new Set(viewer.also ?? []);
   const meetings: string[] = [];
   for (const [otherId, files] of others) {
     if (skip.has(otherId)) continue;
     const theirs = files[0]!;
-    if (theirs.level !== 'lines' || theirs.baseBlob !== myBase) continue;
-    const met = meetingHunks(asBase, theirs.hunks);
+    if (theirs.level !== 'lines' || theirs.baseBlob !== edit.baseBlob) continue;
+    const met = meetingHunks(edit.hunks, theirs.hunks);
     if (met.length === 0) continue;
     const other = await store.sessions.get(otherId);
     if (!other || stateOf(app, other) !== 'active') continue;

@@ -1,20 +1,25 @@
 import { join, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
+import { pathOf } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
 import { glob, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
+import { fileAt, findBase } from '../../integrations/git-changes.js';
+import { locateFolder } from '../../integrations/git-repo.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 import { patchedPaths } from '../../integrations/patch-files.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ChangesService } from '../changes/changes-service.js';
+import { type Fence, fencesOf } from '../claims/claim-fences.js';
 import { normalizeInside } from '../claims/claim-paths.js';
 import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-types.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
-import { editMeetsChanges } from './edit-merge-check.js';
+import { blobOf, editMeetsChanges, editOf, readEdit } from './edit-merge-check.js';
+import { holdsPart, reachedBy } from './partial-holds.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
 
@@ -120,6 +125,78 @@ export class EnforcementService {
   ): Promise<string | null> {
     const [path] = normalizeInside([file], cwd, viewer, this.app.log);
     return path ? editMeetsChanges(this.app, viewer, path, propose) : null;
+  }
+
+  /**
+   * A verdict on an edit of one file, narrowed to the claims the edit reaches (`partial-holds.ts`):
+   * a claim of one symbol, or the claim another session's edits made, that this edit stays apart
+   * from lets it through, with a note each. An edit that cannot be read is judged as claimed.
+   */
+  async narrowToEdit(
+    viewer: Viewpoint,
+    file: string,
+    cwd: string,
+    verdict: Verdict,
+    propose: (current: string) => string | null,
+    action: string,
+  ): Promise<Verdict & { notes: string[] }> {
+    if (!verdict.conflicts.some(holdsPart)) return { ...verdict, notes: [] };
+    const [path] = normalizeInside([file], cwd, viewer, this.app.log);
+    const edit = path ? await readEdit(this.app, viewer, path, propose) : null;
+    if (!edit) return { ...verdict, notes: [] };
+    const { reached, notes } = await reachedBy(this.app, edit, verdict.conflicts);
+    return {
+      conflicts: reached,
+      stale: verdict.stale,
+      reason: reached.length > 0 ? this.describe(reached, action) : null,
+      notes,
+    };
+  }
+
+  /**
+   * A verdict on a commit, narrowed as `narrowToEdit` narrows an edit's: each file held in part is
+   * judged by what the commit's branch changes in it — from the copy's base to the staged text.
+   */
+  async narrowToCommit(
+    viewer: Viewpoint,
+    verdict: Verdict,
+    action: string,
+  ): Promise<Verdict & { notes: string[] }> {
+    const partial = verdict.conflicts.filter(holdsPart);
+    const place = partial.length > 0 ? locateFolder(viewer.worktree) : null;
+    if (place === null || place.kind !== 'git') return { ...verdict, notes: [] };
+    const recorded = viewer.id ? await this.app.store.changes.setOf(viewer.id) : undefined;
+    const base = recorded?.base_commit ?? findBase(place.worktree, place.commonDir).commit;
+    const reached = verdict.conflicts.filter((c) => !holdsPart(c));
+    const notes: string[] = [];
+    for (const path of new Set(partial.map((c) => pathOf(c.file)))) {
+      const held = partial.filter((c) => pathOf(c.file) === path);
+      const before = fileAt(place.worktree, base, path) ?? '';
+      const staged = fileAt(place.worktree, null, path);
+      const edit =
+        staged === null
+          ? null
+          : editOf(path, before, staged, [], before === '' ? null : blobOf(before), false);
+      if (edit === null) {
+        reached.push(...held);
+        continue;
+      }
+      const judged = await reachedBy(this.app, edit, held);
+      reached.push(...judged.reached);
+      notes.push(...judged.notes);
+    }
+    return {
+      conflicts: reached,
+      stale: verdict.stale,
+      reason: reached.length > 0 ? this.describe(reached, action, 'person') : null,
+      notes,
+    };
+  }
+
+  /** What a session's commit of `files` would land that it held, lost, and another claimed since. */
+  async fences(viewer: Viewpoint, files: string[]): Promise<Fence[]> {
+    const session = viewer.id ? await this.app.store.sessions.get(viewer.id) : undefined;
+    return session ? fencesOf(this.app, session, files) : [];
   }
 
   /**

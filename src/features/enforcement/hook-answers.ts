@@ -66,14 +66,10 @@ export async function answerHook(
   }
   if (!target) return { output: null };
   const { session, viewpoint } = await app.enforcement.sessionFor(identity, input.cwd, client);
-  const verdict =
+  const action = 'files' in target ? `Editing ${inline(target.files.join(', '), 300)}` : '';
+  let verdict =
     'files' in target
-      ? await app.enforcement.checkPaths(
-          viewpoint,
-          target.files,
-          input.cwd,
-          `Editing ${inline(target.files.join(', '), 300)}`,
-        )
+      ? await app.enforcement.checkPaths(viewpoint, target.files, input.cwd, action)
       : await app.enforcement.checkCommand(viewpoint, target.command, input.cwd);
   if (verdict.unchecked) {
     app.log.info('hook.unchecked', {
@@ -84,15 +80,32 @@ export async function answerHook(
     return { unchecked: verdict.unchecked, next: 'Split it, or check its files with collab_check first.' };
   }
   const decision = app.config.enforcement;
-  if (!verdict.reason) {
-    // Nobody holds the file: the lines it writes may still meet another session's uncommitted change.
-    if (!('files' in target) || target.files.length !== 1) return { output: null };
-    const merge = await app.enforcement.checkEditMerge(viewpoint, target.files[0]!, input.cwd, (current) =>
-      proposedText(input, current),
+  const single = 'files' in target && target.files.length === 1 ? target.files[0]! : null;
+  const propose = (current: string) => proposedText(input, current);
+  let notes: string[] = [];
+  if (single !== null && verdict.reason) {
+    // Held in part (a symbol, or another session's edits): only what this edit reaches counts.
+    const narrowed = await app.enforcement.narrowToEdit(
+      viewpoint,
+      single,
+      input.cwd,
+      verdict,
+      propose,
+      action,
     );
-    if (!merge) return { output: null };
-    app.log.info('hook.predicted_conflict', { session: session?.id ?? null, tool: input.toolName });
-    return { output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge) };
+    verdict = narrowed;
+    notes = narrowed.notes;
+  }
+  if (!verdict.reason) {
+    // Nobody holds what it changes: the lines it writes may still meet another session's
+    // uncommitted change.
+    const merge =
+      single === null ? null : await app.enforcement.checkEditMerge(viewpoint, single, input.cwd, propose);
+    if (merge) {
+      app.log.info('hook.predicted_conflict', { session: session?.id ?? null, tool: input.toolName });
+      return { output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge) };
+    }
+    return { output: notes.length > 0 ? toolDecision(input.format, 'warn', notes.join('\n')) : null };
   }
   app.log.info('hook.conflict', {
     session: session?.id ?? null,

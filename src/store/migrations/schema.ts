@@ -8,6 +8,7 @@ import { eventsInCommitOrder } from './017-events-in-commit-order.js';
 import { claimFilesByProject } from './018-claim-files-by-project.js';
 import { claimsInListOrder } from './019-claims-in-list-order.js';
 import { sessionChanges } from './020-session-changes.js';
+import { claimHistoryAndTakenRequests } from './021-claim-history-and-taken-requests.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -19,6 +20,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   claimFilesByProject,
   claimsInListOrder,
   sessionChanges,
+  claimHistoryAndTakenRequests,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;

@@ -1,0 +1,108 @@
+/**
+ * Claims that hold part of a file: one symbol of it (`src/auth.ts#login`), or a file a session holds
+ * because it edited it (what it holds is what it changed: its recorded lines and symbols). Before an
+ * edit of such a file, whether the edit reaches what they hold — the lines it writes, their symbols
+ * read by the parser (loaded here only, and only for such a file), against the held symbol or the
+ * holder's changes by git's merge rule. What it does not reach lets the edit through, with a note.
+ */
+import type { AppContext } from '../../app/context.js';
+import { splitTarget, within } from '../../core/claim-target.js';
+import { inline } from '../../core/fence.js';
+import type { FileChange, Hunk } from '../../core/hunks.js';
+import { languageOf } from '../../core/languages.js';
+import { predictFile } from '../../core/merge-prediction.js';
+import { markSymbols, type SymbolSpan, symbolSpans } from '../../integrations/symbols.js';
+import type { CheckConflict } from '../claims/claim-types.js';
+import type { ProposedEdit } from './edit-merge-check.js';
+
+/** Whether a conflict holds only part of its file (a symbol, or an edit's changes). */
+export function holdsPart(c: CheckConflict): boolean {
+  return c.held !== undefined && (splitTarget(c.held).symbol !== null || c.source === 'edit');
+}
+
+/**
+ * The conflicts among `conflicts` (all of them on `edit.path`) that the edit reaches, and a note for
+ * each it does not.
+ */
+export async function reachedBy(
+  app: AppContext,
+  edit: ProposedEdit,
+  conflicts: CheckConflict[],
+): Promise<{ reached: CheckConflict[]; notes: string[] }> {
+  const reached: CheckConflict[] = [];
+  const notes: string[] = [];
+  const touched = touchedSymbols(edit);
+  for (const c of conflicts) {
+    if (!holdsPart(c)) {
+      reached.push(c);
+      continue;
+    }
+    const symbol = splitTarget(c.held!).symbol;
+    const who = `"${inline(c.session, 60)}" (session_id ${c.session_id})`;
+    if (symbol !== null) {
+      // Unparsed (past the parser's limits): the whole file counts.
+      if (touched === null || touched.some((s) => within(s, symbol))) reached.push(c);
+      else notes.push(`${inline(c.held!, 300)} is held by ${who}; this edit changes other code of the file.`);
+      continue;
+    }
+    if (await apartFromEdits(app, edit, c, touched))
+      notes.push(
+        `${inline(edit.path, 300)} is being edited by ${who}; this edit is apart from its changes (other lines and symbols).`,
+      );
+    else reached.push(c);
+  }
+  return { reached, notes };
+}
+
+/**
+ * Against a claim that an edit of the holder made: whether this edit stays apart from the holder's
+ * recorded changes (no textual conflict, no symbol both change). Not when those changes are not
+ * known: not recorded, or edits of the holder not read yet.
+ */
+async function apartFromEdits(
+  app: AppContext,
+  edit: ProposedEdit,
+  c: CheckConflict,
+  touched: string[] | null,
+): Promise<boolean> {
+  const { changes } = app.store;
+  if (edit.wholeFile || (await changes.hasPending(c.session_id, [edit.path]))) return false;
+  const theirs = (await changes.filesOf(c.session_id, [edit.path]))[0];
+  if (!theirs) return false;
+  const ours: FileChange = {
+    path: edit.path,
+    baseBlob: edit.baseBlob,
+    newBlob: null,
+    level: 'lines',
+    reason: null,
+    hunks: edit.hunks.map((h, i) => ({ ...h, symbols: edit.local[i]!.symbols ?? [] })),
+  };
+  // Its symbols unknown (past the parser's limits): only a file without symbols on either side.
+  if (touched === null && theirs.hunks.some((h) => (h.symbols ?? []).length > 0)) return false;
+  return predictFile(ours, theirs) === null;
+}
+
+/**
+ * The symbols an edit touches: in its current text, those of the lines it replaces or where it
+ * inserts; in its new text, those of the lines it writes. Set on `edit.local` hunk by hunk. Empty
+ * for a file whose symbols are not read; null past the parser's limits.
+ */
+function touchedSymbols(edit: ProposedEdit): string[] | null {
+  if (languageOf(edit.path) === null) return [];
+  const before = symbolSpans(edit.path, edit.current);
+  const after = symbolSpans(edit.path, edit.proposed);
+  if (before === null || after === null) return null;
+  const inCurrent = edit.local.map((h) => ({ ...h, next: h.base }));
+  mark(inCurrent, before, edit.current);
+  mark(edit.local, after, edit.proposed);
+  const all = new Set<string>();
+  edit.local.forEach((h, i) => {
+    h.symbols = [...new Set([...(inCurrent[i]!.symbols ?? []), ...(h.symbols ?? [])])];
+    for (const s of h.symbols) all.add(s);
+  });
+  return [...all];
+}
+
+function mark(hunks: Hunk[], spans: SymbolSpan[], text: string): void {
+  markSymbols(hunks, spans, text.split('\n').length);
+}
