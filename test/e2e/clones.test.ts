@@ -4,85 +4,16 @@
  * PreToolUse hook and the commit guard. An unrelated repository stays apart. A database from
  * before, where each clone was a project of its own, is merged without losing a row.
  */
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { aliceAndBob, cli, closeServers, commit, FILES, server, twoClones } from '../helpers/clones.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, connectStdio, waitFor } from '../helpers/stdio.js';
+import { connectStdio, waitFor } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
-type Closable = { close: () => Promise<unknown> };
-const open: Closable[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-
-const FILES = { 'src/api/auth.py': 'def login(user):\n    pass\n', 'src/ui/app.tsx': 'export {}\n' };
-
-/** An upstream repository and two clones of it, each named by the same remote URL however spelled. */
-function twoClones(files: Record<string, string> = FILES) {
-  const upstream = gitRepo(files);
-  const clone = (url: string) => {
-    const dir = join(tempDir('collab-clone-'), 'api');
-    git(tempDir(), 'clone', '-q', upstream, dir);
-    git(dir, 'remote', 'set-url', 'origin', url);
-    return dir;
-  };
-  return {
-    alice: clone('git@github.com:acme/api.git'),
-    bob: clone('https://github.com/Acme/api'),
-  };
-}
-
-/**
- * A server in each clone over stdio, a session "alice" and "bob" started in them (after `before`
- * has run on the clones).
- */
-async function aliceAndBob(
-  files?: Record<string, string>,
-  before?: (clones: { alice: string; bob: string }) => void,
-) {
-  const home = tempDir('collab-home-');
-  const clones = twoClones(files);
-  before?.(clones);
-  const a = await server(clones.alice, home);
-  const b = await server(clones.bob, home);
-  await a.call('collab_session_start', { name: 'alice', project_root: clones.alice });
-  await b.call('collab_session_start', { name: 'bob', project_root: clones.bob });
-  return { home, ...clones, a, b };
-}
-
-async function server(cwd: string, home: string) {
-  const s = await connectStdio({ cwd, home, hooks: true });
-  open.push(s);
-  return s;
-}
-
-/** `git commit` in a clone, its pre-commit guard reading `home`. */
-function commit(home: string, cwd: string, message: string) {
-  return spawnSync('git', ['commit', '-qm', message], {
-    cwd,
-    env: {
-      ...process.env,
-      SESSION_COLLAB_HOME: home,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    },
-    encoding: 'utf8',
-  });
-}
-
-function cli(home: string, cwd: string, ...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { ...process.env, SESSION_COLLAB_HOME: home },
-    encoding: 'utf8',
-  });
-}
+afterEach(closeServers);
 
 describe('two clones of one repository on one machine', () => {
   it('a claim in one clone is seen by check, claim, the edit hook and the commit guard in the other', async () => {

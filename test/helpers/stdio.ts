@@ -112,6 +112,8 @@ export async function connectStdio(options: {
     ...toolCaller(client),
     /** Runs a hook command as the client would: `sh -c`, JSON on stdin. */
     hook: (event: string, input: unknown) => run(hookCommand(event), input),
+    /** Runs a shell command as a child of the client (with `hooks`): as its agent's shell would. */
+    run,
     close: () => client.close(),
   };
 }
