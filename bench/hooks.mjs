@@ -31,6 +31,20 @@ function bigSource(round) {
   return `${out.slice(0, 1000).join('\n')}\n`;
 }
 
+/** A session of the project in `repo` holding one symbol, claimed through the tool. */
+async function claimSymbol(home, repo, target) {
+  const { homePaths, lib, tool } = await import('./common.mjs');
+  const app = await lib.App.open({ paths: homePaths(home), config: lib.DEFAULT_CONFIG });
+  const connection = new lib.Connection(app, app.sessions, {
+    cwd: repo,
+    client: () => 'bench',
+    server: lib.ownProcess(),
+  });
+  await tool(app, connection, 'collab_session_start', { name: 'holder', project_root: repo });
+  await tool(app, connection, 'collab_claim', { files: [target], intent: 'retry saves' });
+  await app.close();
+}
+
 /**
  * The PreToolUse hook process with 1,000 live claims of 20 other sessions, for a file another
  * session holds (each run denies): ours, the peer's and a bare `node -e 0` in turn, 40 rounds. And
@@ -41,6 +55,9 @@ export async function hooks(servers = [ours]) {
   const big = join(repo, 'src', 'big.ts');
   mkdirSync(dirname(big), { recursive: true });
   writeFileSync(big, bigSource(0));
+  // Its twin, edited only by the PreToolUse run where one method is held (the other is recorded).
+  const held = join(repo, 'src', 'held.ts');
+  writeFileSync(held, bigSource(0));
   const id = {
     GIT_AUTHOR_NAME: 'b',
     GIT_AUTHOR_EMAIL: 'b@b',
@@ -103,6 +120,21 @@ export async function hooks(servers = [ours]) {
         return recordEdit();
       };
       runs.push({ s, home, name: 'ours post edit', run: editAndRecord, times: [] });
+      // Before an Edit of that file while another session holds one method of it: the hook loads
+      // the parser, reads the symbols of the file before and after the edit, and lets it through
+      // with a note (the edit is in another function).
+      await claimSymbol(home, repo, 'src/held.ts#Model50.save');
+      const apart = {
+        ...input,
+        session_id: 'bench-pre-symbol',
+        tool_input: {
+          file_path: held,
+          old_string: 'function helper7(a: number) {\n  return a;',
+          new_string: 'function helper7(a: number) {\n  return a + 1;',
+        },
+      };
+      const noted = (out) => out.includes('additionalContext') && out.includes('is held by');
+      runs.push({ s, home, name: 'ours pre symbol', run: run(s.hook.command, apart, noted), times: [] });
     }
   }
   // Team mode: the same hook on a machine where a hub replica runs on the team database (the
@@ -151,5 +183,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       ? `${name}: skipped`
       : `${name}: ${out[name].toFixed(1)} ms, bare node + ${(out[name] - out.bare).toFixed(1)} ms`;
   console.log(`bare node -e 0: ${out.bare.toFixed(1)} ms`);
-  for (const name of ['ours pre', 'ours post', 'ours post edit', 'ours team pre']) console.log(line(name));
+  for (const name of ['ours pre', 'ours pre symbol', 'ours post', 'ours post edit', 'ours team pre'])
+    console.log(line(name));
 }

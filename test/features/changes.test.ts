@@ -3,9 +3,10 @@
  * repository, one session in each, that only call tools (no hooks record their edits).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { settleWithGit } from '../../src/features/changes/git-settled.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -47,6 +48,7 @@ type Check = {
     level: string;
     file: string;
     symbols: string[];
+    git?: string;
     ours: Array<{ base: number[]; excerpt: string }>;
     theirs: Array<{ base: number[]; excerpt: string }>;
   }>;
@@ -74,8 +76,9 @@ describe('conflicts predicted between two clones', () => {
     edit(bobDir, '    audit(this);', '    audit(this, "save");');
     const both = await alice.call<Check>('collab_check');
     expect(both.safe).toBe(true);
+    // Both copies are on this machine: git's own merge of the file agrees.
     expect(both.predicted_conflicts).toMatchObject([
-      { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'] },
+      { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'], git: 'merges' },
     ]);
     expect(both.message).toContain('both change User.save');
     // Bob is told once, on his next call, without asking.
@@ -96,7 +99,13 @@ describe('conflicts predicted between two clones', () => {
     const textual = await alice.call<Check>('collab_check');
     expect(textual.safe).toBe(false);
     expect(textual.predicted_conflicts).toMatchObject([
-      { session_name: 'bob', level: 'textual', file: 'src/auth.ts', symbols: ['User.save'] },
+      {
+        session_name: 'bob',
+        level: 'textual',
+        file: 'src/auth.ts',
+        symbols: ['User.save'],
+        git: 'conflicts',
+      },
     ]);
     expect(textual.predicted_conflicts[0]!.ours[0]).toMatchObject({ base: [3, 1] });
     // Their lines reach the caller quoted.
@@ -151,6 +160,48 @@ describe('conflicts predicted between two clones', () => {
       safe: true,
       predicted_conflicts: [],
     });
+  });
+});
+
+describe("git's own merge, where both copies are on this machine", () => {
+  it('settles what hunks predict: a conflict git stops on is textual, a clean merge at most a symbol overlap', () => {
+    const dir = tempDir('collab-settle-');
+    const ours = join(dir, 'ours');
+    const theirs = join(dir, 'theirs');
+    mkdirSync(join(ours, 'src'), { recursive: true });
+    mkdirSync(join(theirs, 'src'), { recursive: true });
+    const base = 'a\nb\nc\nd\n';
+    git(dir, 'init', '-q', ours);
+    writeFileSync(join(ours, 'src/x.ts'), 'A\nb\nc\nd\n');
+    writeFileSync(join(theirs, 'src/x.ts'), 'a\nb\nc\nD\n');
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+      cwd: ours,
+      input: base,
+      encoding: 'utf8',
+    }).trim();
+    const said = (level: 'textual' | 'symbol', symbols: string[]) =>
+      settleWithGit(
+        { level, path: 'src/x.ts', symbols, ours: [], theirs: [], why: null },
+        blob,
+        { worktree: ours },
+        { worktree: theirs },
+      );
+    // Lines apart: git merges. Said textual by the hunks, it is at most a symbol overlap.
+    expect(said('textual', ['f'])).toMatchObject({ level: 'symbol', git: 'merges' });
+    expect(said('textual', [])).toBeNull();
+    // The same line changed two ways: git stops on it.
+    writeFileSync(join(theirs, 'src/x.ts'), 'Z\nb\nc\nd\n');
+    expect(said('symbol', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    // A copy gone: git cannot tell, the hunks stand.
+    const gone = {
+      level: 'symbol' as const,
+      path: 'src/gone.ts',
+      symbols: ['f'],
+      ours: [],
+      theirs: [],
+      why: null,
+    };
+    expect(settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
   });
 });
 

@@ -15,7 +15,10 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
-import { describeLines, type PairConflict, type PredictedConflict, view } from './prediction-types.js';
+import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
+import { pairConflicts } from './pair-conflicts.js';
+import type { PairConflict, PredictedConflict } from './prediction-types.js';
+import { describeLines, view } from './prediction-types.js';
 
 /** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
 const NEIGHBOURS = 8;
@@ -264,7 +267,8 @@ export class ChangesService {
     const mine = (await this.app.store.changes.filesOf(session.id)).filter(
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
-    return this.against(mine, session.project_id, new Set([session.id]), null);
+    const row = await this.app.store.sessions.get(session.id);
+    return this.against(mine, session.project_id, new Set([session.id]), null, row ? this.copyOf(row) : null);
   }
 
   /**
@@ -281,7 +285,7 @@ export class ChangesService {
       if (session) {
         await this.refresh(session);
         const mine = await this.app.store.changes.filesOf(session.id, paths);
-        return this.against(mine, session.project_id, new Set([session.id]), null);
+        return this.against(mine, session.project_id, new Set([session.id]), null, this.copyOf(session));
       }
     }
     const place = locateFolder(viewer.worktree);
@@ -293,15 +297,22 @@ export class ChangesService {
       return { conflicts: [], more: 0 };
     }
     this.addSymbols(place.worktree, files, new Map());
-    return this.against(files, viewer.project_id, new Set([...(viewer.also ?? [])]), viewer.worktree);
+    return this.against(files, viewer.project_id, new Set([...(viewer.also ?? [])]), viewer.worktree, {
+      worktree: viewer.worktree,
+    });
   }
 
-  /** `mine` against every other live session's recorded changes (not `skip`, nor of `worktree`). */
+  /**
+   * `mine` against every other live session's recorded changes (not `skip`, nor of `worktree`).
+   * With `copy`, the caller's worktree on this machine: files of other copies on this machine are
+   * settled by git's own merge (`git-settled.ts`).
+   */
   private async against(
     mine: FileChange[],
     projectId: string,
     skip: Set<string>,
     worktree: string | null,
+    copy: LocalCopy | null,
   ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
     const { store } = this.app;
     const others = await store.changes.othersTouching(
@@ -309,13 +320,22 @@ export class ChangesService {
       null,
       mine.map((f) => f.path),
     );
+    const bases = new Map(mine.map((f) => [f.path, f.baseBlob]));
     const all: PredictedConflict[] = [];
+    let settled = 0;
     for (const [otherId, files] of others) {
       if (skip.has(otherId)) continue;
       const other = await store.sessions.get(otherId);
       if (!other || stateOf(this.app, other) !== 'active') continue;
       if (worktree !== null && other.worktree === worktree && other.host === this.app.host) continue;
-      for (const p of predictChanges(mine, files)) all.push(this.entry(other, p));
+      const local = copy !== null && other.host === this.app.host;
+      for (const predicted of predictChanges(mine, files)) {
+        const p =
+          local && settled++ < SETTLED_PER_ANSWER
+            ? settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
+            : predicted;
+        if (p) all.push(this.entry(other, p));
+      }
     }
     return {
       conflicts: all.slice(0, LIMITS.listedConflicts),
@@ -327,34 +347,8 @@ export class ChangesService {
    * Every predicted conflict between two live sessions of a project, by pair and file (for
    * `status` and the dashboard): at most `limit`, and whether there are more.
    */
-  async betweenSessions(projectId: string, limit: number): Promise<{ pairs: PairConflict[]; more: boolean }> {
-    const bySession = await this.app.store.changes.ofProject(projectId);
-    const live: SessionRow[] = [];
-    for (const id of bySession.keys()) {
-      const s = await this.app.store.sessions.get(id);
-      if (s && stateOf(this.app, s) === 'active') live.push(s);
-    }
-    const pairs: PairConflict[] = [];
-    for (let i = 0; i < live.length; i++) {
-      for (let j = i + 1; j < live.length; j++) {
-        const [a, b] = [live[i]!, live[j]!];
-        for (const p of predictChanges(bySession.get(a.id)!, bySession.get(b.id)!)) {
-          if (pairs.length === limit) return { pairs, more: true };
-          pairs.push({
-            a: { session_id: a.id, session: a.name },
-            b: { session_id: b.id, session: b.name },
-            level: p.level,
-            file: p.path,
-            symbols: p.symbols,
-            lines:
-              p.level === 'textual' || p.level === 'symbol'
-                ? `${p.ours.map((h) => describeLines(h.base)).join(', ')} / ${p.theirs.map((h) => describeLines(h.base)).join(', ')}`
-                : (p.why ?? ''),
-          });
-        }
-      }
-    }
-    return { pairs, more: false };
+  betweenSessions(projectId: string, limit: number): Promise<{ pairs: PairConflict[]; more: boolean }> {
+    return pairConflicts(this.app, projectId, limit);
   }
 
   /**
@@ -376,7 +370,12 @@ export class ChangesService {
     );
   }
 
-  private entry(other: SessionRow, p: FilePrediction): PredictedConflict {
+  /** A session's worktree, when it is on this machine (git can read it). */
+  private copyOf(session: SessionRow): LocalCopy | null {
+    return session.host === this.app.host ? { worktree: session.worktree } : null;
+  }
+
+  private entry(other: SessionRow, p: FilePrediction & { git?: 'conflicts' | 'merges' }): PredictedConflict {
     return {
       session_id: other.id,
       session_name: other.name,
@@ -386,6 +385,7 @@ export class ChangesService {
       ours: p.ours.map(view),
       theirs: p.theirs.map(view),
       ...(p.why ? { why: p.why } : {}),
+      ...(p.git ? { git: p.git } : {}),
     };
   }
 }

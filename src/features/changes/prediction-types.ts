@@ -21,6 +21,8 @@ export interface PredictedConflict {
   theirs: HunkView[];
   /** Why a file could not be compared by lines (`file`, `unknown`). */
   why?: string;
+  /** Both copies on this machine: what git's own merge of the file said. */
+  git?: 'conflicts' | 'merges';
 }
 
 /** A predicted conflict between two sessions, as `status` and the dashboard show it. */

@@ -22,4 +22,8 @@ export const predictedConflict = z.object({
   ours: z.array(hunk),
   theirs: z.array(hunk),
   why: z.string().optional(),
+  git: z
+    .enum(['conflicts', 'merges'])
+    .optional()
+    .describe("both copies on this machine: git's own merge of the file"),
 }) satisfies z.ZodType<PredictedConflict>;

@@ -8,10 +8,10 @@
 import type { AppContext } from '../../app/context.js';
 import { splitTarget, within } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
-import type { FileChange, Hunk } from '../../core/hunks.js';
+import type { FileChange } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { predictFile } from '../../core/merge-prediction.js';
-import { markSymbols, type SymbolSpan, symbolSpans } from '../../integrations/symbols.js';
+import { markSymbols, symbolSpans } from '../../integrations/symbols.js';
 import type { CheckConflict } from '../claims/claim-types.js';
 import type { ProposedEdit } from './edit-merge-check.js';
 
@@ -31,7 +31,8 @@ export async function reachedBy(
 ): Promise<{ reached: CheckConflict[]; notes: string[] }> {
   const reached: CheckConflict[] = [];
   const notes: string[] = [];
-  const touched = touchedSymbols(edit);
+  let read: { symbols: string[] | null } | null = null;
+  const touched = () => (read ??= { symbols: touchedSymbols(edit) }).symbols;
   for (const c of conflicts) {
     if (!holdsPart(c)) {
       reached.push(c);
@@ -41,7 +42,8 @@ export async function reachedBy(
     const who = `"${inline(c.session, 60)}" (session_id ${c.session_id})`;
     if (symbol !== null) {
       // Unparsed (past the parser's limits): the whole file counts.
-      if (touched === null || touched.some((s) => within(s, symbol))) reached.push(c);
+      const symbols = touched();
+      if (symbols === null || symbols.some((s) => within(s, symbol))) reached.push(c);
       else notes.push(`${inline(c.held!, 300)} is held by ${who}; this edit changes other code of the file.`);
       continue;
     }
@@ -63,12 +65,13 @@ async function apartFromEdits(
   app: AppContext,
   edit: ProposedEdit,
   c: CheckConflict,
-  touched: string[] | null,
+  touched: () => string[] | null,
 ): Promise<boolean> {
   const { changes } = app.store;
   if (edit.wholeFile || (await changes.hasPending(c.session_id, [edit.path]))) return false;
   const theirs = (await changes.filesOf(c.session_id, [edit.path]))[0];
   if (!theirs) return false;
+  const symbols = touched();
   const ours: FileChange = {
     path: edit.path,
     baseBlob: edit.baseBlob,
@@ -78,31 +81,25 @@ async function apartFromEdits(
     hunks: edit.hunks.map((h, i) => ({ ...h, symbols: edit.local[i]!.symbols ?? [] })),
   };
   // Its symbols unknown (past the parser's limits): only a file without symbols on either side.
-  if (touched === null && theirs.hunks.some((h) => (h.symbols ?? []).length > 0)) return false;
+  if (symbols === null && theirs.hunks.some((h) => (h.symbols ?? []).length > 0)) return false;
   return predictFile(ours, theirs) === null;
 }
 
 /**
- * The symbols an edit touches: in its current text, those of the lines it replaces or where it
- * inserts; in its new text, those of the lines it writes. Set on `edit.local` hunk by hunk. Empty
- * for a file whose symbols are not read; null past the parser's limits.
+ * The symbols an edit touches, read from the file's current text (one parse): those of the lines
+ * it replaces, or around the point where it inserts. Set on `edit.local` hunk by hunk. Empty for a
+ * file whose symbols are not read; null past the parser's limits.
  */
 function touchedSymbols(edit: ProposedEdit): string[] | null {
   if (languageOf(edit.path) === null) return [];
-  const before = symbolSpans(edit.path, edit.current);
-  const after = symbolSpans(edit.path, edit.proposed);
-  if (before === null || after === null) return null;
+  const spans = symbolSpans(edit.path, edit.current);
+  if (spans === null) return null;
   const inCurrent = edit.local.map((h) => ({ ...h, next: h.base }));
-  mark(inCurrent, before, edit.current);
-  mark(edit.local, after, edit.proposed);
+  markSymbols(inCurrent, spans, edit.current.split('\n').length);
   const all = new Set<string>();
   edit.local.forEach((h, i) => {
-    h.symbols = [...new Set([...(inCurrent[i]!.symbols ?? []), ...(h.symbols ?? [])])];
+    h.symbols = inCurrent[i]!.symbols ?? [];
     for (const s of h.symbols) all.add(s);
   });
   return [...all];
-}
-
-function mark(hunks: Hunk[], spans: SymbolSpan[], text: string): void {
-  markSymbols(hunks, spans, text.split('\n').length);
 }
