@@ -32,7 +32,11 @@ export async function reachedBy(
   const reached: CheckConflict[] = [];
   const notes: string[] = [];
   let read: { symbols: string[] | null } | null = null;
-  const touched = () => (read ??= { symbols: touchedSymbols(edit) }).symbols;
+  // Parsed at most once, and only when a conflict needs the edit's symbols.
+  const touched = () => {
+    read ??= { symbols: touchedSymbols(edit) };
+    return read.symbols;
+  };
   for (const c of conflicts) {
     if (!holdsPart(c)) {
       reached.push(c);
