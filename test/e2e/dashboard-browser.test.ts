@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp, type HubProcess, loginLink, startHubProcess } from '../helpers/hub.js';
 import { connectStdio } from '../helpers/stdio.js';
-import { gitRepo, tempDir } from '../helpers/temp.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -117,6 +117,47 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(told.notifications?.find((n) => n.type === 'claim_released')?.reason).toBe(
       'let alice finish first',
     );
+  });
+
+  it('shows the conflicts two clones will meet at merge, by pair, file, function and lines', async () => {
+    const home = tempDir('collab-home-');
+    const upstream = gitRepo({
+      'src/auth.py': 'def login(user):\n    pass\n\n\ndef logout(user):\n    pass\n',
+    });
+    const clone = (name: string) => {
+      const dir = join(tempDir('collab-clone-'), name);
+      git(upstream, 'clone', '-q', upstream, dir);
+      return dir;
+    };
+    const aliceDir = clone('alice');
+    const bobDir = clone('bob');
+    const h = await hub(home);
+    const alice = await agent({ mcp: h.mcp, project: aliceDir, name: 'alice' });
+    const bob = await agent({ mcp: h.mcp, project: bobDir, name: 'bob' });
+    await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
+    await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+    // Both change login's body in their own clone; nobody claimed anything.
+    writeFileSync(
+      join(aliceDir, 'src/auth.py'),
+      'def login(user):\n    return user.token\n\n\ndef logout(user):\n    pass\n',
+    );
+    writeFileSync(
+      join(bobDir, 'src/auth.py'),
+      'def login(user):\n    return None\n\n\ndef logout(user):\n    pass\n',
+    );
+    await alice.call('collab_check', {});
+    await bob.call('collab_check', {});
+    const page = await dashboard(h);
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    const line = page.locator('li[data-predicted="textual"]');
+    await line.waitFor({ timeout: 10_000 });
+    const text = (await line.textContent()) ?? '';
+    expect(text).toMatch(/alice and bob|bob and alice/);
+    expect(text).toContain('src/auth.py');
+    expect(text).toContain('(login)');
+    expect(text).toContain('2 / 2');
+    expect(await page.locator('h3', { hasText: 'Predicted at merge' }).count()).toBe(1);
+    await shot(page, 'predicted');
   });
 
   it('answers a question from the page, and the answer reaches the asking client', async () => {

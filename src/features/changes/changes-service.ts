@@ -23,8 +23,6 @@ import { describeLines, view } from './prediction-types.js';
 /** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
 const NEIGHBOURS = 8;
 const FRESH_MS = 2_000;
-/** A session's own changes read this recently are not read again by a check (edits waiting aside). */
-const OWN_FRESH_MS = 1_000;
 /** A request to read taken this long ago by a process that never recorded it is taken again. */
 const RETAKE_MS = 60_000;
 
@@ -198,21 +196,15 @@ export class ChangesService {
   }
 
   /**
-   * Reads the session's changes unless they were read in the last `OWN_FRESH_MS` with no edit
-   * waiting to be read (a burst of checks reads once), and those of the other live sessions of its
+   * Reads the session's changes (its worktree as it is now: an agent may have edited it a moment
+   * ago, with no hook to say so), and those of the other live sessions of its
    * repository on this machine not read in the last `FRESH_MS` or with edits waiting (at most
    * `NEIGHBOURS`): so sessions that only call tools, with no hooks recording their edits, are
    * compared as they are now.
    */
   async refreshAround(session: SessionRow): Promise<void> {
     const { store } = this.app;
-    const set = await store.changes.setOf(session.id);
-    if (
-      !set ||
-      this.app.now() - set.refreshed_at >= OWN_FRESH_MS ||
-      (await store.changes.hasPending(session.id))
-    )
-      await this.refresh(session);
+    await this.refresh(session);
     const stale = await store.changes.staleOnHost(
       session.project_id,
       this.app.host,
