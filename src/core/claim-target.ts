@@ -34,7 +34,12 @@ export function splitTarget(pattern: string): Target {
 }
 
 export function isSymbolName(text: string): boolean {
-  return text.length > 0 && text.length <= SYMBOL_CHARS && SYMBOL.test(text);
+  return text.length <= SYMBOL_CHARS && looksLikeSymbol(text);
+}
+
+/** Shaped like a qualified symbol name, whatever its length. */
+export function looksLikeSymbol(text: string): boolean {
+  return SYMBOL.test(text);
 }
 
 /** The path part of a target: what globs and the index of bases work on. */

@@ -5,11 +5,11 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Logger } from '../../app/log.js';
-import { isSymbolName, joinTarget, splitTarget } from '../../core/claim-target.js';
+import { joinTarget, looksLikeSymbol, SYMBOL_CHARS, splitTarget } from '../../core/claim-target.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { glob } from '../../core/glob.js';
-import { SYMBOL_EXTENSIONS } from '../../core/languages.js';
+import { languageOf, SYMBOL_EXTENSIONS } from '../../core/languages.js';
 import { isGlob, normalizePattern } from '../../core/paths.js';
 import { workingTreeChanges } from '../../integrations/git-status.js';
 
@@ -56,11 +56,16 @@ export function normalizeFiles(
  */
 function refuseMisreadSymbol(file: string, pattern: string, worktree: string, field: string): void {
   const at = pattern.lastIndexOf('#');
-  if (at <= 0 || pattern.includes('/', at) || !isSymbolName(pattern.slice(at + 1))) return;
+  if (at <= 0 || pattern.includes('/', at) || !looksLikeSymbol(pattern.slice(at + 1))) return;
   const path = pattern.slice(0, at);
   if (exists(join(worktree, pattern))) return;
+  const why = isGlob(path)
+    ? 'a symbol names one file'
+    : languageOf(path) === null
+      ? `symbols are read only in files ending in ${SYMBOL_EXTENSIONS.map((e) => `.${e}`).join(', ')}`
+      : `a symbol's name is at most ${SYMBOL_CHARS} characters`;
   throw invalidInput(
-    `${field}: "${inline(file, 120)}" reads as a symbol of ${isGlob(path) ? 'a glob' : `"${inline(path, 120)}"`}, but ${isGlob(path) ? 'a symbol names one file' : 'symbols are read only in files ending in ' + SYMBOL_EXTENSIONS.map((e) => `.${e}`).join(', ')}.`,
+    `${field}: "${inline(file, 120)}" reads as a symbol of ${isGlob(path) ? 'a glob' : `"${inline(path, 120)}"`}, but ${why}.`,
     `Claim the file itself ("${inline(path, 120)}")${isGlob(path) ? ', or the symbol in each file' : ''}.`,
   );
 }
