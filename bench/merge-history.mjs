@@ -118,7 +118,7 @@ function sessionChanges(origin, texts, work) {
 }
 
 /** Every case of one repository: per file both parents of a merge changed, prediction and truth. */
-function casesOf(repo, progress) {
+async function casesOf(repo, progress) {
   const name = basename(repo.replace(/\/(repo|\.git)\/?$/, '')) || basename(dirname(repo));
   const merges = git(repo, ['rev-list', '--merges', '--parents', '-n', String(MERGES), 'HEAD'])
     .trim()
@@ -131,6 +131,8 @@ function casesOf(repo, progress) {
   const work = tempDir('collab-history-');
   let done = 0;
   for (const [merge, one, two] of merges) {
+    // The parser's trees are freed once the event loop turns (their memory is not the JS heap's).
+    await new Promise((resolve) => setImmediate(resolve));
     if (++done % 50 === 0) progress(`  ${name}: ${done}/${merges.length} merges, ${cases.length} files`);
     const bases = tryGit(repo, ['merge-base', '--all', one, two])?.trim().split('\n').filter(Boolean) ?? [];
     if (bases.length !== 1) continue;
@@ -172,7 +174,9 @@ function casesOf(repo, progress) {
       const language = lib.languageOf(t.path);
       const changedOne = language ? changedSymbols(t.path, t.base, t.one) : null;
       const changedTwo = language ? changedSymbols(t.path, t.base, t.two) : null;
-      const both = changedOne && changedTwo ? [...changedOne].filter((s) => changedTwo.has(s)) : [];
+      // Both made the very same change (a cherry-pick): nothing for a person to look at.
+      const same = t.one === t.two;
+      const both = changedOne && changedTwo && !same ? [...changedOne].filter((s) => changedTwo.has(s)) : [];
       cases.push({
         repo: name,
         merge,
@@ -181,6 +185,9 @@ function casesOf(repo, progress) {
         predicted: prediction?.level ?? 'none',
         textual: conflicts.has(t.path),
         symbol: !conflicts.has(t.path) && both.length > 0,
+        both,
+        ours: ours.find((f) => f.path === t.path)?.hunks.flatMap((h) => h.symbols ?? []) ?? [],
+        theirs: other.find((f) => f.path === t.path)?.hunks.flatMap((h) => h.symbols ?? []) ?? [],
         symbolsKnown: changedOne !== null && changedTwo !== null,
       });
     }
@@ -212,11 +219,12 @@ function score(cases, predicted, actual) {
 }
 
 /** Runs the whole measure over `repos`; the rows of its table and the misses, for a person to read. */
-export function mergeHistory(repos, progress = () => {}) {
-  const results = repos.map((repo) => {
+export async function mergeHistory(repos, progress = () => {}) {
+  const results = [];
+  for (const repo of repos) {
     progress(`merge history: ${repo}`);
-    return casesOf(repo, progress);
-  });
+    results.push(await casesOf(repo, progress));
+  }
   const cases = results.flatMap((r) => r.cases);
   const timings = results.flatMap((r) => r.timings).sort((a, b) => a - b);
   // Textual: git stopped on the file. A `file` prediction (binary, too many hunks) also says "look".
@@ -242,7 +250,8 @@ export function mergeHistory(repos, progress = () => {}) {
     misses: cases.filter(
       (c) =>
         (c.textual && c.predicted !== 'textual' && c.predicted !== 'file') ||
-        (!c.textual && c.predicted === 'textual'),
+        (!c.textual && c.predicted === 'textual') ||
+        (c.language && c.symbolsKnown && !c.textual && c.symbol !== (c.predicted === 'symbol')),
     ),
   };
 }
@@ -268,10 +277,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stderr.write('Usage: node bench/merge-history.mjs <git dir or worktree>...\n');
     process.exit(2);
   }
-  const h = mergeHistory(repos, (s) => process.stderr.write(`${s}\n`));
+  const h = await mergeHistory(repos, (s) => process.stderr.write(`${s}\n`));
   process.stdout.write(`${describeHistory(h)}\n`);
-  for (const m of h.misses.slice(0, 20))
+  for (const m of h.misses.slice(0, Number(process.env.MERGE_HISTORY_MISSES ?? 20)))
     process.stdout.write(
-      `miss: ${m.repo} ${m.merge.slice(0, 10)} ${m.path}: predicted ${m.predicted}, git ${m.textual ? 'conflicted' : 'merged'}\n`,
+      `miss: ${m.repo} ${m.merge.slice(0, 10)} ${m.path}: predicted ${m.predicted}, git ${m.textual ? 'conflicted' : 'merged'}; both changed [${m.both}]; ours [${[...new Set(m.ours)]}]; theirs [${[...new Set(m.theirs)]}]\n`,
     );
 }

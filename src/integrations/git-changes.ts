@@ -53,7 +53,7 @@ const DIFF_ARGS = [
   '--no-textconv',
   '--no-relative',
   '--ignore-submodules',
-  '--diff-algorithm=myers',
+  '--diff-algorithm=histogram',
   '--src-prefix=a/',
   '--dst-prefix=b/',
 ];

@@ -76,9 +76,8 @@ describe('conflicts predicted between two clones', () => {
     edit(bobDir, '    audit(this);', '    audit(this, "save");');
     const both = await alice.call<Check>('collab_check');
     expect(both.safe).toBe(true);
-    // Both copies are on this machine: git's own merge of the file agrees.
     expect(both.predicted_conflicts).toMatchObject([
-      { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'], git: 'merges' },
+      { session_name: 'bob', level: 'symbol', file: 'src/auth.ts', symbols: ['User.save'] },
     ]);
     expect(both.message).toContain('both change User.save');
     // Bob is told once, on his next call, without asking.
@@ -164,7 +163,7 @@ describe('conflicts predicted between two clones', () => {
 });
 
 describe("git's own merge, where both copies are on this machine", () => {
-  it('settles what hunks predict: a conflict git stops on is textual, a clean merge at most a symbol overlap', () => {
+  it('settles a textual prediction: it stands where git stops on a conflict, and is at most a symbol overlap where git merges', () => {
     const dir = tempDir('collab-settle-');
     const ours = join(dir, 'ours');
     const theirs = join(dir, 'theirs');
@@ -189,12 +188,24 @@ describe("git's own merge, where both copies are on this machine", () => {
     // Lines apart: git merges. Said textual by the hunks, it is at most a symbol overlap.
     expect(said('textual', ['f'])).toMatchObject({ level: 'symbol', git: 'merges' });
     expect(said('textual', [])).toBeNull();
+    // A symbol overlap is not settled: hunks that do not meet, git merges too.
+    expect(said('symbol', ['f'])).toMatchObject({ level: 'symbol' });
+    expect(said('symbol', ['f'])?.git).toBeUndefined();
     // The same line changed two ways: git stops on it.
     writeFileSync(join(theirs, 'src/x.ts'), 'Z\nb\nc\nd\n');
-    expect(said('symbol', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    expect(said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    // A file both added (no base), differently: a conflict too.
+    expect(
+      settleWithGit(
+        { level: 'textual', path: 'src/x.ts', symbols: [], ours: [], theirs: [], why: null },
+        null,
+        { worktree: ours },
+        { worktree: theirs },
+      ),
+    ).toMatchObject({ git: 'conflicts' });
     // A copy gone: git cannot tell, the hunks stand.
     const gone = {
-      level: 'symbol' as const,
+      level: 'textual' as const,
       path: 'src/gone.ts',
       symbols: ['f'],
       ours: [],
@@ -202,6 +213,9 @@ describe("git's own merge, where both copies are on this machine", () => {
       why: null,
     };
     expect(settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
+    // Nothing of the user's repository moved: no ref, no index, no worktree file.
+    expect(git(ours, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(git(ours, 'for-each-ref')).toBe('');
   });
 });
 

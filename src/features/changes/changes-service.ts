@@ -323,7 +323,7 @@ export class ChangesService {
       const local = copy !== null && other.host === this.app.host;
       for (const predicted of predictChanges(mine, files)) {
         const p =
-          local && settled++ < SETTLED_PER_ANSWER
+          local && predicted.level === 'textual' && settled++ < SETTLED_PER_ANSWER
             ? settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
             : predicted;
         if (p) all.push(this.entry(other, p));
