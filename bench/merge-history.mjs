@@ -75,8 +75,8 @@ const show = (repo, commit, path) => {
 };
 
 /**
- * The symbols a side changed: those whose own lines (nested symbols left out) differ from the
- * base's, by qualified name, or that only one of the two has.
+ * The symbols a side changed: those whose own lines (nested symbols and blank lines left out) differ
+ * from the base's, by qualified name, or that only one of the two has.
  */
 function changedSymbols(path, before, after) {
   const own = (text) => {
@@ -87,8 +87,10 @@ function changedSymbols(path, before, after) {
     spans.forEach((s, i) => {
       const children = spans.filter((c) => c.parent === i);
       const body = [];
+      // Blank lines aside: adding a method (and the blank line before it) changes no other symbol.
       for (let line = s.start; line <= s.end; line++)
-        if (!children.some((c) => c.start <= line && line <= c.end)) body.push(lines[line - 1]);
+        if (!children.some((c) => c.start <= line && line <= c.end) && lines[line - 1].trim() !== '')
+          body.push(lines[line - 1]);
       byName.set(s.name, `${byName.get(s.name) ?? ''}${body.join('\n')}\n`);
     });
     return byName;
@@ -112,7 +114,7 @@ function sessionChanges(origin, texts, work) {
     if (file.level !== 'lines' || !lib.languageOf(file.path)) continue;
     const text = texts[file.path];
     const spans = text === undefined ? null : lib.symbolSpans(file.path, text);
-    if (spans) lib.markSymbols(file.hunks, spans, text.split('\n').length);
+    if (spans) lib.markSymbols(file.hunks, spans, text);
   }
   return read.files;
 }

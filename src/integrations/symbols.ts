@@ -216,10 +216,18 @@ function holds(spans: SymbolSpan[], i: number, line: number): boolean {
 }
 
 /**
- * Each hunk's symbols (set on `hunk.symbols`): the innermost symbol of every new line it writes;
+ * Each hunk's symbols (set on `hunk.symbols`): the innermost symbol of every line it writes in
+ * `text` (blank lines aside, unless `blankLines`: a blank line between two methods changes neither);
  * for a deletion, the innermost symbol around the point where lines went.
  */
-export function markSymbols(hunks: Hunk[], spans: SymbolSpan[], lineCount: number): void {
+export function markSymbols(
+  hunks: Hunk[],
+  spans: SymbolSpan[],
+  text: string,
+  { blankLines = false } = {},
+): void {
+  const lines = text.split('\n');
+  const lineCount = lines.length;
   const at = innermostByLine(spans, lineCount);
   for (const hunk of hunks) {
     const names = new Set<string>();
@@ -227,7 +235,7 @@ export function markSymbols(hunks: Hunk[], spans: SymbolSpan[], lineCount: numbe
     if (count > 0) {
       for (let line = start; line < start + count && line <= lineCount + 1; line++) {
         const i = at[line]!;
-        if (i >= 0) names.add(spans[i]!.name);
+        if (i >= 0 && (blankLines || (lines[line - 1] ?? '').trim() !== '')) names.add(spans[i]!.name);
       }
     } else {
       // Lines went after line `start`: the innermost symbol holding both sides of the gap.

@@ -187,6 +187,9 @@ describe('an edit of a file held in part', () => {
     const elsewhere = await bobEdits(s, '  return name;', '  return name.trim();');
     expect(elsewhere.reason).toBeNull();
     expect(elsewhere.notes).toEqual([expect.stringContaining('src/auth.ts#User.save is held by "alice"')]);
+    // A line added inside save (a blank one too) is inside it.
+    const blankInSave = await bobEdits(s, '    validate(this);\n', '    validate(this);\n\n');
+    expect(blankInSave.reason).toContain('src/auth.ts#User.save');
     // A new method added to the class, between save and load, is not inside save.
     expect(
       (await bobEdits(s, '\n  load(): void {', '\n  reset(): void {}\n\n  load(): void {')).reason,

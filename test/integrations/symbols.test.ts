@@ -89,14 +89,15 @@ describe('the symbols a hunk touches', () => {
   const spans = symbolSpans('u.ts', text)!;
   const hunk = (next: [number, number]): Hunk => ({ base: next, next, digest: '', excerpt: '' });
 
-  it('names the innermost symbol of each written line, and the one around a deletion', () => {
-    const hunks = [hunk([3, 1]), hunk([3, 4]), hunk([5, 1]), hunk([4, 0]), hunk([2, 0])];
-    markSymbols(hunks, spans, 9);
+  it('names the innermost symbol of each written line (a blank one names none), and the one around a deletion', () => {
+    const hunks = [hunk([3, 1]), hunk([3, 4]), hunk([5, 1]), hunk([4, 0]), hunk([2, 0]), hunk([4, 2])];
+    markSymbols(hunks, spans, text);
     expect(hunks.map((h) => h.symbols)).toEqual([
       ['User.save'],
-      ['User.save', 'User', 'User.load'],
+      ['User.save', 'User.load'],
+      [],
       ['User'],
-      ['User'],
+      ['User.save'],
       ['User.save'],
     ]);
   });

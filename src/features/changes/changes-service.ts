@@ -238,7 +238,7 @@ export class ChangesService {
       }
       try {
         const spans = symbolSpans(file.path, text);
-        if (spans) markSymbols(file.hunks, spans, text.split('\n').length);
+        if (spans) markSymbols(file.hunks, spans, text);
       } catch (error) {
         this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
       }

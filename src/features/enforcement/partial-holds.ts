@@ -99,7 +99,9 @@ function touchedSymbols(edit: ProposedEdit): string[] | null {
   const spans = symbolSpans(edit.path, edit.current);
   if (spans === null) return null;
   const inCurrent = edit.local.map((h) => ({ ...h, next: h.base }));
-  markSymbols(inCurrent, spans, edit.current.split('\n').length);
+  // Every line it replaces counts, blank ones too: code written over a blank line of a held
+  // function is inside it.
+  markSymbols(inCurrent, spans, edit.current, { blankLines: true });
   const all = new Set<string>();
   edit.local.forEach((h, i) => {
     h.symbols = inCurrent[i]!.symbols ?? [];
