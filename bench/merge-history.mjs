@@ -10,11 +10,13 @@
 //     nested symbols left out, compared by name between base and parent), where git merged cleanly.
 // Precision and recall per level, and the time per predicted pair.
 //
-//   node bench/merge-history.mjs <git dir or worktree>...      (after npm run build)
-//   MERGE_HISTORY_REPOS=dir1:dir2 npm run bench                (a section of the benchmark table)
+//   node bench/merge-history.mjs [--record] <git dir or worktree>...   (after npm run build)
+//   MERGE_HISTORY_REPOS=dir1:dir2 npm run bench                        (a section of the table)
+// `--record` rewrites its section of docs/benchmarks.md; `npm run bench -- --record` without
+// MERGE_HISTORY_REPOS keeps the section recorded before.
 // Options: MERGE_HISTORY_MERGES (merges read per repository, newest first; default 400).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { cleanup, lib, percentile, tempDir } from './common.mjs';
 
@@ -196,7 +198,13 @@ async function casesOf(repo, progress) {
     cleanup(origin);
   }
   cleanup(work);
-  return { name, merges: merges.length, cases, timings };
+  return {
+    name,
+    head: git(repo, ['rev-parse', '--short=10', 'HEAD']).trim(),
+    merges: merges.length,
+    cases,
+    timings,
+  };
 }
 
 /** Precision and recall of `predicted` against `actual` over `cases`. */
@@ -242,7 +250,7 @@ export async function mergeHistory(repos, progress = () => {}) {
     (c) => c.symbol,
   );
   return {
-    repos: results.map((r) => ({ name: r.name, merges: r.merges, files: r.cases.length })),
+    repos: results.map((r) => ({ name: r.name, head: r.head, merges: r.merges, files: r.cases.length })),
     files: cases.length,
     textual,
     symbol,
@@ -260,9 +268,32 @@ export async function mergeHistory(repos, progress = () => {}) {
 
 const pct = (x) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
 
+/** The heading of this benchmark's section in docs/benchmarks.md. */
+export const HISTORY_HEADING = '## Prediction on real merge history';
+
+/** The section as docs/benchmarks.md holds it: what was measured, how, and the figures. */
+export function historySection(h) {
+  return [
+    HISTORY_HEADING,
+    '',
+    `\`bench/merge-history.mjs\`, recorded ${new Date().toISOString().slice(0, 10)}: for every merge (newest first, up to ${MERGES} per repository) whose two parents both`,
+    'modified a file, the base (their merge base) with only those files is committed in a small repository and',
+    "cloned twice; each parent's versions are written into one clone as uncommitted changes and read as a",
+    "session's are (`readChanges`, symbols by the parser), and the two sessions' changes are compared with hunks",
+    'only (`predictChanges`), as on two machines. Textual truth: `git merge-tree --write-tree` of the two parents',
+    "(git's ort merge) stopped on a content conflict in the file. Symbol truth, where git merged the file: a",
+    'function, method or class whose own lines (nested symbols and blank lines aside) both parents changed, by',
+    "name (both sides' file the same: nothing to look at). A `file` prediction counts as textual. Files of",
+    'other languages count only for the textual level.',
+    '',
+    describeHistory(h),
+    '',
+  ].join('\n');
+}
+
 export function describeHistory(h) {
   return [
-    `Repositories: ${h.repos.map((r) => `${r.name} (${r.merges} merges read, ${r.files} files both parents changed)`).join(', ')}.`,
+    `Repositories: ${h.repos.map((r) => `${r.name} at ${r.head} (${r.merges} merges read, ${r.files} files both parents changed)`).join(', ')}.`,
     '',
     '| level | cases | predicted & true | predicted, not true | missed | precision | recall |',
     '|---|---|---|---|---|---|---|',
@@ -273,14 +304,39 @@ export function describeHistory(h) {
   ].join('\n');
 }
 
+/** docs/benchmarks.md with this benchmark's section replaced by `section` (added at the end if absent). */
+export function withHistorySection(doc, section) {
+  const start = doc.indexOf(HISTORY_HEADING);
+  if (start === -1) return `${doc.trimEnd()}\n\n${section}`;
+  const next = doc.indexOf('\n## ', start + HISTORY_HEADING.length);
+  return `${doc.slice(0, start)}${section}${next === -1 ? '' : `\n${doc.slice(next + 1)}`}`;
+}
+
+/** The section as recorded in docs/benchmarks.md, or null. */
+export function recordedHistorySection(doc) {
+  const start = doc.indexOf(HISTORY_HEADING);
+  if (start === -1) return null;
+  const next = doc.indexOf('\n## ', start + HISTORY_HEADING.length);
+  return `${doc.slice(start, next === -1 ? undefined : next).trimEnd()}\n`;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const repos = process.argv.slice(2);
+  const record = process.argv.includes('--record');
+  const repos = process.argv.slice(2).filter((a) => a !== '--record');
   if (repos.length === 0) {
-    process.stderr.write('Usage: node bench/merge-history.mjs <git dir or worktree>...\n');
+    process.stderr.write(
+      'Usage: node bench/merge-history.mjs [--record] <git dir or worktree>...\n' +
+        '  e.g. clones of psf/requests, expressjs/express, spf13/cobra, google/gson, serde-rs/json, colinhacks/zod\n',
+    );
     process.exit(2);
   }
   const h = await mergeHistory(repos, (s) => process.stderr.write(`${s}\n`));
   process.stdout.write(`${describeHistory(h)}\n`);
+  if (record) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(file, withHistorySection(readFileSync(file, 'utf8'), historySection(h)));
+    process.stderr.write('docs/benchmarks.md: its merge history section updated.\n');
+  }
   for (const m of h.misses.slice(0, Number(process.env.MERGE_HISTORY_MISSES ?? 20)))
     process.stdout.write(
       `miss: ${m.repo} ${m.merge.slice(0, 10)} ${m.path}: predicted ${m.predicted}, git ${m.textual ? 'conflicted' : 'merged'}; both changed [${m.both}]; ours [${[...new Set(m.ours)]}]; theirs [${[...new Set(m.theirs)]}]\n`,

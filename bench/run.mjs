@@ -20,6 +20,7 @@ import {
 } from './common.mjs';
 import { hooks } from './hooks.mjs';
 import { hubRound, stdioRound, teamRound } from './hub.mjs';
+import { describeHistory, historySection, mergeHistory, recordedHistorySection } from './merge-history.mjs';
 import { predict } from './predict.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
@@ -255,6 +256,13 @@ progress('hook processes with 1,000 live claims (40 rounds)…');
 const hook = await hooks(servers);
 progress('conflict prediction, a pair of sessions with 1,000-line diffs…');
 const prediction = await predict();
+// Prediction on real merge history: repositories a person fetched (none are downloaded here).
+const HISTORY_REPOS = (process.env.MERGE_HISTORY_REPOS ?? '').split(':').filter(Boolean);
+const history = HISTORY_REPOS.length > 0 ? await mergeHistory(HISTORY_REPOS, progress) : null;
+if (!history)
+  progress(
+    'merge history: skipped (MERGE_HISTORY_REPOS=dir1:dir2… names clones of real repositories; the recorded section is kept).',
+  );
 const size = await listSizes();
 loads.push(load());
 // Last: 16 busy processes on the machine leave its load high for a while after.
@@ -469,6 +477,7 @@ const unmatched = Object.entries({ ours: tp.ours.errors, peer: tp.peer?.errors ?
   .filter(([, e]) => Object.keys(e).length > 0)
   .map(([k, e]) => `${k}: ${JSON.stringify(e)}`);
 console.log(`\nMachine: ${machine}\n${context}\n\n${table}\n`);
+if (history) console.log(`Prediction on real merge history:\n${describeHistory(history)}\n`);
 if (unmatched.length) console.log(`Errors during the throughput runs: ${unmatched.join('; ')}\n`);
 if (record) {
   const doc = `# Benchmarks
@@ -589,6 +598,12 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   failure (a replica killed mid-run, its clients go on with the other: \`test/e2e/team.test.ts\`)
   and room on several machines.
 `;
-  writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), doc);
+  // The merge history section: this run's, or the one recorded before (it needs fetched repositories).
+  const before = readFileSync(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
+  const kept = history ? historySection(history) : recordedHistorySection(before);
+  writeFileSync(
+    new URL('../docs/benchmarks.md', import.meta.url),
+    kept ? `${doc.trimEnd()}\n\n${kept}` : doc,
+  );
   progress('docs/benchmarks.md updated.');
 }
