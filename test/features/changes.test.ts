@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settleWithGit } from '../../src/features/changes/git-settled.js';
-import { connectInMemory, testApp } from '../helpers/app.js';
-import { git, gitRepo, tempDir } from '../helpers/temp.js';
+import { connectInMemory, testApp, twoClonesInMemory } from '../helpers/app.js';
+import { cloneOf, git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const AUTH = [
   'export class User {', // 1
@@ -29,12 +29,6 @@ const AUTH = [
   '}', // 16
   '',
 ].join('\n');
-
-function cloneOf(origin: string): string {
-  const dir = join(tempDir('collab-clone-'), 'app');
-  git(origin, 'clone', '-q', origin, dir);
-  return dir;
-}
 
 const edit = (dir: string, from: string, to: string) =>
   writeFileSync(join(dir, 'src/auth.ts'), AUTH.replace(from, to));
@@ -62,13 +56,10 @@ describe('conflicts predicted between two clones', () => {
       clock += 2_500;
     };
     const app = await testApp({ now: () => clock });
-    const origin = gitRepo({ 'src/auth.ts': AUTH, 'README.md': '# app\n' });
-    const aliceDir = cloneOf(origin);
-    const bobDir = cloneOf(origin);
-    const alice = await connectInMemory(app, aliceDir, 'alice');
-    const bob = await connectInMemory(app, bobDir, 'bob');
-    await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
-    await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+    const { origin, aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
+      'src/auth.ts': AUTH,
+      'README.md': '# app\n',
+    });
     later(); // the agents work a while before they check
 
     // Both change User.save, in lines apart: git merges, a person should look.

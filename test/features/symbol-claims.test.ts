@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { splitTarget, targetsMeet } from '../../src/core/claim-target.js';
 import type { SessionRow } from '../../src/store/sessions-store.js';
-import { connectInMemory, testApp } from '../helpers/app.js';
-import { git, gitRepo, tempDir } from '../helpers/temp.js';
+import { testApp, twoClonesInMemory } from '../helpers/app.js';
 
 const AUTH = [
   'export class User {', // 1
@@ -28,12 +27,6 @@ const AUTH = [
   '',
 ].join('\n');
 
-function cloneOf(origin: string): string {
-  const dir = join(tempDir('collab-clone-'), 'app');
-  git(origin, 'clone', '-q', origin, dir);
-  return dir;
-}
-
 type Claimed = {
   claim_id: string;
   status: string;
@@ -45,13 +38,10 @@ type Checked = { safe: boolean; conflicts: Array<{ file: string; session: string
 
 async function twoSessions(now?: () => number) {
   const app = await testApp(now ? { now } : {});
-  const origin = gitRepo({ 'src/auth.ts': AUTH, 'README.md': '# app\n' });
-  const aliceDir = cloneOf(origin);
-  const bobDir = cloneOf(origin);
-  const alice = await connectInMemory(app, aliceDir, 'alice');
-  const bob = await connectInMemory(app, bobDir, 'bob');
-  await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
-  await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+  const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
+    'src/auth.ts': AUTH,
+    'README.md': '# app\n',
+  });
   const row = async (c: typeof alice) => (await app.sessions.get(c.connection.currentId!)) as SessionRow;
   return { app, aliceDir, bobDir, alice, bob, aliceRow: await row(alice), bobRow: await row(bob) };
 }

@@ -8,7 +8,7 @@ import { select } from '../../src/mcp/registry.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { Store } from '../../src/store/store.js';
 import { freshPgDatabase } from './pg.js';
-import { tempDir } from './temp.js';
+import { cloneOf, gitRepo, tempDir } from './temp.js';
 
 /**
  * The backend the tool suite runs on: the embedded SQLite file, or with
@@ -90,4 +90,19 @@ export function toolCaller(client: Client) {
       return (result.structuredContent as { error: ToolError }).error;
     },
   };
+}
+
+/**
+ * One repository holding `files`, cloned twice, with a session "alice" and "bob" started in the
+ * clones over the in-memory transport: two copies of one project, on one machine.
+ */
+export async function twoClonesInMemory(app: App, files: Record<string, string>) {
+  const origin = gitRepo(files);
+  const aliceDir = cloneOf(origin);
+  const bobDir = cloneOf(origin);
+  const alice = await connectInMemory(app, aliceDir, 'alice');
+  const bob = await connectInMemory(app, bobDir, 'bob');
+  await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
+  await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+  return { origin, aliceDir, bobDir, alice, bob };
 }

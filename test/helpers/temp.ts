@@ -46,3 +46,10 @@ export function gitRepo(files: Record<string, string> = { 'README.md': '# repo\n
   git(dir, 'commit', '-qm', `initial (${basename(dir)})`);
   return dir;
 }
+
+/** A clone of `origin` in a fresh folder, named `name`. */
+export function cloneOf(origin: string, name = 'app'): string {
+  const dir = join(tempDir('collab-clone-'), name);
+  git(origin, 'clone', '-q', origin, dir);
+  return dir;
+}
