@@ -1,12 +1,16 @@
 /**
  * git's own merge of one file — ort, as `git merge` runs it (`git merge-tree --write-tree`) — for
  * two versions of it from one base: whether git stops on a conflict. The three versions become
- * objects of the repository at `cwd` (blobs, one-file trees and commits, always the same for the
- * same texts; no ref, index or worktree is touched, and git's gc prunes them): six git processes.
+ * blobs, one-file trees and commits in a temporary object folder that borrows the repository's
+ * objects (`GIT_ALTERNATE_OBJECT_DIRECTORIES`) and is removed after: nothing is written to the
+ * repository (no object, ref, index or worktree file). Six git processes.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { runProgram } from './run-program.js';
 
-/** The same author and dates every time, so the same versions make the same commits. */
+/** The same author and dates every time: the commits are the same for the same versions. */
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'session-collab',
   GIT_AUTHOR_EMAIL: 'session-collab@localhost',
@@ -16,46 +20,57 @@ const IDENTITY = {
   GIT_COMMITTER_DATE: '1700000000 +0000',
 };
 
-function git(cwd: string, args: string[], input?: string): string {
-  return runProgram('git', args, {
-    cwd,
-    encoding: 'utf8',
-    input,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    timeout: 5_000,
-    maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, ...IDENTITY },
-  });
-}
-
 /**
- * Whether git's merge of the files `ours` and `theirs` (paths on disk) from the blob `baseBlob`
- * (null: the base has no such file) stops on a conflict; null when git could not tell.
+ * Whether git's merge of the files `ours` and `theirs` (paths on disk) of `path` (relative to the
+ * root: its name decides the merge attributes that apply) from the blob `baseBlob` (null: the base
+ * has no such file) stops on a conflict; null when git could not tell. `objects` is the
+ * repository's object folder, `cwd` its worktree.
  */
 export function mergeConflicts(
   cwd: string,
+  objects: string,
+  path: string,
   baseBlob: string | null,
   ours: string,
   theirs: string,
 ): boolean | null {
+  const scratch = mkdtempSync(join(tmpdir(), 'collab-merge-'));
+  const env = {
+    ...process.env,
+    ...IDENTITY,
+    GIT_OBJECT_DIRECTORY: scratch,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
+  };
+  const git = (args: string[], input?: string) =>
+    runProgram('git', args, {
+      cwd,
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 5_000,
+      maxBuffer: 16 * 1024 * 1024,
+      env,
+    });
   try {
-    const [oursBlob, theirsBlob] = git(cwd, ['hash-object', '-w', '--no-filters', '--', ours, theirs])
+    const [oursBlob, theirsBlob] = git(['hash-object', '-w', '--no-filters', '--', ours, theirs])
       .trim()
       .split('\n');
-    const entry = (blob: string | null | undefined) => (blob ? `100644 blob ${blob}\tfile\n` : '');
+    // One level of tree: the file by its own name (attributes such as `CHANGELOG.md merge=union` or
+    // `*.lock -merge` apply; one written for its folder, `src/*.ts`, does not).
+    const name = basename(path);
+    const entry = (blob: string | null | undefined) => (blob ? `100644 blob ${blob}\t${name}\n` : '');
     const [baseTree, oursTree, theirsTree] = git(
-      cwd,
       ['mktree', '--batch'],
       `${entry(baseBlob)}\n${entry(oursBlob)}\n${entry(theirsBlob)}`,
     )
       .trim()
       .split('\n');
     const commit = (tree: string | undefined, ...parents: string[]) =>
-      git(cwd, ['commit-tree', tree!, ...parents.flatMap((p) => ['-p', p]), '-m', 'version']).trim();
+      git(['commit-tree', tree!, ...parents.flatMap((p) => ['-p', p]), '-m', 'version']).trim();
     const base = commit(baseTree);
     const merged = [commit(oursTree, base), commit(theirsTree, base)];
     try {
-      git(cwd, ['merge-tree', '--write-tree', '--name-only', ...merged]);
+      git(['merge-tree', '--write-tree', '--name-only', ...merged]);
       return false;
     } catch (error) {
       // Exit status 1: the merge stopped on conflicts; anything else: git could not merge.
@@ -63,5 +78,7 @@ export function mergeConflicts(
     }
   } catch {
     return null;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
 }

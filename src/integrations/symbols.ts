@@ -55,6 +55,7 @@ const TS_KINDS = [
   'internal_module',
   'variable_declarator',
   'public_field_definition',
+  'function_signature',
 ];
 const FUNCTION_VALUES = new Set([
   'arrow_function',
@@ -64,10 +65,31 @@ const FUNCTION_VALUES = new Set([
   'generator_function',
 ]);
 
-/** A function by another name (`const login = () => …`, `save = async () => …`), else null. */
+/**
+ * A function by another name (`const login = () => …`, `save = async () => …`, and one wrapped in a
+ * call: `const Button = memo(() => …)`, `forwardRef(function …)`), else null.
+ */
 function namedValue(node: SgNode, nameField: string): string | null {
   const value = node.field('value');
-  return value && FUNCTION_VALUES.has(String(value.kind())) ? field(node, nameField) : null;
+  if (!value) return null;
+  if (FUNCTION_VALUES.has(String(value.kind()))) return field(node, nameField);
+  const wrapped =
+    value.kind() === 'call_expression' &&
+    (value.field('arguments')?.children() ?? []).some((a) => FUNCTION_VALUES.has(String(a.kind())));
+  return wrapped ? field(node, nameField) : null;
+}
+
+/** What stands before a declaration and belongs to it: decorators (TypeScript, Python), attributes (Rust). */
+const DECORATIONS = new Set(['decorator', 'attribute_item']);
+
+/** Where a symbol's lines begin: with its decorators or attributes. */
+function startOf(node: SgNode): number {
+  let first = node;
+  const parent = node.parent();
+  if (parent?.kind() === 'decorated_definition') first = parent; // Python's `@…` above a def
+  for (let prev = first.prev(); prev && DECORATIONS.has(String(prev.kind())); prev = prev.prev())
+    first = prev;
+  return first.range().start.line;
 }
 
 const tsGrammar: Grammar = {
@@ -186,7 +208,7 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
     const { start, end } = node.range();
     // A node that ends at the start of a line ends on the line before.
     const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
-    found.push({ own, start: start.line + 1, end: last + 1 });
+    found.push({ own, start: startOf(node) + 1, end: last + 1 });
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const spans: SymbolSpan[] = [];

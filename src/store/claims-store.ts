@@ -53,6 +53,7 @@ export interface PastPattern {
   pattern: string;
   /** 1 while the claim holds it. */
   active: number;
+  source: ClaimSource;
   added_at: number;
   status: ClaimStatus;
   released_at: number | null;
@@ -249,17 +250,17 @@ export class ClaimsStore {
   }
 
   /**
-   * Every pattern claimed in a project at `bases` since `since` (live or not, any session), oldest
+   * Every pattern claimed in a project at `bases` since `since` (live or not, any session), newest
    * first, at most `limit`: whose claims came and went over a path.
    */
   patternsEverAt(projectId: string, bases: string[], since: number, limit: number): Promise<PastPattern[]> {
     const list = inList(this.sql.dialect, bases);
     return this.sql.all<PastPattern>(
-      `SELECT f.claim_id, f.pattern, f.active, COALESCE(f.added_at, c.created_at) AS added_at, c.status,
+      `SELECT f.claim_id, f.pattern, f.active, COALESCE(f.added_at, c.created_at) AS added_at, c.status, c.source,
               c.released_at, c.expires_at, c.intent, c.session_id, s.name AS session_name
        FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
        WHERE f.project_id = ? AND f.base ${list.text} AND COALESCE(f.added_at, c.created_at) >= ?
-       ORDER BY COALESCE(f.added_at, c.created_at), f.claim_id LIMIT ?`,
+       ORDER BY COALESCE(f.added_at, c.created_at) DESC, f.claim_id DESC LIMIT ?`,
       [projectId, list.param, since, limit],
     );
   }

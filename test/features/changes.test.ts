@@ -3,7 +3,7 @@
  * repository, one session in each, that only call tools (no hooks record their edits).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settleWithGit } from '../../src/features/changes/git-settled.js';
@@ -169,6 +169,7 @@ describe("git's own merge, where both copies are on this machine", () => {
       input: base,
       encoding: 'utf8',
     }).trim();
+    const objectsBefore = git(ours, 'count-objects');
     const said = (level: 'textual' | 'symbol', symbols: string[]) =>
       settleWithGit(
         { level, path: 'src/x.ts', symbols, ours: [], theirs: [], why: null },
@@ -179,6 +180,10 @@ describe("git's own merge, where both copies are on this machine", () => {
     // Lines apart: git merges. Said textual by the hunks, it is at most a symbol overlap.
     expect(said('textual', ['f'])).toMatchObject({ level: 'symbol', git: 'merges' });
     expect(said('textual', [])).toBeNull();
+    // The repository's merge attributes hold: a file never merged by lines conflicts.
+    writeFileSync(join(ours, '.gitattributes'), 'x.ts -merge\n');
+    expect(said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    rmSync(join(ours, '.gitattributes'));
     // A symbol overlap is not settled: hunks that do not meet, git merges too.
     expect(said('symbol', ['f'])).toMatchObject({ level: 'symbol' });
     expect(said('symbol', ['f'])?.git).toBeUndefined();
@@ -204,7 +209,8 @@ describe("git's own merge, where both copies are on this machine", () => {
       why: null,
     };
     expect(settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
-    // Nothing of the user's repository moved: no ref, no index, no worktree file.
+    // Nothing of the user's repository moved: no object written, no ref, no index, no worktree file.
+    expect(git(ours, 'count-objects')).toBe(objectsBefore);
     expect(git(ours, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     expect(git(ours, 'for-each-ref')).toBe('');
   });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { splitTarget, targetsMeet } from '../../src/core/claim-target.js';
 import type { SessionRow } from '../../src/store/sessions-store.js';
 import { testApp, twoClonesInMemory } from '../helpers/app.js';
+import { tempDir } from '../helpers/temp.js';
 
 const AUTH = [
   'export class User {', // 1
@@ -180,6 +181,31 @@ describe('an edit of a file held in part', () => {
     // A line added inside save (a blank one too) is inside it.
     const blankInSave = await bobEdits(s, '    validate(this);\n', '    validate(this);\n\n');
     expect(blankInSave.reason).toContain('src/auth.ts#User.save');
+    // A held symbol the file does not have yet: writing it reaches it.
+    await s.alice.call('collab_claim', { files: ['src/auth.ts#logout'], intent: 'add logout' });
+    const written = await bobEdits(
+      s,
+      '\nexport function login',
+      '\nexport function logout() {}\n\nexport function login',
+    );
+    expect(written.reason).toContain('src/auth.ts#logout');
+    // Commenting a held function out, or renaming it away, reaches it too.
+    await s.alice.call('collab_claim', { files: ['src/auth.ts#login'], intent: 'token auth' });
+    const open = await bobEdits(
+      s,
+      'export function login(name: string) {',
+      '/*\nexport function login(name: string) {',
+    );
+    writeFileSync(
+      join(s.bobDir, 'src/auth.ts'),
+      AUTH.replace('export function login', '/*\nexport function login'),
+    );
+    const closed = await bobEdits(s, '  return name;\n}\n', '  return name;\n}\n*/\n');
+    expect([open.reason, closed.reason].filter(Boolean).join(' ')).toContain('src/auth.ts#login');
+    writeFileSync(join(s.bobDir, 'src/auth.ts'), AUTH);
+    expect((await bobEdits(s, 'export function login(', 'export function signIn(')).reason).toContain(
+      'src/auth.ts#login',
+    );
     // A new method added to the class, between save and load, is not inside save.
     expect(
       (await bobEdits(s, '\n  load(): void {', '\n  reset(): void {}\n\n  load(): void {')).reason,
@@ -221,6 +247,20 @@ describe('an edit of a file held in part', () => {
     expect(await s.app.store.changes.take(host, 10, s.app.now(), 60_000)).toEqual([]);
     expect(await s.app.store.changes.hasPending(s.aliceRow.id, ['src/auth.ts'])).toBe(true);
     expect(await s.app.store.changes.take(host, 10, s.app.now() + 61_000, 60_000)).toHaveLength(1);
+    // A read that fails (here: a git that cannot run) leaves the request waiting, not answered.
+    await s.app.store.changes.done(s.aliceRow.id, ['src/auth.ts'], s.app.now() + 61_000);
+    await s.app.enforcement.recordEdits(s.aliceRow, ['src/auth.ts'], s.aliceDir);
+    const broken = tempDir('collab-broken-git-');
+    writeFileSync(join(broken, 'git'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${broken}:${path}`;
+    try {
+      expect(await s.app.changes.refreshRequested()).toBe(1);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(await s.app.store.changes.hasPending(s.aliceRow.id, ['src/auth.ts'])).toBe(true);
+    expect((await bobEdits(s, '  load(): void {', '  load(): Promise<void> {')).reason).toContain('alice');
   });
 });
 
@@ -264,5 +304,33 @@ describe('fencing', () => {
     await s.alice.call('collab_claim', { files: ['src/auth.ts#User.save'], intent: 'retry writes, again' });
     expect(await s.app.enforcement.fences(s.aliceRow, ['src/auth.ts'])).toEqual([]);
     expect(readFileSync(join(s.aliceDir, 'src/auth.ts'), 'utf8')).toContain('db.write(this, 3)');
+  });
+
+  it('an agent whose hooks recorded its edits is fenced the same; another session’s edits of other symbols take nothing', async () => {
+    let clock = Date.now();
+    const s = await twoSessions(() => clock);
+    await s.alice.call('collab_claim', {
+      files: ['src/auth.ts#User.save'],
+      intent: 'retry writes',
+      ttl_seconds: 60,
+    });
+    // Her hooks record her edit: a claim of the file, by edit, that does not expire.
+    writeFileSync(join(s.aliceDir, 'src/auth.ts'), AUTH.replace('db.write(this)', 'db.write(this, 3)'));
+    await s.app.enforcement.recordEdits(s.aliceRow, ['src/auth.ts'], s.aliceDir);
+    clock += 61_000;
+    // Bob's hooks record his edit of login only, once read: no taking of save.
+    writeFileSync(join(s.bobDir, 'src/auth.ts'), AUTH.replace('  return name;', '  return name.trim();'));
+    await s.app.enforcement.recordEdits(s.bobRow, ['src/auth.ts'], s.bobDir);
+    await s.app.changes.refreshRequested();
+    expect(await s.app.enforcement.fences(s.aliceRow, ['src/auth.ts'])).toEqual([]);
+    // Bob claims the class: her claim of save had lapsed, her edits' claim came before his.
+    clock += 1_000;
+    await s.bob.call('collab_claim', { files: ['src/auth.ts#User'], intent: 'rename fields' });
+    expect(await s.app.enforcement.fences(s.aliceRow, ['src/auth.ts'])).toMatchObject([
+      { file: 'src/auth.ts', how: 'expired', taken_by: 'bob' },
+    ]);
+    clock += 1_000;
+    await s.alice.call('collab_claim', { files: ['src/auth.ts#User.save'], intent: 'again' });
+    expect(await s.app.enforcement.fences(s.aliceRow, ['src/auth.ts'])).toEqual([]);
   });
 });

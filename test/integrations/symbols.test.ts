@@ -43,6 +43,24 @@ describe('symbols from tree-sitter grammars', () => {
     ]);
   });
 
+  it('a symbol begins at its decorators or attributes; a function wrapped in a call and an overload are symbols too', () => {
+    expect(
+      names(
+        'app/models.py',
+        'class User:\n    @requires_admin\n    @cached\n    def save(self):\n        pass\n',
+      ),
+    ).toEqual(['User:1-5', 'User.save:2-5']);
+    expect(names('a.ts', 'class A {\n  @Get()\n  list() {}\n}\n')).toEqual(['A:1-4', 'A.list:2-3']);
+    expect(names('lib.rs', '#[derive(Debug)]\n#[serde(default)]\nstruct User;\n')).toEqual(['User:1-3']);
+    expect(names('a.tsx', 'const Button = memo(() => {\n  return <b />;\n});\nconst n = f(1);\n')).toEqual([
+      'Button:1-3',
+    ]);
+    expect(names('a.ts', 'function f(a: string): void;\nfunction f(a: any) {}\n')).toEqual([
+      'f:1-1',
+      'f:2-2',
+    ]);
+  });
+
   it('Python, Go, Rust and Java, qualified by their class, receiver or impl', () => {
     expect(
       names(

@@ -56,12 +56,13 @@ export class ChangesService {
    * Reads a session's changes from its worktree and records them: every changed file, or only
    * `paths` (after an edit; relative to the worktree root). Only a session of this machine in a git
    * worktree has changes to read. Git and the parser run before the write, never inside it.
+   * Says whether the changes were recorded, there were none to read, or git could not read them.
    */
-  async refresh(session: SessionRow, paths?: string[]): Promise<void> {
-    if (session.host !== this.app.host) return;
+  async refresh(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
+    if (session.host !== this.app.host) return 'none';
     const { store } = this.app;
     const place = locateFolder(session.worktree);
-    if (place.kind !== 'git') return;
+    if (place.kind !== 'git') return 'none';
     const set = await store.changes.setOf(session.id);
     const head = readRef(place.gitDir, place.commonDir, 'HEAD');
     // The base found before stands while HEAD and the default branch stay where they were (read
@@ -82,7 +83,7 @@ export class ChangesService {
       read = readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
-      return;
+      return 'failed';
     }
     const known = new Map(
       (await store.changes.filesOf(session.id, incremental ? paths : undefined)).map((f) => [f.path, f]),
@@ -113,6 +114,7 @@ export class ChangesService {
       },
       { project: session.project_id },
     );
+    return 'recorded';
   }
 
   /** What these files of the session meet in other live sessions' changes (textual, symbol, file). */
@@ -185,12 +187,17 @@ export class ChangesService {
     for (const t of taken) bySession.set(t.session_id, [...(bySession.get(t.session_id) ?? []), t.path]);
     for (const [id, paths] of bySession) {
       const session = await store.sessions.get(id);
+      let read: 'recorded' | 'none' | 'failed' = 'none';
       try {
-        if (session && session.status === 'active') await this.refresh(session, paths);
-      } finally {
-        // Read, or never to be read (the session ended, its worktree is gone): no longer waiting.
-        await store.changes.done(id, paths, takenAt);
+        if (session && session.status === 'active') read = await this.refresh(session, paths);
+      } catch (error) {
+        read = 'failed';
+        this.app.log.warn('changes.record_failed', { session: id, error: String(error) });
       }
+      // Read, or never to be read (the session ended): no longer waiting. A read that failed stays
+      // pending (whoever judges an edit against this session's changes knows they are not known)
+      // and is taken again later.
+      if (read !== 'failed') await store.changes.done(id, paths, takenAt);
     }
     return taken.length;
   }

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { FilePrediction } from '../../core/merge-prediction.js';
 import { mergeConflicts } from '../../integrations/git-merge-tree.js';
+import { locateFolder } from '../../integrations/git-repo.js';
 
 /** A copy of the repository on this machine: its worktree. */
 export interface LocalCopy {
@@ -28,8 +29,12 @@ export function settleWithGit(
   theirs: LocalCopy,
 ): (FilePrediction & { git?: 'conflicts' | 'merges' }) | null {
   if (p.level !== 'textual') return p;
+  const place = locateFolder(ours.worktree);
+  if (place.kind !== 'git') return p;
   const conflicts = mergeConflicts(
-    ours.worktree,
+    place.worktree,
+    join(place.commonDir, 'objects'),
+    p.path,
     baseBlob,
     join(ours.worktree, p.path),
     join(theirs.worktree, p.path),

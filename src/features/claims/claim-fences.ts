@@ -5,7 +5,7 @@
  * again (and so looks at what the other changed), its commit of them is refused.
  */
 import type { AppContext } from '../../app/context.js';
-import { targetsMeet } from '../../core/claim-target.js';
+import { pathOf, splitTarget, symbolsMeet, targetsMeet } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
 import { ancestorBases } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
@@ -38,8 +38,8 @@ function lapse(p: PastPattern, now: number): { at: number; how: Fence['how'] } |
 
 /**
  * The files among `files` (relative to the worktree root) that `session` held, lost, and another
- * session claimed after: one fence each. A file the session holds now (claimed again) is not fenced.
- * Claims are looked at from the session's start on.
+ * session claimed after, with no claim of the session's own over them made since: one fence each.
+ * Claims are looked at from the session's start on (the newest `HISTORY_PER_PATH`).
  */
 export async function fencesOf(
   app: AppContext,
@@ -58,31 +58,55 @@ export async function fencesOf(
       )
     ).filter((p) => targetsMeet(p.pattern, file) !== null);
     const mine = history.filter((p) => p.session_id === session.id);
-    if (mine.length === 0 || mine.some((p) => lapse(p, now) === null)) continue;
     let fence: Fence | null = null;
     for (const p of mine) {
-      const lapsed = lapse(p, now)!;
-      const taker = history.find(
+      const lapsed = lapse(p, now);
+      if (lapsed === null) continue;
+      const takers = history.filter(
         (o) =>
           o.session_id !== session.id && o.added_at > lapsed.at && targetsMeet(o.pattern, p.pattern) !== null,
       );
-      if (!taker) continue;
-      // The latest of its claims taken over: the one its work was last done under.
-      if (fence === null || Date.parse(fence.lapsed_at) < lapsed.at)
-        fence = {
-          file,
-          claim_id: p.claim_id,
-          lapsed_at: iso(lapsed.at)!,
-          how: lapsed.how,
-          taken_by: taker.session_name,
-          taken_by_id: taker.session_id,
-          taken_at: iso(taker.added_at)!,
-          intent: taker.intent,
-        };
+      for (const taker of takers) {
+        // Claimed again since (any claim of its own over what the taker took): its to commit.
+        if (mine.some((q) => q.added_at > taker.added_at && targetsMeet(q.pattern, taker.pattern) !== null))
+          continue;
+        if (!(await tookIt(app, taker, p, file))) continue;
+        // The latest of its claims taken over: the one its work was last done under.
+        if (fence === null || Date.parse(fence.lapsed_at) < lapsed.at)
+          fence = {
+            file,
+            claim_id: p.claim_id,
+            lapsed_at: iso(lapsed.at)!,
+            how: lapsed.how,
+            taken_by: taker.session_name,
+            taken_by_id: taker.session_id,
+            taken_at: iso(taker.added_at)!,
+            intent: taker.intent,
+          };
+        break;
+      }
     }
     if (fence) out.push(fence);
   }
   return out;
+}
+
+/**
+ * Whether `taker` took what `mine` held. A claim made by another session's edits holds what they
+ * changed: over a symbol of `mine`, it took it only where its recorded changes touch that symbol (not
+ * recorded any more: it counts).
+ */
+async function tookIt(
+  app: AppContext,
+  taker: PastPattern,
+  mine: PastPattern,
+  file: string,
+): Promise<boolean> {
+  const symbol = splitTarget(mine.pattern).symbol;
+  if (taker.source !== 'edit' || symbol === null) return true;
+  const [change] = await app.store.changes.filesOf(taker.session_id, [pathOf(file)]);
+  if (!change || change.level !== 'lines') return true;
+  return change.hunks.some((h) => (h.symbols ?? []).some((s) => symbolsMeet(s, symbol)));
 }
 
 /** For a person at the commit: which files are stale, who took them, and how to go on. */

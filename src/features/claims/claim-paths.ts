@@ -26,7 +26,7 @@ export function normalizeFiles(
   if (files.length === 0) throw invalidInput(`${field}: give at least one path or pattern.`);
   const out: string[] = [];
   for (const file of files) {
-    const target = targets ? splitTarget(file) : { path: file, symbol: null };
+    const target = targets ? splitTarget(file.trim()) : { path: file, symbol: null };
     let pattern: string;
     try {
       pattern = normalizePattern(target.path, session.worktree);
@@ -56,17 +56,24 @@ export function normalizeFiles(
  */
 function refuseMisreadSymbol(file: string, pattern: string, worktree: string, field: string): void {
   const at = pattern.lastIndexOf('#');
-  if (at <= 0 || pattern.includes('/', at) || !looksLikeSymbol(pattern.slice(at + 1))) return;
+  if (at <= 0 || pattern.includes('/', at) || exists(join(worktree, pattern))) return;
   const path = pattern.slice(0, at);
-  if (exists(join(worktree, pattern))) return;
-  const why = isGlob(path)
-    ? 'a symbol names one file'
-    : languageOf(path) === null
-      ? `symbols are read only in files ending in ${SYMBOL_EXTENSIONS.map((e) => `.${e}`).join(', ')}`
-      : `a symbol's name is at most ${SYMBOL_CHARS} characters`;
+  const tail = pattern.slice(at + 1);
+  const symbolFile = !isGlob(path) && languageOf(path) !== null;
+  // After a file whose symbols are read, `#` starts a symbol: a malformed one is no file's name.
+  if (!symbolFile && !looksLikeSymbol(tail)) return;
+  const why = symbolFile
+    ? tail.length > SYMBOL_CHARS
+      ? `a symbol's name is at most ${SYMBOL_CHARS} characters`
+      : `"${inline(tail, 60)}" is not a symbol's name (letters, digits, _ and $, joined by dots)`
+    : isGlob(path)
+      ? 'a symbol names one file'
+      : `symbols are read only in files ending in ${SYMBOL_EXTENSIONS.map((e) => `.${e}`).join(', ')}`;
   throw invalidInput(
     `${field}: "${inline(file, 120)}" reads as a symbol of ${isGlob(path) ? 'a glob' : `"${inline(path, 120)}"`}, but ${why}.`,
-    `Claim the file itself ("${inline(path, 120)}")${isGlob(path) ? ', or the symbol in each file' : ''}.`,
+    symbolFile
+      ? `Name the symbol only, e.g. "${inline(path, 120)}#login" or "${inline(path, 120)}#User.save"; or claim the file itself.`
+      : `Claim the file itself ("${inline(path, 120)}")${isGlob(path) ? ', or the symbol in each file' : ''}.`,
   );
 }
 

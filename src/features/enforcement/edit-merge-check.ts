@@ -6,6 +6,7 @@ import { inline } from '../../core/fence.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
 import { lineHunks } from '../../core/line-diff.js';
 import { meetingHunks, toBase } from '../../core/merge-prediction.js';
+import type { SymbolSpan } from '../../integrations/symbols.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 
@@ -36,6 +37,8 @@ export interface ProposedEdit {
   baseBlob: string | null;
   /** Whether this copy's own change to the file is compared as a whole (then lines say nothing). */
   wholeFile: boolean;
+  /** The symbols of `current`, once parsed. */
+  currentSpans?: SymbolSpan[];
 }
 
 /**

@@ -11,7 +11,7 @@ import { inline } from '../../core/fence.js';
 import type { FileChange } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { predictFile } from '../../core/merge-prediction.js';
-import { markSymbols, symbolSpans } from '../../integrations/symbols.js';
+import { markSymbols, type SymbolSpan, symbolSpans } from '../../integrations/symbols.js';
 import type { CheckConflict } from '../claims/claim-types.js';
 import type { ProposedEdit } from './edit-merge-check.js';
 
@@ -31,11 +31,16 @@ export async function reachedBy(
 ): Promise<{ reached: CheckConflict[]; notes: string[] }> {
   const reached: CheckConflict[] = [];
   const notes: string[] = [];
+  // Each text parsed at most once, and only when a conflict needs its symbols.
   let read: { symbols: string[] | null } | null = null;
-  // Parsed at most once, and only when a conflict needs the edit's symbols.
   const touched = () => {
     read ??= { symbols: touchedSymbols(edit) };
     return read.symbols;
+  };
+  let after: { spans: SymbolSpan[] | null } | null = null;
+  const proposedSpans = () => {
+    after ??= { spans: symbolSpans(edit.path, edit.proposed) };
+    return after.spans;
   };
   for (const c of conflicts) {
     if (!holdsPart(c)) {
@@ -45,9 +50,7 @@ export async function reachedBy(
     const symbol = splitTarget(c.held!).symbol;
     const who = `"${inline(c.session, 60)}" (session_id ${c.session_id})`;
     if (symbol !== null) {
-      // Unparsed (past the parser's limits): the whole file counts.
-      const symbols = touched();
-      if (symbols === null || symbols.some((s) => within(s, symbol))) reached.push(c);
+      if (reachesSymbol(edit, symbol, touched(), proposedSpans())) reached.push(c);
       else notes.push(`${inline(c.held!, 300)} is held by ${who}; this edit changes other code of the file.`);
       continue;
     }
@@ -90,6 +93,34 @@ async function apartFromEdits(
 }
 
 /**
+ * Whether an edit reaches a held symbol: it writes in the symbol's lines (its decorators too), or
+ * the symbol's text is not the same after it — written anew, renamed away, commented out, moved.
+ * Past the parser's limits, the whole file counts.
+ */
+function reachesSymbol(
+  edit: ProposedEdit,
+  symbol: string,
+  touched: string[] | null,
+  proposedSpans: SymbolSpan[] | null,
+): boolean {
+  if (touched === null || proposedSpans === null) return true;
+  if (touched.some((s) => within(s, symbol))) return true;
+  return (
+    symbolText(edit.currentSpans ?? [], edit.current, symbol) !==
+    symbolText(proposedSpans, edit.proposed, symbol)
+  );
+}
+
+/** The lines of every span of `symbol` in a text (overloads too), or '' when the text has none. */
+function symbolText(spans: SymbolSpan[], text: string, symbol: string): string {
+  const lines = text.split('\n');
+  return spans
+    .filter((s) => s.name === symbol)
+    .map((s) => lines.slice(s.start - 1, s.end).join('\n'))
+    .join('\n\0');
+}
+
+/**
  * The symbols an edit touches, read from the file's current text (one parse): those of the lines
  * it replaces, or around the point where it inserts. Set on `edit.local` hunk by hunk. Empty for a
  * file whose symbols are not read; null past the parser's limits.
@@ -98,6 +129,7 @@ function touchedSymbols(edit: ProposedEdit): string[] | null {
   if (languageOf(edit.path) === null) return [];
   const spans = symbolSpans(edit.path, edit.current);
   if (spans === null) return null;
+  edit.currentSpans = spans;
   const inCurrent = edit.local.map((h) => ({ ...h, next: h.base }));
   // Every line it replaces counts, blank ones too: code written over a blank line of a held
   // function is inside it.
