@@ -105,7 +105,7 @@ async function tookIt(
   const symbol = splitTarget(mine.pattern).symbol;
   if (taker.source !== 'edit' || symbol === null) return true;
   const [change] = await app.store.changes.filesOf(taker.session_id, [pathOf(file)]);
-  if (!change || change.level !== 'lines') return true;
+  if (change?.level !== 'lines') return true;
   return change.hunks.some((h) => (h.symbols ?? []).some((s) => symbolsMeet(s, symbol)));
 }
 
