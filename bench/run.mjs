@@ -436,6 +436,14 @@ row(
   hook['ours post edit'] <= hook.bare + 25,
 );
 row(
+  'PreToolUse hook process before an Edit of a 1,000-line TypeScript file one method of which another session holds: the parser loaded, the file read before and after, let through with a note (median of 40)',
+  ms(hook['ours pre symbol']),
+  '–',
+  `bare + ${fmt(hook['ours pre symbol'] - hook.bare, 0)} ms`,
+  'none set (parser loaded only for a file held in part)',
+  null,
+);
+row(
   'conflict prediction for one pair of sessions with 1,000-line diffs (two clones): the comparison alone, p50 / p99 (200)',
   `${fmt(prediction.compare.p50, 2)} / ${fmt(prediction.compare.p99, 2)} ms`,
   '–',
@@ -510,7 +518,8 @@ the ratios are the figures to read.
 - **hook**: the PreToolUse hook process with a Claude Code \`Edit\` input for a file another session
   holds (each run must deny), 20 other sessions holding 1,000 claims. And ours after every tool call
   (PostToolUse after a Read when the session has nothing new: no output), and after an Edit of a
-  1,000-line TypeScript file (another line each run).
+  1,000-line TypeScript file (another line each run); and before an Edit of such a file while
+  another session holds one of its methods (\`src/held.ts#Model50.save\`): the hook parses it.
 - **prediction** (\`bench/predict.mjs\`): two clones, a \`serve\` in each; each session changed 1,002
   lines of a 7,000-line TypeScript file (34 functions in the same lines). The comparison alone
   (the two change sets as git prints them), and \`collab_check\` without files as a client sees it.
