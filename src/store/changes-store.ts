@@ -12,7 +12,10 @@ export interface ChangeSetRow {
   head_commit: string | null;
   ref_commit: string | null;
   omitted: number;
+  /** When the last read began (of the whole worktree, or of some files). */
   refreshed_at: number;
+  /** When the last read of the whole worktree began (null before one). */
+  full_read_at: number | null;
 }
 
 interface ChangedFileRow {
@@ -51,18 +54,19 @@ export class ChangesStore {
    * changed are dropped), or those of `paths` only (each either changed, or no longer).
    */
   async record(
-    set: Omit<ChangeSetRow, 'omitted'> & { omitted?: number },
+    set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
     files: FileChange[],
     paths: string[] | null,
   ): Promise<void> {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
     await this.sql.run(
-      `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${paths === null ? '?' : 'NULL'})
        ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, base_commit = excluded.base_commit,
          base_ref = excluded.base_ref, base_source = excluded.base_source, head_commit = excluded.head_commit,
          ref_commit = excluded.ref_commit,
-         omitted = ${paths === null ? 'excluded.omitted' : 'change_sets.omitted'}, refreshed_at = excluded.refreshed_at`,
+         omitted = ${paths === null ? 'excluded.omitted' : 'change_sets.omitted'}, refreshed_at = excluded.refreshed_at,
+         full_read_at = ${paths === null ? 'excluded.full_read_at' : 'change_sets.full_read_at'}`,
       [
         sessionId,
         projectId,
@@ -73,12 +77,11 @@ export class ChangesStore {
         set.ref_commit,
         set.omitted ?? 0,
         now,
+        ...(paths === null ? [now] : []),
       ],
     );
     if (paths === null) {
       await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);
-      // Read whole: what edit hooks asked to be read is read.
-      await this.sql.run('DELETE FROM changes_pending WHERE session_id = ?', [sessionId]);
     } else if (paths.length > 0) {
       const list = inList(this.sql.dialect, paths);
       await this.sql.run(`DELETE FROM changed_files WHERE session_id = ? AND path ${list.text}`, [
@@ -106,6 +109,17 @@ export class ChangesStore {
         ],
       );
     }
+  }
+
+  /** When each of `paths` was last read for a session, where it is recorded as changed. */
+  async readTimes(sessionId: string, paths: string[]): Promise<Map<string, number>> {
+    if (paths.length === 0) return new Map();
+    const list = inList(this.sql.dialect, paths);
+    const rows = await this.sql.all<{ path: string; updated_at: number }>(
+      `SELECT path, updated_at FROM changed_files WHERE session_id = ? AND path ${list.text}`,
+      [sessionId, list.param],
+    );
+    return new Map(rows.map((r) => [r.path, Number(r.updated_at)]));
   }
 
   /** A session's changed files, in path order (only `paths` when named). */
@@ -160,24 +174,13 @@ export class ChangesStore {
     return out;
   }
 
-  /**
-   * Active sessions of a project on a host, besides one, whose changes were last read before
-   * `before` (or never), oldest first: those whose worktrees a check on that host reads again.
-   */
-  staleOnHost(
-    projectId: string,
-    host: string,
-    exceptId: string,
-    before: number,
-    limit: number,
-  ): Promise<SessionRow[]> {
+  /** Active sessions of a project on a host, besides one, those read longest ago first. */
+  neighboursOnHost(projectId: string, host: string, exceptId: string, limit: number): Promise<SessionRow[]> {
     return this.sql.all<SessionRow>(
       `SELECT s.* FROM sessions s LEFT JOIN change_sets c ON c.session_id = s.id
        WHERE s.project_id = ? AND s.status = 'active' AND s.host = ? AND s.id <> ?
-         AND (c.refreshed_at IS NULL OR c.refreshed_at < ?
-              OR EXISTS (SELECT 1 FROM changes_pending p WHERE p.session_id = s.id))
        ORDER BY COALESCE(c.refreshed_at, 0), s.id LIMIT ?`,
-      [projectId, host, exceptId, before, limit],
+      [projectId, host, exceptId, limit],
     );
   }
 

@@ -7,6 +7,7 @@ import type { FileChange, Hunk } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { LIMITS } from '../../core/limits.js';
 import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
+import { isGlob } from '../../core/paths.js';
 import { type ChangeBase, findBase, readChanges } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
@@ -15,14 +16,14 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
+import { staleAmong } from './freshness.js';
 import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
 import { pairConflicts } from './pair-conflicts.js';
 import type { PairConflict, PredictedConflict } from './prediction-types.js';
 import { describeLines, view } from './prediction-types.js';
 
-/** Other sessions of this machine a check reads again, at most, when theirs are older than `FRESH_MS`. */
+/** Other sessions of this machine whose copies of the checked files a check reads again, at most. */
 const NEIGHBOURS = 8;
-const FRESH_MS = 2_000;
 /** A request to read taken this long ago by a process that never recorded it is taken again. */
 const RETAKE_MS = 60_000;
 
@@ -76,7 +77,8 @@ export class ChangesService {
       head === set!.head_commit &&
       refCommit(place, recorded) === set!.ref_commit;
     const incremental = paths !== undefined && recorded !== null;
-    const startedAt = this.app.now();
+    // The wall clock, not the app's: file modification times are compared with it (freshness.ts).
+    const startedAt = Date.now();
     let read: ReturnType<typeof readChanges>;
     try {
       const base = incremental || unmoved ? recorded! : findBase(place.worktree, place.commonDir);
@@ -90,7 +92,6 @@ export class ChangesService {
     );
     this.addSymbols(place.worktree, read.files, known);
     const met = await this.meetings(session, read.files);
-    const now = this.app.now();
     await store.write(
       async () => {
         await store.changes.record(
@@ -103,7 +104,8 @@ export class ChangesService {
             head_commit: head,
             ref_commit: refCommit(place, read.base),
             omitted: read.omitted,
-            refreshed_at: now,
+            // When the read began: a file written after has a later modification time.
+            refreshed_at: startedAt,
           },
           read.files,
           incremental ? paths! : null,
@@ -203,23 +205,45 @@ export class ChangesService {
   }
 
   /**
-   * Reads the session's changes (its worktree as it is now: an agent may have edited it a moment
-   * ago, with no hook to say so), and those of the other live sessions of its
-   * repository on this machine not read in the last `FRESH_MS` or with edits waiting (at most
-   * `NEIGHBOURS`): so sessions that only call tools, with no hooks recording their edits, are
-   * compared as they are now.
+   * Before a check: reads again what may have changed of the caller's worktree and of the other
+   * live sessions of its repository on this machine (at most `NEIGHBOURS`), so that sessions with
+   * no hooks recording their edits are compared as they are now. Named files are read again only
+   * where modified since they were read (a stat each; git only for what changed); checking
+   * everything, or a glob, the caller's whole worktree is read, and the others' copies of the files
+   * the caller changed.
    */
-  async refreshAround(session: SessionRow): Promise<void> {
+  async refreshForCheck(session: SessionRow, patterns?: string[]): Promise<void> {
     const { store } = this.app;
-    await this.refresh(session);
-    const stale = await store.changes.staleOnHost(
+    const paths = patterns?.map(pathOf);
+    const literal = paths && !paths.some(isGlob) ? [...new Set(paths)] : null;
+    if (literal === null) await this.refresh(session);
+    else await this.refreshIfStale(session, literal);
+    // The others' copies of these files (or of every file the caller changed).
+    const mine = literal ?? (await store.changes.filesOf(session.id)).map((f) => f.path);
+    if (mine.length === 0) return;
+    const others = await store.changes.neighboursOnHost(
       session.project_id,
       this.app.host,
       session.id,
-      this.app.now() - FRESH_MS,
       NEIGHBOURS,
     );
-    for (const other of stale) if (stateOf(this.app, other) === 'active') await this.refresh(other);
+    for (const other of others)
+      if (stateOf(this.app, other) === 'active') await this.refreshIfStale(other, mine);
+  }
+
+  /** Reads those of `paths` modified since they were last read (all, before a first whole read). */
+  private async refreshIfStale(session: SessionRow, paths: string[]): Promise<void> {
+    const { store } = this.app;
+    const set = await store.changes.setOf(session.id);
+    const fullAt = set?.full_read_at == null ? null : Number(set.full_read_at);
+    if (fullAt === null) {
+      await this.refresh(session);
+      return;
+    }
+    const times = await store.changes.readTimes(session.id, paths);
+    const stale = staleAmong(session.worktree, paths, (p) => times.get(p) ?? fullAt);
+    if (stale.length > 0 || (await store.changes.hasPending(session.id, paths)))
+      await this.refresh(session, paths);
   }
 
   /**

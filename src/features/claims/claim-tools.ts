@@ -152,10 +152,10 @@ export const check = defineTool({
   }),
   async handler({ app, connection }, input) {
     const viewer = await connection.viewer(input.session_id);
-    // What the caller (and the other sessions of this machine) changed, read afresh; git runs
-    // before any write.
-    await app.changes.refreshAround(viewer);
     const patterns = input.files ? normalizeFiles(input.files, viewer) : undefined;
+    // What the caller (and the other sessions of this machine) changed since read, read again; git
+    // runs before any write, and only for what changed.
+    await app.changes.refreshForCheck(viewer, patterns);
     const predicted = await app.changes.predict(viewer, patterns);
     await app.changes.markTold(viewer, predicted.conflicts);
     const full = input.files
