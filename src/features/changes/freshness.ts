@@ -1,12 +1,18 @@
 /**
  * Which files of a worktree may have changed since they were last read, without git: a stat each.
  * A file written after its read has a later modification (or status change) time; a file created or
- * deleted since changes its folder's. A second of slack covers file systems with coarse times.
+ * deleted since changes its folder's. Times in whole seconds (a file system with coarse times, or a
+ * write that fell on a second) get two seconds of slack.
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const SLACK_MS = 1_000;
+const COARSE_SLACK_MS = 2_000;
+
+/** Whether a stat's times are later than `since` (ms), allowing for coarse times. */
+function after(st: { mtimeMs: number; ctimeMs: number }, since: number): boolean {
+  return [st.mtimeMs, st.ctimeMs].some((t) => t >= since - (t % 1000 === 0 ? COARSE_SLACK_MS : 0));
+}
 
 function statOf(path: string): { mtimeMs: number; ctimeMs: number } | null {
   try {
@@ -30,10 +36,10 @@ function nearestFolder(root: string, path: string): string {
  */
 export function staleAmong(worktree: string, paths: string[], readAt: (path: string) => number): string[] {
   return paths.filter((path) => {
-    const since = readAt(path) - SLACK_MS;
+    const since = readAt(path);
     const st = statOf(join(worktree, path));
-    if (st) return st.mtimeMs >= since || st.ctimeMs >= since;
+    if (st) return after(st, since);
     const folder = statOf(nearestFolder(worktree, path));
-    return folder === null || folder.mtimeMs >= since || folder.ctimeMs >= since;
+    return folder === null || after(folder, since);
   });
 }

@@ -1,0 +1,30 @@
+/** Which checked files may have changed since they were read: by their times, with no git. */
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { staleAmong } from '../../src/features/changes/freshness.js';
+import { tempDir } from '../helpers/temp.js';
+
+describe('files changed since they were read', () => {
+  it('a file written after its read, or created or deleted in its folder since, is stale; the rest is not', async () => {
+    const root = tempDir('collab-fresh-');
+    mkdirSync(join(root, 'src'));
+    writeFileSync(join(root, 'src/a.ts'), 'a\n');
+    writeFileSync(join(root, 'src/b.ts'), 'b\n');
+    const old = (Date.now() - 60_000) / 1000 + 0.123;
+    for (const p of ['src/a.ts', 'src/b.ts', 'src']) utimesSync(join(root, p), old, old);
+    const readAt = Date.now();
+    const stale = (paths: string[]) => staleAmong(root, paths, () => readAt);
+    expect(stale(['src/a.ts', 'src/b.ts', 'src/missing.ts', 'lib/none.ts'])).toEqual([]);
+    await new Promise((r) => setTimeout(r, 5));
+    writeFileSync(join(root, 'src/a.ts'), 'a2\n');
+    expect(stale(['src/a.ts', 'src/b.ts'])).toEqual(['src/a.ts']);
+    // A new file changes its folder: a path not there before, or now gone, reads as stale.
+    writeFileSync(join(root, 'src/c.ts'), 'c\n');
+    expect(stale(['src/missing.ts'])).toEqual(['src/missing.ts']);
+    // Times in whole seconds (a coarse file system) get slack: a second before the read is not old.
+    const coarse = Math.floor(readAt / 1000) - 1;
+    utimesSync(join(root, 'src/b.ts'), coarse, coarse);
+    expect(stale(['src/b.ts'])).toEqual(['src/b.ts']);
+  });
+});
