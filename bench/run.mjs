@@ -452,7 +452,7 @@ row(
   prediction.compare.p99 <= 50,
 );
 row(
-  'the same pair as a client sees it: `collab_check` without files over stdio, reading its worktree at most once a second, p50 / p99 (40)',
+  'the same pair as a client sees it: `collab_check` without files over stdio, reading its whole worktree again (git diff, ls-files) each call, p50 / p99 (40)',
   `${fmt(prediction.check.p50, 1)} / ${fmt(prediction.check.p99, 1)} ms`,
   '–',
   `p99 ${ratio(prediction.check.p99, prediction.bare)} of bare node`,

@@ -60,11 +60,11 @@ const claimView = z.object({
 export const claim = defineTool({
   name: 'collab_claim',
   title: 'Claim files',
-  description: 'Declare files you will change, and why; others are warned before touching them.',
+  description: 'Declare what you will change, and why; others are warned.',
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,
-    files: files.optional().describe("Paths, globs or one symbol: 'src/api/*', 'src/auth.ts#login'"),
+    files: files.optional().describe("Paths, globs or 'file.ts#symbol'"),
     from_git: z.boolean().default(false).describe('Claim uncommitted changes too'),
     intent: text('intentChars'),
     scope: scope.default('medium').describe('small <30min, medium 30min-2h, large >2h'),
@@ -132,14 +132,12 @@ export const claim = defineTool({
 
 export const check = defineTool({
   name: 'collab_check',
-  title: 'Check files before changing them',
+  title: 'Check before changing',
   description:
-    'Is another session working on these files, and will your changes conflict with theirs when merged? Call before deleting or rewriting; without files, checks all your changes.',
+    'Who else works on these files; will your changes conflict at merge? Call before deleting or rewriting.',
   kind: 'read',
   input: z.strictObject({
-    files: files
-      .optional()
-      .describe("Paths, globs or symbols ('src/auth.ts#login'); omit to check all you changed"),
+    files: files.optional().describe("Paths, globs or 'file.ts#symbol'; omit for all you changed"),
     session_id: sessionIdField,
   }),
   output: z.object({
@@ -201,7 +199,7 @@ export const check = defineTool({
 export const release = defineTool({
   name: 'collab_release',
   title: 'Release a claim',
-  description: 'Release your claim when done (completed) or when giving up (abandoned).',
+  description: 'Release your claim: done (completed) or given up (abandoned).',
   kind: 'write',
   input: z.strictObject({
     claim_id: idOf('claim'),
@@ -235,7 +233,7 @@ export const claimsList = defineTool({
   input: z.strictObject({
     session_id: idOf('session').optional().describe('Only this session’s claims'),
     status: z.enum(['active', 'completed', 'abandoned', 'expired', 'all']).default('active'),
-    path_filter: text('pathInputChars').optional().describe("Glob; claims overlapping it, e.g. 'src/api/*'"),
+    path_filter: text('pathInputChars').optional().describe('Glob; claims overlapping it'),
     limit: limitField(LIMITS.listedClaims, 200),
     cursor: cursorField,
   }),

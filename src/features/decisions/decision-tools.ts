@@ -18,7 +18,7 @@ const decision = z.object({
 export const decisionAdd = defineTool({
   name: 'collab_decision_add',
   title: 'Record a decision',
-  description: 'Record an architecture or design decision for the other sessions.',
+  description: 'Record a design decision for the other sessions.',
   kind: 'write',
   input: z.strictObject({
     session_id: sessionIdField,
@@ -42,7 +42,7 @@ export const decisionAdd = defineTool({
 export const decisionList = defineTool({
   name: 'collab_decision_list',
   title: 'List decisions',
-  description: 'Decisions recorded in this project: newest first, or best match for a query.',
+  description: 'Decisions in this project: newest first, or best match for a query.',
   kind: 'read',
   input: z.strictObject({
     category: category.optional(),

@@ -13,7 +13,7 @@ export const messageSend = defineTool({
     from_session_id: sessionIdField,
     to_session_id: sessionRefField.optional().describe('Id or name; omit to broadcast'),
     content: text('messageChars'),
-    reply_to: idOf('message').optional().describe('Message id this answers'),
+    reply_to: idOf('message').optional().describe('Message id answered'),
   }),
   output: z.object({
     message_id: z.string(),

@@ -21,11 +21,11 @@ const sessionView = z.object({
 export const sessionStart = defineTool({
   name: 'collab_session_start',
   title: 'Start a collaboration session',
-  description: 'Register before working, so others see your claims and can message you.',
+  description: 'Register before working: others see your claims and can message you.',
   kind: 'write',
   input: z.strictObject({
     name: text('nameChars', 0).optional().describe("e.g. 'frontend-refactor'"),
-    project_root: z.string().min(1).describe('Absolute path of the project'),
+    project_root: z.string().min(1).describe('Absolute project path'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
   async handler({ app, connection }, input) {
@@ -54,7 +54,7 @@ export const sessionStart = defineTool({
 export const sessionEnd = defineTool({
   name: 'collab_session_end',
   title: 'End a session',
-  description: 'End the session and release its active claims.',
+  description: 'End the session; its claims are released.',
   kind: 'destructive',
   input: z.strictObject({
     session_id: sessionIdField,
@@ -76,7 +76,7 @@ export const sessionEnd = defineTool({
 export const sessionList = defineTool({
   name: 'collab_session_list',
   title: 'List sessions',
-  description: 'Sessions in this project: claims, last heartbeat.',
+  description: 'Sessions here: their claims, last heartbeat.',
   kind: 'read',
   input: z.strictObject({
     include_inactive: z.boolean().default(false),
