@@ -3,8 +3,10 @@
  * on stdout. Claude Code (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `SessionStart`,
  * `SessionEnd`; its `hookSpecificOutput` with `permissionDecision` or `additionalContext`) and
  * Gemini CLI (`BeforeTool`, `AfterTool`, `BeforeAgent`, `SessionStart`, `SessionEnd`; a top-level
- * `decision`) send the same input fields.
+ * `decision`) send the same input fields. Codex CLI sends Claude Code's fields and events; its
+ * `apply_patch` tool names the files in its patch's headers.
  */
+import { applyPatchFiles } from './patch-files.js';
 
 export type HookFormat = 'claude' | 'gemini';
 export type HookEvent =
@@ -92,6 +94,11 @@ const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
 /** What a tool call is about to do to files: write these paths, or run this shell command. */
 export function toolTarget(input: HookInput): { files: string[] } | { command: string } | null {
   if (!input.toolName) return null;
+  // Codex: the patch text is the call's `command`; its headers name the files (relative to `cwd`).
+  if (input.toolName === 'apply_patch' && typeof input.toolInput.command === 'string') {
+    const files = applyPatchFiles(input.toolInput.command) ?? ['.'];
+    return files.length > 0 ? { files } : null;
+  }
   const keys = FILE_TOOLS[input.toolName];
   if (keys) {
     const files = keys

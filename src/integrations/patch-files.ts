@@ -34,3 +34,23 @@ export function patchedPaths(file: string, strip: number): string[] | null {
   }
   return [...paths];
 }
+
+/** Files named in one `apply_patch` call, at most (a patch naming more stands for the whole worktree). */
+const MAX_APPLY_PATCH_FILES = 1_000;
+
+/**
+ * The files a Codex `apply_patch` would write, as its patch names them (relative to the call's
+ * folder): added, updated, deleted, and the new name of a moved file. Null for a patch too large to
+ * read within a hook's time or naming too many files (then every file counts).
+ */
+export function applyPatchFiles(patch: string): string[] | null {
+  if (patch.length > MAX_PATCH_BYTES) return null;
+  const paths = new Set<string>();
+  for (const line of patch.split('\n')) {
+    const m = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/.exec(line);
+    if (!m) continue;
+    paths.add(m[1]!);
+    if (paths.size > MAX_APPLY_PATCH_FILES) return null;
+  }
+  return [...paths];
+}

@@ -208,6 +208,32 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     expect(out).toEqual({ decision: 'deny', reason: expect.stringContaining('src/api/auth.py') });
   });
 
+  it('Codex: apply_patch is judged by the files its patch names, and recorded after; the deny is the exact shape Codex takes', async () => {
+    const { repo, a, b } = await setup();
+    // Codex session A patches auth.py: its PostToolUse records the file as its claim.
+    expect(
+      (await a.hook('post-tool-use', hookFixture('codex/post-tool-use-apply-patch', repo, 'X-1'))).code,
+    ).toBe(0);
+    // Codex session B's patch updates auth.py (and adds a file): denied. Codex runs the tool on any
+    // other output, so nothing but these fields.
+    const out = parse(
+      (await b.hook('pre-tool-use', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2'))).stdout,
+    );
+    expect(Object.keys(out)).toEqual(['hookSpecificOutput']);
+    expect(Object.keys(out.hookSpecificOutput).sort()).toEqual([
+      'hookEventName',
+      'permissionDecision',
+      'permissionDecisionReason',
+    ]);
+    expect(out.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
+    expect(out.hookSpecificOutput.permissionDecisionReason).toContain('src/api/auth.py');
+    // A patch of files nobody holds goes ahead.
+    const free = hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2', {
+      command: '*** Begin Patch\n*** Add File: src/ui/new.tsx\n+export {}\n*** End Patch\n',
+    });
+    expect((await b.hook('pre-tool-use', free)).stdout).toBe('');
+  });
+
   it('fails safe: bad input or an unknown event allows, exits 0 and logs why', async () => {
     const { home, repo, a } = await setup();
     const bad = await a.hook('pre-tool-use', '{ not json');
