@@ -58,7 +58,9 @@ export async function hook(eventName: string): Promise<void> {
     const tell = firstTime(input.sessionId, why);
     done(
       cannotDecide(event, input, why, next, tell) ??
-        (tell ? { systemMessage: `session-collab is not working here (${why}). ${next ?? DOCTOR}` } : null),
+        (tell && input.format !== 'codex'
+          ? { systemMessage: `session-collab is not working here (${why}). ${next ?? DOCTOR}` }
+          : null),
     );
   };
   const timer = setTimeout(() => {
@@ -128,6 +130,8 @@ function cannotDecide(
     // A broken config is itself a reason to ask.
   }
   const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} ${next}`;
+  // Codex takes its own fields only (anything else runs the tool): the agent is told instead.
+  if (input.format === 'codex') return toolDecision('codex', onError === 'allow' ? 'warn' : onError, message);
   if (onError === 'allow') return tell ? { systemMessage: message } : {};
   return { ...toolDecision(input.format, onError, message), ...(tell ? { systemMessage: message } : {}) };
 }

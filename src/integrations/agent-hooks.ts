@@ -8,7 +8,7 @@
  */
 import { applyPatchFiles } from './patch-files.js';
 
-export type HookFormat = 'claude' | 'gemini';
+export type HookFormat = 'claude' | 'gemini' | 'codex';
 export type HookEvent =
   | 'session-start'
   | 'session-end'
@@ -62,7 +62,9 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
   const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
   const toolInput = data.tool_input;
   return {
-    format: GEMINI_EVENTS.has(event) || 'timestamp' in data ? 'gemini' : 'claude',
+    // Codex sends Claude Code's fields, and a `turn_id` with every event but SessionStart.
+    format:
+      GEMINI_EVENTS.has(event) || 'timestamp' in data ? 'gemini' : 'turn_id' in data ? 'codex' : 'claude',
     sessionId: str(data.session_id),
     cwd: str(data.cwd) ?? fallbackCwd,
     toolName: str(data.tool_name),
@@ -115,15 +117,38 @@ export function toolTarget(input: HookInput): { files: string[] } | { command: s
 export const EDIT_TOOL_MATCHER: Record<HookFormat, string> = {
   claude: 'Edit|Write|MultiEdit|NotebookEdit',
   gemini: 'write_file|replace',
+  codex: 'apply_patch',
 };
-export const SHELL_TOOL_MATCHER: Record<HookFormat, string> = { claude: 'Bash', gemini: 'run_shell_command' };
+export const SHELL_TOOL_MATCHER: Record<HookFormat, string> = {
+  claude: 'Bash',
+  gemini: 'run_shell_command',
+  codex: 'Bash',
+};
 
-/** The answer to a pre-tool-use hook. `warn` lets the call go on and tells the agent. */
+/**
+ * The answer to a pre-tool-use hook. `warn` lets the call go on and tells the agent. Codex runs the
+ * tool on anything but an explicit deny — an `ask`, an unknown field — so for it an `ask` is a deny
+ * that says to ask the user, and the answer holds Codex's fields only.
+ */
 export function toolDecision(
   format: HookFormat,
   decision: 'deny' | 'ask' | 'warn',
   reason: string,
 ): Record<string, unknown> {
+  if (format === 'codex') {
+    const hookSpecificOutput =
+      decision === 'warn'
+        ? { hookEventName: 'PreToolUse', additionalContext: reason }
+        : {
+            hookEventName: 'PreToolUse',
+            permissionDecision: 'deny',
+            permissionDecisionReason:
+              decision === 'ask'
+                ? `${reason}\n(Codex cannot ask the user from a hook: ask the user whether to go ahead; with a yes, coordinate as above and try again.)`
+                : reason,
+          };
+    return { hookSpecificOutput };
+  }
   if (format === 'gemini') {
     return decision === 'warn'
       ? {

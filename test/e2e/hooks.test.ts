@@ -234,6 +234,26 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     expect((await b.hook('pre-tool-use', free)).stdout).toBe('');
   });
 
+  it('Codex cannot be asked from a hook: "ask" denies and says to ask the user; "warn" tells the agent; nothing but its fields', async () => {
+    for (const mode of ['ask', 'warn'] as const) {
+      const { repo, a, b } = await setup({ enforcement: mode });
+      await a.hook('post-tool-use', hookFixture('codex/post-tool-use-apply-patch', repo, 'X-1'));
+      const out = parse(
+        (await b.hook('pre-tool-use', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2'))).stdout,
+      );
+      expect(Object.keys(out)).toEqual(['hookSpecificOutput']);
+      if (mode === 'ask') {
+        expect(out.hookSpecificOutput.permissionDecision).toBe('deny');
+        expect(out.hookSpecificOutput.permissionDecisionReason).toContain('ask the user whether to go ahead');
+      } else {
+        expect(out.hookSpecificOutput).toEqual({
+          hookEventName: 'PreToolUse',
+          additionalContext: expect.stringContaining('src/api/auth.py'),
+        });
+      }
+    }
+  });
+
   it('fails safe: bad input or an unknown event allows, exits 0 and logs why', async () => {
     const { home, repo, a } = await setup();
     const bad = await a.hook('pre-tool-use', '{ not json');
@@ -309,6 +329,33 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
         expect(answer.systemMessage, String(mode)).toContain(`pid ${process.pid}`);
         expect(answer.systemMessage, String(mode)).toContain('holds its write lock');
         expect(answer.hookSpecificOutput?.permissionDecision, String(mode)).toBe(expected);
+      } finally {
+        blocker.prepare('ROLLBACK').run();
+        blocker.close();
+      }
+    }
+  });
+
+  it('Codex, while the write lock is held: an apply_patch it cannot check is denied (Codex would run it on anything else), or with "allow" goes ahead with the agent told', async () => {
+    for (const [mode, expected] of [
+      [undefined, 'deny'],
+      ['allow', undefined],
+    ] as const) {
+      const { home, repo, b } = await setup(mode ? { enforcement_on_error: mode } : {});
+      const blocker = new Database(join(home, 'registry.db'));
+      blocker.prepare('BEGIN IMMEDIATE').run();
+      try {
+        const out = await b.hook(
+          'pre-tool-use',
+          hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-new'),
+        );
+        expect(out.code).toBe(0);
+        const answer = JSON.parse(out.stdout);
+        expect(Object.keys(answer), String(mode)).toEqual(['hookSpecificOutput']);
+        expect(answer.hookSpecificOutput.permissionDecision, String(mode)).toBe(expected);
+        const said =
+          answer.hookSpecificOutput.permissionDecisionReason ?? answer.hookSpecificOutput.additionalContext;
+        expect(said, String(mode)).toContain('could not check this apply_patch');
       } finally {
         blocker.prepare('ROLLBACK').run();
         blocker.close();

@@ -12,7 +12,7 @@ import {
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { CoreServices } from '../tool-context.js';
 
-const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli' } as const;
+const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli', codex: 'codex-cli' } as const;
 
 /** What a hook answers: its output for the client (null: nothing to say), or why it cannot decide. */
 export type HookAnswer = { output: Record<string, unknown> | null } | { unchecked: string; next: string };
