@@ -14,7 +14,8 @@ import {
 } from '../integrations/client-setup.js';
 import { geminiTrust, geminiTrusts, type TrustingClient, trustFile } from '../integrations/client-trust.js';
 import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
-import { codexTrust, codexTrusts } from '../integrations/codex-toml.js';
+import { codexHookHashes } from '../integrations/codex-hook-trust.js';
+import { codexTrust, codexTrustHooks, codexTrusts } from '../integrations/codex-toml.js';
 import { locateFolder } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation, onPathIsThis } from './invocation.js';
@@ -131,13 +132,17 @@ export function init(options: InitOptions): void {
     .map((client) => {
       const file = trustFile(client);
       const before = readText(file);
-      const trusted = client === 'codex' ? codexTrusts(before, root) : geminiTrusts(before, root);
+      if (client === 'gemini') {
+        const trusted = geminiTrusts(before, root);
+        const after = trusted || !options.trust ? before : geminiTrust(before, root);
+        return { client, file, before, after, trusted, added: !trusted && options.trust === true };
+      }
+      // Codex: the project trusted, and each of our hooks in .codex/hooks.json (by its hash).
+      const hooksFile = changes.find((c) => c.client === 'codex' && c.path === '.codex/hooks.json');
+      const hashes = hooksFile ? codexHookHashes(join(root, hooksFile.path), hooksFile.after) : [];
+      const trusted = codexTrusts(before, root) && codexTrustHooks(before, hashes, file) === (before ?? '');
       const after =
-        trusted || !options.trust
-          ? before
-          : client === 'codex'
-            ? codexTrust(before, root, file)
-            : geminiTrust(before, root);
+        trusted || !options.trust ? before : codexTrustHooks(codexTrust(before, root, file), hashes, file);
       return { client, file, before, after, trusted, added: !trusted && options.trust === true };
     });
 
@@ -227,7 +232,7 @@ export function init(options: InitOptions): void {
     } else if (!t.trusted) {
       console.log(
         t.client === 'codex'
-          ? `\n${yellow('Codex CLI loads .codex/config.toml only in trusted projects, and this one is not.')} Add to ${t.file}:\n  [projects.${JSON.stringify(root)}]\n  trust_level = "trusted"\nor run ${bold('session-collab init --trust')}.`
+          ? `\n${yellow('Codex CLI loads .codex/config.toml and runs .codex/hooks.json only in trusted projects, and each hook only once trusted; here they are not.')} Run ${bold('session-collab init --trust')}, or add to ${t.file}:\n  [projects.${JSON.stringify(root)}]\n  trust_level = "trusted"\nand review the hooks when Codex asks.`
           : `\n${yellow('Gemini CLI loads .gemini/settings.json only in trusted folders, and this one is not.')} Add "${root}": "TRUST_FOLDER" to ${t.file}, trust the folder when Gemini CLI asks, or run ${bold('session-collab init --trust')}.`,
       );
     }

@@ -5,7 +5,7 @@
  * a user's own servers, hooks and notes stay as they are.
  */
 import { shellQuote } from '../core/shell-words.js';
-import { EDIT_TOOL_MATCHER, SHELL_TOOL_MATCHER } from './agent-hooks.js';
+import { EDIT_TOOL_MATCHER, type HookFormat, SHELL_TOOL_MATCHER, toolDecision } from './agent-hooks.js';
 import { codexHttpTable, codexStdioTable, mergeCodexToml } from './codex-toml.js';
 import { editSettings, readSettings } from './jsonc-settings.js';
 
@@ -56,7 +56,7 @@ const MISSING_AT_START = `${MISSING}: edits and shell commands that change files
  * at session start the user is told, and each edit or shell command is stopped with what to do
  * (an "ask" would pass unseen where the client accepts edits by itself).
  */
-export function hookCommand(launch: Launch, event: string, format: 'claude' | 'gemini' = 'claude'): string {
+export function hookCommand(launch: Launch, event: string, format: HookFormat = 'claude'): string {
   const run = [launch.command, ...launch.args, 'hook', event].map(shellQuote).join(' ');
   const script = launch.args.find((a) => a.includes('/'));
   const present = [
@@ -70,7 +70,13 @@ export function hookCommand(launch: Launch, event: string, format: 'claude' | 'g
 }
 
 /** The hook's answer when session-collab is missing (null: none, for events that need none). */
-function missingAnswer(event: string, format: 'claude' | 'gemini'): Record<string, unknown> | null {
+function missingAnswer(event: string, format: HookFormat): Record<string, unknown> | null {
+  // Codex takes its own fields only (anything else runs the tool): a deny, and context at start.
+  if (format === 'codex') {
+    if (event === 'session-start')
+      return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: MISSING_AT_START } };
+    return event === 'pre-tool-use' ? toolDecision('codex', 'deny', MISSING_AT_EDIT) : null;
+  }
   if (event === 'session-start') return { systemMessage: MISSING_AT_START };
   if (event !== 'pre-tool-use') return null;
   return format === 'gemini'
@@ -111,6 +117,29 @@ export function claudeHooks(launch: Launch): HooksConfig {
     UserPromptSubmit: [{ hooks: [cmd('user-prompt-submit')] }],
     PreToolUse: [
       { matcher: `${EDIT_TOOL_MATCHER.claude}|${SHELL_TOOL_MATCHER.claude}`, hooks: [cmd('pre-tool-use')] },
+    ],
+    PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
+  };
+}
+
+/**
+ * The hooks for Codex CLI (its `.codex/hooks.json`; timeouts in seconds): as Claude Code's, for its
+ * `apply_patch` and `Bash` tools. Codex runs a project's hooks only in a trusted project, and each
+ * only once trusted (`codexHookTrust`).
+ */
+export function codexHooks(launch: Launch): HooksConfig {
+  const cmd = (event: string, timeout = 10) => ({
+    type: 'command',
+    command: hookCommand(launch, event, 'codex'),
+    timeout,
+  });
+  return {
+    SessionStart: [{ hooks: [cmd('session-start')] }],
+    // Codex gives a SessionEnd hook 3 s at most (and hashes it so, for trust).
+    SessionEnd: [{ hooks: [cmd('session-end', 3)] }],
+    UserPromptSubmit: [{ hooks: [cmd('user-prompt-submit')] }],
+    PreToolUse: [
+      { matcher: `${EDIT_TOOL_MATCHER.codex}|${SHELL_TOOL_MATCHER.codex}`, hooks: [cmd('pre-tool-use')] },
     ],
     PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
   };
@@ -281,6 +310,11 @@ export function planClient(
       ];
     case 'codex':
       return [
+        {
+          path: '.codex/hooks.json',
+          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse',
+          after: mergeHooks(read('.codex/hooks.json'), '.codex/hooks.json', codexHooks(launch)),
+        },
         {
           path: '.codex/config.toml',
           purpose: 'MCP server (Codex loads it in trusted projects)',

@@ -210,3 +210,21 @@ export function codexTrust(text: string | null, folder: string, path = 'config.t
   else lines[at + 1 + own] = 'trust_level = "trusted"';
   return checked(lines.join('\n'), before, keys, expected, path);
 }
+
+/**
+ * Codex's config with each hook of `hooks` trusted: `[hooks.state."<key>"] trusted_hash = "…"`
+ * (Codex runs a project's hook only when the hash it computes for it is the one trusted here).
+ */
+export function codexTrustHooks(
+  text: string | null,
+  hooks: Array<{ key: string; hash: string }>,
+  path = 'config.toml',
+): string {
+  let out = text;
+  for (const { key, hash } of hooks) {
+    const keys = ['hooks', 'state', key];
+    if (valueAt(readCodexConfig(out, path), [...keys, 'trusted_hash']) === hash) continue;
+    out = replaceTable(out, keys, `[${keyPath(keys)}]\ntrusted_hash = ${tomlString(hash)}\n`, path);
+  }
+  return out ?? '';
+}

@@ -4,9 +4,10 @@
  * and `gemini mcp list` see the server. Each CLI comes from .ci/run (a temporary install); without
  * one its test is skipped, saying so.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { CLI } from '../helpers/stdio.js';
@@ -36,7 +37,7 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
     const { repo, userHome, env, init } = project();
     const first = init('--client', 'codex');
     expect(first).toContain(
-      'Codex CLI loads .codex/config.toml only in trusted projects, and this one is not',
+      'runs .codex/hooks.json only in trusted projects, and each hook only once trusted',
     );
     expect(first).toContain(`[projects.${JSON.stringify(repo)}]`);
     expect(first).toContain('session-collab init --trust');
@@ -51,12 +52,56 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
     );
     const listed = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
     expect(listed.stdout).toMatch(/session-collab\s+\S+.*enabled/);
+    // Codex itself finds each of our hooks trusted (the hash init wrote is the one it computes).
+    expect(await codexHookTrust(repo, env)).toEqual({
+      pre_tool_use: 'trusted',
+      post_tool_use: 'trusted',
+      session_start: 'trusted',
+      session_end: 'trusted',
+      user_prompt_submit: 'trusted',
+    });
     // Once trusted, nothing more to say or change.
     const again = init('--client', 'codex', '--trust');
     expect(again).not.toContain('Trusted this folder');
     expect(again).not.toContain('only in trusted projects');
   }, 120_000);
 });
+
+/** What Codex's own app server says of the project's hooks: trust status by event. */
+async function codexHookTrust(repo: string, env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
+  const child = spawn(codex!, ['app-server'], { cwd: repo, env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: child.stdout });
+  const answers = new Map<
+    number,
+    (value: { result?: { data?: Array<{ hooks: Array<{ key: string; trustStatus: string }> }> } }) => void
+  >();
+  lines.on('line', (line) => {
+    try {
+      const message = JSON.parse(line);
+      answers.get(message.id)?.(message);
+    } catch {
+      // not ours
+    }
+  });
+  const ask = (id: number, method: string, params: unknown) =>
+    new Promise<Parameters<NonNullable<ReturnType<typeof answers.get>>>[0]>((resolve) => {
+      answers.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+    });
+  try {
+    await ask(1, 'initialize', { clientInfo: { name: 'session-collab-test', version: '0' } });
+    child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+    const listed = await ask(2, 'hooks/list', { cwds: [repo] });
+    const hooks = listed.result?.data?.[0]?.hooks ?? [];
+    return Object.fromEntries(
+      hooks
+        .filter((h) => h.key.startsWith(join(repo, '.codex', 'hooks.json')))
+        .map((h) => [h.key.split(':').at(-3)!, h.trustStatus]),
+    );
+  } finally {
+    child.kill();
+  }
+}
 
 describe.skipIf(!codex)("Codex CLI with session-collab also in the user's config", () => {
   it('init and doctor say that Codex would merge the two into one it cannot start, and how to fix it', async () => {
