@@ -426,4 +426,31 @@ describe('hooks and the MCP server of one client share its session', () => {
       await a.close();
     }
   });
+
+  it('Codex gives its MCP server no session id: its hooks and its server are told together by the Codex process', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/api/auth.py': 'def login(user):\n    pass\n' });
+    const a = await connectStdio({ cwd: repo, home, hooks: true });
+    const b = await hookClient({ cwd: repo, home });
+    open.push(b);
+    try {
+      await a.hook('session-start', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-1'));
+      await a.call('collab_claim', { files: ['src/api/*'], intent: 'refactor login to JWT' });
+      // Its own patch of the file it claimed goes ahead; another Codex's is stopped.
+      expect(
+        (await a.hook('pre-tool-use', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-1'))).stdout,
+      ).toBe('');
+      await a.hook('post-tool-use', hookFixture('codex/post-tool-use-apply-patch', repo, 'X-1'));
+      const { sessions } = await a.call<{ sessions: Array<{ active_claims: number }> }>(
+        'collab_session_list',
+      );
+      expect(sessions).toHaveLength(1);
+      const denied = parse(
+        (await b.hook('pre-tool-use', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2'))).stdout,
+      );
+      expect(denied.hookSpecificOutput.permissionDecisionReason).toContain('refactor login to JWT');
+    } finally {
+      await a.close();
+    }
+  });
 });
