@@ -9,7 +9,8 @@ import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-words.js';
 import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
 import { geminiTrusts, trustFile } from './client-trust.js';
-import { codexTransport, codexTrusts, hasCodexServer } from './codex-toml.js';
+import { codexHookHashes } from './codex-hook-trust.js';
+import { codexTransport, codexTrustHooks, codexTrusts, hasCodexServer } from './codex-toml.js';
 import { guardInstalled } from './git-hooks.js';
 import { readSettings } from './jsonc-settings.js';
 
@@ -24,6 +25,7 @@ export interface WiringFinding {
 const HOOK_EVENTS: Partial<Record<ClientName, string[]>> = {
   claude: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
   gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool'],
+  codex: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
 };
 
 /** A settings file's object (comments allowed, as the clients allow them), or null. */
@@ -91,7 +93,7 @@ function ourHooks(settings: Record<string, unknown> | null): { events: Set<strin
 }
 
 function hooksFinding(
-  client: 'claude' | 'gemini',
+  client: 'claude' | 'gemini' | 'codex',
   root: string,
   file: string,
   env: NodeJS.ProcessEnv,
@@ -121,6 +123,30 @@ function hooksFinding(
     ok: true,
     detail: `${file}: all ${events.size} hooks, running ${[found, program.script].filter(Boolean).join(' ')}`,
   };
+}
+
+/**
+ * Whether Codex trusts each of our hooks in the project's `.codex/hooks.json` (by the hash it
+ * computes): an untrusted or changed one is skipped in silence.
+ */
+function codexHooksTrusted(root: string, userFile: string): WiringFinding {
+  const file = join(root, '.codex', 'hooks.json');
+  const text = readText(file);
+  const hashes = text === null ? [] : codexHookHashes(file, text);
+  const user = readText(userFile);
+  const untrusted = hashes.filter((h) => codexTrustHooks(user, [h], userFile) !== (user ?? ''));
+  return untrusted.length === 0
+    ? {
+        name: 'codex hook trust',
+        ok: true,
+        detail: `${userFile} trusts the ${hashes.length} session-collab hooks`,
+      }
+    : {
+        name: 'codex hook trust',
+        ok: false,
+        detail: `${untrusted.length} of the ${hashes.length} session-collab hooks in .codex/hooks.json are not trusted (or changed since): Codex skips them in silence, so edits are not checked`,
+        hint: `Run session-collab init --client codex --trust in ${root} (or review the hooks when Codex asks).`,
+      };
 }
 
 /**
@@ -238,6 +264,8 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
           : server('codex', '.codex/config.toml', has),
       );
       out.push(trust('codex'));
+      out.push(hooksFinding('codex', root, '.codex/hooks.json', env));
+      out.push(codexHooksTrusted(root, userFile));
     } else if (client === 'cursor') {
       out.push(server('cursor', '.cursor/mcp.json', inJson('.cursor/mcp.json')));
     }

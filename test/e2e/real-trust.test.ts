@@ -43,6 +43,11 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
     expect(first).toContain('session-collab init --trust');
     const untrusted = await runAgentCli(codex!, ['mcp', 'list'], { cwd: repo, env });
     expect(untrusted.stdout).not.toMatch(/session-collab\s/);
+    const doctor = () =>
+      spawnSync(process.execPath, [CLI, 'doctor'], { cwd: repo, env, encoding: 'utf8' }).stdout;
+    expect(doctor()).toMatch(
+      /✗ codex hook trust\s+5 of the 5 session-collab hooks in \.codex\/hooks\.json are not trusted/,
+    );
 
     const trusted = init('--client', 'codex', '--trust');
     expect(trusted).toContain('Trusted this folder in');
@@ -60,6 +65,8 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
       session_end: 'trusted',
       user_prompt_submit: 'trusted',
     });
+    expect(doctor()).toMatch(/✓ codex hook trust\s+.*trusts the 5 session-collab hooks/);
+    expect(doctor()).toMatch(/✓ codex hooks\s+\.codex\/hooks\.json: all 5 hooks/);
     // Once trusted, nothing more to say or change.
     const again = init('--client', 'codex', '--trust');
     expect(again).not.toContain('Trusted this folder');
