@@ -28,8 +28,13 @@ export function runAgentCli(
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { ...options, encoding: 'utf8', timeout: 120_000 }, (_error, stdout, stderr) =>
-      resolve({ stdout, stderr }),
+    const child = execFile(
+      file,
+      args,
+      { ...options, encoding: 'utf8', timeout: 120_000 },
+      (_error, stdout, stderr) => resolve({ stdout, stderr }),
     );
+    // Nothing on stdin (a CLI that reads a piped prompt waits for its end).
+    child.stdin?.end();
   });
 }
