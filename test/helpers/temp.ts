@@ -6,7 +6,9 @@ import { afterAll } from 'vitest';
 
 const created: string[] = [];
 afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // A client a test ran may still be writing its files as it exits (Claude Code's home): retried.
+  for (const dir of created.splice(0))
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** A fresh temporary folder, removed after the test file. */
