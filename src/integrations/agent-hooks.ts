@@ -6,7 +6,7 @@
  * `decision`) send the same input fields. Codex CLI sends Claude Code's fields and events; its
  * `apply_patch` tool names the files in its patch's headers.
  */
-import { applyPatchFiles } from './patch-files.js';
+import { applyPatchFiles, applyPatchText } from './patch-files.js';
 
 export type HookFormat = 'claude' | 'gemini' | 'codex';
 export type HookEvent =
@@ -202,7 +202,8 @@ function replaced(text: string, edit: Record<string, unknown>): string | null {
 
 /**
  * The text a file-writing tool call would leave in its file, from the file's `current` text
- * (Claude Code's Write, Edit and MultiEdit; Gemini CLI's write_file and replace); null when it
+ * (Claude Code's Write, Edit and MultiEdit; Gemini CLI's write_file and replace; Codex's
+ * apply_patch of one file); null when it
  * cannot be told (another tool, or an edit whose text is not in the file).
  */
 export function proposedText(input: HookInput, current: string): string | null {
@@ -214,6 +215,8 @@ export function proposedText(input: HookInput, current: string): string | null {
     case 'Edit':
     case 'replace':
       return replaced(current, tool);
+    case 'apply_patch':
+      return typeof tool.command === 'string' ? applyPatchText(tool.command, current) : null;
     case 'MultiEdit': {
       if (!Array.isArray(tool.edits)) return null;
       let text: string | null = current;

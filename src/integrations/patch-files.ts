@@ -54,3 +54,60 @@ export function applyPatchFiles(patch: string): string[] | null {
   }
   return [...paths];
 }
+
+/**
+ * The text a Codex `apply_patch` leaves in the file it names (its only file), from the file's
+ * `current` text: an added file's lines, or an updated file's chunks applied in order (each chunk's
+ * context and removed lines found after the previous chunk, after its `@@` anchor line when it has
+ * one). Null when it cannot be told: several files, a move or a deletion, a chunk not found.
+ */
+export function applyPatchText(patch: string, current: string): string | null {
+  if (patch.length > MAX_PATCH_BYTES) return null;
+  const lines = patch.split('\n');
+  const headers = lines.filter((l) => /^\*\*\* (Add File|Update File|Delete File|Move to): /.test(l));
+  if (headers.length !== 1) return null;
+  const body = lines.slice(lines.indexOf(headers[0]!) + 1).filter((l) => !l.startsWith('*** '));
+  if (headers[0]!.startsWith('*** Add File: '))
+    return `${body.map((l) => (l.startsWith('+') ? l.slice(1) : l)).join('\n')}\n`;
+  if (!headers[0]!.startsWith('*** Update File: ')) return null;
+  const text = current.split('\n');
+  let at = 0;
+  // Chunks, each after an `@@` line (its optional text: a line to find first).
+  const chunks: Array<{ anchor: string; lines: string[] }> = [];
+  for (const line of body) {
+    if (line.startsWith('@@')) chunks.push({ anchor: line.slice(2).trim(), lines: [] });
+    else if (chunks.length === 0) chunks.push({ anchor: '', lines: [line] });
+    else chunks.at(-1)!.lines.push(line);
+  }
+  for (const chunk of chunks) {
+    if (chunk.anchor !== '') {
+      const found = text.findIndex((l, i) => i >= at && l.trim() === chunk.anchor);
+      if (found === -1) return null;
+      at = found + 1;
+    }
+    const kept = chunk.lines.filter((l) => l !== '' || chunk.lines.length === 1);
+    const before = kept.filter((l) => !l.startsWith('+')).map((l) => l.slice(1));
+    const after = kept.filter((l) => !l.startsWith('-')).map((l) => l.slice(1));
+    if (before.length === 0) {
+      text.splice(at, 0, ...after);
+      at += after.length;
+      continue;
+    }
+    const start = findRun(text, before, at);
+    if (start === -1) return null;
+    text.splice(start, before.length, ...after);
+    at = start + after.length;
+  }
+  return text.join('\n');
+}
+
+/** Where `run` appears in `lines` from `from` on (exactly, else ignoring trailing spaces), or -1. */
+function findRun(lines: string[], run: string[], from: number): number {
+  for (const same of [
+    (a: string, b: string) => a === b,
+    (a: string, b: string) => a.trimEnd() === b.trimEnd(),
+  ])
+    for (let i = from; i + run.length <= lines.length; i++)
+      if (run.every((r, k) => same(lines[i + k]!, r))) return i;
+  return -1;
+}

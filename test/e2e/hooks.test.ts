@@ -234,6 +234,34 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     expect((await b.hook('pre-tool-use', free)).stdout).toBe('');
   });
 
+  it('Codex: a patch of another function of a file whose login another session holds goes ahead, with a note; of login, is denied', async () => {
+    const home = tempDir('collab-home-');
+    const source = 'def login(user):\n    pass\n\n\ndef logout(user):\n    pass\n';
+    const repo = gitRepo({ 'src/api/auth.py': source });
+    const holder = await connectStdio({ cwd: repo, home });
+    const b = await hookClient({ cwd: repo, home });
+    open.push(b);
+    try {
+      await holder.call('collab_claim', { files: ['src/api/auth.py#login'], intent: 'token auth' });
+      const patch = (anchor: string) =>
+        hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2', {
+          command: `*** Begin Patch\n*** Update File: src/api/auth.py\n@@ ${anchor}\n-    pass\n+    return None\n*** End Patch\n`,
+        });
+      const apart = parse((await b.hook('pre-tool-use', patch('def logout(user):'))).stdout);
+      expect(apart).toEqual({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          additionalContext: expect.stringContaining('src/api/auth.py#login is held by'),
+        },
+      });
+      const inside = parse((await b.hook('pre-tool-use', patch('def login(user):'))).stdout);
+      expect(inside.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(inside.hookSpecificOutput.permissionDecisionReason).toContain('token auth');
+    } finally {
+      await holder.close();
+    }
+  });
+
   it('Codex cannot be asked from a hook: "ask" denies and says to ask the user; "warn" tells the agent; nothing but its fields', async () => {
     for (const mode of ['ask', 'warn'] as const) {
       const { repo, a, b } = await setup({ enforcement: mode });
