@@ -337,6 +337,19 @@ describe('hooks that cannot work say so, once per session', () => {
   });
 });
 
+/** A pre-tool-use hook run while this test process holds the database's write lock. */
+async function underLock(onError: string | undefined, fixture: string, sessionId: string) {
+  const { home, repo, b } = await setup(onError ? { enforcement_on_error: onError } : {});
+  const blocker = new Database(join(home, 'registry.db'));
+  blocker.prepare('BEGIN IMMEDIATE').run();
+  try {
+    return await b.hook('pre-tool-use', hookFixture(fixture, repo, sessionId));
+  } finally {
+    blocker.prepare('ROLLBACK').run();
+    blocker.close();
+  }
+}
+
 describe('hooks answer in bounded time, and never let an edit through unchecked in silence', () => {
   it('while another process holds the database write lock: an edit it cannot check is put to the user, with why', async () => {
     for (const [mode, expected] of [
@@ -344,23 +357,15 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
       ['deny', 'deny'],
       ['allow', undefined],
     ] as const) {
-      const { home, repo, b } = await setup(mode ? { enforcement_on_error: mode } : {});
-      const blocker = new Database(join(home, 'registry.db'));
-      blocker.prepare('BEGIN IMMEDIATE').run();
-      try {
-        // A session id never seen: its session has to be written first, which the lock prevents.
-        const out = await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-new'));
-        expect(out.code).toBe(0);
-        const answer = JSON.parse(out.stdout);
-        expect(answer.systemMessage, String(mode)).toContain('could not check this Edit');
-        // It names the process holding the lock (this test's) and what to do.
-        expect(answer.systemMessage, String(mode)).toContain(`pid ${process.pid}`);
-        expect(answer.systemMessage, String(mode)).toContain('holds its write lock');
-        expect(answer.hookSpecificOutput?.permissionDecision, String(mode)).toBe(expected);
-      } finally {
-        blocker.prepare('ROLLBACK').run();
-        blocker.close();
-      }
+      // A session id never seen: its session has to be written first, which the lock prevents.
+      const out = await underLock(mode, 'claude-code/pre-tool-use-edit', 'B-new');
+      expect(out.code).toBe(0);
+      const answer = JSON.parse(out.stdout);
+      expect(answer.systemMessage, String(mode)).toContain('could not check this Edit');
+      // It names the process holding the lock (this test's) and what to do.
+      expect(answer.systemMessage, String(mode)).toContain(`pid ${process.pid}`);
+      expect(answer.systemMessage, String(mode)).toContain('holds its write lock');
+      expect(answer.hookSpecificOutput?.permissionDecision, String(mode)).toBe(expected);
     }
   });
 
@@ -369,25 +374,14 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
       [undefined, 'deny'],
       ['allow', undefined],
     ] as const) {
-      const { home, repo, b } = await setup(mode ? { enforcement_on_error: mode } : {});
-      const blocker = new Database(join(home, 'registry.db'));
-      blocker.prepare('BEGIN IMMEDIATE').run();
-      try {
-        const out = await b.hook(
-          'pre-tool-use',
-          hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-new'),
-        );
-        expect(out.code).toBe(0);
-        const answer = JSON.parse(out.stdout);
-        expect(Object.keys(answer), String(mode)).toEqual(['hookSpecificOutput']);
-        expect(answer.hookSpecificOutput.permissionDecision, String(mode)).toBe(expected);
-        const said =
-          answer.hookSpecificOutput.permissionDecisionReason ?? answer.hookSpecificOutput.additionalContext;
-        expect(said, String(mode)).toContain('could not check this apply_patch');
-      } finally {
-        blocker.prepare('ROLLBACK').run();
-        blocker.close();
-      }
+      const out = await underLock(mode, 'codex/pre-tool-use-apply-patch', 'X-new');
+      expect(out.code).toBe(0);
+      const answer = JSON.parse(out.stdout);
+      expect(Object.keys(answer), String(mode)).toEqual(['hookSpecificOutput']);
+      expect(answer.hookSpecificOutput.permissionDecision, String(mode)).toBe(expected);
+      const said =
+        answer.hookSpecificOutput.permissionDecisionReason ?? answer.hookSpecificOutput.additionalContext;
+      expect(said, String(mode)).toContain('could not check this apply_patch');
     }
   });
 
