@@ -17,6 +17,8 @@ import {
   toolTarget,
 } from '../integrations/agent-hooks.js';
 import { hookClientSessionId } from '../integrations/client-env.js';
+import { cursorHooksInstalled } from '../integrations/cursor-hooks.js';
+import { isCursorHookEvent } from '../integrations/hook-commands.js';
 import { clientProcess } from '../integrations/process-tree.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
@@ -58,7 +60,7 @@ export async function hook(eventName: string): Promise<void> {
     const tell = firstTime(input.sessionId, why);
     done(
       cannotDecide(event, input, why, next, tell) ??
-        (tell && input.format !== 'codex'
+        (tell && TAKES_SYSTEM_MESSAGE.has(input.format)
           ? { systemMessage: `session-collab is not working here (${why}). ${next ?? DOCTOR}` }
           : null),
     );
@@ -71,12 +73,15 @@ export async function hook(eventName: string): Promise<void> {
   try {
     if (!event) {
       process.stderr.write(
-        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use or user-prompt-submit)\n`,
+        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use or user-prompt-submit; for Cursor, its event names)\n`,
       );
       return done(null);
     }
     const raw = await readStdin();
     input = parseHookInput(raw, process.cwd());
+    // Cursor runs Claude Code's hooks too: where our Cursor hooks are there, they answer.
+    if (input.format === 'cursor' && !isCursorHookEvent(eventName) && cursorHooksInstalled(input.roots))
+      return done(null);
     const identity = {
       sessionId: hookClientSessionId(process.env, input.sessionId),
       process: clientProcess(),
@@ -130,11 +135,16 @@ function cannotDecide(
     // A broken config is itself a reason to ask.
   }
   const message = `session-collab could not check this ${input.toolName ?? 'tool call'} against other sessions' claims (${why}).${onError === 'allow' ? ' It goes ahead unchecked.' : ''} ${next}`;
-  // Codex takes its own fields only (anything else runs the tool): the agent is told instead.
-  if (input.format === 'codex') return toolDecision('codex', onError === 'allow' ? 'warn' : onError, message);
+  // Codex and Cursor take their own fields only (Codex runs the tool on anything else): the agent
+  // is told instead.
+  if (!TAKES_SYSTEM_MESSAGE.has(input.format))
+    return toolDecision(input.format, onError === 'allow' ? 'warn' : onError, message, input.clientEvent);
   if (onError === 'allow') return tell ? { systemMessage: message } : {};
   return { ...toolDecision(input.format, onError, message), ...(tell ? { systemMessage: message } : {}) };
 }
+
+/** Clients whose hook answers may carry a `systemMessage` for the user. */
+const TAKES_SYSTEM_MESSAGE = new Set(['claude', 'gemini']);
 
 const DOCTOR = 'Run `session-collab doctor` if this repeats.';
 

@@ -112,6 +112,18 @@ function parseTransport(options: InitOptions): Transport {
   };
 }
 
+/**
+ * What this machine's config says a hook does when it cannot check (`enforcement_on_error`): where
+ * it is `allow`, Cursor is not told to stop a call whose hook failed.
+ */
+function onErrorHere(): 'allow' | 'ask' | 'deny' {
+  try {
+    return loadConfig(resolveHome().config).enforcement_on_error;
+  } catch {
+    return 'ask';
+  }
+}
+
 /** `session-collab init`: wires the clients of this project to session-collab. */
 export function init(options: InitOptions): void {
   const root = locateFolder(process.cwd()).worktree;
@@ -119,8 +131,9 @@ export function init(options: InitOptions): void {
   const transport = parseTransport(options);
   const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();
   const read = (path: string) => readText(join(root, path));
+  const failClosed = onErrorHere() !== 'allow';
   const changes = clients.flatMap((client) =>
-    planClient(client, launch, read, transport).map((file) => {
+    planClient(client, launch, read, transport, failClosed).map((file) => {
       const before = read(file.path);
       return { client, ...file, before, changed: before !== file.after };
     }),

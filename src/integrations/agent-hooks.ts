@@ -4,11 +4,19 @@
  * `SessionEnd`; its `hookSpecificOutput` with `permissionDecision` or `additionalContext`) and
  * Gemini CLI (`BeforeTool`, `AfterTool`, `BeforeAgent`, `SessionStart`, `SessionEnd`; a top-level
  * `decision`) send the same input fields. Codex CLI sends Claude Code's fields and events; its
- * `apply_patch` tool names the files in its patch's headers.
+ * `apply_patch` tool names the files in its patch's headers. Cursor's differ: `cursor-hooks.ts`.
  */
+import {
+  CURSOR_FILE_TOOLS,
+  CURSOR_PATH_KEYS,
+  cursorDecision,
+  cursorTakesContext,
+  cursorToolCall,
+  isCursorInput,
+} from './cursor-hooks.js';
 import { applyPatchFiles, applyPatchText } from './patch-files.js';
 
-export type HookFormat = 'claude' | 'gemini' | 'codex';
+export type HookFormat = 'claude' | 'gemini' | 'codex' | 'cursor';
 export type HookEvent =
   | 'session-start'
   | 'session-end'
@@ -28,6 +36,10 @@ export interface HookInput {
   reason: string | null;
   /** Claude Code: set when a subagent (Task) makes the tool call, under its parent's session id. */
   agentId: string | null;
+  /** The event in the client's own words (Cursor's events differ in what they can answer). */
+  clientEvent: string | null;
+  /** Cursor: the workspace's folders. */
+  roots: string[];
 }
 
 /** SessionStart sources by which the client says its new session id carries on the previous session. */
@@ -47,6 +59,13 @@ const EVENT_NAMES: Record<string, HookEvent> = {
   'user-prompt-submit': 'user-prompt-submit',
   UserPromptSubmit: 'user-prompt-submit',
   BeforeAgent: 'user-prompt-submit',
+  // Cursor
+  sessionStart: 'session-start',
+  sessionEnd: 'session-end',
+  preToolUse: 'pre-tool-use',
+  beforeShellExecution: 'pre-tool-use',
+  afterFileEdit: 'post-tool-use',
+  postToolUse: 'post-tool-use',
 };
 
 export function parseHookEvent(name: string): HookEvent | null {
@@ -60,6 +79,22 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
     throw new Error('hook input is not a JSON object');
   const event = typeof data.hook_event_name === 'string' ? data.hook_event_name : '';
   const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  if (isCursorInput(data)) {
+    const roots = strings(data.workspace_roots);
+    return {
+      format: 'cursor',
+      sessionId: str(data.conversation_id),
+      cwd: str(data.cwd) ?? roots[0] ?? fallbackCwd,
+      ...cursorToolCall(data),
+      source: null,
+      reason: str(data.reason),
+      agentId: null,
+      clientEvent: event || null,
+      roots,
+    };
+  }
   const toolInput = data.tool_input;
   return {
     // Codex sends Claude Code's fields, and a `turn_id` with every event but SessionStart.
@@ -75,6 +110,8 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
     source: str(data.source),
     reason: str(data.reason),
     agentId: str(data.agent_id),
+    clientEvent: event || null,
+    roots: [],
   };
 }
 
@@ -91,22 +128,41 @@ const FILE_TOOLS: Record<string, string[]> = {
   write_file: ['file_path'],
   replace: ['file_path'],
 };
-const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
+const SHELL_TOOLS = new Set(['Bash', 'run_shell_command', 'Shell']);
+
+/** A patch in `*** Begin Patch` form among a tool call's inputs (Codex's `command`, Cursor's own key). */
+function patchOf(tool: Record<string, unknown>): string | null {
+  if (typeof tool.command === 'string') return tool.command;
+  const found = Object.values(tool).find(
+    (v) => typeof v === 'string' && v.trimStart().startsWith('*** Begin Patch'),
+  );
+  return typeof found === 'string' ? found : null;
+}
 
 /** What a tool call is about to do to files: write these paths, or run this shell command. */
 export function toolTarget(input: HookInput): { files: string[] } | { command: string } | null {
   if (!input.toolName) return null;
   // Codex: the patch text is the call's `command`; its headers name the files (relative to `cwd`).
-  if (input.toolName === 'apply_patch' && typeof input.toolInput.command === 'string') {
-    const files = applyPatchFiles(input.toolInput.command) ?? ['.'];
+  // A patch that cannot be read stands for the whole worktree.
+  if (input.toolName === 'apply_patch' || (input.format === 'cursor' && input.toolName === 'ApplyPatch')) {
+    const patch = patchOf(input.toolInput);
+    if (patch === null) return input.format === 'cursor' ? { files: ['.'] } : null;
+    const files = applyPatchFiles(patch) ?? ['.'];
     return files.length > 0 ? { files } : null;
   }
-  const keys = FILE_TOOLS[input.toolName];
+  const keys =
+    input.format === 'cursor'
+      ? CURSOR_FILE_TOOLS.has(input.toolName)
+        ? CURSOR_PATH_KEYS
+        : undefined
+      : FILE_TOOLS[input.toolName];
   if (keys) {
     const files = keys
       .map((k) => input.toolInput[k])
       .filter((v): v is string => typeof v === 'string' && v.length > 0);
-    return files.length > 0 ? { files } : null;
+    // Cursor's input names the file by a key not known here: the whole worktree, not nothing.
+    if (files.length === 0 && input.format === 'cursor') return { files: ['.'] };
+    return files.length > 0 ? { files: files.slice(0, 1) } : null;
   }
   if (SHELL_TOOLS.has(input.toolName) && typeof input.toolInput.command === 'string')
     return { command: input.toolInput.command };
@@ -118,12 +174,19 @@ export const EDIT_TOOL_MATCHER: Record<HookFormat, string> = {
   claude: 'Edit|Write|MultiEdit|NotebookEdit',
   gemini: 'write_file|replace',
   codex: 'apply_patch',
+  cursor: [...CURSOR_FILE_TOOLS].join('|'),
 };
 export const SHELL_TOOL_MATCHER: Record<HookFormat, string> = {
   claude: 'Bash',
   gemini: 'run_shell_command',
   codex: 'Bash',
+  cursor: 'Shell',
 };
+
+/** For a client that cannot ask the user from a hook: the stop that tells the agent to ask. */
+function askTheUser(reason: string): string {
+  return `${reason}\n(This client cannot ask the user from a hook: ask the user whether to go ahead; with a yes, coordinate as above and try again.)`;
+}
 
 /**
  * The answer to a pre-tool-use hook. `warn` lets the call go on and tells the agent. Codex runs the
@@ -134,7 +197,9 @@ export function toolDecision(
   format: HookFormat,
   decision: 'deny' | 'ask' | 'warn',
   reason: string,
+  clientEvent: string | null = null,
 ): Record<string, unknown> {
+  if (format === 'cursor') return cursorDecision(decision, reason, clientEvent, askTheUser);
   if (format === 'codex') {
     const hookSpecificOutput =
       decision === 'warn'
@@ -142,10 +207,7 @@ export function toolDecision(
         : {
             hookEventName: 'PreToolUse',
             permissionDecision: 'deny',
-            permissionDecisionReason:
-              decision === 'ask'
-                ? `${reason}\n(Codex cannot ask the user from a hook: ask the user whether to go ahead; with a yes, coordinate as above and try again.)`
-                : reason,
+            permissionDecisionReason: decision === 'ask' ? askTheUser(reason) : reason,
           };
     return { hookSpecificOutput };
   }
@@ -172,8 +234,25 @@ export function toolDecision(
 }
 
 /** Context for the agent at the start of its session. */
-export function sessionContext(_format: HookFormat, text: string): Record<string, unknown> {
+export function sessionContext(format: HookFormat, text: string): Record<string, unknown> {
+  if (format === 'cursor') return { additional_context: text };
   return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } };
+}
+
+/**
+ * Whether this hook's answer reaches the model, so news may be delivered with it (news given to an
+ * answer the client drops would be lost). Cursor: its `sessionStart` and `postToolUse` only.
+ */
+export function takesContext(input: HookInput): boolean {
+  return input.format !== 'cursor' || cursorTakesContext(input.clientEvent);
+}
+
+/**
+ * Whether this after-tool hook records the files its tool wrote. Cursor's `postToolUse` does not:
+ * its `afterFileEdit` reports each edited file.
+ */
+export function recordsEdits(input: HookInput): boolean {
+  return !(input.format === 'cursor' && input.clientEvent === 'postToolUse');
 }
 
 /** Context added for the model after a tool call or with the user's prompt. */
@@ -182,6 +261,7 @@ export function addedContext(
   event: 'post-tool-use' | 'user-prompt-submit',
   text: string,
 ): Record<string, unknown> {
+  if (format === 'cursor') return { additional_context: text };
   const hookEventName =
     format === 'gemini'
       ? event === 'post-tool-use'
@@ -202,21 +282,30 @@ function replaced(text: string, edit: Record<string, unknown>): string | null {
 
 /**
  * The text a file-writing tool call would leave in its file, from the file's `current` text
- * (Claude Code's Write, Edit and MultiEdit; Gemini CLI's write_file and replace; Codex's
- * apply_patch of one file); null when it
- * cannot be told (another tool, or an edit whose text is not in the file).
+ * (Claude Code's Write, Edit and MultiEdit; Gemini CLI's write_file and replace; Codex's apply_patch
+ * of one file; Cursor's Write, StrReplace and ApplyPatch); null when it cannot be told (another
+ * tool, or an edit whose text is not in the file).
  */
 export function proposedText(input: HookInput, current: string): string | null {
   const tool = input.toolInput;
   switch (input.toolName) {
     case 'Write':
     case 'write_file':
-      return typeof tool.content === 'string' ? tool.content : null;
+      // Cursor's Write may name its text `contents`.
+      return typeof tool.content === 'string'
+        ? tool.content
+        : typeof tool.contents === 'string'
+          ? tool.contents
+          : null;
     case 'Edit':
+    case 'StrReplace':
     case 'replace':
       return replaced(current, tool);
     case 'apply_patch':
-      return typeof tool.command === 'string' ? applyPatchText(tool.command, current) : null;
+    case 'ApplyPatch': {
+      const patch = patchOf(tool);
+      return patch === null ? null : applyPatchText(patch, current);
+    }
     case 'MultiEdit': {
       if (!Array.isArray(tool.edits)) return null;
       let text: string | null = current;

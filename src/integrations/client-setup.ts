@@ -7,6 +7,7 @@
 import { shellQuote } from '../core/shell-words.js';
 import { EDIT_TOOL_MATCHER, type HookFormat, SHELL_TOOL_MATCHER, toolDecision } from './agent-hooks.js';
 import { codexHttpTable, codexStdioTable, mergeCodexToml } from './codex-toml.js';
+import { isOurHook } from './hook-commands.js';
 import { editSettings, readSettings } from './jsonc-settings.js';
 
 export const CLIENTS = ['claude', 'codex', 'gemini', 'cursor'] as const;
@@ -71,6 +72,12 @@ export function hookCommand(launch: Launch, event: string, format: HookFormat = 
 
 /** The hook's answer when session-collab is missing (null: none, for events that need none). */
 function missingAnswer(event: string, format: HookFormat): Record<string, unknown> | null {
+  if (format === 'cursor') {
+    if (event === 'sessionStart') return { additional_context: MISSING_AT_START };
+    return event === 'preToolUse' || event === 'beforeShellExecution'
+      ? toolDecision('cursor', 'deny', MISSING_AT_EDIT)
+      : null;
+  }
   // Codex takes its own fields only (anything else runs the tool): a deny, and context at start.
   if (format === 'codex') {
     if (event === 'session-start')
@@ -89,16 +96,6 @@ function missingAnswer(event: string, format: HookFormat): Record<string, unknow
           permissionDecisionReason: MISSING_AT_EDIT,
         },
       };
-}
-
-/** Whether a hook command is one of ours (any install, any path). */
-export function isOurHook(command: unknown): boolean {
-  return (
-    typeof command === 'string' &&
-    /(session-collab|cli\.cjs)'?\s+hook\s+(session-start|session-end|pre-tool-use|post-tool-use|user-prompt-submit)\b/.test(
-      command,
-    )
-  );
 }
 
 type HookGroup = { matcher?: string; hooks: Array<Record<string, unknown>> };
@@ -143,6 +140,47 @@ export function codexHooks(launch: Launch): HooksConfig {
     ],
     PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
   };
+}
+
+/**
+ * The hooks for Cursor (its `.cursor/hooks.json`: flat entries, timeouts in seconds), named by
+ * Cursor's events so the hook knows Cursor's own file ran it. Edits are judged before its file tools
+ * run, shell commands before they execute; `afterFileEdit` records, `sessionStart` and `postToolUse`
+ * deliver. `failClosed`: Cursor stops the call if the hook itself fails (crashes, times out).
+ */
+export function cursorHooks(launch: Launch, failClosed: boolean): CursorHooksConfig {
+  const cmd = (event: string, timeout = 10) => ({
+    command: hookCommand(launch, event, 'cursor'),
+    timeout,
+  });
+  return {
+    sessionStart: [cmd('sessionStart')],
+    sessionEnd: [cmd('sessionEnd', 5)],
+    preToolUse: [{ ...cmd('preToolUse'), matcher: `^(${EDIT_TOOL_MATCHER.cursor})$`, failClosed }],
+    beforeShellExecution: [{ ...cmd('beforeShellExecution'), failClosed }],
+    afterFileEdit: [cmd('afterFileEdit')],
+    postToolUse: [cmd('postToolUse')],
+  };
+}
+
+type CursorHooksConfig = Record<string, Array<Record<string, unknown>>>;
+
+/**
+ * Puts our hooks into a Cursor hooks file (`{"version": 1, "hooks": {event: [entries]}}`): ours
+ * from an earlier run are replaced, every other entry is kept.
+ */
+export function mergeCursorHooks(text: string | null, path: string, ours: CursorHooksConfig): string {
+  const data = readSettings(text, path);
+  const existing = (data.hooks && typeof data.hooks === 'object' ? data.hooks : {}) as CursorHooksConfig;
+  const edits: Array<{ at: string[]; value: unknown }> =
+    data.version === undefined ? [{ at: ['version'], value: 1 }] : [];
+  for (const event of new Set([...Object.keys(existing), ...Object.keys(ours)])) {
+    const entries = existing[event];
+    if (entries !== undefined && !Array.isArray(entries)) continue;
+    const next = [...(entries ?? []).filter((e) => !isOurHook(e?.command)), ...(ours[event] ?? [])];
+    edits.push({ at: ['hooks', event], value: next.length > 0 ? next : undefined });
+  }
+  return editSettings(text, path, edits);
 }
 
 /** The hooks for Gemini CLI (its settings.json `hooks`; timeouts in milliseconds). */
@@ -251,6 +289,7 @@ export function planClient(
   launch: Launch,
   read: (path: string) => string | null,
   transport: Transport = { kind: 'stdio' },
+  failClosed = true,
 ): PlannedFile[] {
   const http = transport.kind === 'http' ? transport : null;
   const stdio = { command: launch.command, args: [...launch.args, 'serve'] };
@@ -342,6 +381,16 @@ export function planClient(
           path: '.cursor/mcp.json',
           purpose: 'MCP server',
           after: mergeMcpServers(read('.cursor/mcp.json'), '.cursor/mcp.json', server),
+        },
+        {
+          path: '.cursor/hooks.json',
+          purpose:
+            'hooks: sessionStart, sessionEnd, preToolUse, beforeShellExecution, afterFileEdit, postToolUse',
+          after: mergeCursorHooks(
+            read('.cursor/hooks.json'),
+            '.cursor/hooks.json',
+            cursorHooks(launch, failClosed),
+          ),
         },
         {
           path: '.cursor/rules/session-collab.mdc',

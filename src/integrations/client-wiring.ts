@@ -7,11 +7,12 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-words.js';
-import { type ClientName, detectClients, isOurHook, SERVER_NAME } from './client-setup.js';
+import { type ClientName, detectClients, SERVER_NAME } from './client-setup.js';
 import { geminiTrusts, trustFile } from './client-trust.js';
 import { codexHookHashes } from './codex-hook-trust.js';
 import { codexTransport, codexTrustHooks, codexTrusts, hasCodexServer } from './codex-toml.js';
 import { guardInstalled } from './git-hooks.js';
+import { CURSOR_HOOK_EVENTS, isOurHook } from './hook-commands.js';
 import { readSettings } from './jsonc-settings.js';
 
 export interface WiringFinding {
@@ -26,6 +27,7 @@ const HOOK_EVENTS: Partial<Record<ClientName, string[]>> = {
   claude: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
   gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool'],
   codex: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
+  cursor: [...CURSOR_HOOK_EVENTS],
 };
 
 /** A settings file's object (comments allowed, as the clients allow them), or null. */
@@ -75,16 +77,20 @@ function hookProgram(command: string): { program: string; script: string | null 
   return { program: run[0]!, script: run.slice(1, at).find((w) => w.includes('/')) ?? null };
 }
 
-/** Our hooks in a settings file's `hooks`: the events that have one, and the first command. */
+/**
+ * Our hooks in a settings file's `hooks`: the events that have one, and the first command. Groups
+ * of hooks (Claude Code, Gemini CLI, Codex CLI) or flat entries (Cursor).
+ */
 function ourHooks(settings: Record<string, unknown> | null): { events: Set<string>; command: string | null } {
   const events = new Set<string>();
   let command: string | null = null;
-  const hooks = (settings?.hooks ?? {}) as Record<string, Array<{ hooks?: Array<{ command?: unknown }> }>>;
+  type Entry = { command?: unknown; hooks?: Array<{ command?: unknown }> };
+  const hooks = (settings?.hooks ?? {}) as Record<string, Entry[]>;
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups)
-      for (const h of g.hooks ?? [])
-        if (isOurHook(h.command)) {
+      for (const h of Array.isArray(g?.hooks) ? g.hooks : [g])
+        if (isOurHook(h?.command)) {
           events.add(event);
           command ??= h.command as string;
         }
@@ -93,7 +99,7 @@ function ourHooks(settings: Record<string, unknown> | null): { events: Set<strin
 }
 
 function hooksFinding(
-  client: 'claude' | 'gemini' | 'codex',
+  client: 'claude' | 'gemini' | 'codex' | 'cursor',
   root: string,
   file: string,
   env: NodeJS.ProcessEnv,
@@ -268,6 +274,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
       out.push(codexHooksTrusted(root, userFile));
     } else if (client === 'cursor') {
       out.push(server('cursor', '.cursor/mcp.json', inJson('.cursor/mcp.json')));
+      out.push(hooksFinding('cursor', root, '.cursor/hooks.json', env));
     }
   }
   // The guard is optional: said, not counted as a problem.

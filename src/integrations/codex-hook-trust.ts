@@ -5,7 +5,7 @@
  * matcher (Codex leaves it out for events that take none). As codex 0.169.0 computes it.
  */
 import { canonicalHash } from '../core/canonical-hash.js';
-import { isOurHook } from './client-setup.js';
+import { isOurHook } from './hook-commands.js';
 import { readSettings } from './jsonc-settings.js';
 
 /** Events whose groups Codex matches against nothing: their matcher is not hashed. */

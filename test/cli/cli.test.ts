@@ -227,7 +227,7 @@ describe('session-collab doctor', () => {
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [CLI, ...args], { cwd: repo, env, encoding: 'utf8' });
     // Set up to run `session-collab` from PATH, on a machine that has none; Codex not trusting it.
-    expect(run('init', '--client', 'claude,codex', '--command', 'session-collab').status).toBe(0);
+    expect(run('init', '--client', 'claude,codex,cursor', '--command', 'session-collab').status).toBe(0);
     const out = run('doctor', '--json');
     expect(out.status).toBe(1);
     const checks = new Map(
@@ -241,15 +241,18 @@ describe('session-collab doctor', () => {
     expect(checks.get('claude hooks')).toMatchObject({ ok: false });
     expect(checks.get('claude hooks')?.detail).toContain('not on this machine');
     expect(checks.get('claude hooks')?.hint).toContain('npm install -g session-collab');
+    expect(checks.get('cursor hooks')).toMatchObject({ ok: false });
+    expect(checks.get('cursor hooks')?.detail).toContain('.cursor/hooks.json: the hooks run session-collab');
     expect(checks.get('codex trust')).toMatchObject({ ok: false });
     expect(checks.get('codex trust')?.hint).toContain('--trust');
     expect(checks.get('commit guard')?.ok).toBe(true);
     // Fixed as it says: trusted, and the hooks running this install.
-    expect(run('init', '--client', 'claude,codex', '--trust').status).toBe(0);
+    expect(run('init', '--client', 'claude,codex,cursor', '--trust').status).toBe(0);
     const fixed = JSON.parse(run('doctor', '--json').stdout) as {
-      checks: Array<{ name: string; ok: boolean }>;
+      checks: Array<{ name: string; ok: boolean; detail: string }>;
     };
     expect(fixed.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(fixed.checks.find((c) => c.name === 'cursor hooks')?.detail).toContain('all 6 hooks');
   });
 
   it('fails with the bad config key named', async () => {

@@ -222,6 +222,77 @@ describe('session-collab init', () => {
     );
   });
 
+  it("writes Cursor's hooks into its hooks file, keeping another tool's entries; a hook that cannot run says so in Cursor's shape", () => {
+    const repo = gitRepo();
+    mkdirSync(join(repo, '.cursor'));
+    const theirs = { command: './audit.sh', timeout: 5 };
+    writeFileSync(
+      join(repo, '.cursor/hooks.json'),
+      JSON.stringify({
+        version: 1,
+        hooks: { beforeShellExecution: [theirs], stop: [{ command: 'say done' }] },
+      }),
+    );
+    for (let i = 0; i < 2; i++)
+      expect(init(repo, '--client', 'cursor', '--command', 'session-collab').status).toBe(0);
+    const { version, hooks } = readJson(join(repo, '.cursor/hooks.json'));
+    expect(version).toBe(1);
+    expect(Object.keys(hooks).sort()).toEqual([
+      'afterFileEdit',
+      'beforeShellExecution',
+      'postToolUse',
+      'preToolUse',
+      'sessionEnd',
+      'sessionStart',
+      'stop',
+    ]);
+    expect(hooks.stop).toEqual([{ command: 'say done' }]);
+    // Theirs first, ours once (a second run replaced it); the gating hooks fail closed.
+    expect(hooks.beforeShellExecution).toEqual([
+      theirs,
+      { command: expect.stringMatching(/hook beforeShellExecution; else /), timeout: 10, failClosed: true },
+    ]);
+    expect(hooks.preToolUse).toEqual([
+      {
+        command: expect.stringMatching(/hook preToolUse; else /),
+        timeout: 10,
+        matcher: '^(Write|StrReplace|Edit|MultiEdit|Delete|EditNotebook|ApplyPatch)$',
+        failClosed: true,
+      },
+    ]);
+    for (const event of ['afterFileEdit', 'postToolUse', 'sessionEnd'])
+      expect(hooks[event]).toEqual([
+        { command: `session-collab hook ${event}`, timeout: event === 'sessionEnd' ? 5 : 10 },
+      ]);
+
+    // session-collab is not on this PATH: the edit is stopped and the session told, as Cursor reads it.
+    const run = (command: string) =>
+      JSON.parse(
+        spawnSync('sh', ['-c', command], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } }).stdout,
+      );
+    const stopped = run(hooks.preToolUse[0].command);
+    expect(Object.keys(stopped)).toEqual(['permission', 'user_message', 'agent_message']);
+    expect(stopped.permission).toBe('deny');
+    expect(stopped.agent_message).toContain('session-collab is not installed on this machine');
+    expect(run(hooks.beforeShellExecution[1].command).permission).toBe('deny');
+    expect(Object.keys(run(hooks.sessionStart[0].command))).toEqual(['additional_context']);
+  });
+
+  it('with enforcement_on_error "allow", Cursor is not asked to stop a call whose hook failed', () => {
+    const repo = gitRepo();
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ enforcement_on_error: 'allow' }));
+    const out = spawnSync(process.execPath, [CLI, 'init', '--client', 'cursor'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    expect(out.status, out.stderr).toBe(0);
+    const { hooks } = readJson(join(repo, '.cursor/hooks.json'));
+    expect(hooks.preToolUse[0].failClosed).toBe(false);
+    expect(hooks.beforeShellExecution[0].failClosed).toBe(false);
+  });
+
   it('finds the clients a project uses, and refuses bad input without writing', () => {
     const repo = gitRepo();
     mkdirSync(join(repo, '.gemini'));

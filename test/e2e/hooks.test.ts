@@ -338,12 +338,17 @@ describe('hooks that cannot work say so, once per session', () => {
 });
 
 /** A pre-tool-use hook run while this test process holds the database's write lock. */
-async function underLock(onError: string | undefined, fixture: string, sessionId: string) {
+async function underLock(
+  onError: string | undefined,
+  fixture: string,
+  sessionId: string,
+  event = 'pre-tool-use',
+) {
   const { home, repo, b } = await setup(onError ? { enforcement_on_error: onError } : {});
   const blocker = new Database(join(home, 'registry.db'));
   blocker.prepare('BEGIN IMMEDIATE').run();
   try {
-    return await b.hook('pre-tool-use', hookFixture(fixture, repo, sessionId));
+    return await b.hook(event, hookFixture(fixture, repo, sessionId));
   } finally {
     blocker.prepare('ROLLBACK').run();
     blocker.close();
@@ -383,6 +388,16 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
         answer.hookSpecificOutput.permissionDecisionReason ?? answer.hookSpecificOutput.additionalContext;
       expect(said, String(mode)).toContain('could not check this apply_patch');
     }
+  });
+
+  it('Cursor, while the write lock is held: a Write it cannot check is denied with why for the user and the agent', async () => {
+    const out = await underLock(undefined, 'cursor/pre-tool-use-write', 'conv-new', 'preToolUse');
+    expect(out.code).toBe(0);
+    const answer = JSON.parse(out.stdout);
+    expect(Object.keys(answer)).toEqual(['permission', 'user_message', 'agent_message']);
+    expect(answer.permission).toBe('deny');
+    expect(answer.agent_message).toContain('could not check this Write');
+    expect(answer.agent_message).toContain('ask the user whether to go ahead');
   });
 
   it('while another process holds the database write lock: a post-tool-use goes on, says why once, logs why', async () => {

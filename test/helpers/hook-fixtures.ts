@@ -13,7 +13,9 @@ export function hookFixture(
     string,
     unknown
   >;
-  data.session_id = sessionId;
+  // Cursor names its client session `conversation_id`.
+  if ('conversation_id' in data) data.conversation_id = sessionId;
+  else data.session_id = sessionId;
   if (toolInput) data.tool_input = toolInput;
   return data;
 }

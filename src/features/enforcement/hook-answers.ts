@@ -5,14 +5,21 @@ import {
   type HookEvent,
   type HookInput,
   proposedText,
+  recordsEdits,
   sessionContext,
+  takesContext,
   toolDecision,
   toolTarget,
 } from '../../integrations/agent-hooks.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { CoreServices } from '../tool-context.js';
 
-const CLIENT_NAMES = { claude: 'claude-code', gemini: 'gemini-cli', codex: 'codex-cli' } as const;
+const CLIENT_NAMES = {
+  claude: 'claude-code',
+  gemini: 'gemini-cli',
+  codex: 'codex-cli',
+  cursor: 'cursor',
+} as const;
 
 /** What a hook answers: its output for the client (null: nothing to say), or why it cannot decide. */
 export type HookAnswer = { output: Record<string, unknown> | null } | { unchecked: string; next: string };
@@ -43,7 +50,7 @@ export async function answerHook(
   }
   if (event === 'user-prompt-submit') {
     const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
-    const news = session ? await app.inbox.deliver(session) : null;
+    const news = session && takesContext(input) ? await app.inbox.deliver(session) : null;
     return { output: news ? addedContext(input.format, event, news) : null };
   }
   const target = toolTarget(input);
@@ -57,10 +64,11 @@ export async function answerHook(
         });
       return { output: null };
     }
-    if (target && 'files' in target) await app.enforcement.recordEdits(session, target.files, input.cwd);
+    if (target && 'files' in target && recordsEdits(input))
+      await app.enforcement.recordEdits(session, target.files, input.cwd);
     // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
-    // main agent.
-    if (input.agentId) return { output: null };
+    // main agent (as it does for an answer the client drops).
+    if (input.agentId || !takesContext(input)) return { output: null };
     const news = await app.inbox.deliver(session);
     return { output: news ? addedContext(input.format, event, news) : null };
   }
@@ -103,9 +111,14 @@ export async function answerHook(
       single === null ? null : await app.enforcement.checkEditMerge(viewpoint, single, input.cwd, propose);
     if (merge) {
       app.log.info('hook.predicted_conflict', { session: session?.id ?? null, tool: input.toolName });
-      return { output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge) };
+      return {
+        output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge, input.clientEvent),
+      };
     }
-    return { output: notes.length > 0 ? toolDecision(input.format, 'warn', notes.join('\n')) : null };
+    return {
+      output:
+        notes.length > 0 ? toolDecision(input.format, 'warn', notes.join('\n'), input.clientEvent) : null,
+    };
   }
   app.log.info('hook.conflict', {
     session: session?.id ?? null,
@@ -114,5 +127,5 @@ export async function answerHook(
     holders: [...new Set(verdict.conflicts.map((c) => c.session_id))],
     files: [...new Set(verdict.conflicts.map((c) => c.file))],
   });
-  return { output: toolDecision(input.format, decision, verdict.reason) };
+  return { output: toolDecision(input.format, decision, verdict.reason, input.clientEvent) };
 }
