@@ -47,8 +47,10 @@ export async function hook(eventName: string): Promise<void> {
     finished = true;
     // The embedded file closes at once; a team database's connections end with the process.
     app?.close().catch(() => {});
-    if (!output) process.exit(0);
-    process.stdout.write(`${JSON.stringify(output)}\n`, () => process.exit(0));
+    // Cursor takes an empty answer for a failed hook (and stops the call where it fails closed).
+    const answer = output ?? (input?.format === 'cursor' ? cursorAllow(eventName) : null);
+    if (!answer) process.exit(0);
+    process.stdout.write(`${JSON.stringify(answer)}\n`, () => process.exit(0));
   };
   const event = parseHookEvent(eventName);
   // When the hook cannot work (a broken config, an unreadable database, a read-only home, out of
@@ -78,9 +80,13 @@ export async function hook(eventName: string): Promise<void> {
       return done(null);
     }
     const raw = await readStdin();
-    input = parseHookInput(raw, process.cwd());
+    input = parseHookInput(raw, process.cwd(), eventName);
     // Cursor runs Claude Code's hooks too: where our Cursor hooks are there, they answer.
-    if (input.format === 'cursor' && !isCursorHookEvent(eventName) && cursorHooksInstalled(input.roots))
+    if (
+      input.format === 'cursor' &&
+      !isCursorHookEvent(eventName) &&
+      cursorHooksInstalled(input.roots, input.cwd)
+    )
       return done(null);
     const identity = {
       sessionId: hookClientSessionId(process.env, input.sessionId),
@@ -90,7 +96,7 @@ export async function hook(eventName: string): Promise<void> {
     const config = loadConfig(home.config);
     const hub = localTeamHub(home, config);
     // Team mode with a hub here: it answers (a hub that does not answer leaves it to this process).
-    let answer = hub ? await askHub(hub, event, raw, identity) : null;
+    let answer = hub ? await askHub(hub, eventName, raw, identity) : null;
     if (!answer) {
       app = await CoreApp.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
       answer = await answerHook(app, event, input, identity);
@@ -143,6 +149,11 @@ function cannotDecide(
   return { ...toolDecision(input.format, onError, message), ...(tell ? { systemMessage: message } : {}) };
 }
 
+/** Cursor's answer that lets the call go on: a permission for the hooks that gate, else nothing. */
+function cursorAllow(eventName: string): Record<string, unknown> {
+  return eventName === 'preToolUse' || eventName === 'beforeShellExecution' ? { permission: 'allow' } : {};
+}
+
 /** Clients whose hook answers may carry a `systemMessage` for the user. */
 const TAKES_SYSTEM_MESSAGE = new Set(['claude', 'gemini']);
 
@@ -190,7 +201,7 @@ function localTeamHub(home: HomePaths, config: Config): string | null {
 /** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
 function askHub(
   url: string,
-  event: HookEvent,
+  event: string,
   raw: string,
   identity: { sessionId: string | null; process: { pid: number; start: string | null } | null },
 ): Promise<HookAnswer | null> {

@@ -7,13 +7,16 @@
  * `apply_patch` tool names the files in its patch's headers. Cursor's differ: `cursor-hooks.ts`.
  */
 import {
-  CURSOR_FILE_TOOLS,
+  CURSOR_FILE_TOOL,
   CURSOR_PATH_KEYS,
   cursorDecision,
+  cursorFolder,
   cursorTakesContext,
   cursorToolCall,
+  isCursorFileTool,
   isCursorInput,
 } from './cursor-hooks.js';
+import { isCursorHookEvent } from './hook-commands.js';
 import { applyPatchFiles, applyPatchText } from './patch-files.js';
 
 export type HookFormat = 'claude' | 'gemini' | 'codex' | 'cursor';
@@ -72,8 +75,12 @@ export function parseHookEvent(name: string): HookEvent | null {
   return EVENT_NAMES[name] ?? null;
 }
 
-/** Parses a hook's stdin; throws on anything that is not a JSON object. */
-export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
+/**
+ * Parses a hook's stdin; throws on anything that is not a JSON object. `calledAs`: the event the
+ * hook was run for (its command's word), which for Cursor's own hooks names the event even when
+ * the input does not.
+ */
+export function parseHookInput(raw: string, fallbackCwd: string, calledAs: string | null = null): HookInput {
   const data = JSON.parse(raw) as Record<string, unknown>;
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new Error('hook input is not a JSON object');
@@ -82,16 +89,17 @@ export function parseHookInput(raw: string, fallbackCwd: string): HookInput {
   const strings = (v: unknown) =>
     Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
   if (isCursorInput(data)) {
-    const roots = strings(data.workspace_roots);
+    const roots = strings(data.workspace_roots).slice(0, 100);
+    const clientEvent = calledAs && isCursorHookEvent(calledAs) ? calledAs : event || null;
     return {
       format: 'cursor',
-      sessionId: str(data.conversation_id),
-      cwd: str(data.cwd) ?? roots[0] ?? fallbackCwd,
-      ...cursorToolCall(data),
+      sessionId: str(data.conversation_id) ?? str(data.session_id),
+      cwd: cursorFolder(data, roots) ?? fallbackCwd,
+      ...cursorToolCall(data, clientEvent),
       source: null,
       reason: str(data.reason),
       agentId: null,
-      clientEvent: event || null,
+      clientEvent,
       roots,
     };
   }
@@ -142,27 +150,30 @@ function patchOf(tool: Record<string, unknown>): string | null {
 /** What a tool call is about to do to files: write these paths, or run this shell command. */
 export function toolTarget(input: HookInput): { files: string[] } | { command: string } | null {
   if (!input.toolName) return null;
+  // Cursor, before a file tool whose input names no file known here: the whole worktree, not nothing.
+  const unknownFiles =
+    input.format === 'cursor' && input.clientEvent === 'preToolUse' ? { files: ['.'] } : null;
   // Codex: the patch text is the call's `command`; its headers name the files (relative to `cwd`).
   // A patch that cannot be read stands for the whole worktree.
   if (input.toolName === 'apply_patch' || (input.format === 'cursor' && input.toolName === 'ApplyPatch')) {
     const patch = patchOf(input.toolInput);
-    if (patch === null) return input.format === 'cursor' ? { files: ['.'] } : null;
+    if (patch === null) return unknownFiles;
     const files = applyPatchFiles(patch) ?? ['.'];
     return files.length > 0 ? { files } : null;
   }
   const keys =
     input.format === 'cursor'
-      ? CURSOR_FILE_TOOLS.has(input.toolName)
+      ? isCursorFileTool(input.toolName)
         ? CURSOR_PATH_KEYS
         : undefined
       : FILE_TOOLS[input.toolName];
   if (keys) {
-    const files = keys
-      .map((k) => input.toolInput[k])
-      .filter((v): v is string => typeof v === 'string' && v.length > 0);
-    // Cursor's input names the file by a key not known here: the whole worktree, not nothing.
-    if (files.length === 0 && input.format === 'cursor') return { files: ['.'] };
-    return files.length > 0 ? { files: files.slice(0, 1) } : null;
+    const files = [
+      ...new Set(
+        keys.map((k) => input.toolInput[k]).filter((v): v is string => typeof v === 'string' && v.length > 0),
+      ),
+    ];
+    return files.length > 0 ? { files } : unknownFiles;
   }
   if (SHELL_TOOLS.has(input.toolName) && typeof input.toolInput.command === 'string')
     return { command: input.toolInput.command };
@@ -174,7 +185,7 @@ export const EDIT_TOOL_MATCHER: Record<HookFormat, string> = {
   claude: 'Edit|Write|MultiEdit|NotebookEdit',
   gemini: 'write_file|replace',
   codex: 'apply_patch',
-  cursor: [...CURSOR_FILE_TOOLS].join('|'),
+  cursor: CURSOR_FILE_TOOL,
 };
 export const SHELL_TOOL_MATCHER: Record<HookFormat, string> = {
   claude: 'Bash',

@@ -156,7 +156,7 @@ export function cursorHooks(launch: Launch, failClosed: boolean): CursorHooksCon
   return {
     sessionStart: [cmd('sessionStart')],
     sessionEnd: [cmd('sessionEnd', 5)],
-    preToolUse: [{ ...cmd('preToolUse'), matcher: `^(${EDIT_TOOL_MATCHER.cursor})$`, failClosed }],
+    preToolUse: [{ ...cmd('preToolUse'), matcher: EDIT_TOOL_MATCHER.cursor, failClosed }],
     beforeShellExecution: [{ ...cmd('beforeShellExecution'), failClosed }],
     afterFileEdit: [cmd('afterFileEdit')],
     postToolUse: [cmd('postToolUse')],

@@ -13,50 +13,94 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isOurHook } from './hook-commands.js';
+import { readSettings } from './jsonc-settings.js';
+
+/** Cursor's own event names (camelCase, where Claude Code's are PascalCase). */
+const CURSOR_EVENTS = new Set([
+  'sessionStart',
+  'sessionEnd',
+  'preToolUse',
+  'postToolUse',
+  'postToolUseFailure',
+  'beforeShellExecution',
+  'afterShellExecution',
+  'beforeMCPExecution',
+  'afterMCPExecution',
+  'beforeReadFile',
+  'afterFileEdit',
+  'beforeSubmitPrompt',
+  'stop',
+]);
 
 /** Whether a hook's input comes from Cursor (its own hooks, or Claude Code's that it runs). */
 export function isCursorInput(data: Record<string, unknown>): boolean {
-  return typeof data.conversation_id === 'string' && 'generation_id' in data;
+  return (
+    'conversation_id' in data ||
+    'cursor_version' in data ||
+    (typeof data.hook_event_name === 'string' && CURSOR_EVENTS.has(data.hook_event_name))
+  );
 }
 
-/** Cursor's file-writing tools (`preToolUse`), and the keys its input may name the file by. */
-export const CURSOR_FILE_TOOLS = new Set([
-  'Write',
-  'StrReplace',
-  'Edit',
-  'MultiEdit',
-  'Delete',
-  'EditNotebook',
-  'ApplyPatch',
-]);
+/**
+ * Cursor's tools that write files (its documentation names `Write` and `Delete`; edits have also
+ * been seen as `StrReplace`, `MultiEdit`, `EditNotebook`, `ApplyPatch`): any tool whose name says
+ * it writes, edits, replaces, patches or deletes. The same expression selects them in hooks.json.
+ */
+export const CURSOR_FILE_TOOL = 'Write|Edit|Replace|Patch|Delete|Notebook';
+const FILE_TOOL = new RegExp(CURSOR_FILE_TOOL);
+export function isCursorFileTool(name: string): boolean {
+  return FILE_TOOL.test(name);
+}
+
+/** The keys a Cursor tool's input may name its file by (absolute paths). */
 export const CURSOR_PATH_KEYS = ['file_path', 'path', 'target_file', 'target_notebook'];
+
+/** A tool's input as an object (Cursor sends some as JSON text). */
+function objectOf(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string' && value.length <= 8 * 1024 * 1024) {
+    try {
+      return objectOf(JSON.parse(value));
+    } catch {
+      return {};
+    }
+  }
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
 
 /**
  * The tool call a Cursor event is about, in the shape its `preToolUse` gives: a shell command
  * (`beforeShellExecution`) is a `Shell` call, an edit reported after the fact (`afterFileEdit`) a
- * `Write` of its file.
+ * `Write` of its file (none when it names no file).
  */
-export function cursorToolCall(data: Record<string, unknown>): {
-  toolName: string | null;
-  toolInput: Record<string, unknown>;
-} {
-  const event = data.hook_event_name;
+export function cursorToolCall(
+  data: Record<string, unknown>,
+  event: string | null,
+): { toolName: string | null; toolInput: Record<string, unknown> } {
   if (event === 'beforeShellExecution')
     return {
       toolName: 'Shell',
       toolInput: typeof data.command === 'string' ? { command: data.command } : {},
     };
   if (event === 'afterFileEdit')
-    return {
-      toolName: 'Write',
-      toolInput: typeof data.file_path === 'string' ? { file_path: data.file_path } : {},
-    };
-  const input = data.tool_input;
+    return typeof data.file_path === 'string' && data.file_path !== ''
+      ? { toolName: 'Write', toolInput: { file_path: data.file_path } }
+      : { toolName: null, toolInput: {} };
   return {
     toolName: typeof data.tool_name === 'string' && data.tool_name !== '' ? data.tool_name : null,
-    toolInput:
-      input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {},
+    toolInput: objectOf(data.tool_input),
   };
+}
+
+/**
+ * The folder a Cursor event happens in: its `cwd`, else the workspace folder holding the file it
+ * names (a workspace may have several), else the first.
+ */
+export function cursorFolder(data: Record<string, unknown>, roots: string[]): string | null {
+  if (typeof data.cwd === 'string' && data.cwd !== '') return data.cwd;
+  const file = typeof data.file_path === 'string' ? data.file_path : null;
+  return (file && roots.find((r) => file.startsWith(r.endsWith('/') ? r : `${r}/`))) ?? roots[0] ?? null;
 }
 
 /**
@@ -82,19 +126,33 @@ export function cursorTakesContext(clientEvent: string | null): boolean {
   return clientEvent === 'sessionStart' || clientEvent === 'postToolUse';
 }
 
-/** Whether one of the workspace's `.cursor/hooks.json` runs our hooks. */
-export function cursorHooksInstalled(roots: string[]): boolean {
-  return roots.some((root) => {
+/**
+ * Whether the workspace folder this event happens in has our Cursor hooks (its
+ * `.cursor/hooks.json` runs ours before file tools and shell commands): then a run of Claude Code's
+ * hooks is left to them.
+ */
+export function cursorHooksInstalled(roots: string[], cwd: string): boolean {
+  const inside = roots
+    .slice(0, MAX_ROOTS)
+    .filter((r) => cwd === r || cwd.startsWith(r.endsWith('/') ? r : `${r}/`));
+  return inside.some((root) => {
+    const path = join(root, '.cursor', 'hooks.json');
     try {
-      const data = JSON.parse(readFileSync(join(root, '.cursor', 'hooks.json'), 'utf8')) as {
-        hooks?: Record<string, unknown>;
+      const hooks = readSettings(readFileSync(path, 'utf8'), path).hooks as
+        | Record<string, unknown>
+        | undefined;
+      const ours = (event: string) => {
+        const entries = hooks?.[event];
+        return (
+          Array.isArray(entries) && entries.some((e) => isOurHook((e as { command?: unknown })?.command))
+        );
       };
-      return Object.values(data.hooks ?? {}).some(
-        (entries) =>
-          Array.isArray(entries) && entries.some((e) => isOurHook((e as { command?: unknown })?.command)),
-      );
+      return ours('preToolUse') && ours('beforeShellExecution');
     } catch {
       return false;
     }
   });
 }
+
+/** Workspace folders looked at, at most (a workspace names a handful). */
+const MAX_ROOTS = 20;

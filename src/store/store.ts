@@ -10,6 +10,7 @@ import { DecisionsStore } from './decisions-store.js';
 import { EventsStore } from './events-store.js';
 import { HubStore } from './hub-store.js';
 import { IdPrefixesStore } from './id-prefixes.js';
+import { LeasesStore } from './leases-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
 import { NotificationsStore } from './notifications-store.js';
@@ -20,6 +21,7 @@ import { RealmStateStore } from './realm-state-store.js';
 import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
+import { SightingsStore } from './sightings-store.js';
 import { type Dialect, postgresSql, type SqlDatabase, sqliteSql, type WriteScope } from './sql.js';
 import { TelegramStore } from './telegram-store.js';
 import { WorkEventsStore } from './work-events-store.js';
@@ -75,6 +77,12 @@ export class Store {
   }
   get changes(): ChangesStore {
     return this.module('changes', () => new ChangesStore(this.sql));
+  }
+  get sightings(): SightingsStore {
+    return this.module('sightings', () => new SightingsStore(this.sql));
+  }
+  get leases(): LeasesStore {
+    return this.module('leases', () => new LeasesStore(this.sql));
   }
   get messages(): MessagesStore {
     return this.module('messages', () => new MessagesStore(this.sql));

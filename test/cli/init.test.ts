@@ -256,7 +256,7 @@ describe('session-collab init', () => {
       {
         command: expect.stringMatching(/hook preToolUse; else /),
         timeout: 10,
-        matcher: '^(Write|StrReplace|Edit|MultiEdit|Delete|EditNotebook|ApplyPatch)$',
+        matcher: 'Write|Edit|Replace|Patch|Delete|Notebook',
         failClosed: true,
       },
     ]);

@@ -23,6 +23,10 @@ import { holdsPart, reachedBy } from './partial-holds.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
 
+/** What a sighting keeps of a shell command, and how many files of one edit. */
+const SIGHTED_COMMAND_CHARS = 500;
+const SIGHTED_FILES = 100;
+
 /** What an edit or command would touch that another live session holds. */
 export interface Verdict {
   conflicts: CheckConflict[];
@@ -233,7 +237,34 @@ export class EnforcementService {
     if (patterns.length === 0) return [];
     const { added } = await this.claims.recordEdits(session, patterns);
     await this.changes.request(session, patterns);
+    await this.sighted(session, { files: patterns }, session.worktree);
     return added;
+  }
+
+  /**
+   * Notes what a hook saw a session about to do (an edit of these files, a shell command), so that
+   * the watcher knows these writes were seen (`features/watch/`), and who ran a command that wrote
+   * what no hook named.
+   */
+  async sighted(
+    session: SessionRow,
+    target: { files: string[] } | { command: string },
+    cwd: string,
+  ): Promise<void> {
+    const shell = 'command' in target;
+    const details = shell
+      ? [target.command.slice(0, SIGHTED_COMMAND_CHARS)]
+      : normalizeInside(target.files, cwd, session, this.app.log);
+    await this.app.store.sightings.add(
+      {
+        project_id: session.project_id,
+        session_id: session.id,
+        worktree: session.worktree,
+        kind: shell ? 'shell' : 'edit',
+        at: this.app.now(),
+      },
+      details.slice(0, SIGHTED_FILES),
+    );
   }
 
   /** Paths relative to the worktree root that an effect touches. */

@@ -104,6 +104,9 @@ export async function answerHook(
     verdict = narrowed;
     notes = narrowed.notes;
   }
+  // What it runs is seen (a write it makes is not a stranger's): unless it is stopped.
+  if (session && (!verdict.reason || decision === 'warn'))
+    await app.enforcement.sighted(session, target, input.cwd);
   if (!verdict.reason) {
     // Nobody holds what it changes: the lines it writes may still meet another session's
     // uncommitted change.

@@ -38,5 +38,5 @@ export async function answerHookRequest(
     tokenId === null && identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
       : null;
-  return answerHook(app, event, parseHookInput(input, cwd), { sessionId, process: client });
+  return answerHook(app, event, parseHookInput(input, cwd, eventName), { sessionId, process: client });
 }

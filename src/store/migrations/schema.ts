@@ -9,6 +9,7 @@ import { claimFilesByProject } from './018-claim-files-by-project.js';
 import { claimsInListOrder } from './019-claims-in-list-order.js';
 import { sessionChanges } from './020-session-changes.js';
 import { claimHistoryAndTakenRequests } from './021-claim-history-and-taken-requests.js';
+import { sightingsAndLeases } from './022-sightings-and-leases.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -21,6 +22,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   claimsInListOrder,
   sessionChanges,
   claimHistoryAndTakenRequests,
+  sightingsAndLeases,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
