@@ -2,6 +2,7 @@ import type { App } from '../app/app.js';
 import { telegramSettings } from '../app/telegram-config.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import { reidentifyProjects } from '../features/sessions/project-identities.js';
+import { UnseenWrites } from '../features/watch/unseen-writes.js';
 import type { Selection } from '../mcp/registry.js';
 
 /**
@@ -24,7 +25,8 @@ const CHANGES_POLL_MS = 500;
  * the agent CLIs a server of this machine left running when it was killed are ended (any serving
  * process does it, whatever its toolsets: the next one to start). Projects of this machine still
  * keyed by a clone's git folder are named by their repository, merging clones of one repository.
- * The files edit hooks saw change are read (hunks and symbols).
+ * The files edit hooks saw change are read (hunks and symbols). Held files are watched for writes
+ * no hook saw.
  */
 export function startBackgroundWork(app: App, selection: Selection): BackgroundWork {
   const purge = () => {
@@ -75,6 +77,9 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
       });
   }, CHANGES_POLL_MS);
   for (const t of [...timers, interval, readChanges]) t.unref();
+  // Writes to held files that no hook saw (one serving process of the machine watches).
+  const unseen = new UnseenWrites(app, app.notifications);
+  unseen.start();
 
   let audit: AuditTrail | null = null;
   let telegram: Promise<{ stop(): Promise<void> } | null> = Promise.resolve(null);
@@ -101,6 +106,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
     audit: () => audit,
     async stop(reason) {
       for (const t of [...timers, interval, readChanges]) clearTimeout(t);
+      await unseen.stop();
       // This process's own runs end with it (when it has any: only a service made has runs).
       await app.made('agents')?.stopAll(`its server stopped (${reason})`);
       const stopped = telegram.then((channel) => channel?.stop()).catch(() => {});

@@ -97,6 +97,11 @@ export function nextSteps(input: StepInput): string[] {
           `Your changes to ${n.file} meet "${n.session}"'s (${n.session_id}): compare with collab_check, then coordinate with collab_message_send.`,
         );
         break;
+      case 'unseen_write':
+        steps.push(
+          `${n.file} changed behind the hooks: read it again before editing it${n.by ? `, and ask "${n.by}" (collab_message_send) what it changed` : ''}.`,
+        );
+        break;
       case 'binding_changed':
         steps.push(`Domain ${n.domain} changed (${n.repo} ${n.change}): see realm_status.`);
         break;

@@ -64,6 +64,17 @@ export interface NotificationPayloads {
     /** Where, in lines of the version both started from ("yours 10–12, theirs 11"). */
     lines: string;
   };
+  /**
+   * A file this session holds was changed and no hook announced it (a script, a generator, a
+   * person's editor): `by` is the session that most likely did it (`evidence` says why), else null.
+   */
+  unseen_write: {
+    file: string;
+    folder: string;
+    by: string | null;
+    by_session_id: string | null;
+    evidence: string;
+  };
   /** A person answered a question this session asked, after the call that asked had returned. */
   question_answered: {
     question_id: string;
@@ -164,6 +175,8 @@ export function describeNotification(n: Delivered): string {
         return `"${n.session}" also changes ${n.symbols.join(', ')} in ${n.file}, not committed yet: git will merge the two, so read both before merging`;
       return `Your changes to ${n.file}${symbols} will conflict with "${n.session}"'s uncommitted ones when merged (${n.lines})`;
     }
+    case 'unseen_write':
+      return `${n.file}, which you hold, was changed in ${n.folder}${times} and no agent's edit tool did it: ${n.by ? `most likely "${n.by}" (${n.by_session_id}; ${n.evidence})` : `by whom is unknown (${n.evidence})`}. Read it again before you edit it`;
     case 'question_answered':
       return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
   }

@@ -53,3 +53,13 @@ export function stagedFiles(worktree: string, timeoutMs = 5000): string[] {
   const out = gitOutput(worktree, ['diff', '--cached', '--name-only', '-z', '--no-renames'], timeoutMs);
   return out.split('\0').filter((p) => p.length > 0);
 }
+
+/** Whether git ignores a path of a worktree (`.gitignore` and the rest); false when it cannot tell. */
+export function gitIgnores(worktree: string, path: string, timeoutMs = 2000): boolean {
+  try {
+    gitOutput(worktree, ['check-ignore', '-q', '--', path], timeoutMs);
+    return true; // exit 0: ignored
+  } catch {
+    return false; // exit 1 (not ignored), or no repository, or no git
+  }
+}

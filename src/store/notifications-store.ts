@@ -22,6 +22,10 @@ const COLUMNS =
 export class NotificationsStore {
   constructor(private readonly sql: Sql) {}
 
+  get(id: string): Promise<NotificationRow | undefined> {
+    return this.sql.get<NotificationRow>('SELECT * FROM notifications WHERE id = ?', [id]);
+  }
+
   pending(sessionId: string, type: string, subject: string): Promise<NotificationRow | undefined> {
     return this.sql.get<NotificationRow>(
       `SELECT ${COLUMNS} FROM notifications WHERE session_id = ? AND type = ? AND subject = ? AND state = 'pending'`,

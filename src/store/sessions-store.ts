@@ -67,6 +67,16 @@ export class SessionsStore {
     );
   }
 
+  /** The folders the active sessions of a host work in, with their projects and sessions. */
+  worktreesOnHost(
+    host: string,
+  ): Promise<Array<{ id: string; name: string; project_id: string; worktree: string }>> {
+    return this.sql.all(
+      "SELECT id, name, project_id, worktree FROM sessions WHERE status = 'active' AND host = ? LIMIT 1000",
+      [host],
+    );
+  }
+
   /** The active sessions of a client process on this host, in one worktree, newest first. */
   ofClientProcess(pid: number, start: string | null, host: string, worktree: string): Promise<SessionRow[]> {
     return this.sql.all<SessionRow>(

@@ -2,6 +2,7 @@ import { newId } from '../core/ids.js';
 import type { Sql } from './sql.js';
 
 export interface SightingRow {
+  id: string;
   session_id: string;
   worktree: string;
   kind: 'edit' | 'shell';
@@ -46,7 +47,7 @@ export class SightingsStore {
   /** Edits of `path` in a project since `since`, and shell commands run in it since `since`. */
   around(projectId: string, path: string, since: number): Promise<SightingRow[]> {
     return this.sql.all<SightingRow>(
-      `SELECT session_id, worktree, kind, detail, at FROM hook_sightings
+      `SELECT id, session_id, worktree, kind, detail, at FROM hook_sightings
        WHERE project_id = ? AND at >= ? AND (kind = 'shell' OR detail = ?) ORDER BY at DESC LIMIT 200`,
       [projectId, since, path],
     );

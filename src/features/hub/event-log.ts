@@ -86,8 +86,16 @@ export class EventLog {
         const w = await store.workItems.get(row.subject);
         return w ? `${w.type} "${w.title}" v${w.version} is ${w.status}` : `a work item is ${row.op}`;
       }
-      case 'notification':
+      case 'notification': {
+        // A held file changed behind every hook: said whole, with whom it was said to.
+        const n = row.op === 'unseen_write' ? await store.notifications.get(row.subject) : undefined;
+        if (n) {
+          const p = JSON.parse(n.payload) as { file: string; folder: string; by: string | null };
+          const to = (await store.sessions.get(n.session_id))?.name ?? 'a session';
+          return `${p.file} (held by "${to}") changed in ${p.folder} and no hook saw it${p.by ? `; most likely "${p.by}"` : ''}`;
+        }
         return `a ${row.op.replace(/_/g, ' ')} notification`;
+      }
       default:
         return `${row.kind} ${row.op}`;
     }
