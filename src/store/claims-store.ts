@@ -251,8 +251,9 @@ export class ClaimsStore {
     return this.sql.all(
       `SELECT f.project_id, ${LIVE_PATTERN_COLUMNS}
        FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
-       WHERE f.active = 1 AND f.project_id IN (SELECT project_id FROM sessions WHERE status = 'active' AND host = ?)
-       LIMIT ?`,
+       WHERE f.active = 1 AND s.status = 'active'
+         AND f.project_id IN (SELECT project_id FROM sessions WHERE status = 'active' AND host = ?)
+       ORDER BY s.last_heartbeat DESC LIMIT ?`,
       [host, limit],
     );
   }

@@ -10,6 +10,9 @@ export interface SightingRow {
   at: number;
 }
 
+/** How long sightings are kept: longer than any window the watcher judges a change by. */
+export const SIGHTINGS_KEPT_MS = 10 * 60_000;
+
 /**
  * What hooks saw sessions do, kept a few minutes: the files their edit tools wrote (relative to the
  * worktree) and the shell commands they ran. The watcher reads them to tell a write a hook saw from
@@ -53,7 +56,12 @@ export class SightingsStore {
     );
   }
 
-  async purge(before: number): Promise<void> {
-    await this.sql.run('DELETE FROM hook_sightings WHERE at < ?', [before]);
+  /** Forgets sightings older than `before`, at most `limit` at a time; returns how many. */
+  async purge(before: number, limit: number): Promise<number> {
+    const { changes } = await this.sql.run(
+      'DELETE FROM hook_sightings WHERE id IN (SELECT id FROM hook_sightings WHERE at < ? LIMIT ?)',
+      [before, limit],
+    );
+    return changes;
   }
 }

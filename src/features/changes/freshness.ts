@@ -2,16 +2,21 @@
  * Which files of a worktree may have changed since they were last read, without git: a stat each.
  * A file written after its read has a later modification (or status change) time; a file created or
  * deleted since changes its folder's. Times in whole seconds (a file system with coarse times, or a
- * write that fell on a second) get two seconds of slack.
+ * write that fell on a second) get two seconds of slack; finer ones a little, since the kernel stamps
+ * files from a clock that ticks every few milliseconds (a write just after a read may carry a time
+ * just before it).
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const COARSE_SLACK_MS = 2_000;
+const FINE_SLACK_MS = 50;
 
 /** Whether a stat's times are later than `since` (ms), allowing for coarse times. */
 function after(st: { mtimeMs: number; ctimeMs: number }, since: number): boolean {
-  return [st.mtimeMs, st.ctimeMs].some((t) => t >= since - (t % 1000 === 0 ? COARSE_SLACK_MS : 0));
+  return [st.mtimeMs, st.ctimeMs].some(
+    (t) => t >= since - (t % 1000 === 0 ? COARSE_SLACK_MS : FINE_SLACK_MS),
+  );
 }
 
 function statOf(path: string): { mtimeMs: number; ctimeMs: number } | null {

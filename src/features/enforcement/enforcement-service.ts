@@ -255,16 +255,21 @@ export class EnforcementService {
     const details = shell
       ? [target.command.slice(0, SIGHTED_COMMAND_CHARS)]
       : normalizeInside(target.files, cwd, session, this.app.log);
-    await this.app.store.sightings.add(
-      {
-        project_id: session.project_id,
-        session_id: session.id,
-        worktree: session.worktree,
-        kind: shell ? 'shell' : 'edit',
-        at: this.app.now(),
-      },
-      details.slice(0, SIGHTED_FILES),
-    );
+    try {
+      await this.app.store.sightings.add(
+        {
+          project_id: session.project_id,
+          session_id: session.id,
+          worktree: session.worktree,
+          kind: shell ? 'shell' : 'edit',
+          at: this.app.now(),
+        },
+        details.slice(0, SIGHTED_FILES),
+      );
+    } catch (error) {
+      // What was seen only helps tell a stranger's write later: it never stops the call.
+      this.app.log.info('hook.sighting_skipped', { message: (error as Error).message.slice(0, 200) });
+    }
   }
 
   /** Paths relative to the worktree root that an effect touches. */

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { NOTIFICATION_TTL_MS } from '../../core/notifications.js';
+import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 
 const LAST_VERIFY = 'last_verify_at';
 const VERIFY_INTERVAL_MS = 10 * 60_000;
@@ -70,6 +71,8 @@ export class MaintenanceService {
       // The dashboard's event log keeps a day (and at least the last 10,000 events); the hub's MCP
       // sessions, logins and cookies go once unused for the retention period or expired.
       await store.events.purge(now - 86_400_000, 10_000);
+      // What hooks saw sessions do matters for minutes (the watcher also forgets it as it goes).
+      await store.sightings.purge(now - SIGHTINGS_KEPT_MS, 10_000);
       await store.hub.purge(before, now);
       await store.meta.set(LAST_PURGE, String(now));
       return { sessions, claims, messages, expired, notifications };

@@ -1,27 +1,32 @@
 /**
  * Writes no hook saw: a script an agent runs, a code generator, a person's editor changing a file
  * another live session holds. One process of each machine (whichever serving process holds the
- * machine's lease) watches the folders of the held files in every worktree its sessions work in,
- * and when a held file's content changes with no edit hook having named it, tells each holder
- * (a notification, which its hooks deliver and the dashboard shows), naming who most likely did
- * it: the session whose shell command a hook saw just before, or the one working in that folder.
+ * machine's lease) watches every worktree its sessions work in while something there is held, and
+ * when a held file's content changes with no edit hook having named it, tells each holder (a
+ * notification, which its hooks deliver and the dashboard shows), naming who most likely did it:
+ * the session whose shell command a hook saw just before, or the one working in that folder.
  *
- * Bounded: nothing is watched while nothing is held; at most MAX_FOLDERS folders, MAX_PATTERNS
- * patterns; ignored folders (dependencies, build output, `.git`) are never watched and a file git
- * ignores is never reported; git runs only for a change about to be reported, outside any write.
+ * Bounded: nothing is watched while nothing is held; at most MAX_TREES worktrees and MAX_PATTERNS
+ * patterns; dependencies, build output and `.git` are never watched, a file git ignores is never
+ * reported; at most JUDGED_PER_TICK changes are judged (and git run for) per tick, MAX_CANDIDATES
+ * wait; baselines are hashed within a byte budget. Git runs only for a change about to be
+ * reported, and no work here happens inside a write.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { basename, join, relative, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
 import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
-import { FolderWatch } from '../../integrations/folder-watch.js';
 import { gitIgnores } from '../../integrations/git-status.js';
+import { filesIn, TreeWatch } from '../../integrations/tree-watch.js';
+import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
+import { digestOf, IGNORED, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
 
 const TICK_MS = 250;
 const REBUILD_MS = 2_000;
@@ -37,27 +42,18 @@ const GRACE_MS = 1_500;
 const SEEN_BEFORE_MS = 15_000;
 /** A shell command a hook saw this long before a change is a suspect. */
 const SHELL_BEFORE_MS = 60_000;
-const SIGHTINGS_KEPT_MS = 10 * 60_000;
 const MAX_PATTERNS = 2_000;
-const MAX_FOLDERS = 500;
-const MAX_HASHED_BYTES = 4 * 1024 * 1024;
-/** Folders never watched, wherever they are: dependencies, build output, caches, git's own. */
-const IGNORED = new Set([
-  '.git',
-  'node_modules',
-  'dist',
-  'build',
-  'out',
-  'target',
-  'coverage',
-  '.next',
-  '.cache',
-  '__pycache__',
-  '.venv',
-  'venv',
-]);
-
+const MAX_TREES = 50;
+const MAX_CANDIDATES = 5_000;
+const JUDGED_PER_TICK = 20;
+/** What hashing the held files' baselines may read per rebuild. */
+const BASELINE_BUDGET_BYTES = 32 * 1024 * 1024;
+const MAX_BASELINE_FILES = 2_000;
+const WARN_EVERY_MS = 60_000;
 interface Held {
+  /** The file it names, or a glob's literal base folder. */
+  base: string;
+  literal: boolean;
   glob: CompiledGlob;
   sessionId: string;
 }
@@ -73,81 +69,77 @@ interface Candidate {
   rel: string;
   firstAt: number;
   lastAt: number;
-}
-
-const ignoredPath = (rel: string) => rel.split('/').some((part) => IGNORED.has(part));
-
-/** A file's content digest, or null when it is gone, not a file, or too large to read here. */
-function digestOf(path: string): string | null {
-  try {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st?.isFile()) return null;
-    if (st.size > MAX_HASHED_BYTES) return `large:${st.size}:${st.mtimeMs}`;
-    return createHash('sha1').update(readFileSync(path)).digest('hex');
-  } catch {
-    return null;
-  }
+  /** Monotonic time of the last write (settling is timed by it, not by the wall clock). */
+  lastMono: number;
 }
 
 export class UnseenWrites {
   private readonly instance = randomUUID();
-  private readonly folders: FolderWatch;
-  private folderTrees = new Map<string, Tree>();
+  private readonly trees: TreeWatch;
+  private watched = new Map<string, Tree>();
   private held = new Map<string, Held[]>();
-  private readonly digests = new Map<string, string | null>();
+  private heldKey = '';
+  private digests = new Map<string, string | null>();
   private readonly candidates = new Map<string, Candidate>();
   /** Sightings that explained a change already (by id, with when): each explains one edit. */
   private readonly used = new Map<string, number>();
+  private readonly warned = new Map<string, number>();
   private holding = false;
-  private leaseAt = 0;
-  private rebuiltAt = 0;
-  private purgedAt = 0;
+  private leaseAt = -Infinity;
+  private rebuiltAt = -Infinity;
+  private purgedAt = -Infinity;
   private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  private running: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(
     private readonly app: AppContext,
     private readonly notifications: NotificationsService,
   ) {
-    this.folders = new FolderWatch(
-      (folder, name) => this.changed(folder, name),
-      (folder, why) => this.app.log.info('watch.polling', { folder, why: why.slice(0, 200) }),
+    this.trees = new TreeWatch(
+      (root, path) => this.changed(root, path),
+      (root, why) => this.app.log.info('watch.polling', { folder: root, why: why.slice(0, 200) }),
     );
   }
 
   start(): void {
     this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      this.tick()
-        .catch((error: Error) => this.app.log.warn('watch.failed', { message: error.message }))
+      if (this.running || this.stopped) return;
+      this.running = this.tick()
+        .catch((error: Error) => this.warn('watch.failed', error.message))
         .finally(() => {
-          this.busy = false;
+          this.running = null;
         });
     }, TICK_MS);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    this.folders.close();
+    await this.running;
+    await this.trees.close();
     if (this.holding) await this.app.store.leases.release(this.lease(), this.instance).catch(() => {});
     this.holding = false;
-  }
-
-  /** How many folders are watched now (0 while nothing is held, or another process watches). */
-  get watching(): number {
-    return this.folders.size;
   }
 
   private lease(): string {
     return `watch:${this.app.host}`;
   }
 
+  /** A warning, at most once a minute for the same event (a read-only database fails every tick). */
+  private warn(event: string, message: string): void {
+    const now = performance.now();
+    if (now - (this.warned.get(event) ?? -Infinity) < WARN_EVERY_MS) return;
+    this.warned.set(event, now);
+    this.app.log.warn(event, { message: message.slice(0, 300) });
+  }
+
   private async tick(): Promise<void> {
-    const now = this.app.now();
-    if (now - this.leaseAt >= LEASE_MS / 3) {
-      this.leaseAt = now;
+    const mono = performance.now();
+    if (mono - this.leaseAt >= LEASE_MS / 3) {
+      this.leaseAt = mono;
+      const now = this.app.now();
       const was = this.holding;
       this.holding = await this.app.store.leases.hold(
         this.lease(),
@@ -156,33 +148,37 @@ export class UnseenWrites {
         now,
         now + LEASE_MS,
       );
-      if (!this.holding && was) this.reset();
+      if (!this.holding && was) await this.reset();
     }
-    if (!this.holding) return;
-    if (now - this.rebuiltAt >= REBUILD_MS) {
-      this.rebuiltAt = now;
+    if (!this.holding || this.stopped) return;
+    if (mono - this.rebuiltAt >= REBUILD_MS) {
+      this.rebuiltAt = mono;
       await this.rebuild();
     }
-    const due = [...this.candidates].filter(([, c]) => now - c.lastAt >= SETTLE_MS);
+    const due = [...this.candidates]
+      .filter(([, c]) => performance.now() - c.lastMono >= SETTLE_MS)
+      .slice(0, JUDGED_PER_TICK);
     for (const [path, c] of due) {
-      if (this.candidates.get(path) !== c) continue; // written again meanwhile: judged later
-      if (
-        (await this.judge(path, c, now - c.lastAt >= GRACE_MS)) === 'done' &&
-        this.candidates.get(path) === c
-      )
+      if (this.stopped) return;
+      const final = performance.now() - c.lastMono >= GRACE_MS;
+      if ((await this.judge(path, c, final)) === 'done' && this.candidates.get(path) === c)
         this.candidates.delete(path);
     }
-    if (now - this.purgedAt >= 60_000) {
-      this.purgedAt = now;
-      await this.app.store.sightings.purge(now - SIGHTINGS_KEPT_MS);
-      for (const [id, at] of this.used) if (at < now - SIGHTINGS_KEPT_MS) this.used.delete(id);
+    const old = this.app.now() - SHELL_BEFORE_MS - SEEN_BEFORE_MS;
+    for (const [id, at] of this.used) if (at < old) this.used.delete(id);
+    // Sightings go as they age, a batch a minute, each batch one statement of its own.
+    if (mono - this.purgedAt >= 60_000) {
+      this.purgedAt = mono;
+      await this.app.store.sightings.purge(this.app.now() - SIGHTINGS_KEPT_MS, 2_000);
     }
   }
 
-  private reset(): void {
-    this.folders.set([]);
-    this.folderTrees = new Map();
+  private async reset(): Promise<void> {
+    await this.trees.set([]);
+    this.watched = new Map();
     this.held = new Map();
+    this.heldKey = '';
+    this.digests = new Map();
     this.candidates.clear();
   }
 
@@ -193,17 +189,18 @@ export class UnseenWrites {
     const rows =
       sessions.length === 0 ? [] : await store.claims.livePatternsNearHost(this.app.host, MAX_PATTERNS);
     const held = new Map<string, Held[]>();
-    const paths = new Map<string, Set<string>>();
     for (const row of rows) {
       if (stateOf(this.app, { ...row, status: row.session_status }) !== 'active') continue;
       const path = pathOf(row.pattern);
-      held.set(row.project_id, [
-        ...(held.get(row.project_id) ?? []),
-        { glob: glob(path), sessionId: row.session_id },
-      ]);
-      paths.set(row.project_id, (paths.get(row.project_id) ?? new Set()).add(path));
+      const list = held.get(row.project_id) ?? [];
+      list.push({
+        base: isGlob(path) ? literalBase(path) : path,
+        literal: !isGlob(path),
+        glob: glob(path),
+        sessionId: row.session_id,
+      });
+      held.set(row.project_id, list);
     }
-    this.held = held;
     const trees = new Map<string, Tree>();
     for (const s of sessions) {
       if (!held.has(s.project_id)) continue;
@@ -211,29 +208,57 @@ export class UnseenWrites {
       tree.sessions.push({ id: s.id, name: s.name });
       trees.set(s.worktree, tree);
     }
-    const folderTrees = new Map<string, Tree>();
-    for (const tree of trees.values())
-      for (const path of paths.get(tree.projectId) ?? [])
-        for (const folder of foldersOf(tree.worktree, path, MAX_FOLDERS - folderTrees.size))
-          if (!folderTrees.has(folder)) folderTrees.set(folder, tree);
-    for (const [folder, tree] of folderTrees) if (!this.folderTrees.has(folder)) this.remember(folder, tree);
-    this.folderTrees = folderTrees;
-    this.folders.set(folderTrees.keys());
+    if (trees.size > MAX_TREES)
+      this.warn('watch.capped', `${trees.size} worktrees hold files; ${MAX_TREES} are watched`);
+    this.held = held;
+    this.watched = new Map([...trees].slice(0, MAX_TREES));
+    const key = JSON.stringify([...this.watched.keys(), ...rows.map((r) => `${r.session_id}:${r.pattern}`)]);
+    if (key !== this.heldKey) {
+      this.heldKey = key;
+      this.baselines();
+    }
+    await this.trees.set(
+      [...this.watched.values()].map((tree) => ({
+        root: tree.worktree,
+        ignore: IGNORED,
+        pollFiles: () => this.pollFiles(tree),
+      })),
+    );
   }
 
-  /** The digests of a newly watched folder's held files: a change is judged against them. */
-  private remember(folder: string, tree: Tree): void {
-    let names: string[];
-    try {
-      names = readdirSync(folder).slice(0, 1_000);
-    } catch {
-      return;
+  /**
+   * The digests held files are judged against: their files named outright, and those directly in a
+   * glob's base folder, within a budget (a change to a file with none is judged as new).
+   */
+  private baselines(): void {
+    const next = new Map<string, string | null>();
+    let budget = BASELINE_BUDGET_BYTES;
+    for (const tree of this.watched.values())
+      for (const path of this.pollFiles(tree)) {
+        if (next.size >= MAX_BASELINE_FILES || budget <= 0) break;
+        const known = this.digests.get(path);
+        if (known !== undefined) {
+          next.set(path, known);
+          continue;
+        }
+        const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+        budget -= Math.min(size, MAX_HASHED_BYTES);
+        next.set(path, digestOf(path));
+      }
+    this.digests = next;
+  }
+
+  /** The held files of a tree that can be named without walking it. */
+  private pollFiles(tree: Tree): string[] {
+    const out = new Set<string>();
+    for (const h of this.held.get(tree.projectId) ?? []) {
+      const path = join(tree.worktree, h.base);
+      if (h.literal) out.add(path);
+      else
+        for (const f of filesIn(path, 500)) if (this.holders(tree, this.rel(tree, f)).length > 0) out.add(f);
+      if (out.size >= MAX_BASELINE_FILES) break;
     }
-    for (const name of names) {
-      const path = join(folder, name);
-      if (!this.digests.has(path) && this.holders(tree, this.rel(tree, path)).length > 0)
-        this.digests.set(path, digestOf(path));
-    }
+    return [...out];
   }
 
   private rel(tree: Tree, path: string): string {
@@ -241,22 +266,32 @@ export class UnseenWrites {
   }
 
   private holders(tree: Tree, rel: string): string[] {
-    return [
-      ...new Set(
-        (this.held.get(tree.projectId) ?? []).filter((h) => matchPath(h.glob, rel)).map((h) => h.sessionId),
-      ),
-    ];
+    const ids = new Set<string>();
+    for (const h of this.held.get(tree.projectId) ?? [])
+      if ((h.base === '' || rel === h.base || rel.startsWith(`${h.base}/`)) && matchPath(h.glob, rel))
+        ids.add(h.sessionId);
+    return [...ids];
   }
 
-  private changed(folder: string, name: string): void {
-    const tree = this.folderTrees.get(folder);
-    if (!tree) return;
-    const path = join(folder, name);
+  private changed(root: string, path: string): void {
+    const tree = this.watched.get(root);
+    if (!tree || this.stopped) return;
     const rel = this.rel(tree, path);
-    if (ignoredPath(rel) || this.holders(tree, rel).length === 0) return;
-    const now = this.app.now();
+    if (rel.startsWith('..') || ignoredPath(rel) || TEMPORARY.test(basename(rel))) return;
+    if (this.holders(tree, rel).length === 0) return;
     const known = this.candidates.get(path);
-    this.candidates.set(path, { tree, rel, firstAt: known?.firstAt ?? now, lastAt: now });
+    if (!known && this.candidates.size >= MAX_CANDIDATES) {
+      this.warn('watch.busy', `more than ${MAX_CANDIDATES} held files changed at once`);
+      return;
+    }
+    const now = this.app.now();
+    this.candidates.set(path, {
+      tree,
+      rel,
+      firstAt: known?.firstAt ?? now,
+      lastAt: now,
+      lastMono: performance.now(),
+    });
   }
 
   /**
@@ -266,7 +301,8 @@ export class UnseenWrites {
   private async judge(path: string, c: Candidate, final: boolean): Promise<'wait' | 'done'> {
     const before = this.digests.get(path);
     const digest = digestOf(path);
-    if (before !== undefined && before === digest) return 'done';
+    // The same content (a touch, a save of what was there), or nothing there before or now.
+    if (before === digest || (digest === null && !before)) return 'done';
     const holders = this.holders(c.tree, c.rel);
     if (holders.length === 0) return 'done';
     const sightings = await this.app.store.sightings.around(
@@ -274,17 +310,16 @@ export class UnseenWrites {
       c.rel,
       c.firstAt - SHELL_BEFORE_MS,
     );
-    // An edit a hook named explains one change: its before- and after-hook's sightings go together.
+    // An edit a hook named in this folder explains one change: its before- and after-hook's go together.
+    const named = (s: (typeof sightings)[number]) =>
+      s.kind === 'edit' && s.detail === c.rel && s.worktree === c.tree.worktree;
     const edit = sightings.find(
-      (s) =>
-        s.kind === 'edit' && s.detail === c.rel && s.at >= c.firstAt - SEEN_BEFORE_MS && !this.used.has(s.id),
+      (s) => named(s) && s.at >= c.firstAt - SEEN_BEFORE_MS && !this.used.has(s.id),
     );
     if (!edit && !final) return 'wait';
-    this.digests.set(path, digest);
     if (edit) {
-      for (const s of sightings)
-        if (s.kind === 'edit' && s.detail === c.rel && s.session_id === edit.session_id)
-          this.used.set(s.id, s.at);
+      for (const s of sightings) if (named(s) && s.session_id === edit.session_id) this.used.set(s.id, s.at);
+      this.digests.set(path, digest);
       return 'done';
     }
     // Who most likely did it: a shell command a hook saw just before (in that folder first), else
@@ -295,14 +330,24 @@ export class UnseenWrites {
     const suspect = shell
       ? {
           id: shell.session_id,
-          evidence: `its shell command \`${inline(shell.detail, 120)}\` ran ${Math.max(0, Math.round((c.firstAt - shell.at) / 1000))} s before`,
+          // Another session's words: one line, quoted, no backticks to pass for ours.
+          evidence: `its shell command "${inline(shell.detail, 120).replace(/[`"]/g, "'")}" ran ${Math.max(0, Math.round((c.firstAt - shell.at) / 1000))} s before`,
         }
       : only && !holders.includes(only.id)
         ? { id: only.id, evidence: 'the only session working in that folder; no hook saw it write' }
         : null;
     // A holder's own script writing its own file is its own work.
     const told = holders.filter((h) => h !== suspect?.id);
-    if (told.length === 0 || gitIgnores(c.tree.worktree, c.rel)) return 'done';
+    if (told.length > 0 && !gitIgnores(c.tree.worktree, c.rel)) await this.tell(c, told, suspect);
+    this.digests.set(path, digest);
+    return 'done';
+  }
+
+  private async tell(
+    c: Candidate,
+    told: string[],
+    suspect: { id: string; evidence: string } | null,
+  ): Promise<void> {
     const by = suspect ? await this.app.store.sessions.get(suspect.id) : undefined;
     this.app.log.info('watch.unseen_write', {
       file: c.rel,
@@ -325,35 +370,5 @@ export class UnseenWrites {
             : 'no hook saw a shell command or an edit of it: a script, a generator or a person',
       },
     });
-    return 'done';
   }
-}
-
-/**
- * The folders to watch for a held path in a worktree: a file's folder, a glob's literal base, and
- * under `**` its subfolders (ignored ones skipped), at most `room`.
- */
-function foldersOf(worktree: string, path: string, room: number): string[] {
-  if (room <= 0) return [];
-  if (!isGlob(path)) {
-    const folder = dirname(path);
-    return ignoredPath(folder) ? [] : [folder === '.' ? worktree : join(worktree, folder)];
-  }
-  const base = literalBase(path);
-  if (ignoredPath(base)) return [];
-  const root = base === '' ? worktree : join(worktree, base);
-  if (!path.includes('**')) return [root];
-  const out: string[] = [];
-  const queue = [root];
-  while (queue.length > 0 && out.length < room) {
-    const folder = queue.shift()!;
-    out.push(folder);
-    try {
-      for (const entry of readdirSync(folder, { withFileTypes: true }))
-        if (entry.isDirectory() && !IGNORED.has(entry.name)) queue.push(join(folder, entry.name));
-    } catch {
-      // gone, or not readable: nothing under it to watch
-    }
-  }
-  return out;
 }

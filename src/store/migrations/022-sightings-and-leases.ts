@@ -21,6 +21,7 @@ export const sightingsAndLeases: PortableMigration = {
       .addColumn('detail', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull()),
     db.schema.createIndex('hook_sightings_by_project').on('hook_sightings').columns(['project_id', 'at']),
+    db.schema.createIndex('hook_sightings_by_time').on('hook_sightings').columns(['at']),
     db.schema
       .createTable('leases')
       .addColumn('name', 'text', (c) => c.primaryKey())
