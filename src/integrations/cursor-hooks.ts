@@ -13,7 +13,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isOurHook } from './hook-commands.js';
-import { readSettings } from './jsonc-settings.js';
 
 /** Cursor's own event names (camelCase, where Claude Code's are PascalCase). */
 const CURSOR_EVENTS = new Set([
@@ -129,24 +128,20 @@ export function cursorTakesContext(clientEvent: string | null): boolean {
 /**
  * Whether the workspace folder this event happens in has our Cursor hooks (its
  * `.cursor/hooks.json` runs ours before file tools and shell commands): then a run of Claude Code's
- * hooks is left to them.
+ * hooks is left to them. Read as text, comments dropped (no JSON parser on a hook's path).
  */
 export function cursorHooksInstalled(roots: string[], cwd: string): boolean {
   const inside = roots
     .slice(0, MAX_ROOTS)
     .filter((r) => cwd === r || cwd.startsWith(r.endsWith('/') ? r : `${r}/`));
   return inside.some((root) => {
-    const path = join(root, '.cursor', 'hooks.json');
     try {
-      const hooks = readSettings(readFileSync(path, 'utf8'), path).hooks as
-        | Record<string, unknown>
-        | undefined;
-      const ours = (event: string) => {
-        const entries = hooks?.[event];
-        return (
-          Array.isArray(entries) && entries.some((e) => isOurHook((e as { command?: unknown })?.command))
-        );
-      };
+      const text = readFileSync(join(root, '.cursor', 'hooks.json'), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      const lines = text.split('\n');
+      const ours = (event: string) =>
+        lines.some((l) => isOurHook(l) && new RegExp(`hook\\s+'?${event}\\b`).test(l));
       return ours('preToolUse') && ours('beforeShellExecution');
     } catch {
       return false;
