@@ -243,19 +243,9 @@ export class ClaimsStore {
     return { ...row, files: files.map((f) => f.pattern) };
   }
 
-  /**
-   * The live patterns of every project a session of `host` works in (what its watcher guards), at
-   * most `limit`.
-   */
-  livePatternsNearHost(host: string, limit: number): Promise<Array<LivePattern & { project_id: string }>> {
-    return this.sql.all(
-      `SELECT f.project_id, ${LIVE_PATTERN_COLUMNS}
-       FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id
-       WHERE f.active = 1 AND s.status = 'active'
-         AND f.project_id IN (SELECT project_id FROM sessions WHERE status = 'active' AND host = ?)
-       ORDER BY s.last_heartbeat DESC LIMIT ?`,
-      [host, limit],
-    );
+  /** Up to `limit` live patterns of a project, in no particular order (what a watcher guards). */
+  livePatternsOf(projectId: string, limit: number): Promise<LivePattern[]> {
+    return this.sql.all<LivePattern>(`${LIVE} LIMIT ?`, [projectId, limit]);
   }
 
   /** Live patterns whose literal base is one of `bases` (the ancestors of a concrete path). */

@@ -22,6 +22,11 @@ export class LeasesStore {
     return taken.changes > 0;
   }
 
+  /** Who holds the lease `name` and until when (a read: those not holding it look before they write). */
+  holder(name: string): Promise<{ holder: string; lease_until: number } | undefined> {
+    return this.sql.get('SELECT holder, lease_until FROM leases WHERE name = ?', [name]);
+  }
+
   /** Gives the lease up, so that another process takes over at once. */
   async release(name: string, holder: string): Promise<void> {
     await this.sql.run('UPDATE leases SET lease_until = 0 WHERE name = ? AND holder = ?', [name, holder]);

@@ -17,15 +17,13 @@ import { statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
-import { pathOf } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
-import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
-import { isGlob, literalBase } from '../../core/paths.js';
+import { matchPath } from '../../core/glob.js';
 import { gitIgnores } from '../../integrations/git-status.js';
 import { filesIn, TreeWatch } from '../../integrations/tree-watch.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
-import { stateOf } from '../sessions/liveness.js';
+import { type Held, heldPatterns, MAX_PATTERNS } from './held-patterns.js';
 import { digestOf, IGNORED, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
 
 const TICK_MS = 250;
@@ -42,7 +40,6 @@ const GRACE_MS = 1_500;
 const SEEN_BEFORE_MS = 15_000;
 /** A shell command a hook saw this long before a change is a suspect. */
 const SHELL_BEFORE_MS = 60_000;
-const MAX_PATTERNS = 2_000;
 const MAX_TREES = 50;
 const MAX_CANDIDATES = 5_000;
 const JUDGED_PER_TICK = 20;
@@ -50,13 +47,8 @@ const JUDGED_PER_TICK = 20;
 const BASELINE_BUDGET_BYTES = 32 * 1024 * 1024;
 const MAX_BASELINE_FILES = 2_000;
 const WARN_EVERY_MS = 60_000;
-interface Held {
-  /** The file it names, or a glob's literal base folder. */
-  base: string;
-  literal: boolean;
-  glob: CompiledGlob;
-  sessionId: string;
-}
+/** Claims are read again at least this often (a session falls silent without changing them). */
+const FULL_READ_MS = 30_000;
 
 interface Tree {
   projectId: string;
@@ -79,6 +71,9 @@ export class UnseenWrites {
   private watched = new Map<string, Tree>();
   private held = new Map<string, Held[]>();
   private heldKey = '';
+  /** The projects' claim marks when their claims were last read, and when that was. */
+  private marks = '';
+  private fullReadAt = -Infinity;
   private digests = new Map<string, string | null>();
   private readonly candidates = new Map<string, Candidate>();
   /** Sightings that explained a change already (by id, with when): each explains one edit. */
@@ -139,15 +134,8 @@ export class UnseenWrites {
     const mono = performance.now();
     if (mono - this.leaseAt >= LEASE_MS / 3) {
       this.leaseAt = mono;
-      const now = this.app.now();
       const was = this.holding;
-      this.holding = await this.app.store.leases.hold(
-        this.lease(),
-        this.instance,
-        process.pid,
-        now,
-        now + LEASE_MS,
-      );
+      this.holding = await this.takeLease();
       if (!this.holding && was) await this.reset();
     }
     if (!this.holding || this.stopped) return;
@@ -173,34 +161,52 @@ export class UnseenWrites {
     }
   }
 
+  /**
+   * Renews the machine's lease, or takes it when nobody holds it: a process that does not hold it
+   * only reads (one write every few seconds on the machine, whatever the number of servers).
+   */
+  private async takeLease(): Promise<boolean> {
+    const { leases } = this.app.store;
+    const now = this.app.now();
+    if (!this.holding) {
+      const current = await leases.holder(this.lease());
+      if (current && current.holder !== this.instance && current.lease_until >= now) return false;
+    }
+    return leases.hold(this.lease(), this.instance, process.pid, now, now + LEASE_MS);
+  }
+
   private async reset(): Promise<void> {
     await this.trees.set([]);
     this.watched = new Map();
     this.held = new Map();
     this.heldKey = '';
+    this.marks = '';
     this.digests = new Map();
     this.candidates.clear();
   }
 
-  /** What is held now, by live sessions, in the projects this machine's sessions work in. */
+  /**
+   * What is held now, by live sessions, in the projects this machine's sessions work in. The claims
+   * are read again when a project's claims changed (a seek each, `claims.mark`), or every
+   * FULL_READ_MS (sessions fall silent without a change to their claims).
+   */
   private async rebuild(): Promise<void> {
     const { store } = this.app;
     const sessions = await store.sessions.worktreesOnHost(this.app.host);
-    const rows =
-      sessions.length === 0 ? [] : await store.claims.livePatternsNearHost(this.app.host, MAX_PATTERNS);
-    const held = new Map<string, Held[]>();
-    for (const row of rows) {
-      if (stateOf(this.app, { ...row, status: row.session_status }) !== 'active') continue;
-      const path = pathOf(row.pattern);
-      const list = held.get(row.project_id) ?? [];
-      list.push({
-        base: isGlob(path) ? literalBase(path) : path,
-        literal: !isGlob(path),
-        glob: glob(path),
-        sessionId: row.session_id,
-      });
-      held.set(row.project_id, list);
+    const projects = [...new Set(sessions.map((s) => s.project_id))].slice(0, MAX_TREES);
+    const marks = JSON.stringify(await Promise.all(projects.map((p) => store.claims.mark(p))));
+    const mono = performance.now();
+    if (marks !== this.marks || mono - this.fullReadAt >= FULL_READ_MS) {
+      this.marks = marks;
+      this.fullReadAt = mono;
+      this.held = await heldPatterns(this.app, projects, () =>
+        this.warn(
+          'watch.capped',
+          `a project holds more than ${MAX_PATTERNS} patterns; the first are watched`,
+        ),
+      );
     }
+    const held = this.held;
     const trees = new Map<string, Tree>();
     for (const s of sessions) {
       if (!held.has(s.project_id)) continue;
@@ -210,9 +216,8 @@ export class UnseenWrites {
     }
     if (trees.size > MAX_TREES)
       this.warn('watch.capped', `${trees.size} worktrees hold files; ${MAX_TREES} are watched`);
-    this.held = held;
     this.watched = new Map([...trees].slice(0, MAX_TREES));
-    const key = JSON.stringify([...this.watched.keys(), ...rows.map((r) => `${r.session_id}:${r.pattern}`)]);
+    const key = JSON.stringify([...this.watched.keys(), this.marks]);
     if (key !== this.heldKey) {
       this.heldKey = key;
       this.baselines();
