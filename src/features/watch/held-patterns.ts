@@ -1,9 +1,13 @@
 /** What the watcher of writes no hook saw guards: the live patterns of the projects it watches. */
+
+import { join, relative, sep } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
-import { type CompiledGlob, glob } from '../../core/glob.js';
+import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
+import { filesIn } from '../../integrations/tree-watch.js';
 import { stateOf } from '../sessions/liveness.js';
+import { ignoredPath } from './watched-files.js';
 
 /** Patterns read per project, at most. */
 export const MAX_PATTERNS = 2_000;
@@ -41,4 +45,37 @@ export async function heldPatterns(
     if (list.length > 0) held.set(projectId, list);
   }
   return held;
+}
+
+/** The held files of a worktree that can be named without walking it: files named, and those directly in a glob's base. */
+export function heldFiles(worktree: string, held: Held[], limit: number): string[] {
+  const out = new Set<string>();
+  const listed = new Map<string, string[]>();
+  for (const h of held) {
+    const path = join(worktree, h.base);
+    if (h.literal) out.add(path);
+    else {
+      if (!listed.has(path)) listed.set(path, filesIn(path, 500));
+      for (const f of listed.get(path)!)
+        if (matchPath(h.glob, relative(worktree, f).split(sep).join('/'))) out.add(f);
+    }
+    if (out.size >= limit) break;
+  }
+  return [...out];
+}
+
+/**
+ * The folders to watch in a worktree: each held file's folder and each glob's base, less those
+ * inside another (a watch covers its subfolders), ignored ones skipped.
+ */
+export function heldFolders(worktree: string, held: Held[]): string[] {
+  const rels = new Set<string>();
+  for (const h of held) {
+    const cut = h.literal ? h.base.lastIndexOf('/') : h.base.length;
+    const rel = cut <= 0 ? '' : h.base.slice(0, cut);
+    if (!ignoredPath(rel)) rels.add(rel);
+  }
+  const sorted = [...rels].sort();
+  const top = sorted.filter((r, i) => !sorted.slice(0, i).some((a) => a === '' || r.startsWith(`${a}/`)));
+  return top.map((r) => (r === '' ? worktree : join(worktree, r)));
 }

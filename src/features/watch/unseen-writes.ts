@@ -14,16 +14,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
 import { matchPath } from '../../core/glob.js';
 import { gitIgnores } from '../../integrations/git-status.js';
-import { filesIn, TreeWatch } from '../../integrations/tree-watch.js';
+import { TreeWatch } from '../../integrations/tree-watch.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
-import { type Held, heldPatterns, MAX_PATTERNS } from './held-patterns.js';
+import { type Held, heldFiles, heldFolders, heldPatterns, MAX_PATTERNS } from './held-patterns.js';
 import { digestOf, IGNORED, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
 
 const TICK_MS = 250;
@@ -41,6 +41,7 @@ const SEEN_BEFORE_MS = 15_000;
 /** A shell command a hook saw this long before a change is a suspect. */
 const SHELL_BEFORE_MS = 60_000;
 const MAX_TREES = 50;
+const MAX_FOLDERS = 200;
 const MAX_CANDIDATES = 5_000;
 const JUDGED_PER_TICK = 20;
 /** What hashing the held files' baselines may read per rebuild. */
@@ -69,6 +70,8 @@ export class UnseenWrites {
   private readonly instance = randomUUID();
   private readonly trees: TreeWatch;
   private watched = new Map<string, Tree>();
+  /** The folders watched (each with its subfolders), by the tree they are in. */
+  private folders = new Map<string, Tree>();
   private held = new Map<string, Held[]>();
   private heldKey = '';
   /** The projects' claim marks when their claims were last read, and when that was. */
@@ -178,6 +181,7 @@ export class UnseenWrites {
   private async reset(): Promise<void> {
     await this.trees.set([]);
     this.watched = new Map();
+    this.folders = new Map();
     this.held = new Map();
     this.heldKey = '';
     this.marks = '';
@@ -222,11 +226,17 @@ export class UnseenWrites {
       this.heldKey = key;
       this.baselines();
     }
+    const folders = new Map<string, Tree>();
+    for (const tree of this.watched.values())
+      for (const folder of heldFolders(tree.worktree, this.held.get(tree.projectId) ?? []))
+        if (folders.size < MAX_FOLDERS) folders.set(folder, tree);
+    if (folders.size >= MAX_FOLDERS) this.warn('watch.capped', `more than ${MAX_FOLDERS} folders hold files`);
+    this.folders = folders;
     await this.trees.set(
-      [...this.watched.values()].map((tree) => ({
-        root: tree.worktree,
+      [...folders].map(([root, tree]) => ({
+        root,
         ignore: IGNORED,
-        pollFiles: () => this.pollFiles(tree),
+        pollFiles: () => this.pollFiles(tree).filter((f) => f.startsWith(`${root}${sep}`)),
       })),
     );
   }
@@ -255,15 +265,7 @@ export class UnseenWrites {
 
   /** The held files of a tree that can be named without walking it. */
   private pollFiles(tree: Tree): string[] {
-    const out = new Set<string>();
-    for (const h of this.held.get(tree.projectId) ?? []) {
-      const path = join(tree.worktree, h.base);
-      if (h.literal) out.add(path);
-      else
-        for (const f of filesIn(path, 500)) if (this.holders(tree, this.rel(tree, f)).length > 0) out.add(f);
-      if (out.size >= MAX_BASELINE_FILES) break;
-    }
-    return [...out];
+    return heldFiles(tree.worktree, this.held.get(tree.projectId) ?? [], MAX_BASELINE_FILES);
   }
 
   private rel(tree: Tree, path: string): string {
@@ -279,7 +281,7 @@ export class UnseenWrites {
   }
 
   private changed(root: string, path: string): void {
-    const tree = this.watched.get(root);
+    const tree = this.folders.get(root);
     if (!tree || this.stopped) return;
     const rel = this.rel(tree, path);
     if (rel.startsWith('..') || ignoredPath(rel) || TEMPORARY.test(basename(rel))) return;
