@@ -7,28 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, hookClient } from '../helpers/stdio.js';
-import { gitRepo, tempDir } from '../helpers/temp.js';
+import { connectStdio } from '../helpers/stdio.js';
 
-type Client = Awaited<ReturnType<typeof hookClient>>;
-const open: Client[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-
-async function setup(config: Record<string, unknown> = {}) {
-  const home = tempDir('collab-home-');
-  if (Object.keys(config).length > 0) writeFileSync(join(home, 'config.json'), JSON.stringify(config));
-  const repo = gitRepo({
-    'src/api/auth.py': 'def login(user):\n    pass\n',
-    'src/ui/app.tsx': 'export {}\n',
-  });
-  const a = await hookClient({ cwd: repo, home });
-  const b = await hookClient({ cwd: repo, home });
-  open.push(a, b);
-  return { home, repo, a, b };
-}
+afterEach(closeHookClients);
+const setup = twoHookClients;
 
 const parse = (stdout: string) => (stdout.trim() === '' ? null : JSON.parse(stdout));
 /** Cursor reads an empty answer as a failed hook: a call that goes ahead is allowed in words. */

@@ -2,28 +2,13 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeHookClients, keepOpen, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
-type Client = Awaited<ReturnType<typeof hookClient>>;
-const open: Client[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
-
-async function setup(config: Record<string, unknown> = {}) {
-  const home = tempDir('collab-home-');
-  if (Object.keys(config).length > 0) writeFileSync(join(home, 'config.json'), JSON.stringify(config));
-  const repo = gitRepo({
-    'src/api/auth.py': 'def login(user):\n    pass\n',
-    'src/ui/app.tsx': 'export {}\n',
-  });
-  const a = await hookClient({ cwd: repo, home });
-  const b = await hookClient({ cwd: repo, home });
-  open.push(a, b);
-  return { home, repo, a, b };
-}
+afterEach(closeHookClients);
+const setup = twoHookClients;
 
 const parse = (stdout: string) => (stdout.trim() === '' ? null : JSON.parse(stdout));
 
@@ -240,7 +225,7 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     const repo = gitRepo({ 'src/api/auth.py': source });
     const holder = await connectStdio({ cwd: repo, home });
     const b = await hookClient({ cwd: repo, home });
-    open.push(b);
+    keepOpen(b);
     try {
       await holder.call('collab_claim', { files: ['src/api/auth.py#login'], intent: 'token auth' });
       const patch = (anchor: string) =>
@@ -435,7 +420,7 @@ describe('hooks and the MCP server of one client share its session', () => {
     const repo = gitRepo({ 'src/api/auth.py': 'x\n' });
     const a = await connectStdio({ cwd: repo, home, clientSessionId: 'A-1', hooks: true });
     const b = await hookClient({ cwd: repo, home });
-    open.push(b);
+    keepOpen(b);
     try {
       await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
       const claim = await a.call<{ claim_id: string }>('collab_claim', {
@@ -469,7 +454,7 @@ describe('hooks and the MCP server of one client share its session', () => {
     const repo = gitRepo({ 'src/api/auth.py': 'def login(user):\n    pass\n' });
     const a = await connectStdio({ cwd: repo, home, hooks: true });
     const b = await hookClient({ cwd: repo, home });
-    open.push(b);
+    keepOpen(b);
     try {
       await a.hook('session-start', hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-1'));
       await a.call('collab_claim', { files: ['src/api/*'], intent: 'refactor login to JWT' });

@@ -5,9 +5,9 @@ import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
-import { filesIn } from '../../integrations/tree-watch.js';
+import { filesIn, foldersBelow } from '../../integrations/folder-watch.js';
 import { stateOf } from '../sessions/liveness.js';
-import { ignoredPath } from './watched-files.js';
+import { IGNORED_NAMES, ignoredPath } from './watched-files.js';
 
 /** Patterns read per project, at most. */
 export const MAX_PATTERNS = 2_000;
@@ -65,17 +65,21 @@ export function heldFiles(worktree: string, held: Held[], limit: number): string
 }
 
 /**
- * The folders to watch in a worktree: each held file's folder and each glob's base, less those
- * inside another (a watch covers its subfolders), ignored ones skipped.
+ * The folders to watch in a worktree (each on its own): each held file's folder, and each glob's
+ * base with the folders below it (ignored ones skipped), at most `limit`.
  */
-export function heldFolders(worktree: string, held: Held[]): string[] {
-  const rels = new Set<string>();
+export function heldFolders(worktree: string, held: Held[], limit: number): string[] {
+  const out = new Set<string>();
   for (const h of held) {
-    const cut = h.literal ? h.base.lastIndexOf('/') : h.base.length;
-    const rel = cut <= 0 ? '' : h.base.slice(0, cut);
-    if (!ignoredPath(rel)) rels.add(rel);
+    if (out.size >= limit) break;
+    if (h.literal) {
+      const cut = h.base.lastIndexOf('/');
+      const rel = cut <= 0 ? '' : h.base.slice(0, cut);
+      if (!ignoredPath(rel)) out.add(rel === '' ? worktree : join(worktree, rel));
+    } else if (!ignoredPath(h.base)) {
+      const root = h.base === '' ? worktree : join(worktree, h.base);
+      if (!out.has(root)) for (const f of foldersBelow(root, IGNORED_NAMES, limit - out.size)) out.add(f);
+    }
   }
-  const sorted = [...rels].sort();
-  const top = sorted.filter((r, i) => !sorted.slice(0, i).some((a) => a === '' || r.startsWith(`${a}/`)));
-  return top.map((r) => (r === '' ? worktree : join(worktree, r)));
+  return [...out];
 }

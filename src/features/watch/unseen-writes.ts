@@ -1,30 +1,32 @@
 /**
  * Writes no hook saw: a script an agent runs, a code generator, a person's editor changing a file
  * another live session holds. One process of each machine (whichever serving process holds the
- * machine's lease) watches every worktree its sessions work in while something there is held, and
+ * machine's lease) watches the folders of held files in the worktrees its sessions work in (a held
+ * file's folder; a glob's base and the folders below it), while something there is held, and
  * when a held file's content changes with no edit hook having named it, tells each holder (a
  * notification, which its hooks deliver and the dashboard shows), naming who most likely did it:
  * the session whose shell command a hook saw just before, or the one working in that folder.
  *
- * Bounded: nothing is watched while nothing is held; at most MAX_TREES worktrees and MAX_PATTERNS
- * patterns; dependencies, build output and `.git` are never watched, a file git ignores is never
+ * Bounded: nothing is watched while nothing is held; at most MAX_TREES worktrees, MAX_FOLDERS
+ * folders and MAX_PATTERNS patterns per project; the folders are worked out again only when what
+ * is held changes or a folder appears; dependencies, build output and `.git` are never watched, a file git ignores is never
  * reported; at most JUDGED_PER_TICK changes are judged (and git run for) per tick, MAX_CANDIDATES
  * wait; baselines are hashed within a byte budget. Git runs only for a change about to be
  * reported, and no work here happens inside a write.
  */
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { basename, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
 import { matchPath } from '../../core/glob.js';
+import { FolderWatch } from '../../integrations/folder-watch.js';
 import { gitIgnores } from '../../integrations/git-status.js';
-import { TreeWatch } from '../../integrations/tree-watch.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { type Held, heldFiles, heldFolders, heldPatterns, MAX_PATTERNS } from './held-patterns.js';
-import { digestOf, IGNORED, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
+import { digestOf, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
 
 const TICK_MS = 250;
 const REBUILD_MS = 2_000;
@@ -41,7 +43,7 @@ const SEEN_BEFORE_MS = 15_000;
 /** A shell command a hook saw this long before a change is a suspect. */
 const SHELL_BEFORE_MS = 60_000;
 const MAX_TREES = 50;
-const MAX_FOLDERS = 200;
+const MAX_FOLDERS = 500;
 const MAX_CANDIDATES = 5_000;
 const JUDGED_PER_TICK = 20;
 /** What hashing the held files' baselines may read per rebuild. */
@@ -68,7 +70,7 @@ interface Candidate {
 
 export class UnseenWrites {
   private readonly instance = randomUUID();
-  private readonly trees: TreeWatch;
+  private readonly trees: FolderWatch;
   private watched = new Map<string, Tree>();
   /** The folders watched (each with its subfolders), by the tree they are in. */
   private folders = new Map<string, Tree>();
@@ -94,8 +96,8 @@ export class UnseenWrites {
     private readonly app: AppContext,
     private readonly notifications: NotificationsService,
   ) {
-    this.trees = new TreeWatch(
-      (root, path) => this.changed(root, path),
+    this.trees = new FolderWatch(
+      (folder, name) => this.changed(folder, join(folder, name)),
       (root, why) => this.app.log.info('watch.polling', { folder: root, why: why.slice(0, 200) }),
     );
   }
@@ -116,7 +118,7 @@ export class UnseenWrites {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;
-    await this.trees.close();
+    this.trees.close();
     if (this.holding) await this.app.store.leases.release(this.lease(), this.instance).catch(() => {});
     this.holding = false;
   }
@@ -179,7 +181,7 @@ export class UnseenWrites {
   }
 
   private async reset(): Promise<void> {
-    await this.trees.set([]);
+    this.trees.set([]);
     this.watched = new Map();
     this.folders = new Map();
     this.held = new Map();
@@ -222,23 +224,24 @@ export class UnseenWrites {
       this.warn('watch.capped', `${trees.size} worktrees hold files; ${MAX_TREES} are watched`);
     this.watched = new Map([...trees].slice(0, MAX_TREES));
     const key = JSON.stringify([...this.watched.keys(), this.marks]);
-    if (key !== this.heldKey) {
+    const rebuildFolders = key !== this.heldKey;
+    if (rebuildFolders) {
       this.heldKey = key;
       this.baselines();
     }
+    // The folders change with what is held, and when a folder appears below a held glob.
+    if (!rebuildFolders) return;
     const folders = new Map<string, Tree>();
     for (const tree of this.watched.values())
-      for (const folder of heldFolders(tree.worktree, this.held.get(tree.projectId) ?? []))
-        if (folders.size < MAX_FOLDERS) folders.set(folder, tree);
+      for (const folder of heldFolders(
+        tree.worktree,
+        this.held.get(tree.projectId) ?? [],
+        MAX_FOLDERS - folders.size,
+      ))
+        if (!folders.has(folder)) folders.set(folder, tree);
     if (folders.size >= MAX_FOLDERS) this.warn('watch.capped', `more than ${MAX_FOLDERS} folders hold files`);
     this.folders = folders;
-    await this.trees.set(
-      [...folders].map(([root, tree]) => ({
-        root,
-        ignore: IGNORED,
-        pollFiles: () => this.pollFiles(tree).filter((f) => f.startsWith(`${root}${sep}`)),
-      })),
-    );
+    this.trees.set(folders.keys());
   }
 
   /**
@@ -285,6 +288,8 @@ export class UnseenWrites {
     if (!tree || this.stopped) return;
     const rel = this.rel(tree, path);
     if (rel.startsWith('..') || ignoredPath(rel) || TEMPORARY.test(basename(rel))) return;
+    // A folder appeared (or went): the folders to watch are worked out again.
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) this.heldKey = '';
     if (this.holders(tree, rel).length === 0) return;
     const known = this.candidates.get(path);
     if (!known && this.candidates.size >= MAX_CANDIDATES) {

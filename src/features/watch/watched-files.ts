@@ -19,11 +19,11 @@ export const IGNORED = [
   '.venv',
   'venv',
 ];
-const IGNORED_SET = new Set(IGNORED);
+export const IGNORED_NAMES = new Set(IGNORED);
 /** Editors' and tools' temporary files (an atomic save writes one, then renames it). */
 export const TEMPORARY = /(^\.#|^#.*#$|~$|\.sw[a-p]$|\.tmp$|\.tmp\.|\.orig$|\.crswap$)/;
 
-export const ignoredPath = (rel: string) => rel.split('/').some((part) => IGNORED_SET.has(part));
+export const ignoredPath = (rel: string) => rel.split('/').some((part) => IGNORED_NAMES.has(part));
 
 /** A file's content digest, or null when it is gone or not a file. */
 export function digestOf(path: string): string | null {

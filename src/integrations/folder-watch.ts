@@ -1,0 +1,143 @@
+/**
+ * Watches folders (each on its own, not its subfolders) for files written, created, removed or
+ * renamed in them: by the system's notifications (`fs.watch`: inotify, FSEvents,
+ * ReadDirectoryChangesW), or, where a folder cannot be watched so (no watches left, a file system
+ * without notifications), by comparing its entries' times and sizes every second.
+ *
+ * Not `@parcel/watcher`: on Linux it takes one inotify instance per watched folder (128 per user by
+ * default), and once they run out its `subscribe` never returns and blocks the process's event
+ * loop; Node's watches share one instance and fail with an error instead.
+ */
+import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
+import { join } from 'node:path';
+
+/** Entries of a polled folder compared, at most. */
+const MAX_POLLED_ENTRIES = 2_000;
+const POLL_MS = 1_000;
+
+type Stamp = Map<string, string>;
+
+export class FolderWatch {
+  private readonly watched = new Map<string, FSWatcher>();
+  private readonly polled = new Map<string, Stamp>();
+  private poller: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly onChange: (folder: string, name: string) => void,
+    private readonly onFallback: (folder: string, why: string) => void = () => {},
+  ) {}
+
+  /** Watches exactly these folders from now on. */
+  set(folders: Iterable<string>): void {
+    const wanted = new Set(folders);
+    for (const [folder, w] of this.watched)
+      if (!wanted.has(folder)) {
+        w.close();
+        this.watched.delete(folder);
+      }
+    for (const folder of this.polled.keys()) if (!wanted.has(folder)) this.polled.delete(folder);
+    for (const folder of wanted) if (!this.watched.has(folder) && !this.polled.has(folder)) this.add(folder);
+    this.schedulePoll();
+  }
+
+  get size(): number {
+    return this.watched.size + this.polled.size;
+  }
+
+  close(): void {
+    this.set([]);
+  }
+
+  private add(folder: string): void {
+    try {
+      const w = watch(folder, { persistent: false }, (_event, name) => {
+        if (name) this.onChange(folder, name.toString());
+      });
+      w.on('error', (error) => {
+        w.close();
+        this.watched.delete(folder);
+        this.poll(folder, error.message);
+      });
+      this.watched.set(folder, w);
+    } catch (error) {
+      // A folder that is not there (yet) is looked at by polling: its creation shows.
+      this.poll(folder, (error as Error).message);
+    }
+  }
+
+  private poll(folder: string, why: string): void {
+    this.onFallback(folder, why);
+    this.polled.set(folder, stamp(folder));
+    this.schedulePoll();
+  }
+
+  private schedulePoll(): void {
+    if (this.polled.size === 0) {
+      if (this.poller) clearInterval(this.poller);
+      this.poller = null;
+      return;
+    }
+    if (this.poller) return;
+    this.poller = setInterval(() => {
+      for (const [folder, before] of this.polled) {
+        const now = stamp(folder);
+        for (const [name, s] of now) if (before.get(name) !== s) this.onChange(folder, name);
+        for (const name of before.keys()) if (!now.has(name)) this.onChange(folder, name);
+        this.polled.set(folder, now);
+      }
+    }, POLL_MS);
+    this.poller.unref();
+  }
+}
+
+/** A folder's files by their modification time and size (empty when it cannot be read). */
+function stamp(folder: string): Stamp {
+  const out: Stamp = new Map();
+  let names: string[];
+  try {
+    names = readdirSync(folder).slice(0, MAX_POLLED_ENTRIES);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    try {
+      const st = statSync(join(folder, name), { throwIfNoEntry: false });
+      if (st?.isFile()) out.set(name, `${st.mtimeMs}:${st.size}`);
+    } catch {
+      // a loop of links, no permission: not a file to compare
+    }
+  }
+  return out;
+}
+
+/**
+ * A folder and its subfolders, breadth first, skipping folders named in `ignore` and links (a loop
+ * of links never ends a walk), at most `limit`.
+ */
+export function foldersBelow(root: string, ignore: Set<string>, limit: number): string[] {
+  const out: string[] = [];
+  const queue = [root];
+  while (queue.length > 0 && out.length < limit) {
+    const folder = queue.shift()!;
+    out.push(folder);
+    try {
+      for (const entry of readdirSync(folder, { withFileTypes: true }))
+        if (entry.isDirectory() && !ignore.has(entry.name)) queue.push(join(folder, entry.name));
+    } catch {
+      // gone, or not readable: nothing below it to watch
+    }
+  }
+  return out;
+}
+
+/** The files directly in a folder, at most `limit`. */
+export function filesIn(folder: string, limit: number): string[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .slice(0, limit)
+      .map((e) => join(folder, e.name));
+  } catch {
+    return [];
+  }
+}
