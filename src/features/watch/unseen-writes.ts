@@ -98,7 +98,8 @@ export class UnseenWrites {
   ) {
     this.trees = new FolderWatch(
       (folder, name) => this.changed(folder, join(folder, name)),
-      (root, why) => this.app.log.info('watch.polling', { folder: root, why: why.slice(0, 200) }),
+      // A folder not there yet is polled: said once a minute at most, not once per folder.
+      (root, why) => this.warn('watch.polling', `${root}: ${why}`),
     );
   }
 
