@@ -5,6 +5,7 @@
  * before, where each clone was a project of its own, is merged without losing a row.
  */
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +68,19 @@ describe('two clones of one repository on one machine', () => {
     expect(status.stdout.match(/github\.com\/acme\/api/g)).toHaveLength(1);
     expect(status.stdout).toContain(alice);
     expect(status.stdout).toContain(bob);
+    // `status --json` gives each session's machine and copy.
+    const json = JSON.parse(cli(home, bob, 'status', '--json').stdout) as {
+      projects: Array<{ label: string; sessions: Array<{ name: string; host: string; worktree: string }> }>;
+    };
+    expect(json.projects.map((p) => p.label)).toEqual(['github.com/acme/api']);
+    expect(
+      json.projects[0]!.sessions.map((s) => ({ name: s.name, host: s.host, worktree: s.worktree })),
+    ).toEqual(
+      expect.arrayContaining([
+        { name: 'alice', host: hostname(), worktree: alice },
+        { name: 'bob', host: hostname(), worktree: bob },
+      ]),
+    );
   });
 
   it('an unrelated repository with the same file is another project', async () => {

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -148,7 +149,21 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     await alice.call('collab_check', {});
     await bob.call('collab_check', {});
     const page = await dashboard(h);
+    // The repository is one project, whatever copies its sessions work in.
+    expect(await page.locator('#projects a[href^="/projects/"]').count()).toBe(1);
     await page.locator('#projects a[href^="/projects/"]').first().click();
+    // Its page names it once, and each session's copy: the folder and the machine.
+    expect(await page.locator('h1').count()).toBe(1);
+    const rows = page.locator('#sessions tr[data-session]');
+    expect(await rows.count()).toBe(2);
+    for (const [name, dir] of [
+      ['alice', aliceDir],
+      ['bob', bobDir],
+    ] as const) {
+      const copy = rows.filter({ hasText: name }).locator('td.path');
+      expect(await copy.count()).toBe(1);
+      expect(await copy.textContent()).toBe(`${dir}on ${hostname()}`);
+    }
     const line = page.locator('li[data-predicted="textual"]');
     await line.waitFor({ timeout: 10_000 });
     const text = (await line.textContent()) ?? '';

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -61,7 +62,8 @@ async function teamDatabase(): Promise<{ team: string; superuser: string; role: 
 async function cli(home: string, args: string[], url: string | null, input?: string) {
   const env = { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: url ?? '' };
   try {
-    const child = run(process.execPath, [CLI, ...args], { env, timeout: 30_000 });
+    // From the home folder: outside any repository (doctor checks the wiring of the one it runs in).
+    const child = run(process.execPath, [CLI, ...args], { env, cwd: home, timeout: 30_000 });
     if (input !== undefined) child.child.stdin?.end(input);
     const { stdout, stderr } = await child;
     return { code: 0, stdout, stderr };
@@ -77,6 +79,76 @@ function oneFault(stderr: string) {
   expect(lines, stderr).toHaveLength(2);
   expect(stderr).not.toMatch(/\n\s+at /);
   return lines;
+}
+
+/** SQL on one database as the superuser. */
+async function adminOn(url: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A login role (dropped after the file, after the database it was given rights in). */
+async function extraRole(team: { team: string; role: string }, prefix: string): Promise<string> {
+  const role = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await admin(`CREATE ROLE ${role} LOGIN`);
+  made.push({ database: new URL(team.team).pathname.slice(1), role });
+  return role;
+}
+
+type Finding = { name: string; ok: boolean; detail: string; hint?: string };
+
+/** `doctor --json` and `doctor` as text: the exit code, the findings by name, the text. */
+async function doctorOf(home: string, url: string) {
+  const json = await cli(home, ['doctor', '--json'], url);
+  const text = await cli(home, ['doctor'], url);
+  const checks = JSON.parse(json.stdout).checks as Finding[];
+  return {
+    code: json.code,
+    textCode: text.code,
+    text: text.stdout,
+    byName: Object.fromEntries(checks.map((c) => [c.name, c])) as Record<string, Finding>,
+    failing: checks.filter((c) => !c.ok).map((c) => c.name),
+  };
+}
+
+/**
+ * A PostgreSQL in front of the real one that forwards everything but notifications, as a pooler in
+ * transaction mode drops LISTEN: its URL.
+ */
+async function droppingNotifications(url: string): Promise<{ url: string; server: Server }> {
+  const target = new URL(url);
+  const server = createServer((client) => {
+    const upstream = createConnection(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream);
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      const kept: Buffer[] = [];
+      // Every message from the server: a type byte and a length (of itself and the body).
+      while (pending.length >= 5) {
+        const size = 1 + pending.readUInt32BE(1);
+        if (pending.length < size) break;
+        if (pending[0] !== 0x41 /* 'A': NotificationResponse */) kept.push(pending.subarray(0, size));
+        pending = pending.subarray(size);
+      }
+      if (kept.length > 0) client.write(Buffer.concat(kept));
+    });
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.port = String((server.address() as { port: number }).port);
+  return { url: proxied.toString(), server };
 }
 
 describe('team mode set up by a team admin', () => {
@@ -129,6 +201,92 @@ describe('team mode set up by a team admin', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('Nothing accepts connections at 127.0.0.1:1');
     expect(bad.stdout).not.toContain('All good');
+  });
+
+  it('doctor names a schema newer than it knows, one it cannot migrate, rights a role lacks, and a LISTEN that hears nothing', async (ctx) => {
+    if (!available) return ctx.skip();
+    const db = await teamDatabase();
+    const home = tempDir('collab-home-');
+    expect((await cli(home, ['migrate'], db.team)).code).toBe(0);
+    const good = await doctorOf(home, db.team);
+    expect(good.failing).toEqual([]);
+    expect(good.code).toBe(0);
+    expect(good.text).toContain('All good');
+    // The version the CLI (dist/) knows, as its migrate recorded it.
+    const meta = new pg.Client({ connectionString: db.superuser });
+    await meta.connect();
+    const known = Number(
+      (await meta.query("SELECT value FROM meta WHERE key = 'schema_version'")).rows[0].value,
+    );
+    await meta.end();
+    expect(known).toBeGreaterThan(1);
+    const setVersion = (v: number) =>
+      adminOn(db.superuser, `UPDATE meta SET value = '${v}' WHERE key = 'schema_version'`);
+
+    // A newer session-collab wrote to the database: update this one.
+    await setVersion(known + 1);
+    const ahead = await doctorOf(home, db.team);
+    expect(ahead.failing).toEqual(['team schema']);
+    expect(ahead.byName['team schema']).toMatchObject({
+      detail: `schema ${known + 1}/${known}`,
+      hint: expect.stringContaining('update session-collab on this machine'),
+    });
+    expect([ahead.code, ahead.textCode]).toEqual([1, 1]);
+    expect(ahead.text).toContain('newer than this session-collab');
+    expect(ahead.text).not.toContain('All good');
+    // Every other command refuses it the same way, in one line and its fix.
+    const [a1, a2] = oneFault((await cli(home, ['status'], db.team)).stderr);
+    expect(a1).toContain(`schema version ${known + 1}`);
+    expect(a2).toMatch(/upgrade session-collab/i);
+
+    // Older than this version, as a role that may not create tables: nobody can migrate it.
+    const user = await extraRole(db, 'collab_user');
+    await adminOn(
+      db.superuser,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${user}`,
+    );
+    const asUser = db.team.replace(db.role, user);
+    await setVersion(known - 1);
+    const behind = await doctorOf(home, asUser);
+    expect(behind.failing).toEqual(['team schema']);
+    expect(behind.byName['team schema']).toMatchObject({
+      detail: `schema ${known - 1}/${known} (migrated when a process of this version opens it)`,
+      hint: expect.stringContaining(`may not create tables, so it cannot migrate`),
+    });
+    expect(behind.byName['team schema']!.hint).toContain(`OWNER TO "${user}"`);
+    expect(behind.code).toBe(1);
+    expect(behind.text).not.toContain('All good');
+    // As the owner, the same database is merely behind: migrated by the next process.
+    expect((await doctorOf(home, db.team)).byName['team schema']).toMatchObject({ ok: true });
+    await setVersion(known);
+
+    // A role that can read but not write the tables.
+    const reader = await extraRole(db, 'collab_reader');
+    await adminOn(db.superuser, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${reader}`);
+    const readOnly = await doctorOf(home, db.team.replace(db.role, reader));
+    expect(readOnly.failing).toEqual(['team rights']);
+    expect(readOnly.byName['team rights']!.detail).toMatch(
+      new RegExp(`role "${reader}" lacks INSERT/UPDATE/DELETE on \\w+, .* and \\d+ more`),
+    );
+    expect(readOnly.byName['team rights']!.hint).toContain(`GRANT SELECT, INSERT, UPDATE, DELETE`);
+    expect(readOnly.code).toBe(1);
+    expect(readOnly.text).toContain(`role "${reader}" lacks`);
+    expect(readOnly.text).not.toContain('All good');
+
+    // Through something that drops notifications (a pooler in transaction mode): LISTEN hears nothing.
+    const proxy = await droppingNotifications(db.team);
+    try {
+      const deaf = await doctorOf(home, proxy.url);
+      expect(deaf.failing).toEqual(['team notifications']);
+      expect(deaf.byName['team notifications']).toMatchObject({
+        detail: expect.stringContaining('a NOTIFY did not reach a LISTEN within 3 s'),
+        hint: expect.stringContaining('session mode'),
+      });
+      expect(deaf.code).toBe(1);
+      expect(deaf.text).not.toContain('All good');
+    } finally {
+      proxy.server.close();
+    }
   });
 
   it('export as a superuser leaves a schema the team’s role owns; as the owner it just works; as neither it says what it needs', async (ctx) => {

@@ -1,4 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -389,13 +391,13 @@ describe('two hub replicas on one PostgreSQL', () => {
     expect(neither.stdout).toContain('could not check');
   });
 
-  it('two machines, two clones of one repository at different paths: a claim on one blocks an edit on the other', async (ctx) => {
+  it('two machines, two clones of one repository at different paths: a claim on one blocks an edit and a commit on the other', async (ctx) => {
     if (!available) return ctx.skip();
     const url = await freshPgDatabase();
     // Each "machine" has its own home folder, its own replica and its own clone, at its own path.
     const homes = [tempDir('collab-alice-'), tempDir('collab-bob-')];
     const [a, b] = await Promise.all(homes.map((home) => replica(url, home)));
-    const upstream = gitRepo({ 'src/api.ts': 'export const api = 1;\n' });
+    const upstream = gitRepo({ 'src/api.ts': 'export const api = 1;\n', 'src/util.ts': 'export {};\n' });
     const clones = ['git@github.com:acme/api.git', 'https://github.com/acme/api'].map((remote) => {
       const dir = join(tempDir('collab-machine-'), 'work', 'api');
       git(tempDir(), 'clone', '-q', upstream, dir);
@@ -440,5 +442,60 @@ describe('two hub replicas on one PostgreSQL', () => {
     );
     // Alice's, Bob's and the session of Bob's editing client: each in its own copy.
     expect([...new Set(sessions.map((s) => s.worktree))].sort()).toEqual([...clones].sort());
+
+    // Bob commits in his clone, his pre-commit guard reading the team database from his machine.
+    const onBob = (command: string, ...args: string[]) =>
+      spawnSync(command, args, {
+        cwd: clones[1],
+        env: {
+          ...process.env,
+          SESSION_COLLAB_HOME: homes[1],
+          SESSION_COLLAB_DATABASE_URL: url,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+        encoding: 'utf8',
+      });
+    const installed = onBob(process.execPath, CLI, 'guard', 'install');
+    expect(installed.status, installed.stderr).toBe(0);
+    writeFileSync(join(clones[1]!, 'src/api.ts'), 'export const api = 2;\n');
+    git(clones[1]!, 'add', 'src/api.ts');
+    const refused = onBob('git', 'commit', '-qm', 'api 2');
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('src/api.ts');
+    expect(refused.stderr).toContain('alice');
+    expect(refused.stderr).toContain('The commit was refused');
+    expect(git(clones[1]!, 'log', '--format=%s')).not.toContain('api 2');
+    // A file nobody holds goes through.
+    git(clones[1]!, 'reset', '-q', 'src/api.ts');
+    writeFileSync(join(clones[1]!, 'src/util.ts'), 'export const util = 1;\n');
+    git(clones[1]!, 'add', 'src/util.ts');
+    const committed = onBob('git', 'commit', '-qm', 'util');
+    expect(committed.status, committed.stderr).toBe(0);
+    expect(committed.stderr).not.toContain('could not check');
+    expect(git(clones[1]!, 'log', '-1', '--format=%s').trim()).toBe('util');
+
+    // `status` shows each session's machine and copy. Both "machines" here are one host: Alice's
+    // session is moved to another host's name, as a replica on her laptop would have recorded it.
+    await pgQuery(url, "UPDATE sessions SET host = 'alice-laptop' WHERE name LIKE 'alice%'");
+    const status = onBob(process.execPath, CLI, 'status', '--json');
+    expect(status.status, status.stderr).toBe(0);
+    const { projects: shown } = JSON.parse(status.stdout) as {
+      projects: Array<{ label: string; sessions: Array<{ name: string; host: string; worktree: string }> }>;
+    };
+    expect(shown).toHaveLength(1);
+    // Session names carry a suffix of their client's: by the start of each.
+    const where = (name: string) =>
+      shown[0]!.sessions.filter((s) => s.name.startsWith(name)).map((s) => [s.host, s.worktree]);
+    expect(where('alice')).toEqual([['alice-laptop', clones[0]]]);
+    expect(where('bob')).toEqual([[hostname(), clones[1]]]);
+    // The text says the other machine's name before its path, and this machine's path alone.
+    const text = onBob(process.execPath, CLI, 'status').stdout;
+    expect(text.match(/github\.com\/acme\/api/g)).toHaveLength(1);
+    expect(text).toContain(`alice-laptop:${clones[0]}`);
+    expect(text).toContain(clones[1]);
+    expect(text).not.toContain(`${hostname()}:${clones[1]}`);
   });
 });

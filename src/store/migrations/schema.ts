@@ -10,6 +10,7 @@ import { claimsInListOrder } from './019-claims-in-list-order.js';
 import { sessionChanges } from './020-session-changes.js';
 import { claimHistoryAndTakenRequests } from './021-claim-history-and-taken-requests.js';
 import { sightingsAndLeases } from './022-sightings-and-leases.js';
+import { workEventsFollowTheirProject } from './023-work-events-follow-their-project.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -23,6 +24,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   sessionChanges,
   claimHistoryAndTakenRequests,
   sightingsAndLeases,
+  workEventsFollowTheirProject,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
