@@ -137,6 +137,29 @@ export async function hooks(servers = [ours]) {
       runs.push({ s, home, name: 'ours pre symbol', run: run(s.hook.command, apart, noted), times: [] });
     }
   }
+  // The same hook while the machine's server runs (clients' relays start it): the hook asks it
+  // over its socket instead of opening the database.
+  const warmHome = tempDir('bench-home-');
+  await ours.hook.seed(warmHome, repo);
+  const warm = await startHub(warmHome, false);
+  const warmEnv = { ...process.env, ...ours.env(warmHome) };
+  runs.push({
+    s: ours,
+    home: warmHome,
+    name: 'ours pre, server running',
+    run: () => {
+      const t = performance.now();
+      const r = spawnSync(ours.hook.command[0], ours.hook.command.slice(1), {
+        input: JSON.stringify(input),
+        env: warmEnv,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (!ours.hook.denied(r.stdout)) throw new Error(`hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    },
+    times: [],
+  });
   // Team mode: the same hook on a machine where a hub replica runs on the team database (the
   // hook asks it), the same 1,000 claims seeded through the same tools.
   const team = await freshDatabase();
@@ -171,6 +194,7 @@ export async function hooks(servers = [ours]) {
   const out = { bare: median(bare) };
   for (const r of runs) out[r.name] = median(r.times);
   if (replica) await stopHub(replica);
+  await stopHub(warm);
   await team?.drop();
   cleanup(repo, ...new Set(runs.map((r) => r.home)));
   return out;
@@ -183,6 +207,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       ? `${name}: skipped`
       : `${name}: ${out[name].toFixed(1)} ms, bare node + ${(out[name] - out.bare).toFixed(1)} ms`;
   console.log(`bare node -e 0: ${out.bare.toFixed(1)} ms`);
-  for (const name of ['ours pre', 'ours pre symbol', 'ours post', 'ours post edit', 'ours team pre'])
+  for (const name of [
+    'ours pre',
+    'ours pre, server running',
+    'ours pre symbol',
+    'ours post',
+    'ours post edit',
+    'ours team pre',
+  ])
     console.log(line(name));
 }

@@ -78,6 +78,11 @@ export interface HubConfig {
   burst: number;
   /** An MCP session quiet this long is let go from memory (it is taken up again on its next request). */
   session_idle_minutes: number;
+  /**
+   * The machine's server, when a client's `serve` started it, exits after this long with no client
+   * attached and no dashboard open (a hub started on purpose stays).
+   */
+  idle_exit_minutes: number;
 }
 
 export const DEFAULT_HUB: HubConfig = {
@@ -87,6 +92,7 @@ export const DEFAULT_HUB: HubConfig = {
   requests_per_second: 50,
   burst: 200,
   session_idle_minutes: 10,
+  idle_exit_minutes: 5,
 };
 
 const HUB_RULES: Record<keyof HubConfig, Rule> = {
@@ -96,6 +102,7 @@ const HUB_RULES: Record<keyof HubConfig, Rule> = {
   requests_per_second: { kind: 'range', min: 1, max: 100_000, unit: 'requests' },
   burst: { kind: 'range', min: 1, max: 1_000_000, unit: 'requests' },
   session_idle_minutes: { kind: 'range', min: 1, max: 1_440, unit: 'minutes' },
+  idle_exit_minutes: { kind: 'range', min: 1, max: 1_440, unit: 'minutes' },
 };
 
 export interface AgentsConfig {

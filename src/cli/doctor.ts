@@ -23,6 +23,7 @@ import { locateProject } from '../integrations/git-repo.js';
 import { databaseUsers } from '../integrations/lock-holder.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 import { green, printJson, red } from './format.js';
+import { machineServerCheck, stopMachineServer } from './machine-server.js';
 
 type Check = HealthCheck;
 
@@ -289,6 +290,8 @@ export async function doctor(options: { json?: boolean; repair?: boolean }): Pro
   let found = runChecks(paths);
   let repairs: Repair[] = [];
   if (options.repair && (found.configBad || found.databaseDamaged)) {
+    // The server clients' relays started has the database open: it is stopped (they start another).
+    if (found.databaseDamaged) await stopMachineServer(paths.home);
     repairs = repair(paths, found);
     found = runChecks(paths);
   }
@@ -296,6 +299,7 @@ export async function doctor(options: { json?: boolean; repair?: boolean }): Pro
   const team = teamUrl(paths);
   const checks = [
     ...found.checks,
+    machineServerCheck(paths.home),
     ...(team ? await teamDatabaseChecks(team.url, team.poolSize) : []),
     ...(telegram ? [telegram] : []),
     ...projectWiring(),

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, databaseUrl, loadConfig } from '../app/config.js';
@@ -7,6 +8,7 @@ import { CoreApp } from '../app/core-app.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import { answerHook, type HookAnswer } from '../features/enforcement/hook-answers.js';
 import {
   type HookEvent,
@@ -20,6 +22,7 @@ import { hookClientSessionId } from '../integrations/client-env.js';
 import { cursorHooksInstalled } from '../integrations/cursor-hooks.js';
 import { isCursorHookEvent } from '../integrations/hook-commands.js';
 import { clientProcess } from '../integrations/process-tree.js';
+import { relaySocketPath, serverKey } from '../integrations/relay-address.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
 const BUDGET_MS = 4000;
@@ -93,10 +96,13 @@ export async function hook(eventName: string): Promise<void> {
       process: clientProcess(),
     };
     const home = resolveHome();
+    const request = hookRequest(raw, identity);
+    // The machine's server answers when it runs (it has the database open and its statements
+    // ready); else, in team mode, a hub here; else this process opens the database itself.
+    let answer = await askServer(relaySocketPath(home.home, serverKey(VERSION)), eventName, request);
     const config = loadConfig(home.config);
-    const hub = localTeamHub(home, config);
-    // Team mode with a hub here: it answers (a hub that does not answer leaves it to this process).
-    let answer = hub ? await askHub(hub, eventName, raw, identity) : null;
+    const hub = answer ? null : localTeamHub(home, config);
+    if (hub) answer = await askHub(hub, eventName, request);
     if (!answer) {
       app = await CoreApp.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
       answer = await answerHook(app, event, input, identity);
@@ -198,14 +204,12 @@ function localTeamHub(home: HomePaths, config: Config): string | null {
   }
 }
 
-/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
-function askHub(
-  url: string,
-  event: string,
+/** What a hook hands the machine's server or a hub: its client's input, its folder and its client. */
+function hookRequest(
   raw: string,
   identity: { sessionId: string | null; process: { pid: number; start: string | null } | null },
-): Promise<HookAnswer | null> {
-  const body = JSON.stringify({
+): string {
+  return JSON.stringify({
     input: raw,
     cwd: process.cwd(),
     identity: {
@@ -214,6 +218,32 @@ function askHub(
       start: identity.process?.start ?? null,
     },
   });
+}
+
+/** The machine server's answer to this hook event (over its socket), or null when none answers. */
+function askServer(path: string, event: string, request: string): Promise<HookAnswer | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let text = '';
+    socket.setTimeout(HUB_TIMEOUT_MS, () => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => {
+      text += d;
+    });
+    socket.once('close', () => {
+      try {
+        resolve((JSON.parse(text) as { answer?: HookAnswer }).answer ?? null);
+      } catch {
+        resolve(null);
+      }
+    });
+    socket.on('error', () => {});
+    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"request":${request}}\n`);
+  });
+}
+
+/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
+function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
   const token = process.env.SESSION_COLLAB_TOKEN?.trim();
   return new Promise((resolve) => {
     const req = httpRequest(

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
-import { hubFile, isLoopback, splitListen, startHub } from '../http/hub.js';
+import { hubFile, isLoopback, type RunningHub, splitListen, startHub } from '../http/hub.js';
 import { codexHttpTable } from '../integrations/codex-toml.js';
 import { select } from '../mcp/registry.js';
-import { startBackgroundWork } from './background-work.js';
+import { type BackgroundWork, startBackgroundWork } from './background-work.js';
 import { commandForPerson } from './invocation.js';
+import { type RelayServer, startRelayServer } from './relay-server.js';
 import { builtDefinitions } from './serve.js';
 
 export interface HubCommandOptions {
@@ -13,6 +14,32 @@ export interface HubCommandOptions {
   toolsets?: string;
   readOnly?: boolean;
   json?: boolean;
+  /** Started by a client's `serve` (the relay): quiet, and gone when idle. */
+  machine?: boolean;
+}
+
+/** Every toolset: what the hub serves over HTTP, and runs the background work of. */
+const ALL_TOOLSETS = ['collab', 'realm', 'review', 'human', 'agent'];
+/** How long a hub that took the relays' socket over waits for the server it replaced to let its port go. */
+const PORT_WAIT_MS = 3_000;
+
+/** The hub's HTTP side at `listen`; waiting a moment for a replaced server's port, or (`anyPort`) on a free one. */
+async function listenHub(
+  options: Parameters<typeof startHub>[0],
+  listen: string,
+  anyPort: boolean,
+): Promise<RunningHub> {
+  const deadline = Date.now() + PORT_WAIT_MS;
+  for (;;) {
+    try {
+      return await startHub({ ...options, listen });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      if (anyPort) return startHub({ ...options, listen: `${splitListen(listen).host}:0` });
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /** How to add the hub to each client, for a person reading the terminal. */
@@ -34,16 +61,58 @@ function connectLines(url: string, tokens: boolean): string {
 
 /** `session-collab hub` (what `npm start` runs): the shared MCP server over HTTP and the dashboard. */
 export async function hubCommand(options: HubCommandOptions): Promise<void> {
+  if (options.machine) {
+    // Its starter stops reading its output once attached.
+    process.stdout.on('error', () => {});
+    process.stderr.on('error', () => {});
+  }
   const app = await App.open({ serving: 'hub' });
   const selection = await select(
-    options.toolsets
-      ? options.toolsets.split(',').map((s) => s.trim())
-      : ['collab', 'realm', 'review', 'human', 'agent'],
+    options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : ALL_TOOLSETS,
     { readOnly: options.readOnly === true },
   );
+  const built = builtDefinitions();
+  let work: BackgroundWork | null = null;
+  let stop = (_reason: string) => {};
+  // Clients' relays attach here first: they wait for it, not for the HTTP side.
+  const relays = await startRelayServer({
+    app,
+    built,
+    audit: () => work?.audit() ?? null,
+    takeOver: !options.machine,
+    onReplaced: () => {
+      if (options.machine) stop('another server took the relays over');
+    },
+  });
+  if (!relays) {
+    // Another server of this home answers its relays (it started meanwhile): this one is not needed.
+    await app.close();
+    return;
+  }
   const listenAt = options.listen ?? app.config.hub.listen;
-  const running = await startHub({ app, selection, built: builtDefinitions(), listen: listenAt });
-  const work = startBackgroundWork(app, selection);
+  const running = await listenHub(
+    { app, selection, built, machine: options.machine === true },
+    listenAt,
+    options.machine === true,
+  );
+  work = startBackgroundWork(app, selection);
+  let stopping = false;
+  stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info('hub.stopping', { reason });
+    // The agent CLIs it runs end with it even when closing the server fails.
+    void Promise.allSettled([relays.close(), running.close(), work?.stop(reason)])
+      .then(() => app.close())
+      .finally(() => process.exit(0));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
+  if (options.machine) {
+    exitWhenIdle(app, relays, running, () => stop('idle'));
+    return;
+  }
   const tokens = await app.hub.tokens.required();
   if (options.json) {
     process.stdout.write(
@@ -65,19 +134,25 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
       ].join('\n'),
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info('hub.stopping', { signal });
-    // The agent CLIs it runs end with it even when closing the server fails.
-    void Promise.allSettled([running.close(), work.stop(signal)])
-      .then(() => app.close())
-      .finally(() => process.exit(0));
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGHUP', () => stop('SIGHUP'));
+}
+
+/**
+ * The machine's server a relay started goes once nothing has been attached for
+ * `hub.idle_exit_minutes`: no relay, and no browser or client over HTTP.
+ */
+function exitWhenIdle(app: App, relays: RelayServer, running: RunningHub, exit: () => void): void {
+  const idleMs = app.config.hub.idle_exit_minutes * 60_000;
+  let quietSince = Date.now();
+  const check = setInterval(
+    async () => {
+      if (relays.connections() > 0 || (await running.connected())) quietSince = Date.now();
+      else if (Date.now() - quietSince >= idleMs) {
+        clearInterval(check);
+        exit();
+      }
+    },
+    Math.min(5_000, idleMs / 4),
+  );
 }
 
 /** `session-collab dashboard`: a one-time login link to the running hub's dashboard. */
@@ -139,3 +214,5 @@ export async function tokenCommand(
   }
 }
 export { cleanCommand, endCommand, messageCommand, releaseCommand } from './person.js';
+/** `serve --in-process` (and the relay where no machine server can run) loads it from here. */
+export { serve } from './serve.js';

@@ -14,7 +14,7 @@ import { resolveHome } from '../app/home.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 
 const command = process.argv[2];
-const hot = command === 'hook' || (command === 'guard' && process.argv[3] === 'check');
+const hot = command === 'hook' || command === 'serve' || (command === 'guard' && process.argv[3] === 'check');
 const name = hot ? 'hot' : 'main';
 const bundle = join(__dirname, `${name}.cjs`);
 // The bundles are ASCII (esbuild escapes the rest; scripts/build.mjs checks it), so reading them
@@ -49,7 +49,7 @@ const script = new Script(Module.wrap(source), {
   ...(cached ? { cachedData: cached } : {}),
 });
 
-if ((hot || command === 'serve') && (!cached || script.cachedDataRejected)) {
+if (hot && (!cached || script.cachedDataRejected)) {
   process.once('exit', () => {
     try {
       mkdirSync(cacheDir, { recursive: true });

@@ -1,10 +1,9 @@
 import { createRequire } from 'node:module';
-import { Command } from 'commander';
-import { resolveHome } from '../app/home.js';
-import { CollabError, ERROR_CODES } from '../core/errors.js';
-import { describeStorageFault } from '../core/storage-faults.js';
+import { Command, Option } from 'commander';
+import { CollabError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
 import { DEFAULT_TOOLSETS, TOOLSETS } from '../mcp/toolsets.js';
+import { failed } from './failed.js';
 
 /**
  * The hub's commands. Bundled apart (dist/hub.cjs, scripts/build.mjs) so that the rest of the CLI,
@@ -38,7 +37,9 @@ program
     '--session-name <name>',
     'name of the session this server starts (default: $SESSION_COLLAB_SESSION_NAME, else the client name)',
   )
-  .action(async (options) => (await import('./serve.js')).serve(options));
+  .option('--in-process', "serve in this process, not through this machine's server")
+  // Run from dist/ it never comes here: the launcher gives `serve` to the relay in the hot bundle.
+  .action(async () => (await import('./relay.js')).relay(process.argv.slice(3)));
 
 program
   .command('hub')
@@ -52,6 +53,7 @@ program
   .option('--toolsets <list>', 'comma-separated toolsets (default: all of them)')
   .option('--read-only', 'serve only the tools that change nothing other sessions or people see')
   .option('--json', 'print the addresses as one JSON line')
+  .addOption(new Option('--machine', "started by a client's serve: quiet, and gone when idle").hideHelp())
   .action(async (options) => (await hubCommands()).hubCommand(options));
 
 program
@@ -297,19 +299,4 @@ program
   )
   .action(async (options) => (await import('./doctor.js')).doctor(options));
 
-program.parseAsync().catch((error: unknown) => {
-  // A CollabError of the hub's bundle is another class: known by its name.
-  const collab = error instanceof CollabError || (error as Error | null)?.name === 'CollabError';
-  const fault = collab ? (error as CollabError) : describeStorageFault(error, resolveHome().home);
-  if (fault) {
-    // The default hints speak to agents in tool names; a person at a terminal gets the commands.
-    const hint =
-      collab && fault.hint === ERROR_CODES[(fault as CollabError).code]
-        ? 'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.'
-        : fault.hint;
-    process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
-  } else {
-    process.stderr.write(`session-collab: ${(error as Error).stack ?? String(error)}\n`);
-  }
-  process.exit(1);
-});
+program.parseAsync().catch(failed);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { Server, Tool } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
@@ -9,36 +10,10 @@ import { Connection } from '../features/sessions/connection.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { select } from '../mcp/registry.js';
-import { createMcpServer, SERVER_VERSION } from '../mcp/server.js';
+import { createMcpServer } from '../mcp/server.js';
 import { startBackgroundWork } from './background-work.js';
-import { commandForPerson } from './invocation.js';
-
-export interface ServeOptions {
-  toolsets?: string;
-  sessionName?: string;
-  /** Serve only the tools that change nothing. */
-  readOnly?: boolean;
-}
-
-function connectHelp(): string {
-  const me = commandForPerson();
-  return `session-collab ${SERVER_VERSION}: coordination for AI coding sessions that share a codebase.
-
-This command is an MCP server that speaks over stdin/stdout; a client starts it, not you.
-Set up a project for your clients (MCP server, hooks, collaboration rules), from its folder:
-
-  ${me} init              (add --dry-run to see the changes first)
-
-Or connect a client by hand:
-
-  Claude Code   claude mcp add --scope project session-collab -- ${me} serve
-  Codex CLI     codex mcp add session-collab -- ${me} serve
-  Gemini CLI    gemini mcp add session-collab ${me} serve
-
-See what sessions are doing:   ${me} status
-Check the installation:        ${me} doctor
-`;
-}
+import { RealmScans } from './realm-scans.js';
+import type { ServeOptions } from './relay.js';
 
 /**
  * The tools' listed schemas worked out when dist/ was built (scripts/build.mjs), beside this bundle;
@@ -56,12 +31,17 @@ export function builtDefinitions(): Record<string, Tool> {
   }
 }
 
-/** Serves the MCP tools over stdio until the client goes away; then ends this session. */
-export async function serve(options: ServeOptions): Promise<void> {
-  if (process.stdin.isTTY) {
-    process.stderr.write(connectHelp());
-    return;
-  }
+/**
+ * Serves the MCP tools in this process over `io` (stdio) until the client goes away; then ends
+ * this session and the process. The relay (`serve`) runs it where the machine's server cannot run.
+ */
+export async function serve(
+  options: ServeOptions,
+  io: { input: Readable; output: Writable } = {
+    input: process.stdin,
+    output: process.stdout,
+  },
+): Promise<void> {
   const app = await App.open();
   const selection = await select(
     options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
@@ -75,7 +55,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     name: inline(options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || '', 100) || null,
     identity: () => ({ sessionId: serverClientSessionId(process.env), process: clientProcess() }),
   });
-  const wire = new StdioServerTransport();
+  const wire = new StdioServerTransport(io.input, io.output);
   const handle = serveStdio(
     () => {
       server = createMcpServer(app, connection, selection, builtDefinitions());
@@ -101,31 +81,16 @@ export async function serve(options: ServeOptions): Promise<void> {
   }, app.config.heartbeat_interval_seconds * 1000);
   heartbeat.unref();
   const work = startBackgroundWork(app, selection);
-  // A realm member: notice contract and binding changes even when no realm tool is called. Loaded
-  // after start-up, and only in a realm member.
-  setTimeout(async () => {
-    try {
-      const { findMembership } = await import('../integrations/realm-files.js');
-      if (!findMembership(process.cwd())) return;
-      const scan = async () => {
-        try {
-          await app.realm.context(process.cwd());
-        } catch (error) {
-          app.log.warn('realm.scan_failed', { message: (error as Error).message });
-        }
-      };
-      await scan();
-      setInterval(scan, app.config.realm_scan_seconds * 1000).unref();
-    } catch (error) {
-      app.log.warn('realm.scan_failed', { message: (error as Error).message });
-    }
-  }, 200).unref();
+  // A realm member: contract and binding changes are noticed even when no realm tool is called.
+  const realm = new RealmScans(app);
+  realm.add(process.cwd());
 
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
     clearInterval(heartbeat);
+    realm.stop();
     void (async () => {
       try {
         if (connection.currentId) await work.audit()?.lifecycle(connection.currentId, 'ended', { reason });
@@ -141,9 +106,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       .then(() => app.close())
       .finally(() => process.exit(0));
   };
-  process.stdin.once('end', () => stop('client disconnected'));
+  io.input.once('end', () => stop('client disconnected'));
   process.once('beforeExit', () => stop('connection closed'));
-  process.stdin.once('close', () => stop('client disconnected'));
+  io.input.once('close', () => stop('client disconnected'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGHUP', () => stop('SIGHUP'));

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve as listen } from '@hono/node-server';
@@ -29,11 +29,15 @@ export interface HubOptions {
   listen?: string;
   /** The folder of sessions whose client names none. */
   defaultProject?: string;
+  /** Started by a client's relay, not by a person (hub.json says so). */
+  machine?: boolean;
 }
 
 export interface RunningHub {
   /** The hub's address, e.g. http://127.0.0.1:8787 */
   url: string;
+  /** Whether a browser (the dashboard) or a client is connected over HTTP now. */
+  connected(): Promise<boolean>;
   /** A one-time link that logs a browser into the dashboard. */
   loginUrl(): Promise<string>;
   close(): Promise<void>;
@@ -51,7 +55,17 @@ export function splitListen(listenAt: string): { host: string; port: number } {
 }
 
 /** Where a running hub writes its address, for `session-collab dashboard` and `status`. */
-export const hubFile = (app: App): string => join(app.paths.home, 'hub.json');
+export const hubFileIn = (home: string): string => join(home, 'hub.json');
+export const hubFile = (app: App): string => hubFileIn(app.paths.home);
+
+/** What hub.json says of the hub that wrote it. */
+export interface HubFile {
+  url: string;
+  pid: number;
+  version: string;
+  /** Started by a client's relay (it exits when idle), not by a person. */
+  machine?: boolean;
+}
 
 /** A request from this machine itself: over loopback, and not passed on by a proxy. */
 function fromThisMachine(c: Context): boolean {
@@ -210,7 +224,13 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   heartbeat.unref();
   try {
     mkdirSync(app.paths.home, { recursive: true });
-    writeFileSync(hubFile(app), `${JSON.stringify({ url, pid: process.pid, version: VERSION })}\n`);
+    const written: HubFile = {
+      url,
+      pid: process.pid,
+      version: VERSION,
+      ...(options.machine ? { machine: true } : {}),
+    };
+    writeFileSync(hubFile(app), `${JSON.stringify(written)}\n`);
   } catch (error) {
     app.log.warn('hub.file_failed', { message: (error as Error).message });
   }
@@ -219,6 +239,10 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   let closed: Promise<void> | null = null;
   return {
     url,
+    connected: () =>
+      new Promise((resolve) =>
+        (server as import('node:http').Server).getConnections((error, count) => resolve(!error && count > 0)),
+      ),
     loginUrl: async () => `${url}/login?code=${await hub.logins.code()}`,
     close() {
       closed ??= (async () => {
@@ -227,7 +251,13 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
         await endpoint.close();
         (server as import('node:http').Server).closeAllConnections?.();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        rmSync(hubFile(app), { force: true });
+        // Another hub of this home may have written it since (a hub started while this one ran).
+        try {
+          if ((JSON.parse(readFileSync(hubFile(app), 'utf8')) as { pid?: number }).pid === process.pid)
+            rmSync(hubFile(app), { force: true });
+        } catch {
+          // Gone already, or not ours to remove.
+        }
       })();
       return closed;
     },

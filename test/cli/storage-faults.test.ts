@@ -107,7 +107,7 @@ describe('a database damaged inside', () => {
 
 describe('doctor --repair', () => {
   it('rebuilds a damaged database from what can be read, keeps the damaged file, refuses while it is open', async () => {
-    const { connectStdio } = await import('../helpers/stdio.js');
+    const { connectStdio, stopServer } = await import('../helpers/stdio.js');
     const { gitRepo } = await import('../helpers/temp.js');
     const home = tempDir('collab-home-');
     const repo = gitRepo();
@@ -115,6 +115,8 @@ describe('doctor --repair', () => {
     await a.call('collab_claim', { files: ['src/a.ts', 'src/b.ts'], intent: 'kept through the repair' });
     await a.call('collab_decision_add', { category: 'api', title: 'REST', description: 'not RPC' });
     await a.close();
+    // Nothing has the file open when it is damaged (the machine's server stopped too).
+    await stopServer(home);
     damage(home, (size) => [Math.floor(size * 0.7), size]);
     expect(run(home, 'doctor').status).toBe(1);
 

@@ -1,8 +1,9 @@
 /**
  * A delegated CLI never outlives the server that started it: a `serve` that ends (its client gone,
- * SIGTERM, SIGINT) or a hub that stops ends its runs' whole process groups and records them
- * cancelled; a server killed outright (SIGKILL) cannot, so the next server to start ends what it
- * left. Real `serve` and `hub` processes, the fake claude CLI and the processes it starts.
+ * SIGTERM, SIGINT: the relay waits while the machine's server ends its session's runs) or a hub
+ * that stops ends its runs' whole process groups and records them cancelled; a server killed
+ * outright (SIGKILL) cannot, so the next server to start ends what it left. Real `serve` and `hub`
+ * processes, the fake claude CLI and the processes it starts.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stoppedAfterEach } from '../helpers/hub.js';
-import { connectStdio, waitForExit } from '../helpers/stdio.js';
+import { connectStdio, serverPid, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const FAKES = fileURLToPath(new URL('../fixtures/agent-clis', import.meta.url));
@@ -46,11 +47,12 @@ function setup(config: Record<string, unknown> = {}) {
   const state = tempDir('fake-agent-');
   const repo = gitRepo();
   const env = { PATH: `${FAKES}:${process.env.PATH}`, FAKE_AGENT_STATE: state };
-  const connect = async () => {
+  /** A client, its `serve` a relay (`inProcess`: a server of its own). */
+  const connect = async (inProcess = false) => {
     const c = await connectStdio({
       cwd: repo,
       home,
-      args: ['--toolsets', 'collab,agent'],
+      args: ['--toolsets', 'collab,agent', ...(inProcess ? ['--in-process'] : [])],
       clientSessionId: 'runs-end-client',
       env,
     });
@@ -78,9 +80,12 @@ function setup(config: Record<string, unknown> = {}) {
   return { home, repo, state, env, connect, processes };
 }
 
-/** The newest run as a new server sees it. */
+/** The project's newest run as a new server sees it (the session that ran it may have ended). */
 async function newestRun(c: Connected): Promise<Run> {
-  const history = await c.call<{ executions: Run[] }>('get_execution_history', { limit: 1 });
+  const history = await c.call<{ executions: Run[] }>('get_execution_history', {
+    limit: 1,
+    all_sessions: true,
+  });
   return history.executions[0]!;
 }
 
@@ -171,16 +176,32 @@ describe('a server that ends ends the agent CLIs it runs', () => {
     expect(of('sleep 60 holds the slot')).toMatchObject({ status: 'cancelled' });
   }, 60_000);
 
-  it('serve killed outright (SIGKILL): its CLI runs on until the next server starts and ends it', async () => {
+  it('a relay killed outright (SIGKILL): the machine server ends its session’s runs at once', async () => {
     const { connect, processes } = setup();
     const a = await connect();
-    await a.call<Run>('execute_claude', { prompt: 'sleep 60 unwatched', wait_seconds: 1 });
+    await a.call<Run>('execute_claude', { prompt: 'sleep 60 orphaned', wait_seconds: 1 });
     const { cli, child } = await processes();
     process.kill(a.pid, 'SIGKILL');
     await waitForExit(a.pid);
-    await new Promise((r) => setTimeout(r, 500));
+    expect(await gone([cli, child])).toEqual([]);
+    const b = await connect();
+    expect(await newestRun(b)).toMatchObject({
+      status: 'cancelled',
+      error: 'cancelled: its server stopped (connection lost)',
+    });
+  }, 60_000);
+
+  it('the machine server killed outright (SIGKILL): its CLI runs on until the next server starts and ends it', async () => {
+    const { connect, processes, home } = setup();
+    const a = await connect();
+    await a.call<Run>('execute_claude', { prompt: 'sleep 60 unwatched', wait_seconds: 1 });
+    const { cli, child } = await processes();
+    const server = serverPid(home)!;
+    process.kill(server, 'SIGKILL');
+    await waitForExit(server);
     // The premise: nobody ended them.
     expect([cli, child].filter(alive)).toEqual([cli, child]);
+    // The relay starts the next server.
     const b = await connect();
     // The next server ends them at its start, without being asked anything.
     expect(await gone([cli, child])).toEqual([]);
@@ -194,7 +215,8 @@ describe('a server that ends ends the agent CLIs it runs', () => {
 
   it('a group that is not the run’s (its id reused by another process) is left alone', async () => {
     const { connect, processes, home } = setup();
-    const a = await connect();
+    // A server of its own, killed: nothing starts another until this test has changed the record.
+    const a = await connect(true);
     const job = await a.call<Run>('execute_claude', { prompt: 'sleep 60 then be replaced', wait_seconds: 1 });
     const { cli, child } = await processes();
     process.kill(a.pid, 'SIGKILL');

@@ -97,7 +97,9 @@ describe('two `serve` processes on one database, over real stdio', () => {
     const repo = gitRepo({ 'src/a.ts': '1\n', 'src/b.ts': '2\n' });
     const watcher = await connectStdio({ cwd: repo, home });
     const leaver = await connectStdio({ cwd: repo, home });
-    const victim = await connectStdio({ cwd: repo, home });
+    // A server of its own (in-process) that crashes: a relay killed outright ends its session at
+    // once (relay.test.ts), a server killed is served again by the next (its sessions go on).
+    const victim = await connectStdio({ cwd: repo, home, args: ['--in-process'] });
     try {
       const leaverId = (
         await leaver.call<{ session_id: string }>('collab_session_start', {

@@ -32,8 +32,10 @@ async function setup(allowed = [PERSON]) {
     SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS: allowed.join(','),
     SESSION_COLLAB_TELEGRAM_API_ROOT: root,
   };
-  const connect = async (name: string) => {
-    const c = await connectStdio({ cwd: repo, home, name, args: ['--toolsets', 'collab,human'], env });
+  /** A client whose `serve` is a relay to the machine's server; `inProcess`: a server of its own. */
+  const connect = async (name: string, inProcess = false) => {
+    const args = ['--toolsets', 'collab,human', ...(inProcess ? ['--in-process'] : [])];
+    const c = await connectStdio({ cwd: repo, home, name, args, env });
     open.push(c);
     return c;
   };
@@ -216,7 +218,11 @@ describe('Telegram when parts of it fail', () => {
 describe('a server whose connection closes while Telegram keeps it busy', () => {
   it('exits and ends its session when the transport closes on an oversized message, stdin still open', async () => {
     const { home, repo, env } = await setup();
-    const server = bareServe(repo, home, [process.execPath], { args: ['--toolsets', 'collab,human'], env });
+    // A server of its own (in-process): the machine's server outlives any one connection.
+    const server = bareServe(repo, home, [process.execPath], {
+      args: ['--toolsets', 'collab,human', '--in-process'],
+      env,
+    });
     const { child } = server;
     expect(await server.call('collab_session_list')).not.toBeNull();
     await waitFor(() => poller(home) === child.pid, 10_000, 'the server to poll');
@@ -330,7 +336,8 @@ describe('doctor and Telegram', () => {
 describe('Telegram: exactly one poller per bot, across processes', () => {
   it('three servers, one polls; killed, another takes over within seconds; nothing is lost or answered twice', async () => {
     const { telegram, home, connect } = await setup();
-    const servers = [await connect('one'), await connect('two'), await connect('three')];
+    // Servers of their own (in-process), as servers of several builds or a hub beside them would be.
+    const servers = [await connect('one', true), await connect('two', true), await connect('three', true)];
     await waitFor(() => poller(home) !== null, 10_000, 'a poller');
     const first = poller(home)!;
     expect(servers.map((s) => s.pid)).toContain(first);

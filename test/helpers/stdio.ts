@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,6 +161,25 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The pid of the machine's server of `home` (hub.json), or null when none runs. */
+export function serverPid(home: string): number | null {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')) as { pid: number };
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+/** Stops the machine's server of `home` (the one clients' relays started) and waits until it is gone. */
+export async function stopServer(home: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  const pid = serverPid(home);
+  if (pid === null) return;
+  process.kill(pid, signal);
+  await waitForExit(pid);
 }
 
 /** Resolves once the process is gone (polling: it is not our child in every case). */

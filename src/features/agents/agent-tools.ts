@@ -127,7 +127,7 @@ export const executeClaude = defineTool({
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = app.agents;
-    const run = await service.execute(await connection.actor(undefined), input);
+    const run = await service.execute(await connection.actor(undefined), { ...input, env: connection.env });
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
@@ -147,6 +147,7 @@ export const executeClaudeWithContext = defineTool({
     const run = await service.execute(await connection.actor(undefined), {
       ...input,
       files: input.file_paths,
+      env: connection.env,
     });
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
@@ -351,7 +352,7 @@ export const testClaudeCli = defineTool({
     permission: z.string(),
     tried: z.array(z.string()),
   }),
-  handler: ({ app }, input) => app.agents.test(input.provider),
+  handler: ({ app, connection }, input) => app.agents.test(input.provider, connection.env),
   text: (o) =>
     o.found
       ? `Found ${o.path} (${o.version ?? 'version unknown'}); runs get ${o.permission}.`

@@ -53,6 +53,8 @@ export class AgentsService {
       prompt: string;
       cwd?: string | undefined;
       files?: string[];
+      /** The client's environment: the CLI is looked for and run in it. */
+      env?: NodeJS.ProcessEnv;
     },
   ): Promise<AgentRunRow> {
     await this.recovered;
@@ -96,7 +98,13 @@ export class AgentsService {
     );
     const key = `${session.id}\u0000${input.provider}\u0000${input.conversation}`;
     const controller = new AbortController();
-    const live: LiveRun = { controller, activity: 'queued', done: Promise.resolve() };
+    const live: LiveRun = {
+      sessionId: session.id,
+      env: input.env ?? process.env,
+      controller,
+      activity: 'queued',
+      done: Promise.resolve(),
+    };
     const previous = this.tails.get(key) ?? Promise.resolve();
     // It waits for the conversation's previous call, unless it is cancelled meanwhile.
     live.done = untilAborted(previous, controller.signal)
@@ -182,7 +190,22 @@ export class AgentsService {
    */
   async stopAll(reason: string): Promise<void> {
     this.stopping = reason;
-    const runs = [...this.live.entries()];
+    await this.end([...this.live.entries()], reason);
+  }
+
+  /**
+   * Ends the runs one session asked for, as its client goes away from a server that serves others
+   * too (the machine's server): as `stopAll` does for a server's own.
+   */
+  async stopFor(sessionId: string, reason: string): Promise<void> {
+    await this.end(
+      [...this.live.entries()].filter(([, live]) => live.sessionId === sessionId),
+      reason,
+    );
+  }
+
+  private async end(runs: Array<[string, LiveRun]>, reason: string): Promise<void> {
+    if (runs.length === 0) return;
     for (const [, live] of runs) live.controller.abort(reason);
     // Each group gets its SIGTERM grace, then SIGKILL; a run that still has not ended by then (a
     // loaded machine, a process that will not die) does not hold the server's exit up: it is
@@ -205,8 +228,8 @@ export class AgentsService {
   }
 
   /** The CLI found for a provider, its version, and the permission setting in force. */
-  test(provider: AgentProvider): ReturnType<typeof checkCli> {
-    return checkCli(this.app.config.agents, provider);
+  test(provider: AgentProvider, env: NodeJS.ProcessEnv = process.env): ReturnType<typeof checkCli> {
+    return checkCli(this.app.config.agents, provider, env);
   }
 
   /** Continues a conversation from `point` (any id a run of it produced), or from scratch (null). */
@@ -290,7 +313,7 @@ export class AgentsService {
           error: `${cancelReason(live.controller.signal)} before it started`,
         });
       const adapter = adapterOf(row.provider);
-      const { path, tried } = findCli(row.provider);
+      const { path, tried } = findCli(row.provider, live.env);
       if (!path)
         return await endRun(this.app, id, {
           status: 'failed',

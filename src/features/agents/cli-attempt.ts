@@ -10,6 +10,10 @@ import type { AgentRunRow, RunOutcome } from '../../store/agent-runs-store.js';
 
 /** What a run of this process has: its cancel, and the last thing its agent said or did. */
 export interface LiveRun {
+  /** The session that asked for it: its runs end when it does. */
+  sessionId: string;
+  /** The client's environment, the CLI's. */
+  env: NodeJS.ProcessEnv;
   controller: AbortController;
   /** The last thing the agent said or did, for progress. */
   activity: string;
@@ -44,6 +48,7 @@ export async function attemptRun(
     args,
     cwd: row.cwd,
     input: row.prompt,
+    env: live.env,
     runId: row.id,
     onSpawn: (pid) => {
       const { store } = app;

@@ -8,6 +8,7 @@ import { adapterOf } from './providers.js';
 export async function checkCli(
   config: AgentsConfig,
   provider: AgentProvider,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{
   found: boolean;
   path: string | null;
@@ -16,7 +17,7 @@ export async function checkCli(
   tried: string[];
 }> {
   const adapter = adapterOf(provider);
-  const { path, tried } = findCli(provider);
+  const { path, tried } = findCli(provider, env);
   let version: string | null = null;
   if (path) {
     const lines: string[] = [];
@@ -25,6 +26,7 @@ export async function checkCli(
       args: ['--version'],
       cwd: process.cwd(),
       input: '',
+      env,
       timeoutMs: 10_000,
       maxLineChars: 10_000,
       signal: new AbortController().signal,

@@ -21,6 +21,11 @@ export interface ConnectionOrigin {
   identity?: () => ClientIdentity;
   /** Told when the connection takes a session on (an HTTP hub records which one, for reconnects). */
   onAttach?: (sessionId: string) => void | Promise<void>;
+  /**
+   * The client's environment, for what runs on its behalf (agent CLIs): a relayed client's own;
+   * this process's when not given (a stdio server is the client's child).
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -57,6 +62,11 @@ export class Connection {
   /** The folder the client runs in. */
   get cwd(): string {
     return this.origin.cwd;
+  }
+
+  /** The client's environment (see `ConnectionOrigin.env`). */
+  get env(): NodeJS.ProcessEnv {
+    return this.origin.env ?? process.env;
   }
 
   /**

@@ -1,0 +1,21 @@
+import { resolveHome } from '../app/home.js';
+import { CollabError, ERROR_CODES } from '../core/errors.js';
+import { describeStorageFault } from '../core/storage-faults.js';
+
+/** A command that failed: one line naming the fault and what to do (a stack only for the unforeseen); exit 1. */
+export function failed(error: unknown): never {
+  // A CollabError of the hub's bundle is another class: known by its name.
+  const collab = error instanceof CollabError || (error as Error | null)?.name === 'CollabError';
+  const fault = collab ? (error as CollabError) : describeStorageFault(error, resolveHome().home);
+  if (fault) {
+    // The default hints speak to agents in tool names; a person at a terminal gets the commands.
+    const hint =
+      collab && fault.hint === ERROR_CODES[(fault as CollabError).code]
+        ? 'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.'
+        : fault.hint;
+    process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
+  } else {
+    process.stderr.write(`session-collab: ${(error as Error).stack ?? String(error)}\n`);
+  }
+  process.exit(1);
+}

@@ -1,0 +1,308 @@
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { resolveHome } from '../app/home.js';
+import { VERSION } from '../core/version.js';
+import { serverClientSessionId } from '../integrations/client-env.js';
+import { RELAY_ENDING, type RelayHello, relaySocketPath, serverKey } from '../integrations/relay-address.js';
+import { failed as commandFailed } from './failed.js';
+import { commandForPerson } from './invocation.js';
+import { lineReader } from './line-reader.js';
+import { attach } from './relay-attach.js';
+
+export interface ServeOptions {
+  toolsets?: string;
+  sessionName?: string;
+  /** Serve only the tools that change nothing. */
+  readOnly?: boolean;
+  /** Serve in this process, without the machine's server. */
+  inProcess?: boolean;
+}
+
+/** A line from the client or the server: what the relay needs to know of it. */
+interface Message {
+  id?: unknown;
+  method?: unknown;
+}
+
+/** The largest message passed on, as MCP's stdio transport takes (a longer line ends the relay). */
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** How long an ending relay waits for the server to end its session (agent runs get 4 s to end). */
+const END_WAIT_MS = 6_000;
+/** The id of the `initialize` a relay replays to a new server (its answer is the relay's). */
+const REPLAY_ID = 'session-collab-relay:initialize';
+
+const USAGE = `Usage: session-collab serve [--toolsets <list>] [--read-only] [--session-name <name>] [--in-process]
+
+Run the MCP server over stdio (started by an MCP client). It attaches the client to this
+machine's server, starting it when none runs; --in-process serves in this process instead.
+`;
+
+function connectHelp(): string {
+  const me = commandForPerson();
+  return `session-collab ${VERSION}: coordination for AI coding sessions that share a codebase.
+
+This command is an MCP server that speaks over stdin/stdout; a client starts it, not you.
+Set up a project for your clients (MCP server, hooks, collaboration rules), from its folder:
+
+  ${me} init              (add --dry-run to see the changes first)
+
+Or connect a client by hand:
+
+  Claude Code   claude mcp add --scope project session-collab -- ${me} serve
+  Codex CLI     codex mcp add session-collab -- ${me} serve
+  Gemini CLI    gemini mcp add session-collab ${me} serve
+
+See what sessions are doing:   ${me} status
+Check the installation:        ${me} doctor
+`;
+}
+
+/** `serve`'s arguments; a string is what was wrong with them. */
+export function serveOptions(args: string[]): ServeOptions | 'help' | string {
+  const options: ServeOptions = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
+    const value = () => inline ?? args[++i];
+    if (flag === '--help' || flag === '-h') return 'help';
+    if (flag === '--read-only') options.readOnly = true;
+    else if (flag === '--in-process') options.inProcess = true;
+    else if (flag === '--toolsets' || flag === '--session-name') {
+      const given = value();
+      if (given === undefined) return `option '${flag} <value>' argument missing`;
+      if (flag === '--toolsets') options.toolsets = given;
+      else options.sessionName = given;
+    } else return `unknown option '${arg}'`;
+  }
+  return options;
+}
+
+/** The relay: `serve` as clients run it. */
+export async function relay(args: string[]): Promise<void> {
+  const parsed = serveOptions(args);
+  if (parsed === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (typeof parsed === 'string') {
+    process.stderr.write(`error: ${parsed}\n(run it with --help for its usage)\n`);
+    process.exitCode = 1;
+    return;
+  }
+  if (process.stdin.isTTY) {
+    process.stderr.write(connectHelp());
+    return;
+  }
+  if (parsed.inProcess) {
+    await serveHere(parsed, process.stdin, process.stdout);
+    return;
+  }
+  const home = resolveHome().home;
+  const hello: RelayHello = {
+    relay: 1,
+    pid: process.pid,
+    cwd: process.cwd(),
+    client_session_id: serverClientSessionId(process.env),
+    name: parsed.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || null,
+    toolsets: parsed.toolsets ? parsed.toolsets.split(',').map((s) => s.trim()) : null,
+    read_only: parsed.readOnly === true,
+    env: process.env as Record<string, string>,
+  };
+  const socketPath = relaySocketPath(home, serverKey(VERSION));
+  const first = await attach(home, socketPath, hello);
+  if (first === null) {
+    await serveHere(parsed, process.stdin, process.stdout);
+    return;
+  }
+  new Relay(parsed, home, socketPath, hello).run(first);
+}
+
+/** Serves in this process (the SDK and the app loaded here), over `input` and `output`. */
+async function serveHere(options: ServeOptions, input: Readable, output: Writable): Promise<void> {
+  // The SDK and the app are in the hub's bundle (dist/hub.cjs), loaded only here; from source, the
+  // module itself (named by a variable, so that the hot bundle does not take it in).
+  const fromSource = './serve.js';
+  const serving = (
+    typeof __filename === 'string' && __filename.endsWith('.cjs')
+      ? createRequire(__filename)('./hub.cjs')
+      : await import(fromSource)
+  ) as typeof import('./serve.js');
+  await serving.serve(options, { input, output }).catch(commandFailed);
+}
+
+/** Where the relay's messages go: the machine's server over its socket, or a server in this process. */
+interface Upstream {
+  send(line: string): boolean;
+  /** Ends the connection; resolves once what was sent has gone. */
+  end(): Promise<void>;
+  pause(): void;
+  resume(): void;
+}
+
+class Relay {
+  private upstream: Upstream | null = null;
+  /** Lines from the client while no server is attached. */
+  private readonly queue: string[] = [];
+  private initialize: Record<string, unknown> | null = null;
+  private initialized = false;
+  /** Requests of the client not answered yet (their ids, as JSON). */
+  private readonly pending = new Set<string>();
+  private replaying = false;
+  private ending = false;
+
+  constructor(
+    private readonly options: ServeOptions,
+    private readonly home: string,
+    private readonly socketPath: string,
+    private readonly hello: RelayHello,
+  ) {}
+
+  run(socket: Socket): void {
+    this.upstream = this.fromSocket(socket);
+    const read = lineReader(
+      MAX_LINE_BYTES,
+      (line) => this.fromClient(line),
+      () => {
+        process.stderr.write(
+          `session-collab: a message over ${MAX_LINE_BYTES} bytes; the connection ends.\n`,
+        );
+        this.finish('message too large');
+      },
+    );
+    process.stdin.on('data', read);
+    process.stdin.once('end', () => this.finish('client disconnected'));
+    process.stdin.once('close', () => this.finish('client disconnected'));
+    process.stdout.on('error', () => this.finish('client disconnected'));
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+      process.once(signal, () => this.finish(signal));
+  }
+
+  private fromClient(line: string): void {
+    const message = parse(line);
+    if (message) {
+      if (message.method === 'initialize' && message.id !== undefined)
+        this.initialize = message as Record<string, unknown>;
+      if (message.method === 'notifications/initialized') this.initialized = true;
+      if (typeof message.method === 'string' && message.id !== undefined)
+        this.pending.add(JSON.stringify(message.id));
+    }
+    if (this.upstream === null) this.queue.push(line);
+    else if (!this.upstream.send(line)) process.stdin.pause();
+  }
+
+  private fromServer(line: string): void {
+    const message = parse(line);
+    if (message && message.method === undefined && message.id !== undefined) {
+      if (this.replaying && message.id === REPLAY_ID) {
+        this.replaying = false;
+        return;
+      }
+      this.pending.delete(JSON.stringify(message.id));
+    }
+    if (!process.stdout.write(`${line}\n`)) {
+      this.upstream?.pause();
+      process.stdout.once('drain', () => this.upstream?.resume());
+    }
+  }
+
+  private fromSocket(socket: Socket): Upstream {
+    socket.on(
+      'data',
+      lineReader(
+        MAX_LINE_BYTES,
+        (line) => this.fromServer(line),
+        () => socket.destroy(),
+      ),
+    );
+    socket.on('drain', () => process.stdin.resume());
+    socket.once('close', () => {
+      if (!this.ending) void this.reattach();
+    });
+    socket.on('error', () => {});
+    socket.resume();
+    return {
+      send: (line) => socket.write(`${line}\n`),
+      end: () =>
+        new Promise((resolve) => {
+          socket.once('close', () => resolve());
+          socket.end();
+        }),
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+    };
+  }
+
+  /** The server went away: the calls it had fail, and the client is served anew. */
+  private async reattach(): Promise<void> {
+    this.upstream = null;
+    this.replaying = false;
+    for (const id of this.pending)
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(id), error: { code: -32603, message: 'The session-collab server stopped during this call; call again.' } })}\n`,
+      );
+    this.pending.clear();
+    const socket = await attach(this.home, this.socketPath, this.hello);
+    if (this.ending) {
+      socket?.destroy();
+      return;
+    }
+    this.upstream = socket ? this.fromSocket(socket) : this.here();
+    if (this.initialize) {
+      this.replaying = true;
+      this.upstream.send(JSON.stringify({ ...this.initialize, id: REPLAY_ID }));
+      if (this.initialized) this.upstream.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    }
+    for (const line of this.queue.splice(0)) this.upstream.send(line);
+    process.stdin.resume();
+  }
+
+  /** A server in this process, for a home where the machine's cannot run. */
+  private here(): Upstream {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    output.on(
+      'data',
+      lineReader(
+        MAX_LINE_BYTES,
+        (line) => this.fromServer(line),
+        () => output.destroy(),
+      ),
+    );
+    void serveHere(this.options, input, output);
+    return {
+      send: (line) => input.write(`${line}\n`),
+      // The server in this process ends the process once its input ends.
+      end: () => new Promise(() => input.end()),
+      pause: () => output.pause(),
+      resume: () => output.resume(),
+    };
+  }
+
+  /**
+   * The client went away (or this relay is stopped): the server is told why and ends the session,
+   * its agent runs with it, then closes the connection; this process exits then (or after
+   * `END_WAIT_MS`, whatever the server does).
+   */
+  private finish(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.upstream?.send(JSON.stringify({ jsonrpc: '2.0', method: RELAY_ENDING, params: { reason } }));
+    const gone = this.upstream?.end() ?? Promise.resolve();
+    void Promise.race([gone, new Promise((resolve) => setTimeout(resolve, END_WAIT_MS))]).then(() =>
+      process.exit(0),
+    );
+  }
+}
+
+function parse(line: string): Message | null {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Message) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * One warm server per machine: what clients spawn (`serve`) is a relay to it. Real relays, each
+ * under its own client process or several from this one, one real server per home; the server
+ * SIGKILLed under load, relays racing to start it, a hub started by hand taking it over, and a home
+ * where it cannot run.
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bareServe, connectStdio, runCli, serverPid, stopServer, waitForExit } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+type Closable = { close: () => Promise<unknown> };
+const open: Closable[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
+});
+
+async function client(options: Parameters<typeof connectStdio>[0]) {
+  const c = await connectStdio(options);
+  open.push(c);
+  return c;
+}
+
+/** The machine servers (`hub --machine`) running for `home`, by their environment. */
+function serversOf(home: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!(cmdline.includes('hub') && cmdline.includes('--machine'))) continue;
+      const env = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (env.includes(`SESSION_COLLAB_HOME=${home}`)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function until<T>(
+  what: string,
+  get: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+  ms = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await get();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine server', () => {
+  it('clients, each with its own relay, share one server; a relay whose client exits ends its session', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'src/c.ts': 'c\n' });
+    const clients = await Promise.all(['a', 'b', 'c'].map((name) => client({ cwd: repo, home, name })));
+    const server = serverPid(home);
+    expect(server).not.toBeNull();
+    expect(serversOf(home)).toEqual([server]);
+    // Each relay is its client's own process, and its session lives by it.
+    expect(new Set(clients.map((c) => c.pid)).size).toBe(3);
+    expect(clients.map((c) => c.pid)).not.toContain(server);
+    await Promise.all(
+      clients.map((c, i) =>
+        c.call('collab_claim', { files: [`src/${'abc'[i]}.ts`], intent: 'mine', exclusive: true }),
+      ),
+    );
+    expect(
+      (await clients[1]!.fail('collab_claim', { files: ['src/a.ts'], intent: 'x', exclusive: true })).code,
+    ).toBe('CLAIM_CONFLICT');
+    // The first client goes: its session ends and its claim is released, as a stdio server's did.
+    await clients[0]!.close();
+    await until(
+      'the first session to end',
+      async () => (await clients[1]!.call<{ safe: boolean }>('collab_check', { files: ['src/a.ts'] })).safe,
+      (safe) => safe,
+    );
+    const status = JSON.parse((await runCli(home, ['status', '--json'], repo)).stdout) as {
+      projects: Array<{ sessions: Array<{ name: string }> }>;
+    };
+    expect(status.projects.flatMap((p) => p.sessions.map((s) => s.name[0])).sort()).toEqual(['b', 'c']);
+    expect(serverPid(home)).toBe(server);
+  });
+
+  it('relays racing to start the server: exactly one runs, every relay answers', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    // Eight at once from this process, as an orchestrator starts its agents.
+    const relays = Array.from({ length: 8 }, () => bareServe(repo, home));
+    const answers = await Promise.all(relays.map((r) => r.call('collab_session_list')));
+    for (const answer of answers) expect(answer).toContain('"result"');
+    // Any extra server a race started sees another answer and exits.
+    const servers = await until(
+      'one server',
+      () => serversOf(home),
+      (pids) => pids.length === 1,
+      5_000,
+    );
+    expect(servers).toEqual([serverPid(home)]);
+    for (const r of relays) r.child.stdin.end();
+    await Promise.all(relays.map((r) => r.exit));
+  });
+
+  it('the server SIGKILLed under load: every client carries on in its session, at most its calls in flight fail', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const clients = await Promise.all(
+      ['w1', 'w2', 'w3', 'w4'].map((name) => client({ cwd: repo, home, name })),
+    );
+    const ids = await Promise.all(
+      clients.map(async (c, i) => {
+        const started = await c.call<{ session_id: string }>('collab_session_start', {
+          name: `w${i + 1}`,
+          project_root: repo,
+        });
+        return started.session_id;
+      }),
+    );
+    const first = serverPid(home)!;
+    let stop = false;
+    const failures: string[] = [];
+    const work = clients.map(async (c, i) => {
+      let done = 0;
+      while (!stop) {
+        const file = `src/w${i}-${done % 5}.ts`;
+        try {
+          const claim = await c.call<{ claim_id: string }>('collab_claim', { files: [file], intent: 'load' });
+          await c.call('collab_check', { files: [file] });
+          await c.call('collab_release', { claim_id: claim.claim_id, status: 'completed' });
+          done += 1;
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      }
+      return done;
+    });
+    await new Promise((r) => setTimeout(r, 800));
+    process.kill(first, 'SIGKILL');
+    await waitForExit(first);
+    // A new server is running and every client has done work through it.
+    const second = await until(
+      'a new server',
+      () => serverPid(home),
+      (pid) => pid !== null && pid !== first,
+    );
+    const before = await Promise.all(
+      clients.map((c) => c.call<{ sessions: unknown[] }>('collab_session_list')),
+    );
+    expect(before).toHaveLength(4);
+    await new Promise((r) => setTimeout(r, 500));
+    stop = true;
+    const counts = await Promise.all(work);
+    for (const n of counts) expect(n, failures.join('\n')).toBeGreaterThan(0);
+    // Only calls in flight when the server died failed, each with the relay's error.
+    expect(failures.length).toBeLessThanOrEqual(4 * 3);
+    for (const f of failures) expect(f).toMatch(/server stopped during this call|call again/);
+    // Each client is still the session it was.
+    for (const [i, c] of clients.entries()) {
+      const again = await c.call<{ session_id: string; resumed: boolean }>('collab_session_start', {
+        name: `w${i + 1}`,
+        project_root: repo,
+      });
+      expect(again.session_id).toBe(ids[i]);
+    }
+    expect(serversOf(home)).toEqual([second]);
+  });
+
+  it('a hub started by hand takes the relays over; when it stops, they start a server again', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const a = await client({ cwd: repo, home, name: 'a' });
+    const started = await a.call<{ session_id: string }>('collab_session_start', {
+      name: 'a',
+      project_root: repo,
+    });
+    const machine = serverPid(home)!;
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/stdio.js');
+    const hub = spawn(process.execPath, [CLI, 'hub', '--listen', '127.0.0.1:0', '--json'], {
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      hub.stdout.on('data', (d) => {
+        out += d;
+      });
+      await until(
+        'the hub to listen',
+        () => out,
+        (o) => o.includes('"url"'),
+      );
+      await waitForExit(machine);
+      const again = await until(
+        'the client to be served by the hub',
+        () =>
+          a
+            .call<{ session_id: string }>('collab_session_start', { name: 'a', project_root: repo })
+            .catch(() => null),
+        (r) => r !== null,
+      );
+      expect(again!.session_id).toBe(started.session_id);
+      expect(serverPid(home)).toBe(hub.pid);
+    } finally {
+      hub.kill('SIGTERM');
+      await new Promise((r) => hub.once('exit', r));
+    }
+    // The hub gone, the relay starts a server of its own again.
+    const after = await until(
+      'a server again',
+      () =>
+        a
+          .call<{ session_id: string }>('collab_session_start', { name: 'a', project_root: repo })
+          .catch(() => null),
+      (r) => r !== null,
+    );
+    expect(after!.session_id).toBe(started.session_id);
+    expect(serversOf(home)).toHaveLength(1);
+  });
+
+  it('a home where the server cannot run: the relay serves in-process, and doctor says why', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    // Every socket path of this home is taken by a folder: no server can listen there.
+    mkdirSync(home, { recursive: true });
+    const probe = bareServe(repo, home);
+    // The first relay finds out (the server it starts exits), then serves in its own process.
+    const answer = await probe.call('collab_claim', { files: ['src/x.ts'], intent: 'works anyway' });
+    expect(answer).toContain('"result"');
+    probe.child.stdin.end();
+    await probe.exit;
+    await stopServer(home);
+    // Where the server listened (its log says), a folder now.
+    const listening = readFileSync(join(home, 'logs', 'collab.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"relay.listening"'))
+      .map((l) => (JSON.parse(l) as { path: string }).path);
+    expect(listening).toHaveLength(1);
+    mkdirSync(listening[0]!);
+    const relay = bareServe(repo, home);
+    expect(await relay.call('collab_claim', { files: ['src/y.ts'], intent: 'in-process' })).toContain(
+      '"result"',
+    );
+    expect(serversOf(home)).toEqual([]);
+    const doctor = JSON.parse((await runCli(home, ['doctor', '--json'], repo)).stdout) as {
+      checks: Array<{ name: string; ok: boolean; detail: string }>;
+    };
+    const check = doctor.checks.find((c) => c.name === 'machine server')!;
+    expect(check.ok).toBe(false);
+    expect(check.detail).toMatch(/could not start it/);
+    relay.child.stdin.end();
+    expect(await relay.exit).toBe(0);
+  });
+});
