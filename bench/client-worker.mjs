@@ -1,6 +1,7 @@
 // One client of the throughput benchmark, in its own process as a real client is: it starts its
-// own server over stdio (ours, or the peer with PEER_DIR), waits for the common start, then loops
-// claim → check → release until the deadline and prints its counts as JSON.
+// own `serve` over stdio (ours: a relay to the machine's server; or the peer with PEER_DIR), waits
+// for the common start, then loops claim → check → release until the deadline and prints its
+// counts as JSON.
 import { ours, peer } from './servers.mjs';
 import { stdioServer } from './stdio-client.mjs';
 
@@ -38,6 +39,7 @@ while (Date.now() < Number(deadline)) {
   cycles++;
 }
 const rss = server.rssMb('now');
+const pss = server.pssMb();
 const cpuPerCall = (server.cpuMs() - cpuBefore) / Math.max(1, cycles * 3);
 await server.close();
-process.stdout.write(JSON.stringify({ cycles, errors, ids, rss, cpuPerCall, latencies }));
+process.stdout.write(JSON.stringify({ cycles, errors, ids, rss, pss, cpuPerCall, latencies }));

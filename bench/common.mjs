@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: temp homes, percentiles, the built library.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,6 +48,29 @@ export function bareNode() {
   const t = performance.now();
   execFileSync(process.execPath, ['-e', '0']);
   return performance.now() - t;
+}
+
+/** A process's memory in MiB: `pss` (its private pages and its share of shared ones) or `rss`. */
+export function memoryMb(pid, which = 'pss') {
+  try {
+    const text =
+      which === 'pss'
+        ? readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+        : readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = (which === 'pss' ? /^Pss:\s+(\d+)/m : /^VmRSS:\s+(\d+)/m).exec(text);
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid of the machine's server of `home` (hub.json), or null. */
+export function serverOf(home) {
+  try {
+    return JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')).pid;
+  } catch {
+    return null;
+  }
 }
 
 /** The machine's load averages (1, 5, 15 minutes), for the record. */

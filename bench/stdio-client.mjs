@@ -65,6 +65,11 @@ export function stdioServer(command, { cwd, env }) {
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(fields[11]) + Number(fields[12])) * 10;
     },
+    /** The server process's proportional set size (its own pages and its share of shared ones), MiB. */
+    pssMb() {
+      const text = readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
+      return Number(/^Pss:\s+(\d+)/m.exec(text)[1]) / 1024;
+    },
     /** Peak RSS (`peak`) or now, in MiB. */
     rssMb(which = 'peak') {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

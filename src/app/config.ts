@@ -59,7 +59,8 @@ export interface Config {
   database_url: string | null;
   /**
    * Connections a hub replica keeps to the team database at most (besides one that listens);
-   * `serve` and the commands keep two. Replicas × (this + 1), plus 3 per `serve`, must stay under
+   * `serve --in-process` and the commands keep two (a `serve` relay none: its machine's server has
+   * them). Replicas and machine servers × (this + 1), plus 3 per in-process `serve`, must stay under
    * the server's max_connections.
    */
   database_pool_size: number;

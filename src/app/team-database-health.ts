@@ -9,7 +9,10 @@ export interface HealthCheck {
   hint?: string;
 }
 
-/** Connections a process keeps at most: a hub replica its pool and a listener; `serve` 2 + 1. */
+/**
+ * Connections a process keeps at most: a hub replica (each machine's server is one) its pool and a
+ * listener; `serve --in-process` 2 + 1. A `serve` relay keeps none (its machine's server has them).
+ */
 const SERVE_CONNECTIONS = 3;
 
 /**
@@ -71,7 +74,7 @@ export async function teamDatabaseChecks(url: string, poolSize: number): Promise
   checks.push({
     name: 'team connections',
     ok: free >= replica,
-    detail: `${health.inUse} of ${usable} in use (${health.ours} by "${health.role}" here); a hub replica takes up to ${replica} (database_pool_size ${poolSize} + 1 listening), a serve ${SERVE_CONNECTIONS}: room for ${Math.max(0, Math.floor(free / replica))} more replica(s) or ${Math.max(0, Math.floor(free / SERVE_CONNECTIONS))} serve(s)`,
+    detail: `${health.inUse} of ${usable} in use (${health.ours} by "${health.role}" here); a machine's server or hub replica takes up to ${replica} (database_pool_size ${poolSize} + 1 listening; the clients' relays take none), a serve --in-process ${SERVE_CONNECTIONS}: room for ${Math.max(0, Math.floor(free / replica))} more machine(s) or replica(s)`,
     hint: `Too close to the server's max_connections (${health.maxConnections}): lower "database_pool_size" in config.json on each machine, run fewer replicas (one per machine serves all its agents), or raise max_connections.`,
   });
   checks.push({
