@@ -184,7 +184,7 @@ describe('team mode set up by a team admin', () => {
     expect(byName['team database']).toMatchObject({ ok: true });
     expect(byName['team schema'].ok).toBe(true);
     expect(byName['team rights']).toMatchObject({ ok: true });
-    expect(byName['team connections'].detail).toMatch(/in use .* a hub replica takes up to 11/);
+    expect(byName['team connections'].detail).toMatch(/in use .* hub replica takes up to 11/);
     expect(byName['team notifications']).toMatchObject({ ok: true });
     expect(byName.database.detail).toContain('team mode');
     expect(existsSync(join(home, 'registry.db'))).toBe(false);
