@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path';
 import { newHash } from '../core/digest.js';
 import { addedFile, type FileChange, parseGitDiff } from '../core/hunks.js';
-import { gitOutput, tryGit } from './git.js';
+import { gitOutputAsync, tryGitAsync } from './git.js';
 import { parseGitConfig } from './git-config.js';
 import { namingRemote } from './repo-identity.js';
 
@@ -64,19 +64,22 @@ const DIFF_ARGS = [
  * without a remote, the local branch `init.defaultBranch` names, else `main`, else `master`; else
  * none (then HEAD itself is the base: only uncommitted changes count).
  */
-function defaultBranch(worktree: string, commonDir: string): { ref: string; source: BaseSource } | null {
+async function defaultBranch(
+  worktree: string,
+  commonDir: string,
+): Promise<{ ref: string; source: BaseSource } | null> {
   const remote = namingRemote(commonDir)?.name;
   if (remote) {
-    const head = tryGit(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
+    const head = await tryGitAsync(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
     if (head) return { ref: head, source: 'remote-default' };
     for (const name of ['main', 'master']) {
-      if (tryGit(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
+      if (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
         return { ref: `${remote}/${name}`, source: 'remote-branch' };
     }
   }
   const configured = configValue(commonDir, 'init.defaultbranch');
   for (const name of [configured, 'main', 'master']) {
-    if (name && tryGit(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`))
+    if (name && (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`)))
       return { ref: name, source: 'local-branch' };
   }
   return null;
@@ -95,20 +98,18 @@ function configValue(commonDir: string, key: string): string | null {
 }
 
 /** The base of a worktree's changes (see `defaultBranch`). */
-export function findBase(worktree: string, commonDir: string): ChangeBase {
-  const head = tryGit(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
+export async function findBase(worktree: string, commonDir: string): Promise<ChangeBase> {
+  const head = await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
   if (!head) {
     // No commit yet: everything is new, against the empty tree.
-    const empty = gitOutput(
-      worktree,
-      ['hash-object', '-t', 'tree', '--stdin'],
-      CHANGE_LIMITS.timeoutMs,
+    const empty = (
+      await gitOutputAsync(worktree, ['hash-object', '-t', 'tree', '--stdin'], CHANGE_LIMITS.timeoutMs)
     ).trim();
     return { commit: empty, ref: null, source: 'empty' };
   }
-  const branch = defaultBranch(worktree, commonDir);
+  const branch = await defaultBranch(worktree, commonDir);
   if (branch) {
-    const base = tryGit(worktree, 'merge-base', branch.ref, head);
+    const base = await tryGitAsync(worktree, 'merge-base', branch.ref, head);
     if (base) return { commit: base, ref: branch.ref, source: branch.source };
   }
   return { commit: head, ref: null, source: 'head' };
@@ -118,17 +119,17 @@ export function findBase(worktree: string, commonDir: string): ChangeBase {
  * The worktree's changes against `base` (found when not given): every changed file, or only
  * `paths` (relative to the root) when named. Throws when git is missing or fails.
  */
-export function readChanges(
+export async function readChanges(
   worktree: string,
   commonDir: string,
   options: { base?: ChangeBase; paths?: string[] } = {},
-): WorktreeChanges {
-  const base = options.base ?? findBase(worktree, commonDir);
+): Promise<WorktreeChanges> {
+  const base = options.base ?? (await findBase(worktree, commonDir));
   const pathspec = options.paths ? ['--', ...options.paths.map((p) => `:(literal)${p}`)] : ['--'];
   let files: FileChange[];
   try {
     files = parseGitDiff(
-      gitOutput(
+      await gitOutputAsync(
         worktree,
         [...DIFF_ARGS, base.commit, ...pathspec],
         CHANGE_LIMITS.timeoutMs,
@@ -138,7 +139,7 @@ export function readChanges(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOBUFS') throw error;
     // Too much to read by lines: the files, each compared as a whole.
-    const names = gitOutput(worktree, [
+    const names = await gitOutputAsync(worktree, [
       'diff',
       '--name-only',
       '-z',
@@ -152,10 +153,12 @@ export function readChanges(
       .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
   }
   const seen = new Set(files.map((f) => f.path));
-  const untracked = gitOutput(
-    worktree,
-    ['ls-files', '--others', '--exclude-standard', '-z', ...pathspec],
-    CHANGE_LIMITS.timeoutMs,
+  const untracked = (
+    await gitOutputAsync(
+      worktree,
+      ['ls-files', '--others', '--exclude-standard', '-z', ...pathspec],
+      CHANGE_LIMITS.timeoutMs,
+    )
   )
     .split('\0')
     .filter((p) => p.length > 0 && !seen.has(p));
@@ -195,14 +198,19 @@ function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'
  * A file's text at a commit, or as staged in the index (`rev` null): null when it is not there, is
  * binary, or is longer than `maxBytes`.
  */
-export function fileAt(
+export async function fileAt(
   worktree: string,
   rev: string | null,
   path: string,
   maxBytes = 1024 * 1024,
-): string | null {
+): Promise<string | null> {
   try {
-    const text = gitOutput(worktree, ['show', `${rev ?? ''}:${path}`], CHANGE_LIMITS.timeoutMs, maxBytes);
+    const text = await gitOutputAsync(
+      worktree,
+      ['show', `${rev ?? ''}:${path}`],
+      CHANGE_LIMITS.timeoutMs,
+      maxBytes,
+    );
     return text.includes('\0') ? null : text;
   } catch {
     return null;

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { runProgram } from './run-program.js';
+import { runProgramAsync } from './run-program.js';
 
 /** The same author and dates every time: the commits are the same for the same versions. */
 const IDENTITY = {
@@ -26,14 +26,14 @@ const IDENTITY = {
  * has no such file) stops on a conflict; null when git could not tell. `objects` is the
  * repository's object folder, `cwd` its worktree.
  */
-export function mergeConflicts(
+export async function mergeConflicts(
   cwd: string,
   objects: string,
   path: string,
   baseBlob: string | null,
   ours: string,
   theirs: string,
-): boolean | null {
+): Promise<boolean | null> {
   const scratch = mkdtempSync(join(tmpdir(), 'collab-merge-'));
   const env = {
     ...process.env,
@@ -42,39 +42,37 @@ export function mergeConflicts(
     GIT_ALTERNATE_OBJECT_DIRECTORIES: objects,
   };
   const git = (args: string[], input?: string) =>
-    runProgram('git', args, {
+    runProgramAsync('git', args, {
       cwd,
       encoding: 'utf8',
-      input,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(input === undefined ? {} : { input }),
       timeout: 5_000,
       maxBuffer: 16 * 1024 * 1024,
       env,
     });
   try {
-    const [oursBlob, theirsBlob] = git(['hash-object', '-w', '--no-filters', '--', ours, theirs])
+    const [oursBlob, theirsBlob] = (await git(['hash-object', '-w', '--no-filters', '--', ours, theirs]))
       .trim()
       .split('\n');
     // One level of tree: the file by its own name (attributes such as `CHANGELOG.md merge=union` or
     // `*.lock -merge` apply; one written for its folder, `src/*.ts`, does not).
     const name = basename(path);
     const entry = (blob: string | null | undefined) => (blob ? `100644 blob ${blob}\t${name}\n` : '');
-    const [baseTree, oursTree, theirsTree] = git(
-      ['mktree', '--batch'],
-      `${entry(baseBlob)}\n${entry(oursBlob)}\n${entry(theirsBlob)}`,
+    const [baseTree, oursTree, theirsTree] = (
+      await git(['mktree', '--batch'], `${entry(baseBlob)}\n${entry(oursBlob)}\n${entry(theirsBlob)}`)
     )
       .trim()
       .split('\n');
-    const commit = (tree: string | undefined, ...parents: string[]) =>
-      git(['commit-tree', tree!, ...parents.flatMap((p) => ['-p', p]), '-m', 'version']).trim();
-    const base = commit(baseTree);
-    const merged = [commit(oursTree, base), commit(theirsTree, base)];
+    const commit = async (tree: string | undefined, ...parents: string[]) =>
+      (await git(['commit-tree', tree!, ...parents.flatMap((p) => ['-p', p]), '-m', 'version'])).trim();
+    const base = await commit(baseTree);
+    const merged = await Promise.all([commit(oursTree, base), commit(theirsTree, base)]);
     try {
-      git(['merge-tree', '--write-tree', '--name-only', ...merged]);
+      await git(['merge-tree', '--write-tree', '--name-only', ...merged]);
       return false;
     } catch (error) {
       // Exit status 1: the merge stopped on conflicts; anything else: git could not merge.
-      return (error as { status?: number | null }).status === 1 ? true : null;
+      return (error as { code?: unknown }).code === 1 ? true : null;
     }
   } catch {
     return null;

@@ -1,4 +1,4 @@
-import { runProgram } from './run-program.js';
+import { runProgram, runProgramAsync } from './run-program.js';
 
 /**
  * Runs `git` in a folder and returns its raw standard output (callers trim or split it: `-z`
@@ -28,6 +28,25 @@ export function git(cwd: string, ...args: string[]): string {
 export function tryGit(cwd: string, ...args: string[]): string | null {
   try {
     return git(cwd, ...args);
+  } catch {
+    return null;
+  }
+}
+
+/** As `gitOutput`, without blocking the process (what a serving process runs for a request). */
+export function gitOutputAsync(
+  cwd: string,
+  args: string[],
+  timeoutMs = 30_000,
+  maxBytes = 64 * 1024 * 1024,
+): Promise<string> {
+  return runProgramAsync('git', args, { cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: maxBytes });
+}
+
+/** As `tryGit`, without blocking: trimmed output, or null when git fails. */
+export async function tryGitAsync(cwd: string, ...args: string[]): Promise<string | null> {
+  try {
+    return (await gitOutputAsync(cwd, args)).trim();
   } catch {
     return null;
   }

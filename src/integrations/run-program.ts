@@ -1,4 +1,7 @@
-import type { ExecFileSyncOptionsWithStringEncoding } from 'node:child_process';
+import type {
+  ExecFileOptionsWithStringEncoding,
+  ExecFileSyncOptionsWithStringEncoding,
+} from 'node:child_process';
 import { createRequire } from 'node:module';
 
 let childProcess: typeof import('node:child_process') | undefined;
@@ -15,4 +18,26 @@ export function runProgram(
 ): string {
   childProcess ??= createRequire(__filename)('node:child_process') as typeof import('node:child_process');
   return childProcess.execFileSync(file, args, options);
+}
+
+/**
+ * As `runProgram`, without blocking: a serving process answers other sessions while the program
+ * runs. Rejects as `execFileSync` throws (the error carries `code`, `stderr`; ENOBUFS past `maxBuffer`).
+ */
+export function runProgramAsync(
+  file: string,
+  args: string[],
+  options: ExecFileOptionsWithStringEncoding & { input?: string },
+): Promise<string> {
+  childProcess ??= createRequire(__filename)('node:child_process') as typeof import('node:child_process');
+  const run = childProcess;
+  return new Promise((resolve, reject) => {
+    const child = run.execFile(file, args, options, (error, stdout, stderr) => {
+      if (error) reject(Object.assign(error, { stderr }));
+      else resolve(stdout);
+    });
+    // Its standard input is `input`, else nothing (as `stdio: 'ignore'` for the blocking kind).
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(options.input);
+  });
 }

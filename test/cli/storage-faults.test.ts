@@ -107,7 +107,7 @@ describe('a database damaged inside', () => {
 
 describe('doctor --repair', () => {
   it('rebuilds a damaged database from what can be read, keeps the damaged file, refuses while it is open', async () => {
-    const { connectStdio, stopServer } = await import('../helpers/stdio.js');
+    const { connectStdio, serverPid, stopServer } = await import('../helpers/stdio.js');
     const { gitRepo } = await import('../helpers/temp.js');
     const home = tempDir('collab-home-');
     const repo = gitRepo();
@@ -119,6 +119,12 @@ describe('doctor --repair', () => {
     await stopServer(home);
     damage(home, (size) => [Math.floor(size * 0.7), size]);
     expect(run(home, 'doctor').status).toBe(1);
+    // A client attaches again: the machine's server has the damaged file open. --repair stops that
+    // server (its relays start another when next needed); a process of anyone else's it names.
+    const again = await connectStdio({ cwd: repo, home });
+    await again.close();
+    const server = serverPid(home);
+    expect(server).not.toBeNull();
 
     // While a process has the database open, nothing is moved: it would go on writing to the old file.
     const holder = new Database(join(home, 'registry.db'), { readonly: true });
@@ -127,6 +133,8 @@ describe('doctor --repair', () => {
     holder.close();
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(`is open in pid ${process.pid}`);
+    expect(refused.stderr).not.toContain(`pid ${server}`);
+    expect(serverPid(home)).toBeNull();
     noStack(refused.stderr);
     expect(readdirSync(home).filter((f) => f.includes('.damaged-'))).toEqual([]);
 

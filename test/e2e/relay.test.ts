@@ -223,6 +223,35 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     expect(serversOf(home)).toHaveLength(1);
   });
 
+  it('progress and cancellation pass through the relay both ways', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const relay = bareServe(repo, home, [process.execPath], { args: ['--toolsets', 'collab,human'] });
+    expect(await relay.call('collab_session_list')).toContain('"result"');
+    const send = (m: unknown) => relay.child.stdin.write(`${JSON.stringify(m)}\n`);
+    // A wait of 4 s that reports progress every 3 s; cancelled after its first progress.
+    send({
+      jsonrpc: '2.0',
+      id: 900,
+      method: 'tools/call',
+      params: {
+        name: 'ask_human',
+        arguments: { question: 'Cancel me?', wait_seconds: 4 },
+        _meta: { progressToken: 'p-900' },
+      },
+    });
+    const lines = () => relay.output().out.split('\n').filter(Boolean);
+    await until('a progress notification', lines, (all) => all.some((l) => l.includes('"p-900"')));
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 900, reason: 'test' } });
+    // Uncancelled, the call would answer (pending) at 4 s; cancelled, the server never answers it.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(lines().filter((l) => /"id":900[,}]/.test(l))).toEqual([]);
+    // The connection goes on.
+    expect(await relay.call('collab_session_list')).toContain('"result"');
+    relay.child.stdin.end();
+    expect(await relay.exit).toBe(0);
+  });
+
   it('a home where the server cannot run: the relay serves in-process, and doctor says why', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();

@@ -154,7 +154,7 @@ describe('conflicts predicted between two clones', () => {
 });
 
 describe("git's own merge, where both copies are on this machine", () => {
-  it('settles a textual prediction: it stands where git stops on a conflict, and is at most a symbol overlap where git merges', () => {
+  it('settles a textual prediction: it stands where git stops on a conflict, and is at most a symbol overlap where git merges', async () => {
     const dir = tempDir('collab-settle-');
     const ours = join(dir, 'ours');
     const theirs = join(dir, 'theirs');
@@ -178,21 +178,21 @@ describe("git's own merge, where both copies are on this machine", () => {
         { worktree: theirs },
       );
     // Lines apart: git merges. Said textual by the hunks, it is at most a symbol overlap.
-    expect(said('textual', ['f'])).toMatchObject({ level: 'symbol', git: 'merges' });
-    expect(said('textual', [])).toBeNull();
+    expect(await said('textual', ['f'])).toMatchObject({ level: 'symbol', git: 'merges' });
+    expect(await said('textual', [])).toBeNull();
     // The repository's merge attributes hold: a file never merged by lines conflicts.
     writeFileSync(join(ours, '.gitattributes'), 'x.ts -merge\n');
-    expect(said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    expect(await said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
     rmSync(join(ours, '.gitattributes'));
     // A symbol overlap is not settled: hunks that do not meet, git merges too.
-    expect(said('symbol', ['f'])).toMatchObject({ level: 'symbol' });
-    expect(said('symbol', ['f'])?.git).toBeUndefined();
+    expect(await said('symbol', ['f'])).toMatchObject({ level: 'symbol' });
+    expect((await said('symbol', ['f']))?.git).toBeUndefined();
     // The same line changed two ways: git stops on it.
     writeFileSync(join(theirs, 'src/x.ts'), 'Z\nb\nc\nd\n');
-    expect(said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
+    expect(await said('textual', ['f'])).toMatchObject({ level: 'textual', git: 'conflicts' });
     // A file both added (no base), differently: a conflict too.
     expect(
-      settleWithGit(
+      await settleWithGit(
         { level: 'textual', path: 'src/x.ts', symbols: [], ours: [], theirs: [], why: null },
         null,
         { worktree: ours },
@@ -208,7 +208,7 @@ describe("git's own merge, where both copies are on this machine", () => {
       theirs: [],
       why: null,
     };
-    expect(settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
+    expect(await settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
     // Nothing of the user's repository moved: no object written, no ref, no index, no worktree file.
     expect(git(ours, 'count-objects')).toBe(objectsBefore);
     expect(git(ours, 'status', '--porcelain', '--untracked-files=no')).toBe('');

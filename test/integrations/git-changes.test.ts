@@ -21,7 +21,7 @@ function clone(origin: string): string {
 }
 
 describe('a worktree’s changes against the default branch', () => {
-  it('counts uncommitted, staged, untracked and committed-unpushed changes, with hunks on both sides', () => {
+  it('counts uncommitted, staged, untracked and committed-unpushed changes, with hunks on both sides', async () => {
     const origin = gitRepo({ 'src/a.ts': lines(20), 'README.md': '# r\n' });
     const copy = clone(origin);
     // Committed on a branch, not merged into origin/main.
@@ -38,7 +38,7 @@ describe('a worktree’s changes against the default branch', () => {
     writeFileSync(join(copy, 'notes.txt'), 'one\ntwo\n');
     writeFileSync(join(copy, 'blob.bin'), Buffer.from([1, 0, 2]));
 
-    const changes = changesOf(copy);
+    const changes = await changesOf(copy);
     expect(changes.base).toMatchObject({ ref: 'origin/main', source: 'remote-default' });
     expect(changes.base.commit).toBe(git(origin, 'rev-parse', 'HEAD').trim());
     expect(changes.omitted).toBe(0);
@@ -65,17 +65,20 @@ describe('a worktree’s changes against the default branch', () => {
     expect(byPath['blob.bin']).toMatchObject({ level: 'file', reason: 'binary' });
 
     // One file alone, against the base found before (what an edit hook reads).
-    const one = readChanges(copy, locateFolder(copy).commonDir, { base: changes.base, paths: ['notes.txt'] });
+    const one = await readChanges(copy, locateFolder(copy).commonDir, {
+      base: changes.base,
+      paths: ['notes.txt'],
+    });
     expect(one.files.map((f) => f.path)).toEqual(['notes.txt']);
   });
 
-  it('finds a base without a remote (the local default branch), and with no commit at all (the empty tree)', () => {
+  it('finds a base without a remote (the local default branch), and with no commit at all (the empty tree)', async () => {
     const repo = gitRepo({ 'a.txt': 'a\n' });
     const main = git(repo, 'rev-parse', 'HEAD').trim();
     git(repo, 'checkout', '-q', '-b', 'feature');
     writeFileSync(join(repo, 'a.txt'), 'b\n');
     git(repo, 'commit', '-qam', 'feature work');
-    expect(findBase(repo, locateFolder(repo).commonDir)).toEqual({
+    expect(await findBase(repo, locateFolder(repo).commonDir)).toEqual({
       commit: main,
       ref: 'main',
       source: 'local-branch',
@@ -84,20 +87,24 @@ describe('a worktree’s changes against the default branch', () => {
     const fresh = tempDir('collab-fresh-');
     git(fresh, 'init', '-q', '-b', 'main');
     writeFileSync(join(fresh, 'new.ts'), 'x\n');
-    const changes = changesOf(fresh);
+    const changes = await changesOf(fresh);
     expect(changes.base.source).toBe('empty');
     expect(changes.files.map((f) => [f.path, f.hunks[0]?.next])).toEqual([['new.ts', [1, 1]]]);
   });
 
-  it('reads odd file names as git quotes them', () => {
+  it('reads odd file names as git quotes them', async () => {
     const repo = gitRepo({ 'é x.ts': 'a\n', 'tab\there.ts': 'a\n', 'a b/c d.ts': 'a\n' });
     for (const f of ['é x.ts', 'tab\there.ts', 'a b/c d.ts']) writeFileSync(join(repo, f), 'b\n');
-    expect(changesOf(repo).files.map((f) => f.path)).toEqual(['a b/c d.ts', 'tab\there.ts', 'é x.ts']);
+    expect((await changesOf(repo)).files.map((f) => f.path)).toEqual([
+      'a b/c d.ts',
+      'tab\there.ts',
+      'é x.ts',
+    ]);
   });
 });
 
 describe('two clones of one repository, compared by their hunks alone', () => {
-  it('the same lines conflict, distant lines do not, and a file changed from another version is unknown', () => {
+  it('the same lines conflict, distant lines do not, and a file changed from another version is unknown', async () => {
     const origin = gitRepo({ 'src/a.ts': lines(40), 'src/b.ts': lines(10, 'b') });
     const alice = clone(origin);
     const bob = clone(origin);
@@ -106,13 +113,13 @@ describe('two clones of one repository, compared by their hunks alone', () => {
       join(bob, 'src/a.ts'),
       lines(40).replace('line 11\n', 'bob 11\n').replace('line 30\n', 'bob 30\n'),
     );
-    const [p] = predictChanges(changesOf(alice).files, changesOf(bob).files);
+    const [p] = predictChanges((await changesOf(alice)).files, (await changesOf(bob)).files);
     expect(p).toMatchObject({ level: 'textual', path: 'src/a.ts' });
     expect(p!.ours.map((h) => h.base)).toEqual([[10, 1]]);
     expect(p!.theirs.map((h) => h.base)).toEqual([[11, 1]]);
 
     writeFileSync(join(bob, 'src/a.ts'), lines(40).replace('line 30\n', 'bob 30\n'));
-    expect(predictChanges(changesOf(alice).files, changesOf(bob).files)).toEqual([]);
+    expect(predictChanges((await changesOf(alice)).files, (await changesOf(bob)).files)).toEqual([]);
 
     // Bob's copy moves on (a commit reaches origin and he merges it): his base of b.ts differs.
     writeFileSync(join(origin, 'src/b.ts'), lines(10, 'B'));
@@ -120,7 +127,7 @@ describe('two clones of one repository, compared by their hunks alone', () => {
     git(bob, 'pull', '-q', '--no-rebase');
     writeFileSync(join(alice, 'src/b.ts'), lines(10, 'b').replace('b 9\n', 'alice\n'));
     writeFileSync(join(bob, 'src/b.ts'), lines(10, 'B').replace('B 1\n', 'bob\n'));
-    const unknown = predictChanges(changesOf(alice).files, changesOf(bob).files).find(
+    const unknown = predictChanges((await changesOf(alice)).files, (await changesOf(bob)).files).find(
       (x) => x.path === 'src/b.ts',
     );
     expect(unknown?.level).toBe('unknown');

@@ -79,10 +79,10 @@ export class ChangesService {
     const incremental = paths !== undefined && recorded !== null;
     // The wall clock, not the app's: file modification times are compared with it (freshness.ts).
     const startedAt = Date.now();
-    let read: ReturnType<typeof readChanges>;
+    let read: Awaited<ReturnType<typeof readChanges>>;
     try {
-      const base = incremental || unmoved ? recorded! : findBase(place.worktree, place.commonDir);
-      read = readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
+      const base = incremental || unmoved ? recorded! : await findBase(place.worktree, place.commonDir);
+      read = await readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
       return 'failed';
@@ -315,7 +315,7 @@ export class ChangesService {
     if (place.kind !== 'git') return { conflicts: [], more: 0 };
     let files: FileChange[];
     try {
-      files = readChanges(place.worktree, place.commonDir, { paths }).files;
+      files = (await readChanges(place.worktree, place.commonDir, { paths })).files;
     } catch {
       return { conflicts: [], more: 0 };
     }
@@ -355,7 +355,7 @@ export class ChangesService {
       for (const predicted of predictChanges(mine, files)) {
         const p =
           local && predicted.level === 'textual' && settled++ < SETTLED_PER_ANSWER
-            ? settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
+            ? await settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
             : predicted;
         if (p) all.push(this.entry(other, p));
       }

@@ -22,16 +22,16 @@ export const SETTLED_PER_ANSWER = 5;
  * when there is nothing to settle or git cannot tell (a copy gone, a binary file), or null when git
  * merges cleanly and no symbol is shared.
  */
-export function settleWithGit(
+export async function settleWithGit(
   p: FilePrediction,
   baseBlob: string | null,
   ours: LocalCopy,
   theirs: LocalCopy,
-): (FilePrediction & { git?: 'conflicts' | 'merges' }) | null {
+): Promise<(FilePrediction & { git?: 'conflicts' | 'merges' }) | null> {
   if (p.level !== 'textual') return p;
   const place = locateFolder(ours.worktree);
   if (place.kind !== 'git') return p;
-  const conflicts = mergeConflicts(
+  const conflicts = await mergeConflicts(
     place.worktree,
     join(place.commonDir, 'objects'),
     p.path,

@@ -170,13 +170,13 @@ export class EnforcementService {
     const place = partial.length > 0 ? locateFolder(viewer.worktree) : null;
     if (place === null || place.kind !== 'git') return { ...verdict, notes: [] };
     const recorded = viewer.id ? await this.app.store.changes.setOf(viewer.id) : undefined;
-    const base = recorded?.base_commit ?? findBase(place.worktree, place.commonDir).commit;
+    const base = recorded?.base_commit ?? (await findBase(place.worktree, place.commonDir)).commit;
     const reached = verdict.conflicts.filter((c) => !holdsPart(c));
     const notes: string[] = [];
     for (const path of new Set(partial.map((c) => pathOf(c.file)))) {
       const held = partial.filter((c) => pathOf(c.file) === path);
-      const before = fileAt(place.worktree, base, path) ?? '';
-      const staged = fileAt(place.worktree, null, path);
+      const before = (await fileAt(place.worktree, base, path)) ?? '';
+      const staged = await fileAt(place.worktree, null, path);
       const edit =
         staged === null
           ? null
