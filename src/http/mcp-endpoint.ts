@@ -13,7 +13,7 @@ import { Connection } from '../features/sessions/connection.js';
 import type { ProcessRef } from '../features/sessions/session-types.js';
 import type { Selection } from '../mcp/registry.js';
 import { createMcpServer } from '../mcp/server.js';
-import { jsonRpcError } from './responses.js';
+import { jsonRpcError, whenWhole } from './responses.js';
 
 /** Headers a client may send to say where it works and who it is (written by `init --transport http`). */
 export const IDENTITY_HEADERS = {
@@ -209,7 +209,7 @@ export class McpEndpoint {
         headers: response.headers,
       });
     }
-    return response;
+    return request.method === 'POST' ? whenWhole(response) : response;
   }
 
   /**
