@@ -127,27 +127,72 @@ export async function freshDatabase() {
  * across them in turn, and across `projects` repositories (their writes lock their own project).
  * Null when no PostgreSQL answers.
  */
-export async function teamRound(clients = 8, seconds = 5, replicas = 2, projects = 1) {
+export async function teamRound(clients = 8, seconds = 5, replicas = 2, projects = 1, sample = false) {
   const database = await freshDatabase();
   if (!database) return null;
   const repos = Array.from({ length: projects }, () => gitRepo());
   const homes = Array.from({ length: replicas }, () => unlimitedHome('bench-replica-'));
   const hubs = [];
+  let sampler = null;
   try {
     for (const home of homes)
       hubs.push(await startHub(home, false, { SESSION_COLLAB_DATABASE_URL: database.url }));
-    return await httpClients(
+    if (sample) sampler = await sampleWriteLocks(database.url);
+    const result = await httpClients(
       hubs.map((h) => h.mcp),
       repos,
       clients,
       seconds,
       'mcp',
     );
+    return sampler ? { ...result, locks: await sampler.stop() } : result;
   } finally {
+    await sampler?.stop();
     for (const hub of hubs) await stopHub(hub);
     cleanup(...repos, ...homes);
     await database.drop();
   }
+}
+
+/**
+ * How many write transactions hold their exclusive lock at the same moment, sampled from
+ * PostgreSQL's lock table as fast as one connection reads it: with every write serialised behind
+ * one lock, never more than one; with a lock per project, as many as projects are written at once.
+ */
+async function sampleWriteLocks(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const counts = [];
+  let going = true;
+  const loop = (async () => {
+    while (going) {
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM pg_locks
+         WHERE locktype = 'advisory' AND mode = 'ExclusiveLock' AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      counts.push(rows[0].n);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  })();
+  let result = null;
+  return {
+    async stop() {
+      if (result) return result;
+      going = false;
+      await loop;
+      await client.end();
+      const writing = counts.filter((n) => n > 0);
+      result = {
+        samples: counts.length,
+        writing: writing.length,
+        together: writing.filter((n) => n >= 2).length,
+        max: Math.max(0, ...counts),
+      };
+      return result;
+    },
+  };
 }
 
 /** The same loop over stdio: `clients` processes, each with its own server, one database. */
@@ -176,13 +221,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'p
     'one project, 2 replicas': [1, 2],
     '4 projects, 1 replica': [4, 1],
     '4 projects, 2 replicas': [4, 2],
+    '4 projects, 2 replicas, write locks sampled': [4, 2, true],
   };
   const rounds = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   for (let i = 0; i < 2; i++)
     for (const kind of i % 2 ? Object.keys(kinds).reverse() : Object.keys(kinds)) {
       process.stderr.write(`  ${kind}, ${clients} clients, round ${i + 1}…\n`);
-      const [projects, replicas] = kinds[kind];
-      rounds[kind].push(await teamRound(clients, 5, replicas, projects));
+      const [projects, replicas, sample] = kinds[kind];
+      rounds[kind].push(await teamRound(clients, 5, replicas, projects, sample === true));
     }
   console.log(JSON.stringify(rounds, null, 1));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -321,6 +321,10 @@ for (let i = 0; i < 2; i++)
             : await hubRound(8, 5, kind === 'echo');
     if (round) hubRounds[kind].push(round);
   }
+// Once more with 4 projects on 2 replicas, PostgreSQL's lock table sampled (not timed: the
+// sampling costs the database): how many write transactions hold their lock at one moment.
+progress('  team mode, 4 projects, 2 replicas, write locks sampled…');
+const locked = (await teamRound(8, 5, 2, 4, true))?.locks ?? null;
 loads.push(load());
 
 const fmt = (n, d = 1) => (n === null || n === undefined ? '–' : n.toFixed(d));
@@ -414,6 +418,16 @@ row(
   hubRounds.team4x2.length > 0 && hubRounds.team4x1.length > 0
     ? mean(hubRounds.team4x2, 'opsPerSecond') >= 0.95 * mean(hubRounds.team4x1, 'opsPerSecond')
     : null,
+);
+row(
+  'team mode, 4 projects, 2 replicas: write transactions holding their lock at the same moment (PostgreSQL lock table sampled through a 5 s round)',
+  locked
+    ? `${locked.together.toLocaleString('en')} of ${locked.writing.toLocaleString('en')} samples with a write under way had 2 or more (at most ${locked.max}); ${locked.samples.toLocaleString('en')} samples`
+    : 'skipped: no PostgreSQL answered',
+  '–',
+  '–',
+  'more than one at once: writes of different projects not serialised',
+  locked ? locked.max >= 2 : null,
 );
 row(
   'the floor: the same 8 clients and requests against a bare Hono server that echoes them (mean of 2)',
@@ -556,24 +570,31 @@ an absolute time moves by 10–20 % from one run to the next, and by more when t
 the ratios are the figures to read.
 
 - **cold start**: spawn → \`initialize\`, \`notifications/initialized\` and a \`collab_session_list\`
-  call written at once → the tool result. Ours runs its bundle through V8's code cache, which the
-  first \`serve\` to exit saves in the home folder; "fresh home" is a first start, before that cache
-  and the database exist (median of 5).
+  call written at once → the tool result. Ours is \`serve\`, the relay (its bundle through V8's code
+  cache), attaching to the machine's server, which runs, as it does once any client has started
+  it; "fresh home" is a first start: the relay starts the server, before the code caches and the
+  database exist (median of 5).
 - **collab_check**: \`claims\` live claims (files and folder globs across 100 packages) held by 100
   live sessions, written straight to each server's tables; a probe session checks a held file, a
   file inside a held folder, a free file and two at once, in turn; up to 1,000 checks per server
   (20 s of checks at most: the peer at 100,000 claims stops there), the two servers alternating
-  call by call. RSS is the server's resident memory after those calls.
-- **throughput**: 8 client processes, each starting its own server over stdio (as real clients
-  do) on one database, loop claim → check → release for 5 s (two files per claim, one shared by all,
+  call by call. RSS is the server's resident memory after those calls (ours: the machine's server,
+  which holds the claims; its relay is a few MiB).
+- **throughput**: 8 client processes, each starting its own \`serve\` over stdio (as real clients
+  do: ours a relay, the 8 sharing the machine's server; the peer a server each) on one database,
+  loop claim → check → release for 5 s (two files per claim, one shared by all,
   so claims overlap as in real work; the peer's claims pass \`allow_conflicts\` to behave as ours,
   which are advisory). Every call counts as one op; two rounds each, alternating. Afterwards every
-  claim id must be unique and every claim completed in the database.
+  claim id must be unique and every claim completed in the database. Memory per session is the
+  proportional set size (PSS: private pages plus a share of shared ones) of each client's \`serve\`;
+  ours also reports the shared server's PSS. CPU per call counts, for ours, the relay's and the
+  shared server's share.
 - **hook**: the PreToolUse hook process with a Claude Code \`Edit\` input for a file another session
   holds (each run must deny), 20 other sessions holding 1,000 claims. And ours after every tool call
   (PostToolUse after a Read when the session has nothing new: no output), and after an Edit of a
   1,000-line TypeScript file (another line each run); and before an Edit of such a file while
-  another session holds one of its methods (\`src/held.ts#Model50.save\`): the hook parses it.
+  another session holds one of its methods (\`src/held.ts#Model50.save\`): the hook parses it. And
+  the deny again while the machine's server runs: the hook asks it over its socket.
 - **prediction** (\`bench/predict.mjs\`): two clones, a \`serve\` in each; each session changed 1,002
   lines of a 7,000-line TypeScript file (34 functions in the same lines). The comparison alone
   (the two change sets as git prints them), and \`collab_check\` without files as a client sees it.
@@ -603,32 +624,38 @@ ${unmatched.length ? `\nErrors during the throughput runs: ${unmatched.join('; '
 Measured while working on them (2026-11-24, same machine; commands in \`bench/\` and the notes of
 the performance issue). Ratios hold from run to run; absolute times move with the host's load.
 
-- **Throughput** is CPU-bound: 8 clients and 8 servers are 16 processes on 2 cores. A server alone
-  spends 0.5–0.6 ms of CPU per call; in the 8-client run 1.8–2.1 ms (the peer: 1.0 → 1.75). Most of
-  that growth is the machine, not the database: 8 servers on 8 *separate* database files reach
-  only ~990 ops/s at 1.6 ms per call (2 servers: 0.57 ms). Tried and measured without a gain (each
-  within the run-to-run noise or worse): waiting for the write lock with 50 µs–1 ms sleeps instead
-  of SQLite's busy handler; a larger WAL auto-checkpoint; \`mmap_size\` (worse: 3.2 ms per call);
-  one transaction per call (worse: the lock then covers JSON and validation); V8 flags
-  (\`--no-opt\`, \`--always-sparkplug\`, larger or smaller semi-spaces). What remains is the code a
-  call runs: the SDK checks each message against zod schemas (the transport's union parse, the
-  type guards, the request schema) before a tool sees it.
-- **collab_check p99**: p50 is 0.4–0.6 ms at every size, but 2–3 % of calls take 2–10 ms in the
-  first seconds of a server's life. About half are JIT compilation on the main thread (with
-  \`--no-opt\` the spikes halve) and the rest garbage collection (young-generation scavenges, whose
-  cost is what survives them); a bare stdio echo server has a p99 of 0.45–0.7 ms on this machine.
+- **One server per machine** (2026-11-25). Per call, one client doing 3,000 \`collab_check\`s
+  through its relay (CPU times from /proc, a throwaway script): the relay 0.12–0.14 ms, the server
+  0.66–0.70 ms, the client 0.10 ms; the round trip 0.76–0.82 ms. The relay hop adds ~0.15 ms at
+  p50 and nothing measurable at p99: at 10,000 claims, \`serve --in-process\` had p50/p99 0.84/4.1 ms
+  and the relay 1.0/4.2 ms in the same runs.
+- **Throughput** is CPU-bound: 8 clients, 8 relays and the server share 2 cores, and all the
+  server's work runs on its one event loop. A profile of the server in the 8-client run
+  (\`--cpu-prof\`, 5 s) spent ~5.6 s busy: 1.9 s in SQLite statements, 0.8 s in \`BEGIN\`/\`COMMIT\`,
+  0.5 s writing answers to the sockets, the rest the SDK, zod and the tools. 2× the peer would need
+  under 0.7 ms of CPU per op over all processes (client, relay, server) on 2 cores: less than the
+  server alone spends. Worker threads were not built: the server's loop was idle 40 % of the run,
+  and a second thread would compete with the clients and relays for the same two cores. A
+  check's git reads (its worktree's changes, git's merge settling) used to run git blocking the
+  loop; they run without blocking now, so one session's read no longer stalls the others.
+- **collab_check p99**: p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
+  much as through the relay (above). Not git (none runs in these checks) and not the watcher of
+  writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
+  earlier profiles about half were JIT compilation and the rest young-generation garbage
+  collection (~1.3 ms each, every ~80 ms under this load). A bare stdio echo server has a p99 of
+  0.45–0.7 ms on this machine.
 - **Claims at scale**: a claim used to count the project's active claims twice, once inside the
   write lock, and read the patterns added meanwhile through an index ordered by path (0.3 + 0.4 ms at
   10,000 claims, growing with them). A counter on the project row and a read by rowid made both a
   single seek: claim → check → release at 10,000 claims went from 5.1 to 1.9 ms.
-- **Memory**: a bare \`node\` is 40 MiB resident. After one call a server is ~77 MiB, of which the V8
-  heap is 21 MiB (14 MiB live: the SDK's and our zod schemas, the bundle's functions, the 1 MB bundle
-  source) and the rest the code cache, the SQLite addon and its page cache, and malloc. Over 1,000
-  calls the young generation grows from 8 to 16 MiB (with \`--max-semi-space-size=1\` RSS stays ~8 MiB
-  lower, but V8 takes that flag only at start, from the command line) and the old space by 3 MiB;
-  with \`--max-old-space-size=40\` it stays level, so nothing leaks. 60 MiB would leave 20 MiB above
-  bare node for everything, which the SDK and zod alone exceed.
-- **Cold start**: reading and deserialising the bundle and its code cache (~25 ms), building the
+- **Memory**: a session costs its relay, ~14 MiB of PSS (52 MiB resident, mostly Node's own,
+  shared with every other node process); the machine's server is one process for all sessions,
+  ~125 MiB of PSS after the throughput run (115–173 MiB resident with 100 to 100,000 claims). The
+  watcher of writes no hook saw holds ~40 MiB of that at 10,000 claims (A/B with it off: 116 MiB
+  resident against 156), its view of every held pattern. The server itself: a bare \`node\` is
+  40 MiB resident, the SDK's and our zod schemas, the bundle and SQLite's page cache the rest.
+- **Cold start** (before the relay; what the machine's server now pays once, and \`serve
+  --in-process\` on every start): reading and deserialising the bundle and its code cache (~25 ms), building the
   SDK's and the tools' zod schemas at load (~30 ms), and garbage collection while doing so (~20 ms:
   six scavenges that copy almost everything, since the schemas live on; larger semi-spaces do not
   help). The peer has no SDK and no zod. A V8 startup snapshot would hold the built schemas, but
@@ -641,15 +668,16 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   four are gone (bare + 46 → bare + 30 ms in an A/B run). What is left: reading stdin as a stream
   loads Node's stream and net modules (~5 ms; a synchronous read could block past the hook's time
   budget), the code cache (~3 ms), opening the database and its pragmas (~4 ms), and the check.
-- **The hub over HTTP** is one process: every client's call runs on its one event loop, so 8
-  clients share one core where 8 stdio servers share both, and HTTP costs more per call than a pipe
-  on this machine. Beside it in the same run, a bare Hono server that only echoes the same requests
-  from the same 8 clients (the floor) reaches about 500 requests/s; the hub does half to two thirds
-  of that (0.51 and 0.68 of the floor in two runs), its own work (MCP, the tool, SQLite) being the rest. A profile of the hub under this load
-  (\`node --cpu-prof\`, 2026-11-24) spends about a fifth of its time in the socket writes of the
-  responses (@hono/node-server flushes the headers of a streamed response in a write of their own);
-  answering with JSON bodies instead of SSE streams changed nothing measurable (A/B, 278 vs 274
-  ops/s). Several hubs on one PostgreSQL (team mode) are how the hub scales past one core.
+- **The hub over HTTP** is one process: every client's call runs on its one event loop. Where its
+  CPU goes, from a profile under the 8-client load (\`node --cpu-prof\`, 2026-11-25), per call of
+  ~2.8 ms: ~0.6 ms SQLite statements and \`BEGIN\`/\`COMMIT\`, ~0.6 ms the socket writes of the answers
+  (on loopback the kernel's TCP work for both ends runs in the writer's system call), ~0.15 ms the
+  worktree reads of the 8 sessions' checks (git started once a second per session, from a process
+  of 150 MB), ~0.2 ms zod and the SDK, and garbage collection. The answers used to go out in three
+  writes each (headers, the event, the end of the stream): an event stream that ends at once is
+  now sent in one (\`http/responses.ts\`), 445 → 512–527 ops/s under the profiler. The bare Hono
+  floor does none of the work; several hubs on one PostgreSQL (team mode) are how the hub scales
+  past one core.
 - **Team mode** is not faster on one 2-core machine, and is not meant to be: the 2 replicas,
   PostgreSQL's backends and the 8 clients share the same two cores, and what SQLite reads in the
   hub's own process is a round trip to PostgreSQL (one claim → check → release cycle is 25
