@@ -4,6 +4,7 @@
 //   dist/cli.cjs   the executable (bin): the launcher
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
 //   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
+//   dist/relay.cjs `serve` as clients spawn it: the relay to the machine's server
 //   dist/hub.cjs   the hub's commands (hub, dashboard, token), required by main.cjs when one runs
 //   dist/lib.js    the application as a library (benchmarks)
 //   dist/tool-definitions.json  every tool's listed schema, for `serve` to read instead of building
@@ -85,6 +86,7 @@ await Promise.all([
   }),
   build({ ...common, entryPoints: ['src/cli/hub.ts'], outfile: 'dist/hub.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/hot-main.ts'], outfile: 'dist/hot.cjs', format: 'cjs' }),
+  build({ ...common, entryPoints: ['src/cli/relay-main.ts'], outfile: 'dist/relay.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['src/lib.ts'],
@@ -97,7 +99,7 @@ await Promise.all([
 ]);
 chmodSync('dist/cli.cjs', 0o755);
 // The launcher reads the bundles as latin1 (src/cli/launch.ts): they must hold ASCII only.
-for (const file of ['dist/main.cjs', 'dist/hot.cjs']) {
+for (const file of ['dist/main.cjs', 'dist/hot.cjs', 'dist/relay.cjs']) {
   const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
   if (at !== -1) throw new Error(`${file} holds a non-ASCII byte at ${at}: the launcher reads it as latin1`);
 }

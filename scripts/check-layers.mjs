@@ -76,12 +76,13 @@ for (const file of files(SRC)) {
       problems.push(`${where}: ${from}/ may not import ${rel}`);
   }
 }
-// The commands that run on every edit or commit (dist/hot.cjs) must stay light: nothing they
-// import, directly or not, may load the MCP SDK, zod, commander or the mcp/ layer.
-const HOT_ENTRY = resolve(SRC, 'cli', 'hot-main.ts');
+// The commands that run on every edit or commit (dist/hot.cjs) and the relay clients spawn
+// (dist/relay.cjs) must stay light: nothing they import, directly or not, may load the MCP SDK,
+// zod, commander or the mcp/ layer.
+const HOT_ENTRIES = [resolve(SRC, 'cli', 'hot-main.ts'), resolve(SRC, 'cli', 'relay-main.ts')];
 const HEAVY = /^(@modelcontextprotocol\/|zod$|zod\/|commander$)/;
 const seen = new Set();
-const stack = [[HOT_ENTRY, [relative(SRC, HOT_ENTRY)]]];
+const stack = HOT_ENTRIES.map((entry) => [entry, [relative(SRC, entry)]]);
 while (stack.length > 0) {
   const [file, chain] = stack.pop();
   if (seen.has(file)) continue;

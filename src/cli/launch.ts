@@ -1,6 +1,6 @@
 /**
- * The `session-collab` executable. It picks the bundle for the command (dist/hot.cjs for the
- * commands that run on every edit or commit, dist/main.cjs for the rest) and runs it through V8's
+ * The `session-collab` executable. It picks the bundle for the command (dist/relay.cjs for `serve`,
+ * dist/hot.cjs for the commands that run on every edit or commit, dist/main.cjs for the rest) and runs it through V8's
  * code cache: compiling a bundle is a large part of a short process's life, and `serve` is spawned
  * once per client session, a hook once per edit. The code cache is saved in the home folder when a
  * process of the kind that matters exits (so that the code it ran is compiled in it too) and
@@ -14,8 +14,12 @@ import { resolveHome } from '../app/home.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 
 const command = process.argv[2];
-const hot = command === 'hook' || command === 'serve' || (command === 'guard' && process.argv[3] === 'check');
-const name = hot ? 'hot' : 'main';
+const name =
+  command === 'serve'
+    ? 'relay'
+    : command === 'hook' || (command === 'guard' && process.argv[3] === 'check')
+      ? 'hot'
+      : 'main';
 const bundle = join(__dirname, `${name}.cjs`);
 // The bundles are ASCII (esbuild escapes the rest; scripts/build.mjs checks it), so reading them
 // as latin1 gives the same text without decoding UTF-8: a few ms of every start.
@@ -49,7 +53,7 @@ const script = new Script(Module.wrap(source), {
   ...(cached ? { cachedData: cached } : {}),
 });
 
-if (hot && (!cached || script.cachedDataRejected)) {
+if (name !== 'main' && (!cached || script.cachedDataRejected)) {
   process.once('exit', () => {
     try {
       mkdirSync(cacheDir, { recursive: true });
