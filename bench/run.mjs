@@ -628,7 +628,10 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   through its relay (CPU times from /proc, a throwaway script): the relay 0.12–0.14 ms, the server
   0.66–0.70 ms, the client 0.10 ms; the round trip 0.76–0.82 ms. The relay hop adds ~0.15 ms at
   p50 and nothing measurable at p99: at 10,000 claims, \`serve --in-process\` had p50/p99 0.84/4.1 ms
-  and the relay 1.0/4.2 ms in the same runs.
+  and the relay 1.0/4.2 ms in the same runs. A client's start is now bare node + 8–13 ms (0.71–0.72
+  of the peer, which starts in bare + ~40 ms with no SDK): the relay's own bundle (16 KB, 2–3 ms
+  less than from the hooks' bundle), its connection and hello, and the session's start in the
+  server (a write); "fresh home" adds the server's own start once (~400 ms).
 - **Throughput** is CPU-bound: 8 clients, 8 relays and the server share 2 cores, and all the
   server's work runs on its one event loop. A profile of the server in the 8-client run
   (\`--cpu-prof\`, 5 s) spent ~5.6 s busy: 1.9 s in SQLite statements, 0.8 s in \`BEGIN\`/\`COMMIT\`,
