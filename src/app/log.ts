@@ -11,15 +11,44 @@ export interface Logger {
   error(event: string, fields?: Record<string, unknown>): void;
 }
 
+/** Lines of one event a process writes per minute at most; the rest are counted, not written. */
+const PER_EVENT_PER_MINUTE = 120;
+/** A field's text is cut to this many characters (a client's malformed message is quoted in errors). */
+const FIELD_CHARS = 2_000;
+
 /**
  * One JSON line per event in logs/collab.log; never throws (logging must not break a tool call).
  * The file is opened once, on the first line, in append mode: each line is one write, whole, however
- * many processes log at once.
+ * many processes log at once. A client cannot fill the disk through it: each event writes at most
+ * `PER_EVENT_PER_MINUTE` lines a minute (the next line says how many were left out) and long texts
+ * are cut.
  */
 export function createLogger(file: string, level: LogLevel): Logger {
   let fd: number | null = null;
-  const write = (lvl: LogLevel, event: string, fields?: Record<string, unknown>) => {
+  const minutes = new Map<string, { from: number; written: number; left: number }>();
+  const bounded = (fields: Record<string, unknown> | undefined) => {
+    if (!fields) return fields;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(fields))
+      out[k] = typeof v === 'string' && v.length > FIELD_CHARS ? `${v.slice(0, FIELD_CHARS)}…` : v;
+    return out;
+  };
+  const write = (lvl: LogLevel, event: string, given?: Record<string, unknown>) => {
     if (LEVELS[lvl] < LEVELS[level]) return;
+    const now = Date.now();
+    let minute = minutes.get(event);
+    if (!minute || now - minute.from >= 60_000) {
+      const left = minute?.left ?? 0;
+      minute = { from: now, written: 0, left: 0 };
+      minutes.set(event, minute);
+      if (left > 0) given = { ...given, left_out: left };
+    }
+    if (minute.written >= PER_EVENT_PER_MINUTE) {
+      minute.left += 1;
+      return;
+    }
+    minute.written += 1;
+    const fields = bounded(given);
     try {
       if (fd === null) {
         mkdirSync(dirname(file), { recursive: true });

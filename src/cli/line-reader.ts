@@ -1,8 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 
+/** A line's size in bytes is over `max` (counted only for lines that could be: UTF-8 takes 1–3 bytes a character). */
+const over = (line: string, max: number) => line.length > max / 3 && Buffer.byteLength(line) > max;
+
 /**
  * Splits a byte stream into lines (newline-delimited JSON-RPC), each handed to `onLine` without
- * its newline. A line longer than `maxBytes` calls `onTooLong` and nothing more is read: the
+ * its newline. A line of more than `maxBytes` bytes calls `onTooLong` and nothing more is read: the
  * pieces of a line are joined once, when it ends, so a long line costs its length, not its square.
  */
 export function lineReader(
@@ -13,9 +16,9 @@ export function lineReader(
   const decoder = new StringDecoder('utf8');
   const parts: string[] = [];
   let size = 0;
-  let over = false;
+  let stopped = false;
   return (chunk) => {
-    if (over) return;
+    if (stopped) return;
     const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;
     let at = text.indexOf('\n');
@@ -24,8 +27,8 @@ export function lineReader(
       const line = parts.join('');
       parts.length = 0;
       size = 0;
-      if (line.length > maxBytes) {
-        over = true;
+      if (over(line, maxBytes)) {
+        stopped = true;
         onTooLong();
         return;
       }
@@ -34,10 +37,11 @@ export function lineReader(
       at = text.indexOf('\n', start);
     }
     if (start < text.length) {
-      parts.push(text.slice(start));
-      size += text.length - start;
+      const rest = text.slice(start);
+      parts.push(rest);
+      size += Buffer.byteLength(rest);
       if (size > maxBytes) {
-        over = true;
+        stopped = true;
         onTooLong();
       }
     }

@@ -37,6 +37,12 @@ export async function attach(home: string, socketPath: string, hello: RelayHello
       if (started) rmSync(lock, { recursive: true, force: true });
       if (welcome?.ok) return socket;
       socket.destroy();
+      // The server holds as many connections as it takes: this client is served in its own process.
+      if (welcome && !welcome.ok && welcome.full) return failed(home, welcome.error);
+      if (welcome && !welcome.ok && welcome.retry) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
       if (welcome && !welcome.ok) {
         process.stderr.write(
           `session-collab: ${welcome.error}\n${welcome.hint ? `  → ${welcome.hint}\n` : ''}`,

@@ -5,36 +5,33 @@
  * by the relay process: when the relay goes, the session ends as a stdio server's did; when this
  * server goes (killed, or replaced by another that took the socket), its relays attach again.
  */
-import { chmodSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
-import { createConnection, createServer, type Server as NetServer, type Socket } from 'node:net';
-import { basename, dirname, join } from 'node:path';
+import { chmodSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { Tool } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
-import { inline } from '../core/fence.js';
-import { LIMITS } from '../core/limits.js';
 import { VERSION } from '../core/version.js';
 import { answerHookRequest } from '../features/enforcement/hook-requests.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import { Connection } from '../features/sessions/connection.js';
-import { describeProcess, processAlive, processStartTime } from '../integrations/process-probe.js';
+import { describeProcess, processStartTime } from '../integrations/process-probe.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import {
-  MAX_ENV_CHARS,
   MAX_FIRST_LINE_BYTES,
-  RELAY_ENDING,
   type RelayHello,
   type RelayWelcome,
   relaySocketPath,
   serverFailureFile,
   serverKey,
 } from '../integrations/relay-address.js';
+import { answers, pointsAt, removeLeftSockets } from '../integrations/relay-socket.js';
 import { type Selection, select } from '../mcp/registry.js';
 import { createMcpServer } from '../mcp/server.js';
 import { lineReader } from './line-reader.js';
 import { RealmScans } from './realm-scans.js';
+import { endingReason, helloOf } from './relay-hello.js';
 
 export interface RelayServerOptions {
   app: App;
@@ -60,27 +57,27 @@ export interface RelayServer {
 
 /** How long a connection may take to say hello. */
 const HELLO_MS = 5_000;
+/**
+ * Connections (relays, hooks, and those not yet said what they are) the server holds at once; past
+ * it a relay is told so and serves its client in-process, a hook opens the database itself.
+ */
+const MAX_CONNECTIONS = 2_000;
+/** Connections at once whose first line is over 64 KiB and not ended yet (a hook's large input). */
+const MAX_LARGE_FIRST = 8;
+/** Toolset choices the server keeps built. */
+const MAX_SELECTIONS = 32;
+/** Errors of one connection's messages logged, at most (a client sending garbage fills no disk). */
+const LOGGED_ERRORS = 5;
 /** How often the server checks that the home's link still points at its socket. */
 const OWN_CHECK_MS = 1_000;
 
 interface Relayed {
   /** The relay process. */
   pid: number;
+  start: string;
   socket: Socket;
   connection: Connection;
   close(): Promise<void>;
-}
-
-/** Whether a server answers at `path` (a connection is accepted). */
-export function answers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /**
@@ -98,6 +95,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     const key = JSON.stringify([hello.toolsets, hello.read_only]);
     let selection = selections.get(key);
     if (!selection) {
+      // A few choices in practice; a client making up new ones cannot grow the cache.
+      if (selections.size >= MAX_SELECTIONS) selections.delete(selections.keys().next().value!);
       selection = select(hello.toolsets ?? app.config.toolsets, { readOnly: hello.read_only });
       selections.set(key, selection);
       selection.catch(() => selections.delete(key));
@@ -105,11 +104,42 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     return selection;
   };
 
+  let connections = 0;
+  let largeFirst = 0;
   const accept = (socket: Socket) => {
     socket.on('error', () => {});
+    connections += 1;
+    socket.once('close', () => {
+      connections -= 1;
+    });
+    if (connections > MAX_CONNECTIONS) {
+      const full: RelayWelcome = {
+        ok: false,
+        full: true,
+        error: `the machine's server holds ${MAX_CONNECTIONS.toLocaleString('en')} connections, as many as it takes`,
+      };
+      socket.end(`${JSON.stringify(full)}\n`);
+      return;
+    }
     let said = false;
     const timer = setTimeout(() => socket.destroy(), HELLO_MS);
     const first: string[] = [];
+    // A large first line (a hook's input) is held whole until it ends: only a few at once.
+    let buffered = 0;
+    let large = false;
+    const count = (chunk: Buffer) => {
+      if (said || large) return;
+      buffered += chunk.length;
+      if (buffered <= 64 * 1024) return;
+      if (largeFirst >= MAX_LARGE_FIRST) return socket.destroy();
+      large = true;
+      largeFirst += 1;
+    };
+    const settled = () => {
+      if (large) largeFirst -= 1;
+      large = false;
+    };
+    socket.once('close', settled);
     const read = lineReader(
       MAX_FIRST_LINE_BYTES,
       (line) => {
@@ -118,13 +148,17 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
           return;
         }
         said = true;
+        settled();
         clearTimeout(timer);
         if (line.startsWith('{"hook":1')) void answerHook(socket, line);
-        else void welcome(socket, line, first, read);
+        else void welcome(socket, line, first);
       },
       () => socket.destroy(),
     );
-    socket.on('data', read);
+    socket.on('data', (chunk: Buffer) => {
+      count(chunk);
+      if (!socket.destroyed) read(chunk);
+    });
   };
 
   /** A hook process of this machine asks for its answer (one line each way), as over HTTP. */
@@ -144,39 +178,40 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     socket.end(`${JSON.stringify(reply)}\n`);
   };
 
-  const welcome = async (
-    socket: Socket,
-    line: string,
-    early: string[],
-    read: (chunk: Buffer) => void,
-  ): Promise<void> => {
-    const refuse = (error: string, hint?: string) => {
-      socket.end(
-        `${JSON.stringify({ ok: false, error, ...(hint ? { hint } : {}) } satisfies RelayWelcome)}\n`,
-      );
+  const welcome = async (socket: Socket, line: string, early: string[]): Promise<void> => {
+    const refuse = (error: string, more: { hint?: string; retry?: boolean } = {}) => {
+      socket.end(`${JSON.stringify({ ok: false, error, ...more } satisfies RelayWelcome)}\n`);
     };
     const hello = helloOf(line);
     if (!hello)
       return refuse('This socket serves session-collab relays; the first line was not a relay hello.');
+    // The session lives by the relay's process: one that is not there, or that has a connection
+    // here already, is not taken at its word (another connection would take that session over).
+    const start = processStartTime(hello.pid);
+    if (start === null) return refuse(`No process ${hello.pid} runs on this machine to serve.`);
+    if ([...live].some((r) => r.pid === hello.pid && r.start === start))
+      return refuse(`Process ${hello.pid} has a connection here already.`, { retry: true });
     let selection: Selection;
     try {
       selection = await selectionFor(hello);
     } catch (error) {
-      return refuse((error as Error).message, (error as { hint?: string }).hint);
+      const hint = (error as { hint?: string }).hint;
+      return refuse((error as Error).message, hint ? { hint } : {});
     }
     if (socket.destroyed) return;
     // The lines after the hello go to the session's transport from here on.
-    socket.off('data', read);
+    socket.removeAllListeners('data');
     const input = new PassThrough();
     for (const l of early) input.write(`${l}\n`);
     // The end of what the relay sends is kept: its last line may say why it ends (RELAY_ENDING).
+    // What the transport has not read yet holds the relay back.
     let tail = '';
     socket.on('data', (chunk: Buffer) => {
-      input.write(chunk);
+      if (!input.write(chunk)) socket.pause();
       tail = (tail + chunk.toString('latin1')).slice(-1024);
     });
+    input.on('drain', () => socket.resume());
     let server: ReturnType<typeof createMcpServer> | undefined;
-    const start = processStartTime(hello.pid);
     const connection = new Connection(app, app.sessions, {
       cwd: hello.cwd,
       client: () => server?.getClientVersion()?.name ?? null,
@@ -191,11 +226,19 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         server = createMcpServer(app, connection, selection, options.built);
         return server;
       },
-      { transport, onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
+      {
+        transport,
+        onerror: (error) => {
+          if (++errors <= LOGGED_ERRORS)
+            app.log.warn('mcp.error', { pid: hello.pid, message: error.message });
+        },
+      },
     );
+    let errors = 0;
     let letGo = false;
     const relayed: Relayed = {
       pid: hello.pid,
+      start,
       socket,
       connection,
       close: async () => {
@@ -222,6 +265,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       });
     };
     socket.once('end', () => end(endingReason(tail) ?? 'connection lost'));
+    // The transport gives up on the connection (a message over its size limit): so does the session.
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      closed?.();
+      end('a message over the size limit');
+    };
     socket.once('close', () => {
       if (letGo) realm.remove(hello.cwd);
       end('connection lost');
@@ -312,84 +361,4 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       if (own !== path && pointsAt(path) === own) rmSync(path, { force: true });
     },
   };
-}
-
-/** The socket the home's link points at (null: no link). */
-function pointsAt(path: string): string | null {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return null;
-  }
-}
-
-/** Sockets of servers that are gone (killed: their listener never closed), beside the link. */
-function removeLeftSockets(path: string): void {
-  const folder = dirname(path);
-  const prefix = `${basename(path)}.`;
-  try {
-    for (const name of readdirSync(folder)) {
-      const pid = Number(name.slice(prefix.length));
-      if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || processAlive(pid, null)) continue;
-      rmSync(join(folder, name), { force: true });
-    }
-  } catch {
-    // Best effort: a left socket costs a file.
-  }
-}
-
-/** Why the relay ended, when the last line it sent says so (`RELAY_ENDING`). */
-function endingReason(tail: string): string | null {
-  const lines = tail.trimEnd().split('\n');
-  try {
-    const last = JSON.parse(lines.at(-1) ?? '') as { method?: unknown; params?: { reason?: unknown } };
-    return last.method === RELAY_ENDING && typeof last.params?.reason === 'string'
-      ? inline(last.params.reason, 40)
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The relay's hello, checked: null when the line is not one. */
-function helloOf(line: string): RelayHello | null {
-  let value: Record<string, unknown>;
-  try {
-    value = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== 'object' || value.relay !== 1) return null;
-  const text = (v: unknown, max: number) =>
-    typeof v === 'string' && v.length > 0 && v.length <= max ? v : null;
-  const pid = value.pid;
-  const cwd = text(value.cwd, 4096);
-  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 1 || cwd === null) return null;
-  const toolsets = Array.isArray(value.toolsets)
-    ? value.toolsets.filter((t): t is string => typeof t === 'string' && t.length <= 40).slice(0, 20)
-    : null;
-  return {
-    relay: 1,
-    pid,
-    cwd,
-    client_session_id: text(value.client_session_id, LIMITS.clientSessionIdChars),
-    name: inline(text(value.name, 200) ?? '', 100) || null,
-    toolsets,
-    read_only: value.read_only === true,
-    env: envOf(value.env),
-  };
-}
-
-/** The client's environment as its relay sent it: strings only, bounded; empty when none. */
-function envOf(value: unknown): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return env;
-  let size = 0;
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v !== 'string') continue;
-    size += key.length + v.length;
-    if (size > MAX_ENV_CHARS) break;
-    env[key] = v;
-  }
-  return env;
 }

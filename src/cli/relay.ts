@@ -25,8 +25,11 @@ interface Message {
   method?: unknown;
 }
 
-/** The largest message passed on, as MCP's stdio transport takes (a longer line ends the relay). */
-const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/**
+ * The largest message passed on: a little under what MCP's stdio transport takes (10 MiB), so that
+ * the server never refuses one the relay passed (a longer line ends the relay).
+ */
+const MAX_LINE_BYTES = 10 * 1024 * 1024 - 64 * 1024;
 /** How long an ending relay waits for the server to end its session (agent runs get 4 s to end). */
 const END_WAIT_MS = 6_000;
 /** The id of the `initialize` a relay replays to a new server (its answer is the relay's). */

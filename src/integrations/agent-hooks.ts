@@ -72,7 +72,7 @@ const EVENT_NAMES: Record<string, HookEvent> = {
 };
 
 export function parseHookEvent(name: string): HookEvent | null {
-  return EVENT_NAMES[name] ?? null;
+  return Object.hasOwn(EVENT_NAMES, name) ? (EVENT_NAMES[name] ?? null) : null;
 }
 
 /**

@@ -47,7 +47,7 @@ server) keeps you from undoing each other's work:
 /** What a hook says when session-collab is not installed where the project's hooks call it. */
 const MISSING = 'session-collab is not installed on this machine, though this project runs its hooks';
 const MISSING_WHAT_TO_DO =
-  'Install it (npm install -g session-collab, or see its README), or remove its hooks from this project\u2019s client settings to work without it.';
+  'Put it on PATH (in a clone of session-collab: npm link; see its README), or remove its hooks from this project\u2019s client settings to work without it.';
 export const MISSING_AT_EDIT = `${MISSING}, so this edit could not be checked against the claims of other sessions and was stopped. ${MISSING_WHAT_TO_DO}`;
 const MISSING_AT_START = `${MISSING}: edits and shell commands that change files will be stopped until it is. ${MISSING_WHAT_TO_DO}`;
 

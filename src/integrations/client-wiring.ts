@@ -122,7 +122,7 @@ function hooksFinding(
       name,
       ok: false,
       detail: `${file}: the hooks run ${program ? [program.program, program.script].filter(Boolean).join(' ') : 'a command'}, which is not on this machine`,
-      hint: `Install session-collab on PATH (npm install -g session-collab), or run session-collab init --client ${client} --command <how this machine runs it>.`,
+      hint: `Put session-collab on PATH (in a clone of it: npm link), or run session-collab init --client ${client} --command <how this machine runs it>.`,
     };
   return {
     name,
@@ -291,7 +291,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
     ok: true,
     detail: onPath
       ? `session-collab is ${onPath}`
-      : 'session-collab is not on PATH (files written with --command session-collab need it; npm install -g session-collab)',
+      : 'session-collab is not on PATH (files written with --command session-collab need it; in a clone of session-collab: npm link)',
   });
   return out;
 }

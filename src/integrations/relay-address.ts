@@ -39,7 +39,13 @@ export const RELAY_ENDING = 'notifications/session-collab/relay-ending';
 /** Characters of a client's environment a hello carries at most. */
 export const MAX_ENV_CHARS = 256 * 1024;
 
-export type RelayWelcome = { ok: true; pid: number } | { ok: false; error: string; hint?: string };
+export type RelayWelcome =
+  | { ok: true; pid: number }
+  /**
+   * `full`: the server takes no more connections now (the relay serves in-process); `retry`: not
+   * now (the relay's earlier connection is still being let go), try again.
+   */
+  | { ok: false; error: string; hint?: string; full?: boolean; retry?: boolean };
 
 /** Bytes of a hello line at most: a longer first line is not a relay's. */
 export const MAX_HELLO_BYTES = 320 * 1024;

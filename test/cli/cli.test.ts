@@ -240,7 +240,7 @@ describe('session-collab doctor', () => {
     expect(checks.get('claude server')?.ok).toBe(true);
     expect(checks.get('claude hooks')).toMatchObject({ ok: false });
     expect(checks.get('claude hooks')?.detail).toContain('not on this machine');
-    expect(checks.get('claude hooks')?.hint).toContain('npm install -g session-collab');
+    expect(checks.get('claude hooks')?.hint).toContain('npm link');
     expect(checks.get('cursor hooks')).toMatchObject({ ok: false });
     expect(checks.get('cursor hooks')?.detail).toContain('.cursor/hooks.json: the hooks run session-collab');
     expect(checks.get('codex trust')).toMatchObject({ ok: false });

@@ -80,7 +80,7 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
       expect(readFileSync(target, 'utf8')).toBe('original line\n');
       const told = api.requests.map((r) => JSON.stringify(r.body)).pop()!;
       expect(told).toContain('session-collab is not installed on this machine');
-      expect(told).toContain('npm install -g session-collab');
+      expect(told).toContain('npm link');
     } finally {
       await api.close();
     }

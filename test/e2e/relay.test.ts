@@ -252,6 +252,76 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     expect(await relay.exit).toBe(0);
   });
 
+  it('a hostile connection on the socket: another relay’s pid refused, an oversized message ends only its own session, garbage fills no log', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const victim = await client({ cwd: repo, home, name: 'victim' });
+    await victim.call('collab_claim', { files: ['v.ts'], intent: 'mine', exclusive: true });
+    const { readlinkSync, statSync } = await import('node:fs');
+    const { createConnection } = await import('node:net');
+    const link = readFileSync(join(home, 'logs', 'collab.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"relay.listening"'))
+      .map((l) => (JSON.parse(l) as { path: string }).path)[0]!;
+    expect(readlinkSync(link)).toContain('.sock.');
+    /** A raw connection: what it is answered until the server closes it (or `ms` pass). */
+    const talk = (lines: string[], ms = 5_000) =>
+      new Promise<{ got: string; closed: boolean }>((resolve) => {
+        const socket = createConnection(link);
+        let got = '';
+        const done = (closed: boolean) => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve({ got, closed });
+        };
+        const timer = setTimeout(() => done(false), ms);
+        socket.on('data', (d) => {
+          got += d;
+        });
+        socket.on('close', () => done(true));
+        socket.on('error', () => {});
+        socket.once('connect', () => {
+          for (const line of lines) socket.write(`${line}\n`);
+        });
+      });
+    const hello = (pid: number) =>
+      JSON.stringify({
+        relay: 1,
+        pid,
+        cwd: repo,
+        client_session_id: null,
+        name: 'x',
+        toolsets: null,
+        read_only: false,
+        env: {},
+      });
+    // The victim's relay pid, claimed by another connection: refused, nothing taken over.
+    const taken = await talk([hello(victim.pid)]);
+    expect(JSON.parse(taken.got.split('\n')[0]!)).toMatchObject({ ok: false, retry: true });
+    // A pid no process has, a relative folder: refused.
+    expect(JSON.parse((await talk([hello(2 ** 22 + 7)])).got.split('\n')[0]!)).toMatchObject({ ok: false });
+    const relative = JSON.stringify({ relay: 1, pid: process.pid, cwd: 'rel/dir', toolsets: null, env: {} });
+    expect(JSON.parse((await talk([relative])).got.split('\n')[0]!)).toMatchObject({ ok: false });
+    // After a hello of its own (this process), 30,000 lines that are no JSON-RPC, then a message over
+    // 10 MiB: its connection is closed, the log stays small, the victim is untouched.
+    const logSize = () => statSync(join(home, 'logs', 'collab.log')).size;
+    const before = logSize();
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
+    const flood = await talk(
+      [hello(process.pid), init, ...Array.from({ length: 30_000 }, () => '{}'), `"${'€'.repeat(4_000_000)}"`],
+      15_000,
+    );
+    expect(flood.closed).toBe(true);
+    expect(logSize() - before).toBeLessThan(200_000);
+    const held = await victim.call<{ claims: Array<{ files: string[] }> }>('collab_claims_list');
+    expect(held.claims.map((c) => c.files)).toEqual([['v.ts']]);
+  });
+
   it('a home where the server cannot run: the relay serves in-process, and doctor says why', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
