@@ -50,7 +50,7 @@ function defaultLaunch(): Launch {
   return { command: own.command, args: own.args };
 }
 
-function parseClients(value: string | undefined, root: string): ClientName[] {
+export function parseClients(value: string | undefined, root: string): ClientName[] {
   if (!value) {
     const found = detectClients((p) => existsSync(join(root, p)));
     return found.length > 0 ? found : ['claude'];

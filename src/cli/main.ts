@@ -143,8 +143,16 @@ program
     '--url <url>',
     "the hub's MCP endpoint for --transport http (default: the running hub's, else config hub.listen)",
   )
+  .option(
+    '--remove',
+    "take out what init wrote (every client's, or --client's); your own entries stay, files left empty go",
+  )
   .option('--json', 'machine-readable output')
-  .action(async (options) => (await import('./init.js')).init(options));
+  .action(async (options) =>
+    options.remove
+      ? (await import('./init-remove.js')).initRemove(options)
+      : (await import('./init.js')).init(options),
+  );
 
 program
   .command('hook <event>')

@@ -28,8 +28,10 @@ export interface PlannedFile {
 }
 
 export const SERVER_NAME = 'session-collab';
-const RULES_START = '<!-- session-collab:start -->';
-const RULES_END = '<!-- session-collab:end -->';
+export const RULES_START = '<!-- session-collab:start -->';
+export const RULES_END = '<!-- session-collab:end -->';
+/** The comment init writes above the .gitignore line it adds (and `init --remove` finds it by). */
+export const GITIGNORE_WHY = 'session-collab init: approves the project MCP server on this machine only';
 
 export const COLLABORATION_RULES = `## Session collaboration
 
@@ -340,11 +342,7 @@ export function planClient(
         {
           path: '.gitignore',
           purpose: 'keeps .claude/settings.local.json (this machine\u2019s approval) out of commits',
-          after: mergeGitignore(
-            read('.gitignore'),
-            '.claude/settings.local.json',
-            'session-collab init: approves the project MCP server on this machine only',
-          ),
+          after: mergeGitignore(read('.gitignore'), '.claude/settings.local.json', GITIGNORE_WHY),
         },
       ];
     case 'codex':

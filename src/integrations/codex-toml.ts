@@ -176,6 +176,12 @@ export function mergeCodexToml(text: string | null, block: string, path = '.code
   return replaceTable(text, SERVER, block, path);
 }
 
+/** A Codex config.toml without our server's table, the rest as written. */
+export function removeCodexServer(text: string): string {
+  const rest = withoutTable(text, SERVER);
+  return rest.trim() === '' ? '' : rest.replace(/\n*$/, '\n');
+}
+
 /** Whether Codex's config (its text, or null) trusts `folder`. */
 export function codexTrusts(text: string | null, folder: string): boolean {
   try {

@@ -325,3 +325,82 @@ describe('session-collab init', () => {
     });
   });
 });
+
+describe('session-collab init --remove', () => {
+  const INIT_FILES = [
+    '.mcp.json',
+    '.claude/settings.json',
+    '.claude/settings.local.json',
+    'CLAUDE.md',
+    '.gitignore',
+    '.codex/hooks.json',
+    '.codex/config.toml',
+    'AGENTS.md',
+    '.gemini/settings.json',
+    'GEMINI.md',
+    '.cursor/mcp.json',
+    '.cursor/hooks.json',
+    '.cursor/rules/session-collab.mdc',
+  ];
+
+  it('in a project init set up from nothing: every file it made goes', () => {
+    const repo = gitRepo();
+    expect(init(repo, '--client', 'all').status).toBe(0);
+    for (const file of INIT_FILES) expect(existsSync(join(repo, file)), file).toBe(true);
+    const dry = init(repo, '--remove', '--dry-run');
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain('/dev/null');
+    for (const file of INIT_FILES) expect(existsSync(join(repo, file)), file).toBe(true);
+    const removed = init(repo, '--remove', '--json');
+    expect(removed.status, removed.stderr).toBe(0);
+    const out = JSON.parse(removed.stdout) as { files: Array<{ path: string; removed: boolean }> };
+    expect(
+      out.files
+        .filter((f) => f.removed)
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual([...INIT_FILES].sort());
+    for (const file of INIT_FILES) expect(existsSync(join(repo, file)), file).toBe(false);
+    // A second run has nothing to do.
+    expect(init(repo, '--remove').stdout).toContain('Nothing of session-collab');
+  });
+
+  it('beside the user’s own entries: exactly what was there before init comes back', () => {
+    const repo = configuredRepo();
+    mkdirSync(join(repo, '.codex'));
+    mkdirSync(join(repo, '.gemini'));
+    mkdirSync(join(repo, '.cursor'));
+    const own: Record<string, string> = {
+      '.gitignore': 'node_modules/\n',
+      '.codex/config.toml': '[mcp_servers.github]\ncommand = "gh-mcp"\n',
+      'AGENTS.md': '# Agents\n\nRun the tests.\n',
+      '.gemini/settings.json': '{\n  // the theme\n  "theme": "dark"\n}\n',
+      'GEMINI.md': 'Be brief.\n',
+      '.cursor/mcp.json': JSON.stringify({ mcpServers: { github: { command: 'gh-mcp' } } }),
+      '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { stop: [{ command: './audit.sh' }] } }),
+    };
+    for (const [file, text] of Object.entries(own)) writeFileSync(join(repo, file), text);
+    const before = Object.fromEntries(
+      [...Object.keys(own), '.mcp.json', '.claude/settings.json', 'CLAUDE.md'].map((f) => [
+        f,
+        readFileSync(join(repo, f), 'utf8'),
+      ]),
+    );
+    expect(init(repo, '--client', 'all').status).toBe(0);
+    const removed = init(repo, '--remove', '--client', 'claude,codex,gemini,cursor');
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain('removed   .claude/settings.local.json');
+    for (const [file, text] of Object.entries(before)) {
+      const now = readFileSync(join(repo, file), 'utf8');
+      if (file.endsWith('.json') && !file.startsWith('.gemini'))
+        expect(JSON.parse(now), file).toEqual(JSON.parse(text));
+      else expect(now, file).toBe(text);
+    }
+    for (const file of [
+      '.claude/settings.local.json',
+      '.codex/hooks.json',
+      '.cursor/rules/session-collab.mdc',
+    ])
+      expect(existsSync(join(repo, file)), file).toBe(false);
+  });
+});
