@@ -42,12 +42,17 @@ async function listenHub(
   }
 }
 
-/** How to add the hub to each client, for a person reading the terminal. */
+/** How to set a project up (the recommended path) or add the hub to a client by hand, for a person. */
 function connectLines(url: string, tokens: boolean): string {
   const mcp = `${url}/mcp`;
   const auth = tokens ? ' --header "Authorization: Bearer $SESSION_COLLAB_TOKEN"' : '';
+  const me = commandForPerson();
   return [
-    'Add it to a client (from the project folder):',
+    'Set up a project (recommended), in its folder:',
+    `  ${me} init        (MCP server, hooks and rules for the clients found there; --dry-run first)`,
+    "  Each client then attaches to this machine's server through `serve`; the dashboard shows them all.",
+    '',
+    'Or add this hub to a client by hand, over HTTP (no hooks: nothing stops an edit):',
     `  Claude Code   claude mcp add --transport http session-collab ${mcp}${auth} --header "X-Collab-Project: $PWD"`,
     `  Gemini CLI    gemini mcp add --transport http session-collab ${mcp}${tokens ? ' -H "Authorization: Bearer $SESSION_COLLAB_TOKEN"' : ''} -H "X-Collab-Project: $PWD"`,
     '  Codex CLI     in ~/.codex/config.toml (every project Codex opens):',
@@ -55,7 +60,7 @@ function connectLines(url: string, tokens: boolean): string {
       .trimEnd()
       .split('\n')
       .map((line) => `                  ${line}`),
-    `  or in a project: ${commandForPerson()} init --transport http`,
+    `  or in a project: ${me} init --transport http`,
   ].join('\n');
 }
 
