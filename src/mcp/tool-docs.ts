@@ -30,7 +30,7 @@ function typeOf(s: JsonSchema): string {
   return s.type ?? 'any';
 }
 
-/** The README's tool reference: every tool of every toolset, with its parameters and result fields. */
+/** The tool reference (docs/tools.md): every tool of every toolset, with its parameters and result fields. */
 export function renderToolDocs(toolsets: ReadonlyArray<{ toolset: Toolset; tools: Tool[] }>): string {
   const out: string[] = [DOCS_START, ''];
   for (const { toolset, tools } of toolsets) {
@@ -71,10 +71,10 @@ export function renderToolDocs(toolsets: ReadonlyArray<{ toolset: Toolset; tools
   return out.join('\n');
 }
 
-/** Replaces the generated section of a README. */
+/** Replaces the generated section of the tool reference. */
 export function replaceToolDocs(readme: string, docs: string): string {
   const start = readme.indexOf(DOCS_START);
   const end = readme.indexOf(DOCS_END);
-  if (start === -1 || end === -1) throw new Error('README.md lacks the tools:start / tools:end markers.');
+  if (start === -1 || end === -1) throw new Error('docs/tools.md lacks the tools:start / tools:end markers.');
   return readme.slice(0, start) + docs + readme.slice(end + DOCS_END.length);
 }

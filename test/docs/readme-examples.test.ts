@@ -1,20 +1,26 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, requireBuild } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 /**
- * The README's command blocks marked `<!-- runnable: <where> -->` run as written, one shell, stopping
- * at the first command that fails, with `session-collab` on PATH being this build. `<where>` names
- * the folder each needs, made here.
+ * The command blocks of the README and of docs/ marked `<!-- runnable: <where> -->` run as written,
+ * one shell, stopping at the first command that fails, with `session-collab` on PATH being this
+ * build. `<where>` names the folder each needs, made here.
  */
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const BLOCKS = [...README.matchAll(/<!-- runnable: (.+?) -->\n```sh\n([\s\S]*?)```/g)].map((m) => ({
-  where: m[1]!,
-  script: m[2]!,
-}));
+const PAGES = [
+  'README.md',
+  ...readdirSync(new URL('../../docs', import.meta.url)).map((f) => `docs/${f}`),
+].filter((f) => f.endsWith('.md'));
+const BLOCKS = PAGES.flatMap((page) =>
+  [
+    ...readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8').matchAll(
+      /<!-- runnable: (.+?) -->\n```sh\n([\s\S]*?)```/g,
+    ),
+  ].map((m) => ({ page, where: m[1]!, script: m[2]! })),
+);
 
 /** The folders each block names, made fresh: the working folder it runs in. */
 const SETUPS: Record<string, () => string> = {
@@ -40,9 +46,10 @@ describe('the README examples', () => {
     expect(BLOCKS.length).toBeGreaterThan(0);
   });
 
-  it.each(BLOCKS.map((b) => [b.where, b]))('run as written: %s', (where, block) => {
+  it.each(BLOCKS.map((b) => [`${b.page}, ${b.where}`, b]))('run as written: %s', (_, block) => {
+    const { where } = block as { where: string };
     requireBuild();
-    const setup = SETUPS[where as string];
+    const setup = SETUPS[where];
     expect(setup, `no setup here for a block marked "${where}"`).toBeDefined();
     const cwd = setup!();
     const bin = tempDir('readme-bin-');
