@@ -38,3 +38,29 @@ describe('questions that expire', () => {
     await app.close();
   });
 });
+
+describe('an answer given again', () => {
+  it('by the same person through the same channel is "sent" again, not "already answered"; anyone else’s is not', async () => {
+    const app = await testApp();
+    const a = await connectInMemory(app, gitRepo(), 'a', ['collab', 'human']);
+    const asked = await a.call<Outcome>('ask_human', { question: 'Ship it?', wait_seconds: 0 });
+    const first = await app.human.answer(asked.question_id, 'yes', 'telegram', '111');
+    expect(first).toMatchObject({ won: true, again: false });
+    // The same Telegram update read again (its poller died after recording it): the person's own.
+    const replayed = await app.human.answer(asked.question_id, 'yes', 'telegram', '111');
+    expect(replayed).toMatchObject({ won: false, again: true });
+    const { confirmation } = await import('../../src/features/human/telegram-text.js');
+    expect(confirmation(replayed.won || replayed.again, replayed.question, 'yes')).toMatch(/^✓ Sent to "/);
+    for (const [text, via, by] of [
+      ['no', 'telegram', '111'],
+      ['yes', 'telegram', '222'],
+      ['yes', 'terminal', '111'],
+    ] as const)
+      expect(await app.human.answer(asked.question_id, text, via, by)).toMatchObject({
+        won: false,
+        again: false,
+      });
+    await a.close();
+    await app.close();
+  });
+});

@@ -15,6 +15,12 @@ import { optionsOf, type QuestionView, questionView } from './question-views.js'
 /** What happened to an answer: it won (the question was pending), or the question had already closed. */
 export interface AnswerOutcome {
   won: boolean;
+  /**
+   * Not won, but the answer recorded is this very one, from the same person through the same
+   * channel: it was given before and is given again (a Telegram update read again after its poller
+   * died once it had recorded it). Told as sent, not as "already answered".
+   */
+  again: boolean;
   question: QuestionWithSession;
 }
 
@@ -132,7 +138,14 @@ export class QuestionsService {
           },
         });
       }
-      return { won, question: (await store.questions.getWithSession(questionId))! };
+      const question = (await store.questions.getWithSession(questionId))!;
+      const again =
+        !won &&
+        question.status === 'answered' &&
+        question.answered_via === via &&
+        question.answered_by === by &&
+        question.answer === answer;
+      return { won, again, question };
     });
     if (outcome.won) this.app.log.info('question.answered', { question: questionId, via });
     if (outcome.won || (gone && outcome.question.status === 'abandoned')) await this.closed(outcome.question);

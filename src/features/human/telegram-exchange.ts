@@ -178,16 +178,16 @@ export class TelegramExchange {
           'telegram',
           String(from),
         );
-        return this.api.answerCallback(cb.id, confirmation(outcome.won, outcome.question));
+        return this.api.answerCallback(cb.id, confirmation(outcome.won || outcome.again, outcome.question));
       }
       case 'draft': {
         const draft = await this.app.store.telegram.draft(chat, action.messageId);
         if (!draft) return this.api.answerCallback(cb.id, 'That message was already used.');
         const outcome = await this.human.answer(action.questionId, draft.text, 'telegram', String(from));
-        if (outcome.won)
+        if (outcome.won || outcome.again)
           await this.app.store.write(() => this.app.store.telegram.dropDraft(chat, action.messageId));
-        await this.api.answerCallback(cb.id, confirmation(outcome.won, outcome.question));
-        if (outcome.won)
+        await this.api.answerCallback(cb.id, confirmation(outcome.won || outcome.again, outcome.question));
+        if (outcome.won || outcome.again)
           await this.api.send(
             chat,
             `✓ Sent to "${outcome.question.session_name}": ${inline(draft.text, 200)}`,
@@ -213,7 +213,7 @@ export class TelegramExchange {
       : null;
     if (replied) {
       const outcome = await this.human.answer(replied, text, 'telegram', String(from));
-      await this.api.send(chat, confirmation(outcome.won, outcome.question, text));
+      await this.api.send(chat, confirmation(outcome.won || outcome.again, outcome.question, text));
       return;
     }
     // Free text that answers nothing yet: kept until the person says which question it answers.
