@@ -118,6 +118,17 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(told.notifications?.find((n) => n.type === 'claim_released')?.reason).toBe(
       'let alice finish first',
     );
+
+    // Times read at a glance ("12s ago"), exact on hover; an ended session is folded away.
+    for (const time of await page.locator('#sessions time').all()) {
+      expect(await time.textContent()).toMatch(/ ago$/);
+      expect(await time.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    }
+    await bob.call('collab_session_end', {});
+    const folded = page.locator('#sessions details.ended');
+    await folded.locator('summary', { hasText: '1 ended session' }).waitFor({ timeout: 10_000 });
+    expect(await folded.locator('tr[data-session]').count()).toBe(1);
+    expect(await page.locator('#sessions > div table tr[data-session]').count()).toBe(1);
   });
 
   it('shows the conflicts two clones will meet at merge, by pair, file, function and lines', async () => {

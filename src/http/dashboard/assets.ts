@@ -4,8 +4,16 @@
  * with Last-Event-ID after a drop), adds each event to the activity list as text, and refreshes the
  * sections that changed, leaving alone one the person is typing in.
  */
+import { describeAge } from '../../core/liveness.js';
+
 export const DASHBOARD_JS = `(() => {
   'use strict';
+  // The server's own wording of an age ("3 min ago"), kept current every 30 s.
+  const describeAge = ${describeAge.toString()};
+  setInterval(() => {
+    for (const t of document.querySelectorAll('time[datetime]'))
+      t.textContent = describeAge(Date.parse(t.dateTime), Date.now());
+  }, 30000);
   const body = document.body;
   let after = Number(body.dataset.after || 0);
   const project = body.dataset.project || '';
@@ -20,7 +28,8 @@ export const DASHBOARD_JS = `(() => {
     li.dataset.kind = ev.kind;
     const time = document.createElement('time');
     time.dateTime = ev.at;
-    time.textContent = ev.at.slice(0, 19).replace('T', ' ');
+    time.title = ev.at.slice(0, 19).replace('T', ' ') + ' UTC';
+    time.textContent = describeAge(Date.parse(ev.at), Date.now());
     const kind = document.createElement('span');
     kind.className = 'kind';
     kind.textContent = ev.kind;
@@ -98,6 +107,7 @@ th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line
 .path { word-break: break-all; font-family: ui-monospace, monospace; font-size: .9em; }
 .badge { display: inline-block; font-size: .8em; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); }
 .badge.active { color: var(--ok); } .badge.inactive { color: var(--stale); } .badge.ended { color: var(--muted); }
+.badge.quiet { color: var(--stale); } details.ended > summary { color: var(--muted); cursor: pointer; margin: 6px 0; }
 .badge.conflict, li.conflict > strong { color: var(--warn); }
 li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }
 li.predicted-look > strong { color: var(--stale); }

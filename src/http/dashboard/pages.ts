@@ -1,3 +1,4 @@
+import { describeAge } from '../../core/liveness.js';
 import type { TreeNode } from '../../core/path-tree.js';
 import { VERSION } from '../../core/version.js';
 import type {
@@ -33,8 +34,12 @@ const PREDICTED_WORDS: Record<string, string> = {
   unknown: 'cannot be compared in',
 };
 
+/** A time as a person reads it at a glance ("3 min ago"; the script keeps it current), exact on hover. */
 const when = (isoTime: string) =>
-  html`<time datetime="${isoTime}">${isoTime.slice(0, 19).replace('T', ' ')}</time>`;
+  html`<time datetime="${isoTime}" title="${isoTime.slice(0, 19).replace('T', ' ')} UTC">${describeAge(Date.parse(isoTime), Date.now())}</time>`;
+
+/** A live session silent this long is marked quiet: its agent may be waiting, or stuck. */
+const QUIET_MS = 5 * 60_000;
 
 function hidden(ctx: PageContext): Html {
   return html`<input type="hidden" name="csrf" value="${ctx.csrf}"><input type="hidden" name="back" value="${ctx.back}">`;
@@ -133,7 +138,7 @@ function sessionRow(s: SessionItem, ctx: PageContext): Html {
   const dead = s.state !== 'active';
   return html`<tr class="state-${s.state}" data-session="${s.id}">
 <td><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
-<td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
+<td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.state === 'active' && Date.now() - Date.parse(s.last_activity) > QUIET_MS ? html` <span class="badge quiet" title="nothing heard for 5 min or more">quiet</span>` : ''}${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
 <td>${s.client ?? '\u2014'}</td><td>${s.branch ?? '\u2014'}</td><td class="path">${s.worktree}<br><small>on ${s.host}</small></td>
 <td>${when(s.last_activity)}</td><td>${s.active_claims}</td>
 <td>${
@@ -144,6 +149,23 @@ function sessionRow(s: SessionItem, ctx: PageContext): Html {
 <form method="post" action="/actions/end">${hidden(ctx)}<input type="hidden" name="session_id" value="${s.id}"><label>Why end it <input name="reason" required maxlength="500" value="${dead ? 'its process is gone' : ''}"></label><button type="submit" class="danger">End session</button></form>
 </details>`
   }</td></tr>`;
+}
+
+const SESSION_HEAD = html`<thead><tr><th>Session</th><th>State</th><th>Client</th><th>Branch</th><th>Copy (folder, machine)</th><th>Last activity</th><th>Claims</th><th></th></tr></thead>`;
+
+/** The sessions that are alive or stale, then the ended ones folded away. */
+function sessionTables(sessions: SessionItem[], ctx: PageContext): Html {
+  const open = sessions.filter((s) => s.state !== 'ended');
+  const ended = sessions.filter((s) => s.state === 'ended');
+  return html`${
+    open.length > 0
+      ? html`<div class="scroll"><table>${SESSION_HEAD}<tbody>${open.map((s) => sessionRow(s, ctx))}</tbody></table></div>`
+      : html`<p class="muted">No live session.</p>`
+  }${
+    ended.length > 0
+      ? html`<details class="ended"><summary>${ended.length} ended session${ended.length === 1 ? '' : 's'}</summary><div class="scroll"><table>${SESSION_HEAD}<tbody>${ended.map((s) => sessionRow(s, ctx))}</tbody></table></div></details>`
+      : ''
+  }`;
 }
 
 function claimLine(c: ClaimItem, ctx: PageContext): Html {
@@ -168,11 +190,7 @@ export function boardPage(board: Board, ctx: PageContext): string {
     html`<h1 class="path">${project.root}</h1>
 ${questions(board.questions, ctx, false)}
 <section data-live="sessions" id="sessions"><h2>Sessions</h2>
-${
-  board.sessions.length === 0
-    ? html`<p class="muted">No sessions.</p>`
-    : html`<div class="scroll"><table><thead><tr><th>Session</th><th>State</th><th>Client</th><th>Branch</th><th>Copy (folder, machine)</th><th>Last activity</th><th>Claims</th><th></th></tr></thead><tbody>${board.sessions.map((s) => sessionRow(s, ctx))}</tbody></table></div>`
-}
+${board.sessions.length === 0 ? html`<p class="muted">No sessions.</p>` : sessionTables(board.sessions, ctx)}
 </section>
 <section data-live="claims" id="claims"><h2>Claims (${board.claims.length})${board.conflicts.length > 0 ? html` <span class="badge conflict">${board.conflicts.length} collision${board.conflicts.length === 1 ? '' : 's'}</span>` : ''}</h2>
 ${
