@@ -86,9 +86,12 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     const alice = await agent({ mcp: h.mcp, project: repo, name: 'alice' });
     const bob = await agent({ mcp: h.mcp, project: repo, name: 'bob' });
     const page = await dashboard(h);
-    await alice.call('collab_claim', { files: ['src/a.ts'], intent: 'refactor the parser' });
+    await alice.call('collab_claim', {
+      files: ['src/a.ts', 'docs/parser.md'],
+      intent: 'refactor the parser',
+    });
     await page.locator('#projects a[href^="/projects/"]').first().click();
-    await page.locator('li.claim', { hasText: 'refactor the parser' }).waitFor();
+    await page.locator('li.claim', { hasText: 'refactor the parser' }).first().waitFor();
     await page.evaluate(() => {
       (window as unknown as { marker: number }).marker = 1;
     });
@@ -97,6 +100,10 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     await bob.call('collab_claim', { files: ['src/**'], intent: 'format everything' });
     await page.locator('li.claim.conflict', { hasText: 'format everything' }).waitFor({ timeout: 10_000 });
     await page.locator('#claims h2 .badge.conflict').waitFor();
+    // Only where the two claims meet: alice's docs/parser.md collides with nothing.
+    const alices = page.locator('li.claim', { hasText: 'refactor the parser' });
+    expect(await alices.count()).toBe(2);
+    expect(await page.locator('li.claim.conflict', { hasText: 'refactor the parser' }).count()).toBe(1);
     expect(await page.locator('ul.conflicts li').first().textContent()).toMatch(/alice.*bob|bob.*alice/);
     expect(await page.locator('#feed li', { hasText: 'format everything' }).count()).toBe(1);
     // The same page: no reload happened.

@@ -1,3 +1,5 @@
+import { pathOf } from '../../core/claim-target.js';
+import { patternsOverlap } from '../../core/glob.js';
 import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { projectLabel } from '../../core/project-label.js';
@@ -99,6 +101,31 @@ export interface RealmLine {
 }
 
 /** How much of each list a page shows. */
+/** Pattern pairs compared to mark collisions per pattern; past it a colliding claim is marked whole. */
+const OVERLAP_CHECKS = 20_000;
+
+/**
+ * Whether a claim's pattern meets a pattern of a claim it collides with: (claim id, pattern) →
+ * marked. Bounded: past `OVERLAP_CHECKS` comparisons, every pattern of a colliding claim is.
+ */
+function collidingPatterns(
+  conflicts: Array<{ a: ClaimView; b: ClaimView }>,
+): (claimId: string, pattern: string) => boolean {
+  const others = new Map<string, string[]>();
+  for (const { a, b } of conflicts) {
+    others.set(a.claim_id, [...(others.get(a.claim_id) ?? []), ...b.files]);
+    others.set(b.claim_id, [...(others.get(b.claim_id) ?? []), ...a.files]);
+  }
+  let checks = 0;
+  return (claimId, pattern) => {
+    const against = others.get(claimId);
+    if (!against) return false;
+    checks += against.length;
+    if (checks > OVERLAP_CHECKS) return true;
+    return against.some((other) => patternsOverlap(pathOf(pattern), pathOf(other)) !== null);
+  };
+}
+
 export const BOARD_LIMITS = { projects: 100, sessions: 100, claims: 500, conflicts: 100, lines: 30 } as const;
 
 /**
@@ -214,8 +241,12 @@ export class DashboardViews {
       });
       if (claims.length === BOARD_LIMITS.claims) break;
     }
+    // A collision is marked on the patterns two claims really share, not on all of a claim's files.
+    const collides = collidingPatterns(conflicts);
     const tree = pathTree(
-      claims.flatMap((c) => c.files.map((pattern) => ({ pattern, item: c }))),
+      claims.flatMap((c) =>
+        c.files.map((pattern) => ({ pattern, item: { ...c, in_conflict: collides(c.claim_id, pattern) } })),
+      ),
       (c) => c.in_conflict,
     );
     return {
