@@ -202,12 +202,21 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     const asked = asker.client.callTool(
       {
         name: 'ask_human',
-        arguments: { question: 'Deploy to staging now?', options: ['yes', 'not yet'], wait_seconds: 60 },
+        arguments: {
+          question: 'Deploy to staging now?',
+          options: ['yes', 'not yet'],
+          label: 'release 2.1',
+          urgency: 'high',
+          wait_seconds: 60,
+        },
       },
       { timeout: 90_000 },
     );
     const card = page.locator('article.question', { hasText: 'Deploy to staging now?' });
     await card.waitFor({ timeout: 10_000 });
+    // Its label and its urgency are shown with it.
+    expect(await card.locator('.label').textContent()).toBe('release 2.1');
+    expect(await card.locator('.badge.urgency-high').textContent()).toBe('urgent');
     await shot(page, 'overview-question');
     await card.locator('button', { hasText: 'not yet' }).click();
     await page.locator('.notice', { hasText: 'Answer sent' }).waitFor();

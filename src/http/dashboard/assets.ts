@@ -121,7 +121,9 @@ ul.lines { padding-left: 18px; }
 .text, .intent, blockquote { white-space: pre-wrap; word-break: break-word; }
 blockquote { margin: 4px 0; padding: 4px 10px; border-left: 3px solid var(--line); }
 .question { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
-.question.urgency-high { border-color: var(--warn); }
+.question.urgency-high { border-color: var(--warn); border-width: 2px; }
+.question.urgency-low { border-style: dashed; }
+.badge.urgency-high { color: var(--warn); font-weight: 600; } .badge.urgency-low { color: var(--muted); }
 form { display: flex; flex-wrap: wrap; gap: 6px; align-items: end; margin: 4px 0; }
 label { display: flex; flex-direction: column; flex: 1 1 200px; font-size: .9em; }
 textarea, input { font: inherit; padding: 4px; width: 100%; }

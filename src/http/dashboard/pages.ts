@@ -74,7 +74,7 @@ export function feedItem(e: FeedEvent): Html {
 
 function questionCard(q: QuestionItem, ctx: PageContext, showProject: boolean): Html {
   return html`<article class="question urgency-${q.urgency}" data-question="${q.id}">
-<p class="meta">${q.label ? html`<strong class="label">${q.label}</strong> &middot; ` : ''}<strong>${q.session}</strong> asks ${showProject ? html`(<a href="/projects/${q.project_id}">project</a>)` : ''} &middot; ${when(q.asked_at)} &middot; <code>${q.id.slice(0, 8)}</code></p>
+<p class="meta">${q.urgency !== 'normal' ? html`<span class="badge urgency-${q.urgency}">${q.urgency === 'high' ? 'urgent' : 'low urgency'}</span> ` : ''}${q.label ? html`<strong class="label">${q.label}</strong> &middot; ` : ''}<strong>${q.session}</strong> asks ${showProject ? html`(<a href="/projects/${q.project_id}">project</a>)` : ''} &middot; ${when(q.asked_at)} &middot; <code>${q.id.slice(0, 8)}</code></p>
 <blockquote class="text">${q.question}</blockquote>
 <form method="post" action="/actions/answer" class="answer">${hidden(ctx)}<input type="hidden" name="question_id" value="${q.id}">
 ${
