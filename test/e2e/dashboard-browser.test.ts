@@ -112,6 +112,12 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     const phone = await dashboard(h, 390);
     await phone.goto(page.url());
     await shot(phone, 'board-phone');
+    // On a phone nothing scrolls sideways: tables are cards, every action on screen.
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const act of await phone.locator('#sessions summary', { hasText: 'Act' }).all()) {
+      const box = (await act.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
 
     // A person releases a claim from the page; the holder is told.
     const line = page.locator('li.claim', { hasText: 'format everything' });

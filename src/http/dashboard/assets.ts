@@ -136,5 +136,14 @@ button.danger { color: var(--warn); }
 .activity li { border-bottom: 1px solid var(--line); padding: 2px 0; word-break: break-word; }
 .kind { font-size: .8em; color: var(--muted); }
 pre.conversation { white-space: pre-wrap; word-break: break-word; }
-@media (max-width: 640px) { th:nth-child(5), td:nth-child(5) { display: none; } body { font-size: 14px; } }
+@media (max-width: 640px) {
+  body { font-size: 14px; }
+  /* Tables become cards: one row a card, each cell labelled; nothing scrolls sideways. */
+  table, tbody, tr, td { display: block; width: auto; }
+  thead { display: none; }
+  tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 8px; padding: 4px 6px; }
+  td { border: 0; padding: 2px 0; }
+  td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85em; }
+  .scroll { overflow-x: visible; }
+}
 `;

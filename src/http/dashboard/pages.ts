@@ -126,7 +126,7 @@ ${
     : html`<div class="scroll"><table><thead><tr><th>Project</th><th>Live sessions</th><th>Active claims</th><th>Questions</th></tr></thead><tbody>
 ${projects.map(
   (p) =>
-    html`<tr><td><a href="/projects/${p.id}">${p.root}</a></td><td>${p.sessions}</td><td>${p.claims}</td><td>${p.questions}</td></tr>`,
+    html`<tr><td data-label="Project"><a href="/projects/${p.id}">${p.root}</a></td><td data-label="Live sessions">${p.sessions}</td><td data-label="Active claims">${p.claims}</td><td data-label="Questions">${p.questions}</td></tr>`,
 )}</tbody></table></div>`
 }
 </section>
@@ -137,11 +137,11 @@ ${realmsSection(realms)}`,
 function sessionRow(s: SessionItem, ctx: PageContext): Html {
   const dead = s.state !== 'active';
   return html`<tr class="state-${s.state}" data-session="${s.id}">
-<td><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
-<td><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.state === 'active' && Date.now() - Date.parse(s.last_activity) > QUIET_MS ? html` <span class="badge quiet" title="nothing heard for 5 min or more">quiet</span>` : ''}${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
-<td>${s.client ?? '\u2014'}</td><td>${s.branch ?? '\u2014'}</td><td class="path">${s.worktree}<br><small>on ${s.host}</small></td>
-<td>${when(s.last_activity)}</td><td>${s.active_claims}</td>
-<td>${
+<td data-label="Session"><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
+<td data-label="State"><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.state === 'active' && Date.now() - Date.parse(s.last_activity) > QUIET_MS ? html` <span class="badge quiet" title="nothing heard for 5 min or more">quiet</span>` : ''}${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
+<td data-label="Client">${s.client ?? '\u2014'}</td><td data-label="Branch">${s.branch ?? '\u2014'}</td><td data-label="Copy" class="path">${s.worktree}<br><small>on ${s.host}</small></td>
+<td data-label="Last activity">${when(s.last_activity)}</td><td data-label="Claims">${s.active_claims}</td>
+<td class="act">${
     s.state === 'ended'
       ? ''
       : html`<details><summary>Act</summary>
