@@ -96,6 +96,11 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
       (window as unknown as { marker: number }).marker = 1;
     });
     expect(await page.locator('li.claim.conflict').count()).toBe(0);
+    // Every page leads to the projects: this one is the current one, the overview one click away.
+    expect(await page.locator('nav.projects a[aria-current="page"]').getAttribute('href')).toBe(
+      new URL(page.url()).pathname,
+    );
+    expect(await page.locator('nav.projects a', { hasText: 'All' }).getAttribute('href')).toBe('/');
 
     await bob.call('collab_claim', { files: ['src/**'], intent: 'format everything' });
     await page.locator('li.claim.conflict', { hasText: 'format everything' }).waitFor({ timeout: 10_000 });

@@ -107,6 +107,8 @@ th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line
 .path { word-break: break-all; font-family: ui-monospace, monospace; font-size: .9em; }
 .badge { display: inline-block; font-size: .8em; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); }
 .badge.active { color: var(--ok); } .badge.inactive { color: var(--stale); } .badge.ended { color: var(--muted); }
+nav.projects { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 6px; font-size: .9em; }
+nav.projects a[aria-current="page"] { font-weight: 600; text-decoration: none; }
 .badge.quiet { color: var(--stale); } details.ended > summary { color: var(--muted); cursor: pointer; margin: 6px 0; }
 .badge.conflict, li.conflict > strong { color: var(--warn); }
 li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }

@@ -58,6 +58,9 @@ function safeBack(value: unknown): string {
  * actions a person takes (answer, release, message, end). Reached with a cookie got from a one-time
  * login link (`session-collab dashboard`); every change carries the cookie's CSRF token.
  */
+/** Projects the navigation names at most (the overview lists them all). */
+const NAV_PROJECTS = 12;
+
 export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   const { app, feed } = deps;
   const hub = app.hub;
@@ -119,6 +122,11 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     const recent = (await feed.since(Math.max(0, after - 200), 200))
       .filter((e) => project === null || e.project_id === project)
       .slice(-50);
+    // Every page leads to every project: the busiest first (live sessions), at most NAV_PROJECTS.
+    const nav = (await hub.views.projects())
+      .filter((p) => p.sessions > 0 || p.questions > 0 || p.id === project)
+      .slice(0, NAV_PROJECTS)
+      .map((p) => ({ id: p.id, label: p.root, questions: p.questions }));
     return {
       csrf,
       back: c.req.path,
@@ -126,6 +134,7 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       project,
       notice: notice ? (NOTICES[notice] ?? null) : null,
       recent,
+      nav,
     };
   };
 

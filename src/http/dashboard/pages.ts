@@ -24,6 +24,8 @@ export interface PageContext {
   notice: string | null;
   /** Recent events, newest last. */
   recent: FeedEvent[];
+  /** The projects the navigation leads to (those with live sessions or questions). */
+  nav: Array<{ id: string; label: string; questions: number }>;
 }
 
 /** How a predicted conflict between two sessions reads on the board. */
@@ -57,7 +59,12 @@ export function layout(title: string, ctx: PageContext, main: Html): string {
 <script src="/assets/dashboard.js" defer></script>
 </head>
 <body data-after="${ctx.after}" data-project="${ctx.project ?? ''}">
-<header><a class="brand" href="/">session-collab</a> <span class="muted">hub ${VERSION}</span> <span id="live" class="live" title="live updates">&#9679;</span></header>
+<header><a class="brand" href="/">session-collab</a> <span class="muted">hub ${VERSION}</span> <span id="live" class="live" title="live updates">&#9679;</span>
+${
+  ctx.nav.length > 0
+    ? html`<nav class="projects" aria-label="Projects"><a href="/"${ctx.project === null ? html` aria-current="page"` : ''}>All</a>${ctx.nav.map((p) => html` <a href="/projects/${p.id}"${ctx.project === p.id ? html` aria-current="page"` : ''}>${p.label}${p.questions > 0 ? html` <span class="badge urgency-high">${p.questions}?</span>` : ''}</a>`)}</nav>`
+    : ''
+}</header>
 ${ctx.notice ? html`<p class="notice" role="status">${ctx.notice}</p>` : ''}
 <main id="main">${main}</main>
 <section class="activity"><h2>Activity</h2><ol id="feed" reversed>${ctx.recent
