@@ -32,6 +32,10 @@ export class DecisionsStore {
     ]);
   }
 
+  get(id: string): Promise<DecisionRow | undefined> {
+    return this.sql.get<DecisionRow>(`SELECT ${COLUMNS} FROM decisions WHERE id = ?`, [id]);
+  }
+
   /** Newest first, after `after` (a page's last row: its time and seq). */
   list(
     projectId: string,

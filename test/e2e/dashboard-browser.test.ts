@@ -111,6 +111,16 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(await page.locator('li.claim.conflict', { hasText: 'refactor the parser' }).count()).toBe(1);
     expect(await page.locator('ul.conflicts li').first().textContent()).toMatch(/alice.*bob|bob.*alice/);
     expect(await page.locator('#feed li', { hasText: 'format everything' }).count()).toBe(1);
+    // The activity list has the events a person cares about: not once more per notified session.
+    await alice.call('collab_decision_add', {
+      category: 'naming',
+      title: 'Tabs, not spaces',
+      description: 'x',
+    });
+    await page
+      .locator('#feed li', { hasText: 'decided (naming): Tabs, not spaces' })
+      .waitFor({ timeout: 10_000 });
+    expect(await page.locator('#feed li[data-kind="notification"]').count()).toBe(0);
     // The same page: no reload happened.
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     await shot(page, 'board');

@@ -11,9 +11,28 @@ export interface FeedEvent {
   op: string;
   subject: string;
   text: string;
+  /**
+   * Whether a person's activity list shows it: a notification that only tells a session of what
+   * has a line of its own (a message, a claim, an answer, a review) is not listed again, once per
+   * recipient; the page still refreshes on it.
+   */
+  listed: boolean;
 }
 
 const TEXT_CHARS = 300;
+
+/** Notifications whose cause the activity list already shows as an event of its own. */
+const ECHOES = new Set([
+  'message',
+  'claim_conflict',
+  'claim_taken_over',
+  'claim_released',
+  'session_ended',
+  'question_answered',
+  'work_submitted',
+  'review_submitted',
+  'review_response',
+]);
 
 /** The log of changes (whichever process made them), read in order and described for people. */
 export class EventLog {
@@ -44,6 +63,7 @@ export class EventLog {
       op: row.op,
       subject: row.subject,
       text: inline(await this.line(row), TEXT_CHARS),
+      listed: !(row.kind === 'notification' && ECHOES.has(row.op)),
     };
   }
 
@@ -73,8 +93,10 @@ export class EventLog {
           : 'everyone';
         return `"${m.from_name}" → ${m.to_session_id ? `"${to}"` : to}: ${m.content}`;
       }
-      case 'decision':
-        return `a decision was recorded`;
+      case 'decision': {
+        const d = await store.decisions.get(row.subject);
+        return d ? `"${d.session_name}" decided (${d.category}): ${d.title}` : 'a decision was recorded';
+      }
       case 'question': {
         const q = await store.questions.get(row.subject);
         if (!q) return `a question was ${row.op}`;

@@ -22,6 +22,7 @@ export const DASHBOARD_JS = `(() => {
   let timer = null;
 
   function add(ev) {
+    if (ev.listed === false) return;
     if (!feed || feed.querySelector('[data-event="' + ev.id + '"]')) return;
     const li = document.createElement('li');
     li.dataset.event = String(ev.id);

@@ -68,7 +68,7 @@ ${
 ${ctx.notice ? html`<p class="notice" role="status">${ctx.notice}</p>` : ''}
 <main id="main">${main}</main>
 <section class="activity"><h2>Activity</h2><ol id="feed" reversed>${ctx.recent
-    .slice()
+    .filter((e) => e.listed)
     .reverse()
     .map((e) => feedItem(e))}</ol></section>
 </body>
