@@ -218,6 +218,7 @@ export async function tokenCommand(
     await app.close();
   }
 }
+export { demo } from './demo.js';
 export { cleanCommand, endCommand, messageCommand, releaseCommand } from './person.js';
 /** `serve --in-process` (and the relay where no machine server can run) loads it from here. */
 export { serve } from './serve.js';

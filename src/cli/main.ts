@@ -57,6 +57,15 @@ program
   .action(async (options) => (await hubCommands()).hubCommand(options));
 
 program
+  .command('demo')
+  .description(
+    'Watch three scripted agents share a repository on the dashboard (about a minute; its own home folder)',
+  )
+  .option('--fast', 'no pauses (what the tests run)')
+  .option('--home <dir>', 'run in this home folder and keep it (default: a new one, removed at the end)')
+  .action(async (options) => (await hubCommands()).demo(options));
+
+program
   .command('hub-headers')
   .description("Print the headers of this client's connection to the hub (Claude Code's headersHelper)")
   .action(async () => (await import('./hub-headers.js')).hubHeadersCommand());
