@@ -6,12 +6,12 @@
  * scripts are not run, and the SQLite addon this checkout built is put in place of the one
  * better-sqlite3 would compile from source (80 s on this machine).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { stopServer, waitFor } from '../helpers/stdio.js';
+import { bareServe, stopServer } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -50,33 +50,14 @@ describe('the package', () => {
 
     const home = tempDir('collab-home-');
     const repo = gitRepo();
-    const env = { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: 'packed-client' };
-    const serve = spawn(bin, ['serve'], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    serve.stdout.on('data', (d) => {
-      out += d;
-    });
-    const send = (m: unknown) => serve.stdin.write(`${JSON.stringify(m)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'packed', version: '1' },
-      },
-    });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'collab_claim', arguments: { files: ['src/api.ts'], intent: 'from the package' } },
+    const env = { ...process.env, SESSION_COLLAB_HOME: home };
+    const serve = bareServe(repo, home, [process.execPath], {
+      cli: bin,
+      env: { CLAUDE_CODE_SESSION_ID: 'packed-client' },
     });
     try {
-      await waitFor(() => out.includes('"id":2'), 20_000, 'the installed serve to answer');
-      expect(out).toContain('Claimed src/api.ts');
+      const claimed = await serve.call('collab_claim', { files: ['src/api.ts'], intent: 'from the package' });
+      expect(claimed).toContain('Claimed src/api.ts');
       const hook = execFileSync(bin, ['hook', 'pre-tool-use'], {
         cwd: repo,
         env: { ...env, CLAUDE_CODE_SESSION_ID: '' },
@@ -91,8 +72,8 @@ describe('the package', () => {
       });
       expect(JSON.parse(hook)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
     } finally {
-      serve.stdin.end();
-      await new Promise((r) => serve.once('exit', r));
+      serve.child.stdin.end();
+      await serve.exit;
       await stopServer(home);
     }
   }, 120_000);

@@ -211,17 +211,17 @@ function responseId(line: string): unknown {
  * server, or sends what an SDK client would refuse to). It is initialized; `call` sends a tool
  * call and resolves with its response line; `exit` resolves with the exit code. `command` runs node
  * (e.g. behind `unshare`, to give the server its own mounts); `options` adds serve's arguments and
- * environment.
+ * environment, and `cli` another installed session-collab (a packed and installed copy).
  */
 export function bareServe(
   cwd: string,
   home: string,
   command: string[] = [process.execPath],
-  options: { args?: string[]; env?: Record<string, string> } = {},
+  options: { args?: string[]; env?: Record<string, string>; cli?: string } = {},
 ) {
   requireBuild();
   const [file, ...prefix] = command as [string, ...string[]];
-  const child = spawn(file, [...prefix, CLI, 'serve', ...(options.args ?? [])], {
+  const child = spawn(file, [...prefix, options.cli ?? CLI, 'serve', ...(options.args ?? [])], {
     cwd,
     env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
