@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   MAX_HELLO_BYTES,
   type RelayHello,
@@ -110,23 +110,40 @@ function startServer(home: string): Started {
   ])
     delete env[key];
   const started: Started = { stderr: '' };
+  // What the server writes to its standard error (a crash's stack) goes to a file of the home's
+  // logs, which outlives this relay; a server that exits at start is told by its tail.
+  const errors = join(home, 'logs', 'server-stderr.log');
+  let fd: number | 'ignore' = 'ignore';
+  try {
+    mkdirSync(dirname(errors), { recursive: true });
+    // Kept short: started afresh once over 1 MB.
+    fd = openSync(errors, existsSync(errors) && statSync(errors).size > 1_000_000 ? 'w' : 'a');
+  } catch {
+    fd = 'ignore';
+  }
   const child = spawn(process.execPath, [join(__dirname, 'cli.cjs'), 'hub', '--machine'], {
     cwd: homedir(),
     env,
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', fd],
   });
-  child.stderr?.on('data', (d: Buffer) => {
-    if (started.stderr.length < 8_000) started.stderr += d;
-  });
+  if (typeof fd === 'number') closeSync(fd);
+  const tail = () => {
+    try {
+      const text = readFileSync(errors, 'utf8');
+      return text.slice(-4_000);
+    } catch {
+      return '';
+    }
+  };
   child.once('error', (error) => {
     started.exit = error.message;
   });
   child.once('exit', (code, signal) => {
+    started.stderr = tail();
     started.exit = signal ?? `code ${code}`;
   });
   child.unref();
-  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
   return started;
 }
 

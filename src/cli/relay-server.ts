@@ -207,10 +207,14 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     // What the transport has not read yet holds the relay back.
     let tail = '';
     socket.on('data', (chunk: Buffer) => {
+      // Once the session is ending (its transport gave up on an oversized message), what the relay
+      // still sends is dropped: a write after the end would throw and stop the server for all.
+      if (input.writableEnded) return;
       if (!input.write(chunk)) socket.pause();
       tail = (tail + chunk.toString('latin1')).slice(-1024);
     });
     input.on('drain', () => socket.resume());
+    input.on('error', (error) => app.log.warn('relay.input_failed', { message: error.message }));
     let server: ReturnType<typeof createMcpServer> | undefined;
     const connection = new Connection(app, app.sessions, {
       cwd: hello.cwd,

@@ -4,7 +4,7 @@
  * SIGKILLed under load, relays racing to start it, a hub started by hand taking it over, and a home
  * where it cannot run.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bareServe, connectStdio, runCli, serverPid, stopServer, waitForExit } from '../helpers/stdio.js';
@@ -295,6 +295,7 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
         read_only: false,
         env: {},
       });
+    const server = serverPid(home);
     // The victim's relay pid, claimed by another connection: refused, nothing taken over.
     const taken = await talk([hello(victim.pid)]);
     expect(JSON.parse(taken.got.split('\n')[0]!)).toMatchObject({ ok: false, retry: true });
@@ -317,6 +318,13 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
       15_000,
     );
     expect(flood.closed).toBe(true);
+    // The server lived through it all (the same process, nothing written to its standard error).
+    expect(serverPid(home)).toBe(server);
+    expect(
+      existsSync(join(home, 'logs', 'server-stderr.log'))
+        ? readFileSync(join(home, 'logs', 'server-stderr.log'), 'utf8')
+        : '',
+    ).toBe('');
     expect(logSize() - before).toBeLessThan(200_000);
     const held = await victim.call<{ claims: Array<{ files: string[] }> }>('collab_claims_list');
     expect(held.claims.map((c) => c.files)).toEqual([['v.ts']]);
