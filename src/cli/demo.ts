@@ -14,6 +14,8 @@ import { homeAt } from '../app/home.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { Tool } from '../features/tool-context.js';
 import { startHub } from '../http/hub.js';
+import { processStartTime } from '../integrations/process-probe.js';
+import { processNamed } from '../integrations/process-tree.js';
 import { allTools, select } from '../mcp/registry.js';
 import { callTool } from '../mcp/server.js';
 import { bold, dim, green, yellow } from './format.js';
@@ -21,6 +23,8 @@ import { cliInvocation } from './invocation.js';
 
 export interface DemoOptions {
   fast?: boolean;
+  /** Seconds the dashboard stays up after the last step (default 60; 0 with `fast`). Ctrl-C ends it sooner. */
+  linger?: string | number;
   /** A home folder to run in (kept); default: a new one, removed at the end. */
   home?: string;
 }
@@ -36,28 +40,52 @@ const FILES: Record<string, string> = {
 };
 
 export async function demo(options: DemoOptions): Promise<void> {
-  const pause = (ms = PACE_MS) => new Promise((resolve) => setTimeout(resolve, options.fast ? 0 : ms));
+  // Ctrl-C (or SIGTERM) ends the demo at its next pause, and the folders still go.
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const wait = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (stop.signal.aborted) return reject(new Interrupted());
+      const timer = setTimeout(resolve, ms);
+      stop.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(new Interrupted());
+        },
+        { once: true },
+      );
+    });
+  const pause = (ms = PACE_MS) => wait(options.fast ? 0 : ms);
+  const linger = options.linger === undefined ? (options.fast ? 0 : 60) : Number(options.linger);
+  if (!Number.isFinite(linger) || linger < 0 || linger > 86_400)
+    throw new Error(`--linger: "${options.linger}" is not a number of seconds from 0 to 86400.`);
   const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'session-collab-demo-')));
   const repo = realpathSync(mkdtempSync(join(tmpdir(), 'session-collab-demo-repo-')));
   for (const [file, text] of Object.entries(FILES)) {
     mkdirSync(join(repo, file, '..'), { recursive: true });
     writeFileSync(join(repo, file), text);
   }
-  const git = (...args: string[]) =>
+  const git = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
     execFileSync('git', args, {
       cwd: repo,
       stdio: 'ignore',
       env: {
         ...process.env,
+        ...extra,
         GIT_AUTHOR_NAME: 'demo',
         GIT_AUTHOR_EMAIL: 'demo@example.invalid',
         GIT_COMMITTER_NAME: 'demo',
         GIT_COMMITTER_EMAIL: 'demo@example.invalid',
       },
     });
-  git('init', '-q');
-  git('add', '.');
-  git('commit', '-qm', 'the shop');
+  git(['init', '-q']);
+  git(['add', '.']);
+  // The shop was there before the agents came: an hour ago.
+  const before = `${Math.floor(Date.now() / 1000) - 3600} +0000`;
+  git(['commit', '-qm', 'the shop'], { GIT_AUTHOR_DATE: before, GIT_COMMITTER_DATE: before });
 
   const app = await App.open({ paths: homeAt(home) });
   const selection = await select(['collab', 'review', 'human'], { readOnly: false });
@@ -70,12 +98,16 @@ export async function demo(options: DemoOptions): Promise<void> {
     say(dim(`(its own home folder: ${home}; nothing of yours is touched)`));
     await pause(options.fast ? 0 : 8_000);
 
+    // The demo is each agent's client process; carol's client session id is the one her hook names.
+    const start = processStartTime(process.pid);
+    const me = start === null ? null : processNamed(process.pid, start);
     const agent = (name: string, client: string) => {
       const connection = new Connection(app, app.sessions, {
         cwd: repo,
         client: () => client,
         server: { pid: process.pid, start: null },
         name,
+        identity: () => ({ sessionId: `demo-${name}`, process: me }),
       });
       return async <T = Record<string, unknown>>(tool: string, args: Record<string, unknown>): Promise<T> => {
         const result = await callTool(app, connection, tools.get(tool)!, args);
@@ -107,20 +139,23 @@ export async function demo(options: DemoOptions): Promise<void> {
     say(`   bob claims src/** anyway ("format every file"): a ${yellow('collision')} on the dashboard.`);
     await pause();
 
-    // Carol's client runs the real PreToolUse hook before an edit, as init sets it up.
+    // Carol's client runs the real hooks around an edit, as init sets them up.
     const { command, args } = cliInvocation();
-    const hook = spawnSync(command, [...args, 'hook', 'pre-tool-use'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
-      input: JSON.stringify({
-        session_id: 'demo-carol',
+    const carolHook = (event: 'PreToolUse' | 'PostToolUse', file: string) =>
+      spawnSync(command, [...args, 'hook', event === 'PreToolUse' ? 'pre-tool-use' : 'post-tool-use'], {
         cwd: repo,
-        hook_event_name: 'PreToolUse',
-        tool_name: 'Edit',
-        tool_input: { file_path: join(repo, 'src/auth.ts'), old_string: 'user', new_string: 'user.trim()' },
-      }),
-      encoding: 'utf8',
-    });
+        env: { ...process.env, SESSION_COLLAB_HOME: home, CLAUDE_CODE_SESSION_ID: '' },
+        input: JSON.stringify({
+          session_id: 'demo-carol',
+          cwd: repo,
+          hook_event_name: event,
+          tool_name: 'Edit',
+          tool_input: { file_path: join(repo, file), old_string: 'shop', new_string: 'shop, with logins' },
+          ...(event === 'PostToolUse' ? { tool_response: { success: true } } : {}),
+        }),
+        encoding: 'utf8',
+      });
+    const hook = carolHook('PreToolUse', 'src/auth.ts');
     const decision = (() => {
       try {
         return (JSON.parse(hook.stdout) as { hookSpecificOutput?: { permissionDecision?: string } })
@@ -132,6 +167,10 @@ export async function demo(options: DemoOptions): Promise<void> {
     say(
       `4. carol's editor tries to change src/auth.ts: the hook says ${decision === 'deny' ? green('deny') : yellow(String(decision ?? hook.stderr.trim()))} (alice holds it).`,
     );
+    carolHook('PreToolUse', 'README.md');
+    writeFileSync(join(repo, 'README.md'), '# shop, with logins\n');
+    carolHook('PostToolUse', 'README.md');
+    say(`   carol edits README.md instead: nobody holds it, and her edit becomes her claim.`);
     await pause();
 
     await bob('collab_message_send', {
@@ -163,7 +202,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       else if (Date.now() >= deadline) {
         await app.human.answer(asked.question_id, 'yes', 'web', 'demo');
         say(dim('   (nobody answered: the demo answers "yes" for you)'));
-      } else await new Promise((resolve) => setTimeout(resolve, 500));
+      } else await wait(500);
     }
     say(`   alice gets the answer: ${green(answer)}.`);
     await pause();
@@ -176,16 +215,60 @@ export async function demo(options: DemoOptions): Promise<void> {
     });
     await bob('submit_review', {
       workItemId: work.id,
-      verdict: 'approve',
-      summary: 'Looks right; sign() is tested.',
+      verdict: 'request_changes',
+      summary: 'Names arrive with spaces from the form.',
+      suggestions: [
+        {
+          type: 'bug',
+          severity: 'major',
+          title: 'Trim the name before signing',
+          explanation: '" alice" and "alice" would get different tokens.',
+          location: { startLine: 2 },
+          currentContent: '  return sign(user);',
+          suggestedContent: '  return sign(user.trim());',
+        },
+      ],
     });
-    say(`7. alice submits her change for review; bob ${green('approves')} it.`);
-    say(`\nThat is the whole demo.${options.fast ? '' : ' The dashboard stays up for a minute.'}`);
-    await pause(60_000);
+    say(`7. alice submits her change for review; bob ${yellow('requests a change')} at line 2.`);
+    await pause();
+    const fixed = 'export function login(user: string): string {\n  return sign(user.trim());\n}\n';
+    await alice('update_work', {
+      workItemId: work.id,
+      content: fixed,
+      changeDescription: 'Trim the name, as bob suggested.',
+    });
+    await bob('submit_review', {
+      workItemId: work.id,
+      verdict: 'approve',
+      summary: 'Right; sign() is tested.',
+      suggestions: [
+        {
+          type: 'clarity',
+          severity: 'info',
+          title: 'Say what the token is',
+          explanation: 'A return type such as `Jwt` would tell callers.',
+          location: { startLine: 1 },
+        },
+      ],
+    });
+    writeFileSync(join(repo, 'src/auth.ts'), fixed);
+    git(['commit', '-qm', 'Login with JWT', 'src/auth.ts']);
+    say(`   alice sends version 2; bob ${green('approves')} it, and alice commits.`);
+    say(
+      `\nThat is the whole demo.${linger > 0 ? ` The dashboard stays up ${linger >= 120 ? `${Math.round(linger / 60)} minutes` : `${linger} s`} (Ctrl-C ends it).` : ''}`,
+    );
+    await wait(linger * 1000);
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error;
+    say('Stopped.');
   } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
     await hub.close();
     await app.close();
     rmSync(repo, { recursive: true, force: true });
     if (!options.home) rmSync(home, { recursive: true, force: true });
   }
 }
+
+class Interrupted extends Error {}

@@ -62,6 +62,10 @@ program
     'Watch three scripted agents share a repository on the dashboard (about a minute; its own home folder)',
   )
   .option('--fast', 'no pauses (what the tests run)')
+  .option(
+    '--linger <seconds>',
+    'keep the dashboard up this long after the last step (default 60; 0 with --fast)',
+  )
   .option('--home <dir>', 'run in this home folder and keep it (default: a new one, removed at the end)')
   .action(async (options) => (await hubCommands()).demo(options));
 

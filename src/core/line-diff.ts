@@ -192,3 +192,23 @@ export function lineHunks(before: string, after: string, maxEdits = MAX_DIFF_EDI
   }
   return out;
 }
+
+/** A line of a text as it reads against its previous version: kept, added (with its number), or removed. */
+export interface NumberedLine {
+  kind: ' ' | '+' | '-';
+  text: string;
+  /** Its number in the newer text; null for a removed line. */
+  line: number | null;
+}
+
+/** `after` line by line, with what `before` had in between as removed lines; null past `maxEdits`. */
+export function numberedLines(
+  before: string,
+  after: string,
+  maxEdits = MAX_DIFF_EDITS,
+): NumberedLine[] | null {
+  const ops = diffOps(lines(before), lines(after), maxEdits);
+  if (ops === null) return null;
+  let n = 0;
+  return ops.map((o) => ({ kind: o.kind, text: o.line, line: o.kind === '-' ? null : ++n }));
+}

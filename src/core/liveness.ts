@@ -8,7 +8,18 @@ export interface LivenessFacts {
   host: string;
   pid: number | null;
   pidStart: string | null;
+  /**
+   * Made by a hook, with no server of its own, and heard from only in its first moments: a hook run
+   * by hand, or a client that never came back. Its process (an ancestor found by walking up) may
+   * live on for days without being one.
+   */
+  heardOnlyAtStart?: boolean;
 }
+
+/** How long a session heard only at its start stays active without a word. */
+export const ONE_SHOT_SILENCE_MS = 2 * 60_000;
+/** Within this much of its start, a session's calls count as its start (heartbeats are written every 5 s). */
+export const START_MOMENT_MS = 5_000;
 
 export interface LivenessContext {
   now: number;
@@ -21,6 +32,7 @@ export interface LivenessContext {
 export function sessionState(s: LivenessFacts, ctx: LivenessContext): SessionState {
   if (s.status === 'ended') return 'ended';
   if (ctx.now - s.lastHeartbeat > ctx.inactiveAfterMs) return 'inactive';
+  if (s.heardOnlyAtStart && ctx.now - s.lastHeartbeat > ONE_SHOT_SILENCE_MS) return 'inactive';
   if (s.pid !== null && s.host === ctx.host && !ctx.processAlive(s.pid, s.pidStart)) return 'inactive';
   return 'active';
 }

@@ -24,6 +24,7 @@ import { SessionsStore } from './sessions-store.js';
 import { SightingsStore } from './sightings-store.js';
 import { type Dialect, postgresSql, type SqlDatabase, sqliteSql, type WriteScope } from './sql.js';
 import { TelegramStore } from './telegram-store.js';
+import { TimelineStore } from './timeline-store.js';
 import { WorkEventsStore } from './work-events-store.js';
 import { WorkItemsStore } from './work-items-store.js';
 
@@ -125,6 +126,9 @@ export class Store {
   }
   get dashboard(): DashboardStore {
     return this.module('dashboard', () => new DashboardStore(this.sql));
+  }
+  get timeline(): TimelineStore {
+    return this.module('timeline', () => new TimelineStore(this.sql));
   }
   get events(): EventsStore {
     return this.module('events', () => new EventsStore(this.sql));

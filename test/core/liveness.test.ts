@@ -36,6 +36,16 @@ describe('sessionState', () => {
     expect(sessionState(facts(), ctx({ processAlive: probe }))).toBe('inactive');
     expect(seen).toEqual([[42, '123']]);
   });
+  it('made by a hook and heard only at its start: active for 2 minutes of silence, then inactive', () => {
+    const now = 1_000_000_000;
+    const once = facts({ heardOnlyAtStart: true, lastHeartbeat: now - 119_000 });
+    expect(sessionState(once, ctx())).toBe('active');
+    expect(sessionState({ ...once, lastHeartbeat: now - 121_000 }, ctx())).toBe('inactive');
+    // Heard from again later, the 30 minutes hold as for any session.
+    expect(sessionState(facts({ heardOnlyAtStart: false, lastHeartbeat: now - 20 * 60_000 }), ctx())).toBe(
+      'active',
+    );
+  });
   it('a process on another host is not probed', () => {
     expect(sessionState(facts({ host: 'elsewhere' }), ctx({ processAlive: () => false }))).toBe('active');
   });

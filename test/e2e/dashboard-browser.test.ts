@@ -105,6 +105,11 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     await bob.call('collab_claim', { files: ['src/**'], intent: 'format everything' });
     await page.locator('li.claim.conflict', { hasText: 'format everything' }).waitFor({ timeout: 10_000 });
     await page.locator('#claims h2 .badge.conflict').waitFor();
+    // A glob is drawn as one pattern under its folder, saying what it matches; a lone file as one line.
+    const pattern = page.locator('#claims code.seg.glob');
+    expect(await pattern.textContent()).toBe('**');
+    expect(await pattern.getAttribute('title')).toBe('a pattern: everything under src/');
+    expect(await page.locator('#claims .seg', { hasText: 'docs/parser.md' }).count()).toBe(1);
     // Only where the two claims meet: alice's docs/parser.md collides with nothing.
     const alices = page.locator('li.claim', { hasText: 'refactor the parser' });
     expect(await alices.count()).toBe(2);

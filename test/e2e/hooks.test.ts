@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, keepOpen, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, hookClient } from '../helpers/stdio.js';
+import { connectStdio, hookClient, runCli } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 afterEach(closeHookClients);
@@ -265,6 +265,48 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
         });
       }
     }
+  });
+
+  it('a session a hook made and then never heard from (a hook run by hand) goes stale after 2 quiet minutes; one that works on stays alive', async () => {
+    const { home, repo, a, b } = await setup();
+    for (const [client, id] of [
+      [a, 'A-1'],
+      [b, 'B-1'],
+    ] as const)
+      expect(
+        (await client.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, id))).code,
+      ).toBe(0);
+    // A was heard at its start only, 3 minutes ago; B started as long ago and was heard again since.
+    const db = new Database(join(home, 'registry.db'));
+    const ago = (minutes: number) => Date.now() - minutes * 60_000;
+    db.prepare('UPDATE sessions SET created_at = ?, last_heartbeat = ? WHERE client_session_id = ?').run(
+      ago(3),
+      ago(3) + 1000,
+      'A-1',
+    );
+    db.prepare('UPDATE sessions SET created_at = ?, last_heartbeat = ? WHERE client_session_id = ?').run(
+      ago(10),
+      ago(3),
+      'B-1',
+    );
+    db.close();
+    const status = await runCli(home, ['status', '--json'], repo);
+    const listed = (
+      JSON.parse(status.stdout) as { projects: Array<{ sessions: Array<{ id: string; status: string }> }> }
+    ).projects.flatMap((p) => p.sessions);
+    const state = (clientId: string) => {
+      const id = sessionsIn(home).find((s) => s.client_session_id === clientId)!.id;
+      return listed.find((s) => s.id === id)?.status;
+    };
+    expect(state('A-1')).toBe('inactive');
+    expect(state('B-1')).toBe('active');
+    // Heard again, it is alive again.
+    await a.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'));
+    const again = JSON.parse((await runCli(home, ['status', '--json'], repo)).stdout) as {
+      projects: Array<{ sessions: Array<{ id: string; status: string }> }>;
+    };
+    const aId = sessionsIn(home).find((s) => s.client_session_id === 'A-1')!.id;
+    expect(again.projects.flatMap((p) => p.sessions).find((s) => s.id === aId)?.status).toBe('active');
   });
 
   it('fails safe: bad input or an unknown event allows, exits 0 and logs why', async () => {

@@ -8,6 +8,8 @@ import type { PairConflict } from '../changes/prediction-types.js';
 import type { ClaimView } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
+import { type Timeline, Timelines } from './timeline.js';
+import { type WorkView, workView } from './work-view.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** A repository is stored by its git folder; people know it by its worktree. */
@@ -62,6 +64,8 @@ export interface Board {
   /** Conflicts predicted between live sessions' uncommitted changes, per pair and file. */
   predicted: PairConflict[];
   questions: QuestionItem[];
+  /** Per session, a lane of what it did over the last hours. */
+  timeline: Timeline;
   messages: Array<{ id: string; from: string; to: string | null; content: string; at: string }>;
   decisions: Array<{
     id: string;
@@ -133,7 +137,11 @@ export const BOARD_LIMITS = { projects: 100, sessions: 100, claims: 500, conflic
  * reads, outside any transaction (a board may mix moments a few milliseconds apart).
  */
 export class DashboardViews {
-  constructor(private readonly app: Wiring) {}
+  private readonly timelines: Timelines;
+
+  constructor(private readonly app: Wiring) {
+    this.timelines = new Timelines(app);
+  }
 
   async projects(): Promise<ProjectLine[]> {
     return (await this.app.store.dashboard.projects(BOARD_LIMITS.projects)).map((p) => ({
@@ -257,6 +265,7 @@ export class DashboardViews {
       conflicts,
       predicted: (await app.changes.betweenSessions(projectId, BOARD_LIMITS.conflicts)).pairs,
       questions: await this.questions(projectId),
+      timeline: await this.timelines.of(projectId),
       messages: (await store.dashboard.messages(projectId, BOARD_LIMITS.lines)).map((m) => ({
         id: m.id,
         from: m.from_name,
@@ -292,17 +301,8 @@ export class DashboardViews {
     };
   }
 
-  /** A work item's conversation, as text; null when there is no such item. */
-  async conversation(workItemId: string): Promise<{ title: string; status: string; text: string } | null> {
-    const item = await this.app.store.workItems.get(workItemId);
-    if (!item) return null;
-    const { text } = (await this.app.reviews.conversation({
-      workItemId,
-      format: 'detailed',
-      limit: 200,
-    })) as {
-      text?: string;
-    };
-    return { title: item.title, status: item.status, text: text ?? '' };
+  /** A work item's page: its content against the previous version, reviews, suggestions at their lines. */
+  work(workItemId: string): Promise<WorkView | null> {
+    return workView(this.app, workItemId);
   }
 }

@@ -106,7 +106,12 @@ export class EventLog {
       }
       case 'review': {
         const w = await store.workItems.get(row.subject);
-        return w ? `${w.type} "${w.title}" v${w.version} is ${w.status}` : `a work item is ${row.op}`;
+        // Said as of this event (its op is the status it set), not as the item stands now.
+        if (!w) return `a work item is ${row.op.replace(/_/g, ' ')}`;
+        const what = `${w.type} "${w.title}"`;
+        if (row.op === 'pending_review') return `"${w.submitted_by_name}" asks for a review of ${what}`;
+        if (row.op === 'changes_requested') return `changes requested on ${what}`;
+        return `${what} is ${row.op.replace(/_/g, ' ')}`;
       }
       case 'notification': {
         // A held file changed behind every hook: said whole, with whom it was said to.

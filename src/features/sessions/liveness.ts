@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app/context.js';
-import { type SessionState, sessionState } from '../../core/liveness.js';
+import { type SessionState, START_MOMENT_MS, sessionState } from '../../core/liveness.js';
 import { processAlive } from '../../integrations/process-probe.js';
 
 /** The fields of a session row that its liveness depends on. */
@@ -9,6 +9,9 @@ export interface LivenessFields {
   host: string;
   pid: number | null;
   pid_start: string | null;
+  /** With these two, a session a hook made and that was heard only at its start goes quiet soon. */
+  server_pid?: number | null;
+  created_at?: number;
 }
 
 /** Liveness of a session row now, by the rules of core/liveness and this app's settings. */
@@ -20,6 +23,10 @@ export function stateOf(app: AppContext, session: LivenessFields): SessionState 
       host: session.host,
       pid: session.pid,
       pidStart: session.pid_start,
+      heardOnlyAtStart:
+        session.server_pid === null &&
+        session.created_at !== undefined &&
+        session.last_heartbeat - session.created_at < START_MOMENT_MS,
     },
     {
       now: app.now(),

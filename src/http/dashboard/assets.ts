@@ -120,6 +120,7 @@ ul.tree, ul.tree ul { list-style: none; padding-left: 14px; }
 ul.tree > li { padding-left: 0; }
 li.marked > .seg { color: var(--warn); font-weight: 600; }
 .seg { font-family: ui-monospace, monospace; }
+.seg.glob { border: 1px dashed var(--muted); border-radius: 4px; padding: 0 4px; }
 ul.lines { padding-left: 18px; }
 .text, .intent, blockquote { white-space: pre-wrap; word-break: break-word; }
 blockquote { margin: 4px 0; padding: 4px 10px; border-left: 3px solid var(--line); }
@@ -138,6 +139,32 @@ button.danger { color: var(--warn); }
 .activity ol { padding-left: 0; list-style: none; max-height: 320px; overflow-y: auto; font-size: .9em; }
 .activity li { border-bottom: 1px solid var(--line); padding: 2px 0; word-break: break-word; }
 .kind { font-size: .8em; color: var(--muted); }
+.timeline { display: block; overflow: visible; font-size: 11px; }
+.timeline .name { fill: currentColor; font-weight: 600; }
+.timeline .axis { fill: var(--muted); }
+.timeline .tick { stroke: var(--line); stroke-dasharray: 2 3; }
+.timeline .track { fill: #8882; }
+.timeline .lane.state-ended .track { fill: #8881; }
+.mark.kind-claim { fill: #3a7bd5; } .key.kind-claim::before { background: #3a7bd5; }
+.mark.kind-edit { fill: #8a5cd6; } .key.kind-edit::before { background: #8a5cd6; }
+.mark.kind-message { fill: #2a2; } .key.kind-message::before { background: #2a2; }
+.mark.kind-question { fill: #c80; } .key.kind-question::before { background: #c80; }
+.mark.kind-decision { fill: #0aa; } .key.kind-decision::before { background: #0aa; }
+.mark.kind-review { fill: #c4a; } .key.kind-review::before { background: #c4a; }
+.mark.kind-commit { stroke: currentColor; stroke-width: 2; } .key.kind-commit::before { background: currentColor; }
+.timeline .meeting line { stroke: var(--warn); stroke-width: 2; } .timeline .meeting circle { fill: none; stroke: var(--warn); stroke-width: 2; }
+.key.kind-meeting::before { background: var(--warn); }
+.legend { font-size: .8em; color: var(--muted); display: flex; flex-wrap: wrap; gap: 2px 12px; }
+.key::before { content: ""; display: inline-block; width: 9px; height: 9px; border-radius: 50%; margin-right: 4px; }
+.code { font: .85em/1.4 ui-monospace, monospace; border: 1px solid var(--line); border-radius: 4px; margin: 6px 0; }
+.ln { display: flex; } .ln .num { flex: 0 0 3.2em; text-align: right; padding-right: 6px; color: var(--muted); user-select: none; }
+.ln .sign { flex: 0 0 1.2em; user-select: none; } .ln .src { flex: 1; min-width: 0; white-space: pre-wrap; word-break: break-word; }
+.ln.add { background: #2a22; } .ln.del { background: #d332; }
+.at-line { padding: 4px 8px 4px 4.4em; border-top: 1px solid var(--line); border-bottom: 1px solid var(--line); }
+.suggestion { border-left: 3px solid var(--stale); padding: 2px 8px; margin: 6px 0; font-family: system-ui, sans-serif; font-size: 1.1em; }
+.suggestion.severity-critical, .suggestion.severity-major { border-left-color: var(--warn); }
+.badge.severity-critical, .badge.severity-major, .badge.verdict-request_changes { color: var(--warn); }
+.badge.verdict-approve, .badge.status-approved, .badge.status-merged { color: var(--ok); }
 pre.conversation { white-space: pre-wrap; word-break: break-word; }
 @media (max-width: 640px) {
   body { font-size: 14px; }
@@ -148,5 +175,6 @@ pre.conversation { white-space: pre-wrap; word-break: break-word; }
   td { border: 0; padding: 2px 0; }
   td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85em; }
   .scroll { overflow-x: visible; }
+  .timeline .mid { display: none; }
 }
 `;

@@ -8,7 +8,8 @@ import { readBody } from '../guards.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import type { EventFeed } from './event-feed.js';
 import { html } from './html.js';
-import { boardPage, messagePage, overviewPage, type PageContext, workPage } from './pages.js';
+import { boardPage, messagePage, overviewPage, type PageContext } from './pages.js';
+import { workPage } from './work-page.js';
 
 const COOKIE = 'sc_dashboard';
 /** Events a reconnecting page may have missed and still be caught up with, rather than reloaded. */
@@ -162,10 +163,10 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
   web.get('/work/:id', async (c) => {
     const csrf = await session(c);
     if (csrf instanceof Response) return csrf;
-    const work = await hub.views.conversation(c.req.param('id'));
+    const work = await hub.views.work(c.req.param('id'));
     if (!work)
       return c.html(messagePage('No such work item', html`<p><a href="/">All projects</a></p>`), 404);
-    return c.html(workPage(work, await pageContext(c, csrf, null)));
+    return c.html(workPage(work, await pageContext(c, csrf, work.project.id)));
   });
 
   web.get('/events', async (c) => {

@@ -11,6 +11,7 @@ import type {
 } from '../../features/hub/dashboard-views.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
 import { type Html, html } from './html.js';
+import { timelineSection } from './timeline-section.js';
 
 /** What every page knows: the CSRF token its forms carry, where they come back to, and the feed position. */
 export interface PageContext {
@@ -183,8 +184,21 @@ since ${when(c.created_at)}: <span class="intent">${c.intent}</span>
 </li>`;
 }
 
+/** What a glob node matches, in words, for its hover title. */
+function globMeaning(node: TreeNode<ClaimItem>): string {
+  const folder = node.path.slice(0, node.path.length - node.name.length).replace(/\/$/, '');
+  const where = folder ? `${folder}/` : 'the repository';
+  if (node.name === '**') return `a pattern: everything under ${where}`;
+  if (node.name === '*') return `a pattern: every file directly in ${where}`;
+  return `a pattern: files under ${where} matching ${node.name}`;
+}
+
 function treeNode(node: TreeNode<ClaimItem>, ctx: PageContext): Html {
-  return html`<li class="${node.marked ? 'marked' : ''}"><span class="seg">${node.name}${node.children.length > 0 ? '/' : ''}</span>
+  return html`<li class="${node.marked ? 'marked' : ''}">${
+    node.glob
+      ? html`<code class="seg glob" title="${globMeaning(node)}">${node.name}</code>`
+      : html`<span class="seg">${node.name}${node.children.length > 0 ? '/' : ''}</span>`
+  }
 ${node.items.length > 0 ? html`<ul class="claims">${node.items.map((c) => claimLine(c, ctx))}</ul>` : ''}
 ${node.children.length > 0 ? html`<ul>${node.children.map((c) => treeNode(c, ctx))}</ul>` : ''}</li>`;
 }
@@ -199,6 +213,7 @@ ${questions(board.questions, ctx, false)}
 <section data-live="sessions" id="sessions"><h2>Sessions</h2>
 ${board.sessions.length === 0 ? html`<p class="muted">No sessions.</p>` : sessionTables(board.sessions, ctx)}
 </section>
+${timelineSection(board.timeline)}
 <section data-live="claims" id="claims"><h2>Claims (${board.claims.length})${board.conflicts.length > 0 ? html` <span class="badge conflict">${board.conflicts.length} collision${board.conflicts.length === 1 ? '' : 's'}</span>` : ''}</h2>
 ${
   board.conflicts.length > 0
@@ -258,14 +273,6 @@ ${
       )}</ul>`
 }
 </section>`,
-  );
-}
-
-export function workPage(work: { title: string; status: string; text: string }, ctx: PageContext): string {
-  return layout(
-    work.title,
-    ctx,
-    html`<h1>${work.title}</h1><p><span class="badge">${work.status}</span></p><pre class="conversation">${work.text}</pre>`,
   );
 }
 
