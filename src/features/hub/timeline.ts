@@ -173,23 +173,27 @@ export class Timelines {
       files.some((f) => --budget > 0 && targetsMeet(h.pattern, f) !== null);
     read.forEach((worktree, i) => {
       for (const commit of found[i]!) {
-        // Reflog times are whole seconds: a commit in a session's first second is still its own.
-        const working = sessions.filter((s) => {
-          const lane = lanes.get(s.id);
-          return s.worktree === worktree && lane && commit.at >= lane.from - 1000 && commit.at <= lane.to;
-        });
-        // Reflog times are whole seconds: the commit happened within [at, at + 1 s). Who still held a
-        // file it changed after that second wins over who let it go within it.
-        const holding = (s: { id: string }, until: number) =>
+        // Reflog times are whole seconds: the commit happened within [at, at + 1 s).
+        const holding = (s: { id: string }, from: number, until: number) =>
           (bySession.get(s.id) ?? []).some(
             (h) =>
-              (h.added_at ?? h.created_at) < commit.at + 1000 &&
-              spanEnd(h, now) >= until &&
-              touched(h, commit.files),
+              (h.added_at ?? h.created_at) < from && spanEnd(h, now) >= until && touched(h, commit.files),
           );
+        // Working there then: surely (started before that second), or maybe (within it), and then
+        // only a session that already held a file the commit changed.
+        const working = sessions.filter((s) => {
+          const lane = lanes.get(s.id);
+          if (s.worktree !== worktree || !lane || lane.from >= commit.at + 1000 || commit.at > lane.to)
+            return false;
+          return lane.from <= commit.at || holding(s, commit.at + 1, commit.at);
+        });
+        // Who still held a file it changed after that second wins over who let it go within it.
         const shared = working.length > 1;
-        const still = shared ? working.filter((s) => holding(s, commit.at + 1000)) : [];
-        const holders = still.length > 0 || !shared ? still : working.filter((s) => holding(s, commit.at));
+        const still = shared ? working.filter((s) => holding(s, commit.at + 1000, commit.at + 1000)) : [];
+        const holders =
+          still.length > 0 || !shared
+            ? still
+            : working.filter((s) => holding(s, commit.at + 1000, commit.at));
         for (const s of holders.length > 0 ? holders : working)
           lanes.get(s.id)!.marks.push({
             kind: 'commit',
