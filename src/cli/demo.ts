@@ -48,15 +48,15 @@ export async function demo(options: DemoOptions): Promise<void> {
   const wait = (ms: number) =>
     new Promise<void>((resolve, reject) => {
       if (stop.signal.aborted) return reject(new Interrupted());
-      const timer = setTimeout(resolve, ms);
-      stop.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          reject(new Interrupted());
-        },
-        { once: true },
-      );
+      const abort = () => {
+        clearTimeout(timer);
+        reject(new Interrupted());
+      };
+      const timer = setTimeout(() => {
+        stop.signal.removeEventListener('abort', abort);
+        resolve();
+      }, ms);
+      stop.signal.addEventListener('abort', abort, { once: true });
     });
   const pause = (ms = PACE_MS) => wait(options.fast ? 0 : ms);
   const linger = options.linger === undefined ? (options.fast ? 0 : 60) : Number(options.linger);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { everyToolset } from '../../src/mcp/registry.js';
 import { renderToolDocs, replaceToolDocs } from '../../src/mcp/tool-docs.js';
@@ -12,16 +12,26 @@ describe('README', () => {
     expect(replaceToolDocs(tools, renderToolDocs(await everyToolset()))).toBe(tools);
   });
 
-  it('documents every config key and error code', async () => {
-    const { CONFIG_KEYS } = await import('../../src/app/config.js');
-    const { ERROR_CODES } = await import('../../src/core/errors.js');
-    for (const key of CONFIG_KEYS) expect(readme).toContain(`\`${key}\``);
-    for (const code of Object.keys(ERROR_CODES)) expect(readme).toContain(`\`${code}\``);
+  it('reads in one sitting: about 300 lines, each page it leads to there', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(320);
+    for (const [, page] of readme.matchAll(/\]\((docs\/[^)#]+)\)/g))
+      expect(existsSync(new URL(`../../${page}`, import.meta.url)), page).toBe(true);
   });
 
-  it('quotes the rules `init` writes exactly, in a block of their own', async () => {
+  it('leads to a reference that documents every config key and error code', async () => {
+    expect(readme).toContain('(docs/reference.md)');
+    const reference = readFileSync(new URL('../../docs/reference.md', import.meta.url), 'utf8');
+    const { CONFIG_KEYS } = await import('../../src/app/config.js');
+    const { ERROR_CODES } = await import('../../src/core/errors.js');
+    for (const key of CONFIG_KEYS) expect(reference).toContain(`\`${key}\``);
+    for (const code of Object.keys(ERROR_CODES)) expect(reference).toContain(`\`${code}\``);
+  });
+
+  it('leads to the setup page, which quotes the rules `init` writes exactly, in a block of their own', async () => {
+    expect(readme).toContain('(docs/setup.md)');
+    const setup = readFileSync(new URL('../../docs/setup.md', import.meta.url), 'utf8');
     const { COLLABORATION_RULES } = await import('../../src/integrations/client-setup.js');
-    const block = readme.match(/\n```markdown\n([\s\S]*?)\n```\n/)?.[1];
+    const block = setup.match(/\n```markdown\n([\s\S]*?)\n```\n/)?.[1];
     expect(block).toBe(COLLABORATION_RULES.trim());
   });
 

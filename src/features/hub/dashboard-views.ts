@@ -17,6 +17,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export interface ProjectLine {
   id: string;
   root: string;
+  /** `named`: a project of the review workflow made by id, not a repository (it has no sessions of its own). */
+  kind: string;
   sessions: number;
   claims: number;
   questions: number;
@@ -147,6 +149,7 @@ export class DashboardViews {
     return (await this.app.store.dashboard.projects(BOARD_LIMITS.projects)).map((p) => ({
       id: p.id,
       root: projectLabel(p),
+      kind: p.kind,
       sessions: p.sessions,
       claims: p.claims,
       questions: p.questions,

@@ -134,7 +134,7 @@ ${
     : html`<div class="scroll"><table><thead><tr><th>Project</th><th>Live sessions</th><th>Active claims</th><th>Questions</th></tr></thead><tbody>
 ${projects.map(
   (p) =>
-    html`<tr><td data-label="Project"><a href="/projects/${p.id}">${p.root}</a></td><td data-label="Live sessions">${p.sessions}</td><td data-label="Active claims">${p.claims}</td><td data-label="Questions">${p.questions}</td></tr>`,
+    html`<tr><td data-label="Project"><a href="/projects/${p.id}">${p.root}</a>${p.kind === 'named' ? html` <span class="badge" title="a project of the review workflow, made by id: its work items are reviewed there">review project</span>` : ''}</td><td data-label="Live sessions">${p.kind === 'named' ? '\u2014' : p.sessions}</td><td data-label="Active claims">${p.claims}</td><td data-label="Questions">${p.questions}</td></tr>`,
 )}</tbody></table></div>`
 }
 </section>
