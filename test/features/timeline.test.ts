@@ -80,7 +80,9 @@ describe('the timeline of a project', () => {
     const drawn = lane(t, 'a').marks.filter((m) => m.kind === 'claim');
     expect(drawn.length).toBeGreaterThan(0);
     // The newest claim, of 300 files, is one mark naming five and how many more.
-    expect(drawn.find((m) => m.text.endsWith('batch 3'))!.text).toMatch(/^3\/lib\/m0\.ts, .* \+295: batch 3$/);
+    expect(drawn.find((m) => m.text.endsWith('batch 3'))!.text).toMatch(
+      /^3\/lib\/m0\.ts, .* \+295: batch 3$/,
+    );
     expect(t.meetings.length).toBeGreaterThan(0);
     expect(t.meetings.length).toBeLessThanOrEqual(TIMELINE_LIMITS.meetings);
     await Promise.all([a, b].map((c) => c!.close()));
