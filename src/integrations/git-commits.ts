@@ -1,4 +1,7 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { gitOutputAsync } from './git.js';
+import { locateFolder } from './git-repo.js';
 
 export interface CommitMade {
   /** When HEAD moved to it, in ms (whole seconds). */
@@ -12,6 +15,21 @@ export interface CommitMade {
 
 const SUBJECT_CHARS = 200;
 const FILES = 50;
+/** Worktrees whose last reading is kept, to answer again while their reflog has not changed. */
+const CACHED = 100;
+
+/** Per worktree: the reflog's size and time when read, and what was read then (since `since`). */
+const readings = new Map<string, { stamp: string; since: number; limit: number; commits: CommitMade[] }>();
+
+/** The size and time of a worktree's HEAD reflog: unchanged, so are its commits. Null when unreadable. */
+function reflogStamp(worktree: string): string | null {
+  try {
+    const log = statSync(join(locateFolder(worktree).gitDir, 'logs', 'HEAD'));
+    return `${log.size}:${log.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The commits made in one worktree since `since`, newest first, at most `limit`: read from its
@@ -19,6 +37,21 @@ const FILES = 50;
  * A folder that is gone or not a repository has none.
  */
 export async function commitsMadeIn(worktree: string, since: number, limit: number): Promise<CommitMade[]> {
+  // A dashboard draws the timeline again on every change: git runs only when the reflog moved.
+  const stamp = reflogStamp(worktree);
+  const kept = readings.get(worktree);
+  if (stamp !== null && kept?.stamp === stamp && kept.since <= since && kept.limit >= limit)
+    return kept.commits.filter((c) => c.at >= since).slice(0, limit);
+  const commits = await readCommits(worktree, since, limit);
+  if (stamp !== null) {
+    readings.delete(worktree);
+    readings.set(worktree, { stamp, since, limit, commits });
+    if (readings.size > CACHED) readings.delete(readings.keys().next().value!);
+  }
+  return commits;
+}
+
+async function readCommits(worktree: string, since: number, limit: number): Promise<CommitMade[]> {
   let out: string;
   try {
     out = await gitOutputAsync(

@@ -45,6 +45,9 @@ export interface LivePattern {
   host: string;
   pid: number | null;
   pid_start: string | null;
+  /** With the session's start: whether a session only a hook made went quiet (`stateOf`). */
+  server_pid: number | null;
+  session_created_at: number;
 }
 
 /** A pattern as it was claimed, live or not (`patternsEverAt`). */
@@ -65,7 +68,8 @@ export interface PastPattern {
 
 const LIVE_PATTERN_COLUMNS = `f.claim_id, f.pattern, c.source, c.intent, c.scope, c.exclusive, c.created_at,
   COALESCE(f.added_at, c.created_at) AS added_at, c.expires_at,
-  s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start`;
+  s.id AS session_id, s.name AS session_name, s.status AS session_status, s.last_heartbeat, s.host, s.pid, s.pid_start,
+  s.server_pid, s.created_at AS session_created_at`;
 
 /** The live patterns of a project (the first parameter): narrowed further by each statement. */
 const LIVE = `SELECT ${LIVE_PATTERN_COLUMNS}

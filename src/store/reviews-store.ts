@@ -115,6 +115,35 @@ export class ReviewsStore {
     );
   }
 
+  /** The newest `limit` suggestions on a work item, and how many it has in all. */
+  async recentSuggestions(
+    workItemId: string,
+    limit: number,
+  ): Promise<{ rows: SuggestionRow[]; total: number }> {
+    const rows = await this.sql.all<SuggestionRow>(
+      'SELECT * FROM suggestions WHERE work_item_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?',
+      [workItemId, limit],
+    );
+    const count = await this.sql.get<{ n: number }>(
+      'SELECT count(*) AS n FROM suggestions WHERE work_item_id = ?',
+      [workItemId],
+    );
+    return { rows: rows.reverse(), total: Number(count!.n) };
+  }
+
+  /** The newest `limit` reviews of a work item, oldest first, and how many it has in all. */
+  async recentOfItem(workItemId: string, limit: number): Promise<{ rows: ReviewRow[]; total: number }> {
+    const rows = await this.sql.all<ReviewRow>(
+      'SELECT * FROM reviews WHERE work_item_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?',
+      [workItemId, limit],
+    );
+    const count = await this.sql.get<{ n: number }>(
+      'SELECT count(*) AS n FROM reviews WHERE work_item_id = ?',
+      [workItemId],
+    );
+    return { rows: rows.reverse(), total: Number(count!.n) };
+  }
+
   async resolve(
     id: string,
     status: SuggestionStatus,

@@ -17,6 +17,19 @@ export interface ClaimSpan {
   active: number;
 }
 
+/** Held claims first, then the newest released. */
+const CLAIM_ORDER = "CASE WHEN c.status = 'active' THEN 0 ELSE 1 END, c.created_at DESC, c.id";
+
+export interface ClaimFileRow {
+  claim_id: string;
+  pattern: string;
+  added_at: number | null;
+  active: number;
+}
+
+/** A claim as the timeline draws it: when it was held, and how many files it has. */
+export type ClaimRowSpan = Omit<ClaimSpan, 'pattern' | 'added_at' | 'active'> & { files: number };
+
 /** Something a session did at one moment: sent a message, asked, decided, submitted for review. */
 export interface SessionMoment {
   session_id: string;
@@ -44,14 +57,31 @@ export class TimelineStore {
     );
   }
 
-  claimSpans(projectId: string, since: number, limit: number): Promise<ClaimSpan[]> {
-    return this.sql.all<ClaimSpan>(
+  /**
+   * Claims held at some point since `since`: those still held first (whatever their age), then the
+   * newest released; each with how many files it has.
+   */
+  claims(projectId: string, since: number, limit: number): Promise<ClaimRowSpan[]> {
+    return this.sql.all<ClaimRowSpan>(
       `SELECT c.id AS claim_id, c.session_id, c.source, c.intent, c.status, c.created_at, c.released_at,
-         c.updated_at, f.pattern, f.added_at, f.active
-       FROM claims c JOIN claim_files f ON f.claim_id = c.id
+         c.updated_at, (SELECT count(*) FROM claim_files f WHERE f.claim_id = c.id) AS files
+       FROM claims c
        WHERE c.project_id = ? AND (c.released_at IS NULL OR c.released_at >= ?)
-       ORDER BY c.created_at DESC LIMIT ?`,
+       ORDER BY ${CLAIM_ORDER} LIMIT ?`,
       [projectId, since, limit],
+    );
+  }
+
+  /** The files of these claims, at most `perClaim` of each (the first by name). */
+  files(claimIds: string[], perClaim: number): Promise<ClaimFileRow[]> {
+    if (claimIds.length === 0) return Promise.resolve([]);
+    return this.sql.all<ClaimFileRow>(
+      `SELECT claim_id, pattern, added_at, active FROM (
+         SELECT f.claim_id, f.pattern, f.added_at, f.active,
+           row_number() OVER (PARTITION BY f.claim_id ORDER BY f.pattern) AS n
+         FROM claim_files f WHERE f.claim_id IN (${claimIds.map(() => '?').join(', ')})) AS numbered
+       WHERE n <= ?`,
+      [...claimIds, perClaim],
     );
   }
 

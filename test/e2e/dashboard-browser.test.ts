@@ -126,6 +126,15 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
       .locator('#feed li', { hasText: 'decided (naming): Tabs, not spaces' })
       .waitFor({ timeout: 10_000 });
     expect(await page.locator('#feed li[data-kind="notification"]').count()).toBe(0);
+    // A broadcast reaches every other session as a notification, and is one line for the person.
+    await alice.call('collab_message_send', { content: 'Lunch: pausing for an hour' });
+    await page
+      .locator('#feed li', { hasText: 'Lunch: pausing for an hour' })
+      .first()
+      .waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(500);
+    expect(await page.locator('#feed li', { hasText: 'Lunch: pausing for an hour' }).count()).toBe(1);
+    expect(await page.locator('#feed li[data-kind="notification"]').count()).toBe(0);
     // The same page: no reload happened.
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     await shot(page, 'board');

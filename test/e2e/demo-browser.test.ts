@@ -124,6 +124,7 @@ describe.skipIf(!available)('the demo, watched in a real browser', () => {
       new URL(pages.board).pathname,
     );
 
+    pages.missing = new URL('/projects/no-such-project', page.url()).href;
     for (const width of WIDTHS)
       for (const [name, url] of Object.entries(pages)) {
         await page.setViewportSize({ width, height: 900 });

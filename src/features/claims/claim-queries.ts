@@ -251,6 +251,8 @@ export class ClaimQueries {
         host: row.host,
         pid: row.pid,
         pid_start: row.pid_start,
+        server_pid: row.server_pid,
+        created_at: row.session_created_at,
       });
       states.set(row.session_id, state);
     }

@@ -1,4 +1,5 @@
 import { targetsMeet } from '../../core/claim-target.js';
+import { inline } from '../../core/fence.js';
 import type { SessionState } from '../../core/liveness.js';
 import { commitsMadeIn } from '../../integrations/git-commits.js';
 import type { ClaimSpan } from '../../store/timeline-store.js';
@@ -31,7 +32,9 @@ export interface TimelineMeeting {
   at: number;
   a: { session_id: string; name: string };
   b: { session_id: string; name: string };
+  /** The first place they met, and how many other places (files, functions) they met in. */
   target: string;
+  more: number;
 }
 
 export interface Timeline {
@@ -49,7 +52,9 @@ const SHORTEST_MS = 60_000;
 
 export const TIMELINE_LIMITS = {
   lanes: 30,
-  spans: 1_000,
+  claims: 300,
+  /** Files of those claims read in all, shared among them. */
+  spans: 3_000,
   moments: 300,
   commitsPerCopy: 50,
   copies: 20,
@@ -57,8 +62,6 @@ export const TIMELINE_LIMITS = {
   comparisons: 20_000,
   meetings: 100,
 } as const;
-
-const ellipsis = (text: string, chars = 120) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
 
 /**
  * Per session, a lane over the last hours: its claims held, files edited, messages, questions,
@@ -87,14 +90,23 @@ export class Timelines {
         marks: [],
       });
     }
-    const spans = await timeline.claimSpans(projectId, since, L.spans);
+    const claims = await timeline.claims(projectId, since, L.claims);
+    // Each claim gets its share of the files read, so a huge one cannot crowd out the others.
+    const perClaim = Math.max(5, Math.floor(L.spans / Math.max(1, claims.length)));
+    const files = await timeline.files(
+      claims.map((c) => c.claim_id),
+      perClaim,
+    );
+    const claimOf = new Map(claims.map((c) => [c.claim_id, c]));
+    const spans: ClaimSpan[] = files.map((f) => ({ ...claimOf.get(f.claim_id)!, ...f }));
     const [messages, questions, decisions, reviews] = await Promise.all([
       timeline.messages(projectId, since, L.moments),
       timeline.questions(projectId, since, L.moments),
       timeline.decisions(projectId, since, L.moments),
       timeline.reviews(projectId, since, L.moments),
     ]);
-    let cut = sessions.length === L.lanes || spans.length === L.spans;
+    let cut =
+      sessions.length === L.lanes || claims.length === L.claims || claims.some((c) => c.files > perClaim);
     const add = (sessionId: string, mark: TimelineMark) => lanes.get(sessionId)?.marks.push(mark);
 
     const held = new Map<string, ClaimSpan[]>();
@@ -103,24 +115,23 @@ export class Timelines {
       list.push(span);
       held.set(span.claim_id, list);
     }
-    for (const files of held.values()) {
-      const first = files[0]!;
-      const until = spanEnd(first, now);
-      if (first.source === 'edit') {
-        for (const f of files)
-          add(first.session_id, {
+    for (const claim of claims) {
+      const its = (held.get(claim.claim_id) ?? []).sort((p, q) => p.pattern.localeCompare(q.pattern));
+      if (claim.source === 'edit') {
+        for (const f of its)
+          add(claim.session_id, {
             kind: 'edit',
             at: f.added_at ?? f.created_at,
             until: null,
             text: f.pattern,
           });
       } else {
-        const names = files.map((f) => f.pattern);
-        add(first.session_id, {
+        const names = its.slice(0, 5).map((f) => f.pattern);
+        add(claim.session_id, {
           kind: 'claim',
-          at: first.created_at,
-          until,
-          text: `${ellipsis(names.slice(0, 5).join(', '), 200)}${names.length > 5 ? ` +${names.length - 5}` : ''}: ${ellipsis(first.intent)}`,
+          at: claim.created_at,
+          until: spanEnd(claim, now),
+          text: `${inline(names.join(', '), 200)}${claim.files > names.length ? ` +${claim.files - names.length}` : ''}: ${inline(claim.intent)}`,
         });
       }
     }
@@ -129,14 +140,14 @@ export class Timelines {
         kind: 'message',
         at: m.at,
         until: null,
-        text: `to ${m.to_name ?? 'everyone'}: ${ellipsis(m.text)}`,
+        text: `to ${m.to_name ?? 'everyone'}: ${inline(m.text)}`,
       });
     for (const q of questions)
-      add(q.session_id, { kind: 'question', at: q.at, until: q.until ?? now, text: ellipsis(q.text) });
+      add(q.session_id, { kind: 'question', at: q.at, until: q.until ?? now, text: inline(q.text) });
     for (const d of decisions)
-      add(d.session_id, { kind: 'decision', at: d.at, until: null, text: ellipsis(d.text) });
+      add(d.session_id, { kind: 'decision', at: d.at, until: null, text: inline(d.text) });
     for (const w of reviews)
-      add(w.session_id, { kind: 'review', at: w.at, until: null, text: ellipsis(w.text) });
+      add(w.session_id, { kind: 'review', at: w.at, until: null, text: inline(w.text) });
     cut = (await this.addCommits(sessions, lanes, spans, since)) || cut;
 
     const laneList = [...lanes.values()].sort((a, b) => a.from - b.from || a.name.localeCompare(b.name));
@@ -168,11 +179,13 @@ export class Timelines {
       if (list) list.push(h);
       else bySession.set(h.session_id, [h]);
     }
-    let budget: number = L.comparisons;
+    // Per commit, a bounded number of comparisons of held patterns with the files it changed.
+    let budget = 0;
     const touched = (h: ClaimSpan, files: string[]) =>
       files.some((f) => --budget > 0 && targetsMeet(h.pattern, f) !== null);
     read.forEach((worktree, i) => {
       for (const commit of found[i]!) {
+        budget = L.comparisons / L.commitsPerCopy;
         // Reflog times are whole seconds: the commit happened within [at, at + 1 s).
         const holding = (s: { id: string }, from: number, until: number) =>
           (bySession.get(s.id) ?? []).some(
@@ -199,7 +212,7 @@ export class Timelines {
             kind: 'commit',
             at: commit.at,
             until: null,
-            text: `${commit.hash} ${ellipsis(commit.subject.replace(/^commit[^:]*: /, ''))}`,
+            text: `${commit.hash} ${inline(commit.subject.replace(/^commit[^:]*: /, ''))}`,
           });
       }
     });
@@ -207,43 +220,62 @@ export class Timelines {
   }
 }
 
-function spanEnd(span: ClaimSpan, now: number): number {
+function spanEnd(span: Pick<ClaimSpan, 'released_at' | 'status' | 'updated_at'>, now: number): number {
   if (span.released_at !== null) return span.released_at;
   return span.status === 'active' ? now : span.updated_at;
 }
 
 /**
- * Where two sessions' claims or edits reached the same code while both were held: the later of
- * their starts, once per pair and target. Bounded by `comparisons`.
+ * Where two sessions' claims or edits reached the same code while both were held: per pair of
+ * sessions, the first such moment (the later of the two starts) and how many other places they met.
+ * Each pair gets its share of `comparisons`, so one busy pair cannot hide the others.
  */
 function meetings(spans: ClaimSpan[], lanes: Map<string, TimelineLane>, now: number): TimelineMeeting[] {
   const L = TIMELINE_LIMITS;
-  const found = new Map<string, TimelineMeeting>();
-  const live = spans.filter((s) => lanes.has(s.session_id) && (s.active === 1 || s.status !== 'active'));
-  let comparisons = 0;
-  for (let i = 0; i < live.length; i++) {
-    const a = live[i]!;
-    const aFrom = a.added_at ?? a.created_at;
-    for (let j = i + 1; j < live.length; j++) {
-      const b = live[j]!;
-      if (a.session_id === b.session_id) continue;
-      if (++comparisons > L.comparisons || found.size === L.meetings) return [...found.values()];
-      const bFrom = b.added_at ?? b.created_at;
-      if (aFrom > spanEnd(b, now) || bFrom > spanEnd(a, now)) continue;
-      const target = targetsMeet(a.pattern, b.pattern);
-      if (target === null) continue;
-      // Named in the order the lanes are drawn: who started first, first.
-      const la = lanes.get(a.session_id)!;
-      const lb = lanes.get(b.session_id)!;
-      const first = la.from < lb.from || (la.from === lb.from && la.name <= lb.name);
-      const [x, y] = first ? [a, b] : [b, a];
-      const key = `${x.session_id}\0${y.session_id}\0${target}`;
-      const at = Math.max(aFrom, bFrom);
-      const seen = found.get(key);
-      if (seen && seen.at <= at) continue;
-      const who = (s: ClaimSpan) => ({ session_id: s.session_id, name: lanes.get(s.session_id)!.name });
-      found.set(key, { at, a: who(x), b: who(y), target });
-    }
+  const bySession = new Map<string, ClaimSpan[]>();
+  for (const s of spans) {
+    if (!lanes.has(s.session_id) || (s.active !== 1 && s.status === 'active')) continue;
+    const list = bySession.get(s.session_id);
+    if (list) list.push(s);
+    else bySession.set(s.session_id, [s]);
   }
-  return [...found.values()].sort((p, q) => p.at - q.at);
+  // Named in the order the lanes are drawn: who started first, first.
+  const ids = [...bySession.keys()].sort((p, q) => {
+    const a = lanes.get(p)!;
+    const b = lanes.get(q)!;
+    return a.from - b.from || a.name.localeCompare(b.name);
+  });
+  const pairs = (ids.length * (ids.length - 1)) / 2;
+  const share = Math.max(200, Math.floor(L.comparisons / Math.max(1, pairs)));
+  const found: TimelineMeeting[] = [];
+  for (let i = 0; i < ids.length; i++)
+    for (let j = i + 1; j < ids.length; j++) {
+      let budget = share;
+      let first: { at: number; target: string } | null = null;
+      const places = new Set<string>();
+      for (const a of bySession.get(ids[i]!)!) {
+        const aFrom = a.added_at ?? a.created_at;
+        for (const b of bySession.get(ids[j]!)!) {
+          if (--budget < 0) break;
+          const bFrom = b.added_at ?? b.created_at;
+          if (aFrom > spanEnd(b, now) || bFrom > spanEnd(a, now)) continue;
+          const target = targetsMeet(a.pattern, b.pattern);
+          if (target === null) continue;
+          places.add(target);
+          const at = Math.max(aFrom, bFrom);
+          if (first === null || at < first.at) first = { at, target };
+        }
+        if (budget < 0) break;
+      }
+      if (first === null) continue;
+      const who = (id: string) => ({ session_id: id, name: lanes.get(id)!.name });
+      found.push({
+        at: first.at,
+        a: who(ids[i]!),
+        b: who(ids[j]!),
+        target: first.target,
+        more: places.size - 1,
+      });
+    }
+  return found.sort((p, q) => p.at - q.at).slice(0, L.meetings);
 }

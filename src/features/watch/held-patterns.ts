@@ -32,7 +32,10 @@ export async function heldPatterns(
     if (rows.length === MAX_PATTERNS) capped();
     const list: Held[] = [];
     for (const row of rows) {
-      if (stateOf(app, { ...row, status: row.session_status }) !== 'active') continue;
+      if (
+        stateOf(app, { ...row, status: row.session_status, created_at: row.session_created_at }) !== 'active'
+      )
+        continue;
       const path = pathOf(row.pattern);
       const literal = !isGlob(path);
       list.push({

@@ -94,7 +94,7 @@ export const DASHBOARD_JS = `(() => {
 
 export const DASHBOARD_CSS = `:root { color-scheme: light dark; --muted: #777; --line: #8884; --warn: #d33; --ok: #2a2; --stale: #c80; }
 * { box-sizing: border-box; }
-body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 12px 40px; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 0 12px 40px; overflow-wrap: anywhere; }
 header { display: flex; gap: 10px; align-items: baseline; padding: 10px 0; border-bottom: 1px solid var(--line); }
 .brand { font-weight: 700; text-decoration: none; color: inherit; }
 .muted, small { color: var(--muted); }
@@ -139,7 +139,7 @@ button.danger { color: var(--warn); }
 .activity ol { padding-left: 0; list-style: none; max-height: 320px; overflow-y: auto; font-size: .9em; }
 .activity li { border-bottom: 1px solid var(--line); padding: 2px 0; word-break: break-word; }
 .kind { font-size: .8em; color: var(--muted); }
-.timeline { display: block; overflow: visible; font-size: 11px; }
+.timeline { display: block; overflow: hidden; font-size: 11px; }
 .timeline .name { fill: currentColor; font-weight: 600; }
 .timeline .axis { fill: var(--muted); }
 .timeline .tick { stroke: var(--line); stroke-dasharray: 2 3; }

@@ -1,3 +1,4 @@
+import { inline } from '../../core/fence.js';
 import { describeAge } from '../../core/liveness.js';
 import type { MarkKind, Timeline, TimelineMark } from '../../features/hub/timeline.js';
 import { type Html, html } from './html.js';
@@ -55,7 +56,7 @@ ${ticks}
 ${t.lanes.map((lane) => {
   const top = row.get(lane.session_id)!;
   return html`<g class="lane state-${lane.state}" data-lane="${lane.session_id}" data-name="${lane.name}">
-<text class="name" x="0.3%" y="${top + 12}">${lane.name}${lane.client ? ` · ${lane.client}` : ''}${lane.state === 'ended' ? ' · ended' : ''}</text>
+<text class="name" x="0.3%" y="${top + 12}">${inline(lane.name, 40)}${lane.client ? ` · ${lane.client}` : ''}${lane.state === 'ended' ? ' · ended' : ''}</text>
 <rect class="track" x="${x(lane.from, 0)}" width="${width(lane.from, lane.to)}" y="${top + 17}" height="13" rx="3"></rect>
 ${lane.marks.map((m) => mark(m, top))}
 </g>`;
@@ -63,7 +64,7 @@ ${lane.marks.map((m) => mark(m, top))}
 ${t.meetings.map((m) => {
   const ya = row.get(m.a.session_id)! + 23.5;
   const yb = row.get(m.b.session_id)! + 23.5;
-  return html`<g class="meeting" data-meeting="${m.a.name}|${m.b.name}"><title>${m.a.name} and ${m.b.name} both on ${m.target} from ${clock(m.at)}</title><line x1="${x(m.at)}" x2="${x(m.at)}" y1="${ya}" y2="${yb}"></line><circle cx="${x(m.at)}" cy="${ya}" r="6"></circle><circle cx="${x(m.at)}" cy="${yb}" r="6"></circle></g>`;
+  return html`<g class="meeting" data-meeting="${m.a.name}|${m.b.name}"><title>${m.a.name} and ${m.b.name} both on ${m.target}${m.more > 0 ? ` and ${m.more} more` : ''} from ${clock(m.at)}</title><line x1="${x(m.at)}" x2="${x(m.at)}" y1="${ya}" y2="${yb}"></line><circle cx="${x(m.at)}" cy="${ya}" r="6"></circle><circle cx="${x(m.at)}" cy="${yb}" r="6"></circle></g>`;
 })}
 </svg>
 <p class="legend">${(Object.keys(WORDS) as MarkKind[]).map((k) => html`<span class="key kind-${k}">${WORDS[k]}</span> `)}<span class="key kind-meeting">lanes met</span></p>
@@ -71,7 +72,7 @@ ${
   t.meetings.length > 0
     ? html`<ul class="lines meetings">${t.meetings.map(
         (m) =>
-          html`<li data-meeting="${m.a.name}|${m.b.name}"><time datetime="${new Date(m.at).toISOString()}" title="${clock(m.at)}">${describeAge(m.at, t.to)}</time> <strong>${m.a.name}</strong> and <strong>${m.b.name}</strong> both on <code>${m.target}</code></li>`,
+          html`<li data-meeting="${m.a.name}|${m.b.name}"><time datetime="${new Date(m.at).toISOString()}" title="${clock(m.at)}">${describeAge(m.at, t.to)}</time> <strong>${m.a.name}</strong> and <strong>${m.b.name}</strong> both on <code>${m.target}</code>${m.more > 0 ? ` and ${m.more} more place${m.more === 1 ? '' : 's'}` : ''}</li>`,
       )}</ul>`
     : ''
 }${t.cut ? html`<p class="muted">The busiest part is drawn: older work past the timeline's bounds is left out.</p>` : ''}`

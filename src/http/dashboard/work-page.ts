@@ -47,6 +47,7 @@ export function workPage(w: WorkView, ctx: PageContext): string {
 <p class="meta"><span class="badge">${w.type}</span> <span class="badge status-${w.status}">${w.status.replace('_', ' ')}</span> version ${w.version} by <strong>${w.by}</strong> &middot; <time datetime="${w.at}" title="${w.at.slice(0, 19).replace('T', ' ')} UTC">${describeAge(Date.parse(w.at), Date.now())}</time> &middot; ${w.project.kind === 'named' ? 'project' : 'repository'} <a href="/projects/${w.project.id}">${w.project.label}</a></p>
 ${w.description ? html`<p class="text">${w.description}</p>` : ''}
 <section id="content"><h2>${w.previous !== null ? html`Changes since version ${w.previous}` : html`Content`}</h2>
+${w.tooManyChanges !== null ? html`<p class="muted">Version ${w.version} differs from version ${w.tooManyChanges} in too many lines to show as changes: here it is whole.</p>` : ''}
 ${w.change ? html`<p class="muted text">${w.change}</p>` : ''}
 <div class="code">${w.lines.map(
       (l) =>
@@ -59,7 +60,9 @@ ${w.change ? html`<p class="muted text">${w.change}</p>` : ''}
 ${w.more > 0 ? html`<p class="muted">${w.more} more lines are not shown.</p>` : ''}
 </section>
 ${elsewhere.length > 0 ? html`<section id="suggestions"><h2>Other suggestions</h2>${elsewhere.map(suggestion)}</section>` : ''}
-<section id="reviews"><h2>Reviews (${w.reviews.length})</h2>
+${w.hidden.suggestions > 0 ? html`<p class="muted">${w.hidden.suggestions} older suggestions are not shown (get_review_feedback lists them all).</p>` : ''}
+<section id="reviews"><h2>Reviews (${w.reviews.length + w.hidden.reviews})</h2>
+${w.hidden.reviews > 0 ? html`<p class="muted">The newest ${w.reviews.length} are listed.</p>` : ''}
 ${
   w.reviews.length === 0
     ? html`<p class="muted">Not reviewed yet.</p>`
@@ -69,6 +72,6 @@ ${
       )}</ul>`
 }
 </section>
-<details class="conversation"><summary>The whole conversation</summary><pre class="conversation">${w.conversation}</pre></details>`,
+<details class="conversation"><summary>The conversation</summary><pre class="conversation">${w.conversation}</pre>${w.conversationCut ? html`<p class="muted">Cut here: get_conversation has the rest.</p>` : ''}</details>`,
   );
 }
