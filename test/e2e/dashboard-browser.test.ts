@@ -1,22 +1,14 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, chromiumFor, launchChromium } from '../helpers/browser.js';
 import { connectHttp, type HubProcess, loginLink, startHubProcess } from '../helpers/hub.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available)
-  console.warn(
-    `SKIPPED test/e2e/dashboard-browser.test.ts: no ${CHROMIUM} (Debian's chromium; .ci/run installs it).`,
-  );
-
-/** Screenshots of each page, kept after the run (test-artifacts/ is not committed). */
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const available = chromiumFor('test/e2e/dashboard-browser.test.ts');
 
 let browser: Browser;
 const hubs: HubProcess[] = [];
@@ -24,19 +16,7 @@ const closers: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   if (!available) return;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

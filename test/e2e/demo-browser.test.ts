@@ -1,21 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, chromiumFor, launchChromium } from '../helpers/browser.js';
 import { CLI, requireBuild } from '../helpers/stdio.js';
 import { tempDir } from '../helpers/temp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available)
-  console.warn(
-    `SKIPPED test/e2e/demo-browser.test.ts: no ${CHROMIUM} (Debian's chromium; .ci/run installs it).`,
-  );
-
-/** Screenshots kept after the run (test-artifacts/ is not committed; docs/dashboard.png is one of them, copied). */
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const available = chromiumFor('test/e2e/demo-browser.test.ts');
 const WIDTHS = [1280, 390] as const;
 
 let browser: Browser;
@@ -26,7 +17,6 @@ let exited: Promise<number | null>;
 beforeAll(async () => {
   if (!available) return;
   requireBuild();
-  mkdirSync(ARTIFACTS, { recursive: true });
   demo = spawn(process.execPath, [CLI, 'demo', '--fast', '--linger', '300'], {
     env: { ...process.env, SESSION_COLLAB_HOME: tempDir('collab-home-'), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +34,7 @@ beforeAll(async () => {
       throw new Error(`the demo did not finish:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await launchChromium();
 }, 90_000);
 afterAll(async () => {
   await browser?.close();

@@ -9,7 +9,7 @@ import type { ClaimView } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
 import { type Timeline, Timelines } from './timeline.js';
-import { type WorkView, workView } from './work-view.js';
+import { type WorkSummary, type WorkView, workView } from './work-view.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** A repository is stored by its git folder; people know it by its worktree. */
@@ -77,15 +77,7 @@ export interface Board {
     description: string;
     at: string;
   }>;
-  reviews: Array<{
-    id: string;
-    title: string;
-    type: string;
-    status: string;
-    version: number;
-    by: string;
-    at: string;
-  }>;
+  reviews: WorkSummary[];
   notifications: Array<{
     id: string;
     session: string | null;

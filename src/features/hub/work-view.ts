@@ -31,7 +31,8 @@ export interface SuggestionAtLines {
   suggested: string | null;
 }
 
-export interface WorkView {
+/** A work item in a list: what it is, where it stands, who sent it, when it last moved. */
+export interface WorkSummary {
   id: string;
   title: string;
   type: string;
@@ -39,6 +40,9 @@ export interface WorkView {
   version: number;
   by: string;
   at: string;
+}
+
+export interface WorkView extends WorkSummary {
   description: string | null;
   project: { id: string; label: string; kind: string };
   /** The version the lines are compared with (the one before), or null for the first. */
