@@ -292,13 +292,16 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     });
     await evil.call('collab_session_start', { name: attack('session'), project_root: repo });
     await evil.call('collab_claim', { files: ['src/x.ts'], intent: attack('intent') });
+    // Long words with nowhere to break: a path, an intent, a line of content.
+    const long = `src/${'deep/'.repeat(40)}${'a'.repeat(200)}.ts`;
+    await evil.call('collab_claim', { files: [long], intent: 'x'.repeat(500) });
     await evil.call('collab_message_send', { content: attack('message') });
     await evil.call('collab_decision_add', { title: attack('decision'), description: attack('description') });
     const work = await evil.call<{ id: string }>('submit_work', {
       type: 'code',
       phase: 'review',
       title: attack('work-title'),
-      content: attack('work-content'),
+      content: `${attack('work-content')}\n${'y'.repeat(3000)}`,
     });
     void evil.client
       .callTool(
@@ -324,10 +327,19 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     // Escaped, not merely blocked by the Content-Security-Policy: the markup is in the page as text.
     expect(await page.locator('main').innerHTML()).toContain('&lt;img src=x onerror=');
     expect(await xss()).toBeUndefined();
+    // The timeline draws the session's name as text too, inside its SVG.
+    expect(await page.locator('#timeline text.name').first().textContent()).toContain('<img src=x');
+    expect(await page.locator('#timeline img, #timeline script, #timeline foreignObject').count()).toBe(0);
+    // On a phone the long words wrap: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${h.url}/work/${work.id}`);
     expect(await page.locator('pre.conversation').textContent()).toContain("window.xss='work-content'");
     await shot(page, 'work');
     expect(await page.locator('main img, main script').count()).toBe(0);
     expect(await xss()).toBeUndefined();
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 });

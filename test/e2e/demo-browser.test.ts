@@ -115,6 +115,7 @@ describe.skipIf(!available)('the demo, watched in a real browser', () => {
     );
 
     pages.missing = new URL('/projects/no-such-project', page.url()).href;
+    pages.expired = new URL('/login?code=used-or-made-up', page.url()).href;
     for (const width of WIDTHS)
       for (const [name, url] of Object.entries(pages)) {
         await page.setViewportSize({ width, height: 900 });
