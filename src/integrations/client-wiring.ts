@@ -10,7 +10,13 @@ import { splitCommands } from '../core/shell-words.js';
 import { type ClientName, detectClients, SERVER_NAME } from './client-setup.js';
 import { geminiTrusts, trustFile } from './client-trust.js';
 import { codexHookHashes } from './codex-hook-trust.js';
-import { codexTransport, codexTrustHooks, codexTrusts, hasCodexServer } from './codex-toml.js';
+import {
+  codexEnvMissing,
+  codexTransport,
+  codexTrustHooks,
+  codexTrusts,
+  hasCodexServer,
+} from './codex-toml.js';
 import { guardInstalled } from './git-hooks.js';
 import { CURSOR_HOOK_EVENTS, isOurHook } from './hook-commands.js';
 import { readSettings } from './jsonc-settings.js';
@@ -264,10 +270,18 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
       const has = hasCodexServer(toml);
       const userFile = trustFile('codex', env);
       const conflict = has ? codexConflict(userFile, readText(userFile), toml) : null;
+      const missing = has && !conflict ? codexEnvMissing(toml) : [];
       out.push(
         conflict
           ? { name: 'codex server', ok: false, ...conflict }
-          : server('codex', '.codex/config.toml', has),
+          : missing.length > 0
+            ? {
+                name: 'codex server',
+                ok: false,
+                detail: `.codex/config.toml starts session-collab without passing ${missing.join(', ')}: Codex gives a server only the variables its env_vars names, so with SESSION_COLLAB_HOME or a team database set, its server and its hooks would work in different databases`,
+                hint: 'Run session-collab init --client codex again (it adds env_vars).',
+              }
+            : server('codex', '.codex/config.toml', has),
       );
       out.push(trust('codex'));
       out.push(hooksFinding('codex', root, '.codex/hooks.json', env));

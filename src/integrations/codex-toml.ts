@@ -166,9 +166,35 @@ export function codexHttpTable(url: string, tokenEnv: string | null): string {
   return `[${keyPath(SERVER)}]\nurl = ${tomlString(url)}\n${tokenEnv ? `bearer_token_env_var = ${tomlString(tokenEnv)}\n` : ''}env_http_headers = { "X-Collab-Project" = "PWD" }\n`;
 }
 
+/**
+ * The environment variables our server reads that Codex would not pass it: Codex gives a server it
+ * starts only a short list of its own (PATH, HOME…) plus the names in `env_vars`. Without them a
+ * user's `SESSION_COLLAB_HOME` or team database (`SESSION_COLLAB_DATABASE_URL`) would reach Codex's
+ * hooks but not its server, and the two would work in different databases.
+ */
+export const CODEX_SERVER_ENV = [
+  'SESSION_COLLAB_HOME',
+  'SESSION_COLLAB_DATABASE_URL',
+  'SESSION_COLLAB_SESSION_NAME',
+  'SESSION_COLLAB_TELEGRAM_BOT_TOKEN',
+  'SESSION_COLLAB_TELEGRAM_ALLOWED_USER_IDS',
+  'SESSION_COLLAB_TELEGRAM_API_ROOT',
+  'AI_COLLAB_STORAGE_DIR',
+  'AI_COLLAB_AUTO_APPROVE',
+  'XDG_CONFIG_HOME',
+] as const;
+
+/** Of `CODEX_SERVER_ENV`, the names our stdio server's table does not pass (none for a table over HTTP). */
+export function codexEnvMissing(text: string | null): string[] {
+  const server = ourServer(text);
+  if (!server || server.command === undefined) return [];
+  const named = Array.isArray(server.env_vars) ? server.env_vars.filter((v) => typeof v === 'string') : [];
+  return CODEX_SERVER_ENV.filter((name) => !named.includes(name));
+}
+
 /** Our table for a server Codex starts itself. */
 export function codexStdioTable(command: string, args: string[]): string {
-  return `[${keyPath(SERVER)}]\ncommand = ${tomlString(command)}\nargs = [${args.map(tomlString).join(', ')}]\n`;
+  return `[${keyPath(SERVER)}]\ncommand = ${tomlString(command)}\nargs = [${args.map(tomlString).join(', ')}]\nenv_vars = [${CODEX_SERVER_ENV.map(tomlString).join(', ')}]\n`;
 }
 
 /** Adds (or replaces) our server's table in a Codex config.toml, keeping the rest as written. */

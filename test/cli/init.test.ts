@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CODEX_SERVER_ENV } from '../../src/integrations/codex-toml.js';
 import { CLI, requireBuild } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -178,7 +179,7 @@ describe('session-collab init', () => {
 
     const toml = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
     expect(toml).toBe(
-      `model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n\n[mcp_servers.session-collab]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}, "serve"]\n`,
+      `model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n\n[mcp_servers.session-collab]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}, "serve"]\nenv_vars = [${CODEX_SERVER_ENV.map((v) => JSON.stringify(v)).join(', ')}]\n`,
     );
     expect(readFileSync(join(repo, 'AGENTS.md'), 'utf8')).toContain('collab_claim');
 
@@ -402,5 +403,38 @@ describe('session-collab init --remove', () => {
       '.cursor/rules/session-collab.mdc',
     ])
       expect(existsSync(join(repo, file)), file).toBe(false);
+  });
+});
+
+describe("Codex's server gets our environment", () => {
+  it('init names our variables in env_vars; doctor finds a table without them, and init again mends it', () => {
+    const repo = gitRepo();
+    const doctorCodex = () => {
+      const out = spawnSync(process.execPath, [CLI, 'doctor', '--json'], {
+        cwd: repo,
+        env: { ...process.env, SESSION_COLLAB_HOME: tempDir('collab-home-'), HOME: tempDir('user-') },
+        encoding: 'utf8',
+      });
+      const checks = (
+        JSON.parse(out.stdout) as {
+          checks: Array<{ name: string; ok: boolean; detail: string; hint?: string }>;
+        }
+      ).checks;
+      return checks.find((c) => c.name === 'codex server')!;
+    };
+    expect(init(repo, '--client', 'codex').status).toBe(0);
+    const config = join(repo, '.codex', 'config.toml');
+    expect(readFileSync(config, 'utf8')).toContain(
+      `env_vars = [${CODEX_SERVER_ENV.map((v) => JSON.stringify(v)).join(', ')}]`,
+    );
+    expect(doctorCodex().ok).toBe(true);
+    // As an earlier init wrote it: Codex would start the server without SESSION_COLLAB_HOME.
+    writeFileSync(config, readFileSync(config, 'utf8').replace(/^env_vars = .*\n/m, ''));
+    const stale = doctorCodex();
+    expect(stale.ok).toBe(false);
+    expect(stale.detail).toContain('without passing SESSION_COLLAB_HOME, SESSION_COLLAB_DATABASE_URL');
+    expect(stale.hint).toBe('Run session-collab init --client codex again (it adds env_vars).');
+    expect(init(repo, '--client', 'codex').status).toBe(0);
+    expect(doctorCodex().ok).toBe(true);
   });
 });

@@ -6,7 +6,7 @@
  * .ci/run (a temporary install); without it the test is skipped, saying so.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexHome, startFakeResponses } from '../fixtures/fake-responses-api.js';
@@ -82,12 +82,14 @@ describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
       }
     });
     open.push(api);
+    const userHome = tempDir('codex-user-');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PATH: `${dirname(codex!)}:${process.env.PATH}`,
       CODEX_HOME: codexHomeFor(api.url),
       FAKE_OPENAI_KEY: 'test-key',
       SESSION_COLLAB_HOME: home,
+      HOME: userHome,
     };
     const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
       cwd: repo,
@@ -110,5 +112,8 @@ describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
     expect(readFileSync(join(repo, 'src/api/auth.py'), 'utf8')).toBe(SOURCE);
     // The broadcast reached the model's context (its hooks add it, once).
     expect(requests.map((r) => inputTexts(r).join('\n')).join('\n')).toContain('leave auth.py to me');
+    // Codex passes its server only the variables init names (env_vars): the server it started
+    // works in this home, as the hooks do, never in the user's default one.
+    expect(existsSync(join(userHome, '.config', 'session-collab-mcp'))).toBe(false);
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import {
+  CODEX_SERVER_ENV,
   codexStdioTable,
   codexTransport,
   codexTrust,
@@ -59,9 +60,12 @@ describe("Codex's config.toml, read by a TOML parser and edited in place", () =>
       model: 'gpt-5',
       mcp_servers: {
         other: { command: 'other' },
-        'session-collab': { command: 'session-collab', args: ['serve'] },
+        'session-collab': { command: 'session-collab', args: ['serve'], env_vars: [...CODEX_SERVER_ENV] },
       },
     });
+    // Codex passes a server it starts only the variables it names: ours are named.
+    expect(CODEX_SERVER_ENV).toContain('SESSION_COLLAB_HOME');
+    expect(CODEX_SERVER_ENV).toContain('SESSION_COLLAB_DATABASE_URL');
     expect(codexTransport(after)).toBe('stdio');
     expect(mergeCodexToml(after, ours)).toBe(after);
   });
