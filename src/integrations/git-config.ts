@@ -96,24 +96,32 @@ function readHeader(src: string, from: number): { section: string; end: number }
   return { section: `${name.toLowerCase()}.${sub}`, end: i + 2 };
 }
 
-/** A value from just after `=` to the end of its (possibly continued) line. */
+/**
+ * A value from just after `=` to the end of its (possibly continued) line, as git's parse_value
+ * reads it: blanks outside quotes count only once the value has a character (so `"" a` is `a`),
+ * each becomes one space, and they are written only before a character that follows them.
+ */
 function readValue(src: string, from: number): { value: string; end: number } {
   let out = '';
   let quoted = false;
-  /** Length of `out` up to its last character that is not trailing blank outside quotes. */
-  let kept = 0;
+  /** Blanks outside quotes seen since the last character, to write before the next one. */
+  let spaces = 0;
   let i = from;
-  while (i < src.length && (src[i] === ' ' || src[i] === '\t')) i++;
   for (; i < src.length; i++) {
     const c = src[i]!;
     if (c === '\n' || (c === '\r' && src[i + 1] === '\n')) break;
+    if (!quoted && (c === ' ' || c === '\t')) {
+      if (out.length > 0) spaces++;
+      continue;
+    }
     if (!quoted && (c === '#' || c === ';')) {
       while (i < src.length && src[i] !== '\n') i++;
       break;
     }
+    out += ' '.repeat(spaces);
+    spaces = 0;
     if (c === '"') {
       quoted = !quoted;
-      kept = out.length;
       continue;
     }
     if (c === '\\') {
@@ -125,13 +133,11 @@ function readValue(src: string, from: number): { value: string; end: number } {
         continue;
       }
       out += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : (next ?? '');
-      kept = out.length;
       continue;
     }
     out += c;
-    if (quoted || (c !== ' ' && c !== '\t')) kept = out.length;
   }
-  return { value: out.slice(0, kept), end: i + 1 };
+  return { value: out, end: i + 1 };
 }
 
 /** The remotes a config names, each with its first URL, in file order. */

@@ -43,6 +43,9 @@ const SAMPLES = [
   '[remote "o"]\n url\n',
   '# only a comment\n; another\n[remote "a"]\nurl=first\nurl=second\n[remote "b"]\n\turl =   spaced value   \n',
   '[remote "o"]\r\n\turl = crlf\r\n',
+  // Blanks count once the value has a character: an empty quote is none (found by the property below).
+  '[remote "o"]\n\turl = "" a\n',
+  '[remote "o"]\n\turl = a\t\tb "" c\n',
 ];
 
 describe('git config read as git reads it', () => {
