@@ -70,6 +70,19 @@ export type RunOutcome = Pick<
   | 'finished_at'
 >;
 
+/**
+ * What is kept with the point a conversation continues from, apart from the history of runs: the
+ * folder its run ran in (a CLI that keeps its sessions per folder resumes there) and the
+ * conversation's total cost at that point (claude reports totals).
+ */
+export interface ConversationPoint {
+  cwd: string | null;
+  cost_total_usd: number | null;
+}
+
+/** A point with nothing known of it (a new conversation, or one reset). */
+export const UNKNOWN_POINT: ConversationPoint = { cwd: null, cost_total_usd: null };
+
 export interface RunFilter {
   projectId: string;
   /** One session's runs only, or null: every session's of the project. */
@@ -231,16 +244,13 @@ export class AgentRunsStore {
   }
 
   /**
-   * Deletes a session's finished runs, but for those that produced a point one of its conversations
-   * continues from (where it ran and what it cost are read from them); how many.
+   * Deletes a session's finished runs; how many. The points its conversations continue from are
+   * kept apart (agent_conversations, with their folder and cost), so they continue.
    */
   async deleteOwn(sessionId: string): Promise<number> {
     const ids = await this.sql.all<{ id: string }>(
-      `DELETE FROM agent_runs WHERE session_id = ? AND status NOT IN ('queued', 'running')
-         AND (produced IS NULL OR produced NOT IN
-           (SELECT current FROM agent_conversations WHERE session_id = ? AND current IS NOT NULL))
-       RETURNING id`,
-      [sessionId, sessionId],
+      `DELETE FROM agent_runs WHERE session_id = ? AND status NOT IN ('queued', 'running') RETURNING id`,
+      [sessionId],
     );
     for (const { id } of ids) await this.sql.run('DELETE FROM agent_runs_fts WHERE run_id = ?', [id]);
     return ids.length;
@@ -267,25 +277,24 @@ export class AgentRunsStore {
     where: { projectId: string; host: string; worktree: string },
     provider: AgentProvider,
     conversation: string,
-  ): Promise<AgentRunRow | undefined> {
-    return this.sql.get<AgentRunRow>(
-      `SELECT r.* FROM agent_runs r JOIN sessions s ON s.id = r.session_id
-       WHERE r.project_id = ? AND r.provider = ? AND r.conversation = ? AND r.produced IS NOT NULL
-         AND r.status = 'succeeded' AND s.status = 'ended' AND s.host = ? AND s.worktree = ?
-       ORDER BY r.created_at DESC, r.id DESC LIMIT 1`,
+  ): Promise<(ConversationPoint & { session_id: string; current: string }) | undefined> {
+    return this.sql.get(
+      `SELECT c.session_id, c.current, c.cwd, c.cost_total_usd FROM agent_conversations c
+         JOIN sessions s ON s.id = c.session_id
+       WHERE s.project_id = ? AND c.provider = ? AND c.conversation = ? AND c.current IS NOT NULL
+         AND s.status = 'ended' AND s.host = ? AND s.worktree = ?
+       ORDER BY c.updated_at DESC, c.session_id DESC LIMIT 1`,
       [where.projectId, provider, conversation, where.host, where.worktree],
     );
   }
 
-  /** How many of a session's runs have not ended, and how many ended ones it still has. */
-  async remaining(sessionId: string): Promise<{ going: number; ended: number }> {
-    const row = await this.sql.get<{ going: number; ended: number }>(
-      `SELECT coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 1 ELSE 0 END), 0) AS going,
-              coalesce(sum(CASE WHEN status IN ('queued', 'running') THEN 0 ELSE 1 END), 0) AS ended
-       FROM agent_runs WHERE session_id = ?`,
+  /** How many of a session's runs have not ended. */
+  async going(sessionId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(
+      "SELECT count(*) AS n FROM agent_runs WHERE session_id = ? AND status IN ('queued', 'running')",
       [sessionId],
     );
-    return { going: Number(row?.going ?? 0), ended: Number(row?.ended ?? 0) };
+    return Number(row?.n ?? 0);
   }
 
   /** The run that produced a CLI conversation id. */
@@ -304,24 +313,36 @@ export class AgentRunsStore {
     provider: AgentProvider,
     name: string,
   ): Promise<string | null | undefined> {
-    const row = await this.sql.get<{ current: string | null }>(
-      'SELECT current FROM agent_conversations WHERE session_id = ? AND provider = ? AND conversation = ?',
-      [sessionId, provider, name],
-    );
-    return row === undefined ? undefined : row.current;
+    return (await this.point(sessionId, provider, name))?.current;
   }
 
+  /** Where a session's conversation continues from, with that point's folder and cost; undefined when never set. */
+  point(
+    sessionId: string,
+    provider: AgentProvider,
+    name: string,
+  ): Promise<(ConversationPoint & { current: string | null }) | undefined> {
+    return this.sql.get(
+      'SELECT current, cwd, cost_total_usd FROM agent_conversations WHERE session_id = ? AND provider = ? AND conversation = ?',
+      [sessionId, provider, name],
+    );
+  }
+
+  /** Sets where a session's conversation continues from (null: afresh), with that point's folder and cost. */
   async setConversation(
     sessionId: string,
     provider: AgentProvider,
     name: string,
     current: string | null,
+    at: ConversationPoint,
     now: number,
   ): Promise<void> {
     await this.sql.run(
-      `INSERT INTO agent_conversations (session_id, provider, conversation, current, updated_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (session_id, provider, conversation) DO UPDATE SET current = excluded.current, updated_at = excluded.updated_at`,
-      [sessionId, provider, name, current, now],
+      `INSERT INTO agent_conversations (session_id, provider, conversation, current, cwd, cost_total_usd, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, provider, conversation) DO UPDATE SET current = excluded.current,
+         cwd = excluded.cwd, cost_total_usd = excluded.cost_total_usd, updated_at = excluded.updated_at`,
+      [sessionId, provider, name, current, at.cwd, at.cost_total_usd, now],
     );
   }
 }

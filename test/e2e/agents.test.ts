@@ -323,7 +323,7 @@ describe('continuing a conversation where it can be continued, and saying why no
     ).toBe('reset_session started this conversation over.');
   }, 60_000);
 
-  it('clear_execution_history clears what get_execution_history lists, and says what it kept', async () => {
+  it('clear_execution_history empties what get_execution_history lists; conversations still continue', async () => {
     const { connect } = setup();
     const a = await connect('clear-a');
     const b = await connect('clear-b');
@@ -335,33 +335,34 @@ describe('continuing a conversation where it can be continued, and saying why no
       conversation: 'long',
       wait_seconds: 0,
     });
-    // 'mine' goes; 'mine again' is where the conversation continues from; 'long' still runs.
-    expect(await a.call('clear_execution_history', {})).toEqual({
-      deleted: 1,
-      kept_running: 1,
-      kept_points: 1,
-    });
+    // Both finished runs go, the one that made the conversation's current point too; 'long' runs on.
+    expect(await a.call('clear_execution_history', {})).toEqual({ deleted: 2, kept_running: 1 });
     const text = await a.client.callTool({ name: 'clear_execution_history', arguments: {} });
     expect(JSON.stringify(text.content)).toContain('Kept 1 still queued or running');
     const mine = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {});
-    expect(mine.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'mine again']);
+    expect(mine.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going']);
     const all = await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {
       all_sessions: true,
     });
-    expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs', 'mine again']);
+    expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs']);
     await a.call('execution_status', { execution_id: going.execution_id, wait_seconds: 30 });
-    // The conversation still continues where it was after the clear (its folder and cost are known).
-    expect((await a.call<Run>('execute_claude', { prompt: 'and on' })).result).toBe(
-      'I remember: mine | mine again | and on',
-    );
-    await a.call('reset_session', {});
-    await a.call('reset_session', { conversation: 'long' });
-    expect(await a.call('clear_execution_history', {})).toEqual({
-      deleted: 3,
-      kept_running: 0,
-      kept_points: 0,
-    });
+    // The conversation still continues where it was after the clear (its folder and cost are kept
+    // with its point), and the continued run costs only its own share of claude's running total.
+    const on = await a.call<Run & { cost_usd: number | null }>('execute_claude', { prompt: 'and on' });
+    expect(on.result).toBe('I remember: mine | mine again | and on');
+    expect(on.cost_usd).toBeCloseTo(0.01);
+    expect(await a.call('clear_execution_history', {})).toEqual({ deleted: 2, kept_running: 0 });
     expect((await a.call<{ executions: unknown[] }>('get_execution_history', {})).executions).toEqual([]);
+    // Paging an emptied history returns nothing older.
+    const paged = await a.call<{ executions: unknown[]; next_cursor?: string }>('get_execution_history', {
+      limit: 1,
+    });
+    expect(paged).toMatchObject({ executions: [] });
+    expect(paged.next_cursor ?? null).toBeNull();
+    // And it still continues, twice cleared.
+    expect((await a.call<Run>('execute_claude', { prompt: 'still' })).result).toBe(
+      'I remember: mine | mine again | and on | still',
+    );
   }, 60_000);
 });
 

@@ -253,10 +253,10 @@ export const clearExecutionHistory = defineTool({
   name: 'clear_execution_history',
   title: 'Clear run history',
   description:
-    "Delete this session's finished runs (what get_execution_history lists); runs still going, and each conversation's latest point, are kept.",
+    "Delete this session's finished runs (what get_execution_history lists); runs still going are kept, and each conversation still continues where it was.",
   kind: 'destructive',
   input: z.strictObject({}),
-  output: z.object({ deleted: z.number(), kept_running: z.number(), kept_points: z.number() }),
+  output: z.object({ deleted: z.number(), kept_running: z.number() }),
   handler: async ({ app, connection }) => app.agents.clear(await connection.actor(undefined)),
   text: (o) =>
     [
@@ -266,11 +266,7 @@ export const clearExecutionHistory = defineTool({
             `Kept ${o.kept_running} still queued or running (cancel_execution ends one; clear again once it ends).`,
           ]
         : []),
-      ...(o.kept_points > 0
-        ? [
-            `Kept ${o.kept_points} that a conversation continues from (reset_session starts it over; then they go too).`,
-          ]
-        : []),
+      'Conversations continue where they were (reset_session starts one over).',
       "Other sessions' runs are theirs and stay (get_execution_history {all_sessions: true} lists them).",
     ].join(' '),
 });

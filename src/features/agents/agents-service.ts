@@ -5,11 +5,11 @@ import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { findCli } from '../../integrations/agent-cli.js';
 import { processStartTime } from '../../integrations/process-probe.js';
-import type { AgentRunRow } from '../../store/agent-runs-store.js';
+import { type AgentRunRow, UNKNOWN_POINT } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
 import { checkCli } from './cli-check.js';
-import { conversationFolder, whereOf, whyFresh } from './conversation-rules.js';
+import { conversationFolder, pointDetails, whereOf, whyFresh } from './conversation-rules.js';
 import { endLeft, endLeftRuns, runnerLives } from './left-runs.js';
 import { adapterOf } from './providers.js';
 import { insideProject, searchWords, withFiles } from './run-inputs.js';
@@ -244,16 +244,18 @@ export class AgentsService {
       // client session id), the latest point any session of the project reached.
       const own = await this.app.store.agentRuns.conversation(session.id, provider, conversation);
       const latest =
-        own ?? (await this.app.store.agentRuns.lastPoint(whereOf(session), provider, conversation))?.produced;
+        own ?? (await this.app.store.agentRuns.lastPoint(whereOf(session), provider, conversation))?.current;
       if (point !== latest)
         throw invalidInput(
           `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
           'Use claude to go back to an earlier point, or reset_session to start over.',
         );
     }
+    const at =
+      point === null ? UNKNOWN_POINT : await pointDetails(this.app, session, provider, conversation, point);
     const { store } = this.app;
     await store.write(() =>
-      store.agentRuns.setConversation(session.id, provider, conversation, point, this.app.now()),
+      store.agentRuns.setConversation(session.id, provider, conversation, point, at, this.app.now()),
     );
   }
 
@@ -285,16 +287,15 @@ export class AgentsService {
   }
 
   /**
-   * Deletes the session's finished runs: how many, how many of its runs go on, and how many ended
-   * ones were kept because a conversation continues from the point they produced.
+   * Deletes the session's finished runs (how many), and says how many go on. Its conversations
+   * continue from their points, which are not history (agent_conversations).
    */
-  async clear(session: SessionRow): Promise<{ deleted: number; kept_running: number; kept_points: number }> {
+  async clear(session: SessionRow): Promise<{ deleted: number; kept_running: number }> {
     await this.recovered;
     const { store } = this.app;
     return store.write(async () => {
       const deleted = await store.agentRuns.deleteOwn(session.id);
-      const left = await store.agentRuns.remaining(session.id);
-      return { deleted, kept_running: left.going, kept_points: left.ended };
+      return { deleted, kept_running: await store.agentRuns.going(session.id) };
     });
   }
 
@@ -348,6 +349,7 @@ export class AgentsService {
             row.provider,
             row.conversation,
             produced,
+            { cwd: row.cwd, cost_total_usd: attempt.outcome.cost_total_usd ?? null },
             this.app.now(),
           ),
         );

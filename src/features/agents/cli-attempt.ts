@@ -132,7 +132,7 @@ export async function attemptRun(
 
 /**
  * A run's own cost. claude reports the conversation's total so far: a continued run costs the
- * difference from the total of the run whose point it continued.
+ * difference from the total at the point it continued (kept with the session's point).
  */
 async function costOf(
   app: AppContext,
@@ -141,7 +141,10 @@ async function costOf(
   reported: number | null,
 ): Promise<{ cost_usd: number | null; cost_total_usd: number | null }> {
   if (reported === null || row.provider !== 'claude') return { cost_usd: reported, cost_total_usd: null };
-  const before = resumed ? ((await app.store.agentRuns.producedBy(resumed))?.cost_total_usd ?? 0) : 0;
+  const point = resumed
+    ? await app.store.agentRuns.point(row.session_id, row.provider, row.conversation)
+    : null;
+  const before = point?.current === resumed ? (point.cost_total_usd ?? 0) : 0;
   return { cost_usd: Math.max(0, reported - before), cost_total_usd: reported };
 }
 

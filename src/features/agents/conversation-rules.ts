@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../app/context.js';
 import type { AgentProvider } from '../../core/agent-events.js';
-import type { AgentRunRow } from '../../store/agent-runs-store.js';
+import { type AgentRunRow, type ConversationPoint, UNKNOWN_POINT } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { adapterOf } from './providers.js';
 
@@ -23,8 +23,29 @@ export async function conversationFolder(
   const runs = app.store.agentRuns;
   const going = await runs.lastOpen(session.id, provider, conversation);
   if (going) return going.cwd;
-  const point = await runs.conversation(session.id, provider, conversation);
-  return point ? (await runs.producedBy(point))?.cwd : undefined;
+  const point = await runs.point(session.id, provider, conversation);
+  return point?.current ? (point.cwd ?? undefined) : undefined;
+}
+
+/**
+ * What is known of `point` (a CLI conversation id) for a conversation to continue from it: its
+ * folder and cost, as kept with the session's current point or the last one an ended session of
+ * this worktree reached, else from the run that produced it while the history still holds it.
+ */
+export async function pointDetails(
+  app: AppContext,
+  session: SessionRow,
+  provider: AgentProvider,
+  conversation: string,
+  point: string,
+): Promise<ConversationPoint> {
+  const runs = app.store.agentRuns;
+  const own = await runs.point(session.id, provider, conversation);
+  if (own?.current === point) return { cwd: own.cwd, cost_total_usd: own.cost_total_usd };
+  const before = await runs.lastPoint(whereOf(session), provider, conversation);
+  if (before?.current === point) return { cwd: before.cwd, cost_total_usd: before.cost_total_usd };
+  const run = await runs.producedBy(point);
+  return run ? { cwd: run.cwd, cost_total_usd: run.cost_total_usd } : UNKNOWN_POINT;
 }
 
 /**
@@ -42,10 +63,10 @@ export async function whyFresh(
   const before = await app.store.agentRuns.lastPoint(whereOf(session), row.provider, row.conversation);
   if (!before || before.session_id === session.id)
     return 'the first call of this conversation in this session.';
-  const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.produced}"} continues it`;
+  const how = `set_current_session {provider: "${row.provider}", conversation: "${row.conversation}", session_id: "${before.current}"} continues it`;
   return session.client_session_id === null
-    ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (run ${before.id}); ${how}.`
-    : `conversation "${row.conversation}" ran before in another session (run ${before.id}), not in this one; ${how}.`;
+    ? `this session is new: its client gave no session id (CLAUDE_CODE_SESSION_ID or SESSION_COLLAB_SESSION_ID), so after a restart its server could not know it was the session that ran conversation "${row.conversation}" before (session ${before.session_id}); ${how}.`
+    : `conversation "${row.conversation}" ran before in another session (${before.session_id}), not in this one; ${how}.`;
 }
 
 /**

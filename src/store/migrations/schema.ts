@@ -11,6 +11,7 @@ import { sessionChanges } from './020-session-changes.js';
 import { claimHistoryAndTakenRequests } from './021-claim-history-and-taken-requests.js';
 import { sightingsAndLeases } from './022-sightings-and-leases.js';
 import { workEventsFollowTheirProject } from './023-work-events-follow-their-project.js';
+import { conversationPointsApart } from './024-conversation-points-apart.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -25,6 +26,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   claimHistoryAndTakenRequests,
   sightingsAndLeases,
   workEventsFollowTheirProject,
+  conversationPointsApart,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
