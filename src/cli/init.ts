@@ -12,7 +12,14 @@ import {
   planClient,
   type Transport,
 } from '../integrations/client-setup.js';
-import { geminiTrust, geminiTrusts, type TrustingClient, trustFile } from '../integrations/client-trust.js';
+import {
+  codexTrustFolders,
+  geminiTrust,
+  geminiTrusts,
+  samePath,
+  type TrustingClient,
+  trustFile,
+} from '../integrations/client-trust.js';
 import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
 import { codexHookHashes } from '../integrations/codex-hook-trust.js';
 import { codexTrust, codexTrustHooks, codexTrusts } from '../integrations/codex-toml.js';
@@ -148,15 +155,35 @@ export function init(options: InitOptions): void {
       if (client === 'gemini') {
         const trusted = geminiTrusts(before, root);
         const after = trusted || !options.trust ? before : geminiTrust(before, root);
-        return { client, file, before, after, trusted, added: !trusted && options.trust === true };
+        return {
+          client,
+          file,
+          before,
+          after,
+          trusted,
+          added: !trusted && options.trust === true,
+          lacks: { project: !trusted, hooks: false },
+        };
       }
       // Codex: the project trusted, and each of our hooks in .codex/hooks.json (by its hash).
       const hooksFile = changes.find((c) => c.client === 'codex' && c.path === '.codex/hooks.json');
       const hashes = hooksFile ? codexHookHashes(join(root, hooksFile.path), hooksFile.after) : [];
-      const trusted = codexTrusts(before, root) && codexTrustHooks(before, hashes, file) === (before ?? '');
+      const project = codexTrusts(before, codexTrustFolders(root), samePath);
+      const hooks = codexTrustHooks(before, hashes, file) === (before ?? '');
+      const trusted = project && hooks;
       const after =
-        trusted || !options.trust ? before : codexTrustHooks(codexTrust(before, root, file), hashes, file);
-      return { client, file, before, after, trusted, added: !trusted && options.trust === true };
+        trusted || !options.trust
+          ? before
+          : codexTrustHooks(project ? before : codexTrust(before, root, file), hashes, file);
+      return {
+        client,
+        file,
+        before,
+        after,
+        trusted,
+        added: !trusted && options.trust === true,
+        lacks: { project: !project, hooks: !hooks },
+      };
     });
 
   if (!options.dryRun) {
@@ -198,6 +225,9 @@ export function init(options: InitOptions): void {
         file: t.file,
         trusted: t.trusted || t.added,
         added: t.added,
+        ...(t.trusted || t.added
+          ? {}
+          : { missing: [...(t.lacks.project ? ['project'] : []), ...(t.lacks.hooks ? ['hooks'] : [])] }),
       })),
       problems: codexClash ? [{ client: 'codex', ...codexClash }] : [],
     });
@@ -244,9 +274,11 @@ export function init(options: InitOptions): void {
       process.stdout.write(unifiedDiff(t.before ?? '', t.after ?? '', t.file, t.file) ?? '');
     } else if (!t.trusted) {
       console.log(
-        t.client === 'codex'
-          ? `\n${yellow('Codex CLI loads .codex/config.toml and runs .codex/hooks.json only in trusted projects, and each hook only once trusted; here they are not.')} Run ${bold('session-collab init --trust')}, or add to ${t.file}:\n  [projects.${JSON.stringify(root)}]\n  trust_level = "trusted"\nand review the hooks when Codex asks.`
-          : `\n${yellow('Gemini CLI loads .gemini/settings.json only in trusted folders, and this one is not.')} Add "${root}": "TRUST_FOLDER" to ${t.file}, trust the folder when Gemini CLI asks, or run ${bold('session-collab init --trust')}.`,
+        t.client === 'gemini'
+          ? `\n${yellow('Gemini CLI loads .gemini/settings.json only in trusted folders, and this one is not.')} Add "${root}": "TRUST_FOLDER" to ${t.file}, trust the folder when Gemini CLI asks, or run ${bold('session-collab init --trust')}.`
+          : t.lacks.project
+            ? `\n${yellow('Codex CLI loads .codex/config.toml and runs .codex/hooks.json only in trusted projects, and each hook only once trusted; here neither is.')} Run ${bold('session-collab init --trust')}, or add to ${t.file}:\n  [projects.${JSON.stringify(root)}]\n  trust_level = "trusted"\nand review the hooks when Codex asks.`
+            : `\n${yellow('Codex CLI trusts this project, but runs each of its hooks only once that hook is trusted, and ours are not yet.')} Run ${bold('session-collab init --trust')} (it records their hashes in ${t.file}), or review them when Codex asks.`,
       );
     }
   }

@@ -5,8 +5,9 @@
  * user files that trusts it. Pure text in, text out, except for where the files are. Codex's
  * config is read and edited in codex-toml.ts.
  */
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 export type TrustingClient = 'codex' | 'gemini';
 
@@ -47,4 +48,50 @@ export function geminiTrusts(text: string | null, folder: string): boolean {
 export function geminiTrust(text: string | null, folder: string): string {
   if (geminiTrusts(text, folder)) return text ?? '';
   return `${JSON.stringify({ ...geminiRules(text), [folder]: 'TRUST_FOLDER' }, null, 2)}\n`;
+}
+
+/** A folder's canonical path (symlinks resolved), or the path as given where it does not exist. */
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path.length > 1 ? path.replace(/\/+$/, '') : path;
+  }
+}
+
+/** Whether two spellings name one folder, as Codex compares its projects' keys (canonical paths). */
+export function samePath(a: string, b: string): boolean {
+  return a === b || canonical(a) === canonical(b);
+}
+
+/**
+ * The folders Codex looks up in its `[projects]` to decide whether it trusts a project opened in
+ * `folder`: the folder itself, then the root it resolves for trust (the repository's root; for a
+ * linked worktree, the main checkout's, found through the `.git` file's `gitdir:` as Codex does).
+ */
+export function codexTrustFolders(folder: string): string[] {
+  const out = [folder];
+  let dir = folder;
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    if (existsSync(dotGit)) {
+      const root = statSync(dotGit).isDirectory() ? dir : mainCheckout(dir, dotGit);
+      if (root && !out.some((f) => samePath(f, root))) out.push(root);
+      return out;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return out;
+    dir = parent;
+  }
+}
+
+/** The main checkout of a linked worktree whose `.git` file is `dotGit`, or null. */
+function mainCheckout(worktree: string, dotGit: string): string | null {
+  const match = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+  if (!match) return null;
+  const target = match[1]!.trim();
+  const gitDir = canonical(isAbsolute(target) ? target : resolve(worktree, target));
+  const worktrees = dirname(gitDir);
+  if (basename(worktrees) !== 'worktrees') return null;
+  return dirname(dirname(worktrees));
 }

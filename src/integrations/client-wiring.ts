@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { splitCommands } from '../core/shell-words.js';
 import { type ClientName, detectClients, SERVER_NAME } from './client-setup.js';
-import { geminiTrusts, trustFile } from './client-trust.js';
+import { codexTrustFolders, geminiTrusts, samePath, trustFile } from './client-trust.js';
 import { codexHookHashes } from './codex-hook-trust.js';
 import {
   codexEnvMissing,
@@ -243,7 +243,7 @@ export function wiringFindings(root: string, env: NodeJS.ProcessEnv = process.en
   const trust = (client: 'codex' | 'gemini'): WiringFinding => {
     const trusted =
       client === 'codex'
-        ? codexTrusts(readText(trustFile('codex', env)), root)
+        ? codexTrusts(readText(trustFile('codex', env)), codexTrustFolders(root), samePath)
         : geminiTrusts(readText(trustFile('gemini', env)), root);
     const own =
       client === 'codex'

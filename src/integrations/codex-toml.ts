@@ -208,13 +208,28 @@ export function removeCodexServer(text: string): string {
   return rest.trim() === '' ? '' : rest.replace(/\n*$/, '\n');
 }
 
-/** Whether Codex's config (its text, or null) trusts `folder`. */
-export function codexTrusts(text: string | null, folder: string): boolean {
+/**
+ * Whether Codex's config (its text, or null) trusts a project, read as Codex reads it: the first of
+ * `folders` (the folder itself, then the repository's root for trust) that has a `[projects]` entry
+ * decides, its `trust_level` however the TOML spells it. `same` tells two spellings of one folder
+ * apart from two folders (Codex compares canonical paths).
+ */
+export function codexTrusts(
+  text: string | null,
+  folders: string | string[],
+  same: (a: string, b: string) => boolean = (a, b) => a === b,
+): boolean {
+  let projects: Record<string, unknown>;
   try {
-    return valueAt(readCodexConfig(text, 'config.toml'), ['projects', folder, 'trust_level']) === 'trusted';
+    projects = table(valueAt(readCodexConfig(text, 'config.toml'), ['projects'])) ?? {};
   } catch {
     return false;
   }
+  for (const folder of typeof folders === 'string' ? [folders] : folders) {
+    const key = Object.keys(projects).find((k) => same(k, folder));
+    if (key !== undefined) return table(projects[key])?.trust_level === 'trusted';
+  }
+  return false;
 }
 
 /**

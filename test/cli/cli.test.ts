@@ -1,5 +1,5 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -209,6 +209,78 @@ describe('session-collab doctor', () => {
       'disk',
       'better-sqlite3',
     ]);
+  });
+
+  it('tells a project Codex already trusts only what it lacks, reading its trust as Codex does', () => {
+    requireBuild();
+    const home = tempDir('collab-home-');
+    const codexHome = tempDir('codex-home-');
+    const repo = gitRepo();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SESSION_COLLAB_HOME: home,
+      CODEX_HOME: codexHome,
+      NO_COLOR: '1',
+    };
+    const run = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' });
+    const config = join(codexHome, 'config.toml');
+    // Trusted by the user, in TOML's other quoting and through a symlinked spelling of the folder.
+    const link = join(tempDir('links-'), 'repo');
+    symlinkSync(repo, link);
+    writeFileSync(
+      config,
+      `model = 'gpt-5'
+
+[projects.'${link}']
+trust_level = 'trusted'
+`,
+    );
+    const told = run(repo, 'init', '--client', 'codex');
+    expect(told.status).toBe(0);
+    expect(told.stdout).toContain('Codex CLI trusts this project');
+    expect(told.stdout).toContain('ours are not yet');
+    expect(told.stdout).not.toContain('trust_level');
+    const json = JSON.parse(run(repo, 'init', '--client', 'codex', '--json').stdout) as {
+      trust: Array<{ client: string; trusted: boolean; missing?: string[] }>;
+    };
+    expect(json.trust).toEqual([
+      expect.objectContaining({ client: 'codex', trusted: false, missing: ['hooks'] }),
+    ]);
+    // --trust then adds only the hooks' trust: the project's entry is left as the user wrote it.
+    expect(run(repo, 'init', '--client', 'codex', '--trust').status).toBe(0);
+    const after = readFileSync(config, 'utf8');
+    expect(
+      after.startsWith(`model = 'gpt-5'
+
+[projects.'${link}']
+trust_level = 'trusted'
+`),
+    ).toBe(true);
+    expect(after).toContain('trusted_hash');
+    expect(after.match(/trust_level/g)).toHaveLength(1);
+    expect(JSON.parse(run(repo, 'init', '--client', 'codex', '--json').stdout).trust[0]).toMatchObject({
+      trusted: true,
+      added: false,
+    });
+    // A linked worktree of it: Codex decides by the main checkout's entry, so it is trusted too.
+    const worktree = join(tempDir('worktrees-'), 'feature');
+    execFileSync('git', ['-C', repo, 'worktree', 'add', '-q', '-b', 'feature', worktree]);
+    const there = JSON.parse(run(worktree, 'init', '--client', 'codex', '--json').stdout) as {
+      trust: Array<{ missing?: string[] }>;
+    };
+    expect(there.trust[0]?.missing).toEqual(['hooks']);
+    // An entry of the folder itself decides before the repository's: untrusted there, both are missing.
+    writeFileSync(
+      config,
+      `${after}
+[projects."${worktree}"]
+trust_level = "untrusted"
+`,
+    );
+    const untrusted = run(worktree, 'init', '--client', 'codex');
+    expect(untrusted.stdout).toContain('here neither is');
+    expect(untrusted.stdout).toContain('trust_level = "trusted"');
   });
 
   it('checks the wiring of the project it runs in, each problem with its fix', () => {
