@@ -2,11 +2,11 @@
 // own `serve` over stdio (ours: a relay to the machine's server; or the peer with PEER_DIR), waits
 // for the common start, then loops claim → check → release until the deadline and prints its
 // counts as JSON.
-import { ours, peer } from './servers.mjs';
+import { targetNamed } from './servers.mjs';
 import { stdioServer } from './stdio-client.mjs';
 
 const [which, home, repo, index, start, deadline] = process.argv.slice(2);
-const target = which === 'peer' ? peer(process.env.PEER_DIR) : ours;
+const target = targetNamed(which);
 const server = stdioServer(target.command, { cwd: repo, env: { ...process.env, ...target.env(home) } });
 const sid = await target.startSession(server, repo, `worker-${index}`);
 await target.check(server, sid, ['warm-up.ts']);

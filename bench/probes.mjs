@@ -102,7 +102,7 @@ async function manyClaims() {
         [{ pattern: `pkg${i % 100}/src/file${i}.ts`, base: `pkg${i % 100}/src/file${i}.ts` }],
       );
   });
-  app.store.db.pragma('wal_checkpoint(TRUNCATE)'); // the bulk insert is setup: no one else should pay for it
+  app.store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'); // the bulk insert is setup: no one else should pay for it
   await app.close();
   const sweeper = serve(repo, home);
   const writer = serve(repo, home);

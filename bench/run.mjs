@@ -20,6 +20,7 @@ import {
   stdioServer,
   tempDir,
 } from './common.mjs';
+import { driverBench, recordedDriversSection } from './driver-bench.mjs';
 import { hooks } from './hooks.mjs';
 import { hubRound, stdioRound, teamRound } from './hub.mjs';
 import { describeHistory, historySection, mergeHistory, recordedHistorySection } from './merge-history.mjs';
@@ -80,7 +81,8 @@ function coldStartOnce(target, home, repo, call) {
  * ours, the peer and a bare `node -e 0` in turn, 21 rounds after a warm-up, each server on its own
  * home; and ours on a fresh home (no database, no code cache yet), median of 5.
  */
-async function coldStart() {
+async function coldStart(targets = servers) {
+  const servers = targets;
   const repo = gitRepo();
   const call = { name: 'collab_session_list', arguments: {} };
   const homes = new Map(servers.map((s) => [s, tempDir('bench-home-')]));
@@ -100,8 +102,8 @@ async function coldStart() {
   }
   cleanup(repo, ...homes.values());
   return {
-    ours: median(times.get(ours)),
-    peer: PEER ? median(times.get(PEER)) : null,
+    peer: null,
+    ...Object.fromEntries(servers.map((s) => [s.name, median(times.get(s))])),
     bare: median(bare),
     fresh: median(fresh),
   };
@@ -112,7 +114,8 @@ async function coldStart() {
  * servers answer in turn, up to 1,000 checks each (or 20 s of checks, for a server that is slow at
  * this size); the server's RSS after them.
  */
-async function checkAt(claims) {
+async function checkAt(claims, targets = servers) {
+  const servers = targets;
   const repo = gitRepo();
   const runs = [];
   for (const s of servers) {
@@ -137,7 +140,8 @@ async function checkAt(claims) {
   }
   // Then a claim, a check of it and its release, timed together, up to 200 times (or 10 s).
   // The server that holds the claims: ours, the machine's server its relay attached to.
-  const serverRss = (run) => (run.s === ours ? memoryMb(serverOf(run.home), 'rss') : run.server.rssMb('now'));
+  const serverRss = (run) =>
+    run.s.machineServer ? memoryMb(serverOf(run.home), 'rss') : run.server.rssMb('now');
   for (const run of runs) Object.assign(run, { cycles: [], cycleSpent: 0, rss: serverRss(run) });
   for (let i = 0; i < 200; i++) {
     for (const run of runs) {
@@ -192,18 +196,17 @@ async function throughput(target, processes = 8, seconds = 5) {
       const pid = serverOf(home);
       if (pid) take(pid);
     }, at - Date.now());
-  const timers =
-    target === ours
-      ? [
-          sample(start, (pid) => {
-            shared.cpu = -cpuMsOf(pid);
-          }),
-          sample(deadline, (pid) => {
-            shared.cpu += cpuMsOf(pid);
-            shared.pss = memoryMb(pid, 'pss');
-          }),
-        ]
-      : [];
+  const timers = target.machineServer
+    ? [
+        sample(start, (pid) => {
+          shared.cpu = -cpuMsOf(pid);
+        }),
+        sample(deadline, (pid) => {
+          shared.cpu += cpuMsOf(pid);
+          shared.pss = memoryMb(pid, 'pss');
+        }),
+      ]
+    : [];
   const results = await Promise.all(
     Array.from({ length: processes }, (_, i) =>
       runWorker([CLIENT, target.name, home, repo, String(i), String(start), String(deadline)]),
@@ -240,7 +243,8 @@ function cpuMsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function throughputRounds() {
+async function throughputRounds(targets = servers) {
+  const servers = targets;
   const rounds = new Map(servers.map((s) => [s, []]));
   for (let i = 0; i < 2; i++)
     for (const s of i % 2 ? [...servers].reverse() : servers) {
@@ -259,7 +263,7 @@ async function throughputRounds() {
     serverPss: median(list.map((r) => r.serverPss ?? 0)) || null,
     cpuPerCall: median(list.map((r) => r.cpuPerCall)),
   });
-  return { ours: summary(rounds.get(ours)), peer: PEER ? summary(rounds.get(PEER)) : null };
+  return { peer: null, ...Object.fromEntries(servers.map((s) => [s.name, summary(rounds.get(s))])) };
 }
 
 /** The default `tools/list` result as a client receives it, JSON bytes / 4. */
@@ -278,6 +282,10 @@ async function listSizes() {
   return out;
 }
 
+if (process.argv.includes('--drivers')) {
+  await driverBench({ coldStart, checkAt, throughputRounds, progress, record, loads });
+  process.exit(0);
+}
 if (!PEER) progress('PEER_DIR not set: the side-by-side figures with the peer are left out.');
 progress(`cold start: ${servers.map((s) => s.name).join(', ')} and bare node in turn, 21 rounds…`);
 const cold = await coldStart();
@@ -695,9 +703,15 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   // The merge history section: this run's, or the one recorded before (it needs fetched repositories).
   const before = readFileSync(new URL('../docs/benchmarks.md', import.meta.url), 'utf8');
   const kept = history ? historySection(history) : recordedHistorySection(before);
+  // The SQLite drivers section is written by its own run (--drivers) and kept.
+  const drivers = recordedDriversSection(before);
   writeFileSync(
     new URL('../docs/benchmarks.md', import.meta.url),
-    kept ? `${doc.trimEnd()}\n\n${kept}` : doc,
+    [doc, kept, drivers]
+      .filter(Boolean)
+      .map((part) => part.trimEnd())
+      .join('\n\n')
+      .concat('\n'),
   );
   progress('docs/benchmarks.md updated.');
 }

@@ -23,8 +23,8 @@ export const CHECK_TARGETS = [
 
 /** How many of `ids` are not completed claims in the database `file` (both servers name them so). */
 async function notCompletedIn(file, ids) {
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(file, { readonly: true });
+  const { lib } = await import('./common.mjs');
+  const db = lib.sqliteConnection(file, { readonly: true });
   const done = new Set(
     db
       .prepare("SELECT id FROM claims WHERE status = 'completed'")
@@ -63,6 +63,8 @@ const errorText = (r) => {
 
 export const ours = {
   name: 'ours',
+  /** Its `serve` is a relay: the machine's server (found by its home) does the work. */
+  machineServer: true,
   command: [process.execPath, CLI, 'serve'],
   env: (home) => ({ SESSION_COLLAB_HOME: home }),
   /** The session is the connection's own, started on first use. */
@@ -100,7 +102,7 @@ export const ours = {
         );
       }
     });
-    app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    app.store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     await app.close();
   },
   /** How many of the claims `ids` are not completed. */
@@ -127,6 +129,33 @@ export const ours = {
     denied: (out) => out.includes('"permissionDecision":"deny"'),
   },
 };
+
+/**
+ * Ours from another build (`cli`), with `env` added to every process's: the same adapter under
+ * another name (the SQLite driver comparison, bench/drivers.mjs).
+ */
+export function oursVariant(name, cli, env) {
+  return {
+    ...ours,
+    name,
+    command: [process.execPath, cli, 'serve'],
+    env: (home) => ({ ...ours.env(home), ...env }),
+    hook: { ...ours.hook, command: [process.execPath, cli, 'hook', 'pre-tool-use'] },
+  };
+}
+
+/** The better-sqlite3 variant of ours, in a worker process: its build is named by the parent. */
+export const BETTER_SQLITE3 = 'ours, better-sqlite3';
+
+/** A benchmark target by its name, as a worker process is told it. */
+export function targetNamed(name) {
+  if (name === 'peer') return peer(process.env.PEER_DIR);
+  if (name === BETTER_SQLITE3)
+    return oursVariant(BETTER_SQLITE3, process.env.BENCH_BETTER_SQLITE3_CLI, {
+      SESSION_COLLAB_SQLITE: 'better-sqlite3',
+    });
+  return ours;
+}
 
 /** The peer built in `dir`; null when it is not there. */
 export function peer(dir) {
@@ -162,20 +191,20 @@ export function peer(dir) {
       const sessions = [];
       for (let s = 0; s < 100; s++) sessions.push(await peerSession(server, repo, `s${s}`));
       await server.close();
-      const { default: Database } = await import('better-sqlite3');
-      const db = new Database(dbOf(home));
+      const { lib } = await import('./common.mjs');
+      const db = lib.sqliteConnection(dbOf(home));
       const claim = db.prepare(
         "INSERT INTO claims (id, session_id, intent, scope, status) VALUES (?, ?, ?, 'small', 'active')",
       );
       const file = db.prepare('INSERT INTO claim_files (claim_id, file_path, is_pattern) VALUES (?, ?, ?)');
-      db.transaction(() => {
-        for (let k = 0; k < claims; k++) {
-          const pattern = seededPattern(k, k % 100);
-          claim.run(`c${k}`, sessions[k % 100], `work ${k}`);
-          file.run(`c${k}`, pattern, pattern.endsWith('**') ? 1 : 0);
-        }
-      })();
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.exec('BEGIN');
+      for (let k = 0; k < claims; k++) {
+        const pattern = seededPattern(k, k % 100);
+        claim.run(`c${k}`, sessions[k % 100], `work ${k}`);
+        file.run(`c${k}`, pattern, pattern.endsWith('**') ? 1 : 0);
+      }
+      db.exec('COMMIT');
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       db.close();
     },
     notCompleted: (home, ids) => notCompletedIn(dbOf(home), ids),

@@ -25,12 +25,12 @@ const ALLOWED = {
   mcp: ['core', 'integrations', 'app', 'features'],
   http: ['core', 'app', 'features', 'mcp'],
   cli: ['core', 'integrations', 'app', 'features', 'mcp', 'http'],
-  'lib.ts': ['app', 'features', 'mcp', 'integrations', 'core'],
+  'lib.ts': ['app', 'features', 'mcp', 'integrations', 'core', 'store/sqlite.ts'],
 };
 const SDK_ALLOWED = new Set(['mcp', 'http', 'cli']);
 /** core/ is pure: no I/O, no database, no SDK. */
 const CORE_FORBIDDEN =
-  /^(node:)?(fs|child_process|net|http|https|os|worker_threads)(\/|$)|^better-sqlite3$|^@modelcontextprotocol\//;
+  /^(node:)?(fs|child_process|net|http|https|os|worker_threads)(\/|$)|^better-sqlite3$|^node:sqlite$|^@modelcontextprotocol\//;
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -13,3 +13,4 @@ export { markSymbols, symbolSpans } from './integrations/symbols.js';
 export { allTools, everyToolset, select, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
 export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';
+export { sqliteConnection, sqliteDriver } from './store/sqlite.js';

@@ -8,10 +8,9 @@ import {
   rmSync,
   statfsSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG, databaseUrl, loadConfig } from '../app/config.js';
-import { inspectDatabase, rebuildDatabase } from '../app/database-health.js';
+import { inspectDatabase, rebuildDatabase, sqliteDriverInfo } from '../app/database-health.js';
 import { type HomePaths, resolveHome } from '../app/home.js';
 import { type HealthCheck, teamDatabaseChecks } from '../app/team-database-health.js';
 import { telegramSettings } from '../app/telegram-config.js';
@@ -151,15 +150,22 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
   } catch (error) {
     checks.push({ name: 'disk', ok: false, detail: (error as Error).message });
   }
-  try {
-    // The CLI runs as a CommonJS bundle: resolve from the bundle's own location.
-    const require = createRequire(__filename);
-    const version = (require('better-sqlite3/package.json') as { version: string }).version;
-    checks.push({ name: 'better-sqlite3', ok: true, detail: version });
-  } catch {
-    checks.push({ name: 'better-sqlite3', ok: false, detail: 'not found', hint: 'Run npm install.' });
-  }
+  checks.push(driverCheck());
   return { checks, configBad, databaseDamaged };
+}
+
+/** Which SQLite driver this Node uses (store/sqlite.ts), or why none can load. */
+function driverCheck(): Check {
+  try {
+    return { name: 'sqlite driver', ok: true, detail: sqliteDriverInfo() };
+  } catch (error) {
+    return {
+      name: 'sqlite driver',
+      ok: false,
+      detail: (error as Error).message,
+      hint: 'Use Node 22.13 or later (node:sqlite is built in), or on Node 20 run npm install where better-sqlite3 can build.',
+    };
+  }
 }
 
 function print(checks: Check[]): void {

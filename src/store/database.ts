@@ -1,12 +1,11 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
 import { CollabError } from '../core/errors.js';
 import { describeStorageFault, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { SCHEMA_VERSION, stepsAfter } from './migrations/schema.js';
-import { sqliteConnection } from './sqlite.js';
+import { pragmaValue, type SqliteConnection, sqliteConnection } from './sqlite.js';
 
-export type Db = Database.Database;
+export type Db = SqliteConnection;
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -32,15 +31,14 @@ export function openDatabase(
     );
   }
   try {
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     // Many processes may open a fresh file together. Switching to WAL and migrating need locks that
     // SQLite sometimes refuses at once rather than waiting for (a reader that would have to upgrade):
     // retried until the busy timeout has passed.
     whileBusy(busyTimeoutMs, () => {
-      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+      if (pragmaValue(db, 'journal_mode') !== 'wal') db.exec('PRAGMA journal_mode = WAL');
     });
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
     whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();
@@ -86,7 +84,7 @@ export function whileBusy<T>(ms: number, fn: () => T): T {
 }
 
 export function schemaVersion(db: Db): number {
-  return db.pragma('user_version', { simple: true }) as number;
+  return pragmaValue(db, 'user_version') as number;
 }
 
 function migrate(db: Db, file: string): void {
@@ -102,21 +100,21 @@ function migrate(db: Db, file: string): void {
   for (const migration of stepsAfter('sqlite', current)) {
     // Each migration in its own immediate transaction; a concurrent process that migrated first
     // makes the re-check skip it.
-    if (migration.rebuildsTables) db.pragma('foreign_keys = OFF');
+    if (migration.rebuildsTables) db.exec('PRAGMA foreign_keys = OFF');
     try {
       immediate(db, () => {
         if (schemaVersion(db) >= migration.version) return;
         db.exec(migration.sql);
-        if (migration.rebuildsTables && (db.pragma('foreign_key_check') as unknown[]).length > 0) {
+        if (migration.rebuildsTables && db.prepare('PRAGMA foreign_key_check').all().length > 0) {
           throw new CollabError(
             'DB_ERROR',
             `migration ${migration.version} (${migration.name}) broke a foreign key; nothing was changed.`,
           );
         }
-        db.pragma(`user_version = ${migration.version}`);
+        db.exec(`PRAGMA user_version = ${migration.version}`);
       });
     } finally {
-      if (migration.rebuildsTables) db.pragma('foreign_keys = ON');
+      if (migration.rebuildsTables) db.exec('PRAGMA foreign_keys = ON');
     }
   }
 }
@@ -127,5 +125,22 @@ function migrate(db: Db, file: string): void {
  * lock is the busy timeout's job; past it, SQLITE_BUSY reaches the caller (a DB_ERROR).
  */
 export function immediate<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    rollback(db);
+    throw error;
+  }
+}
+
+/** Ends the open transaction, if one is still open (SQLite ends some on its own when they fail). */
+export function rollback(db: Db): void {
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // no transaction was open
+  }
 }

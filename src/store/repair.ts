@@ -18,7 +18,7 @@ export interface TableSalvage {
 export function salvageDatabase(damaged: string, target: string): TableSalvage[] {
   let source: Db | null = null;
   try {
-    source = sqliteConnection(damaged, { readonly: true, fileMustExist: true });
+    source = sqliteConnection(damaged, { readonly: true });
   } catch {
     source = null; // not even a header to read: an empty database is all there is
   }
@@ -53,12 +53,12 @@ function copyTable(source: Db, fresh: Db, table: string): TableSalvage {
   const insert = fresh.prepare(
     `INSERT OR IGNORE INTO "${table}" (${list}) VALUES (${columns.map(() => '?').join(', ')})`,
   );
-  const read = source.prepare(`SELECT ${list} FROM "${table}"`).raw();
+  const read = source.prepare(`SELECT ${list} FROM "${table}"`);
   fresh.exec('BEGIN');
   try {
-    for (const row of read.iterate() as IterableIterator<unknown[]>) {
+    for (const row of read.iterate() as IterableIterator<Record<string, unknown>>) {
       try {
-        if (insert.run(...row).changes > 0) result.copied++;
+        if (insert.run(...columns.map((c) => row[c])).changes > 0) result.copied++;
       } catch {
         result.lost++; // its parent row was lost
       }

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import type { Db } from './database.js';
-import { whileBusy } from './database.js';
+import { rollback, whileBusy } from './database.js';
+import type { SqliteStatement } from './sqlite.js';
 
 /**
  * The asynchronous SQL interface both backends speak: the embedded SQLite file and the team
@@ -139,17 +140,17 @@ export function inList(
 }
 
 /**
- * SQLite through better-sqlite3: statements prepared once; its calls are synchronous underneath.
+ * SQLite (either driver, store/sqlite.ts): statements prepared once; its calls are synchronous underneath.
  * One connection serves every caller of the process, so a transaction is kept to itself: while one
  * is open, a statement from outside it (another request's, between two of the transaction's
  * awaits) waits for it to end, rather than joining it or reading what it has not committed.
  */
 export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
-  const statements = new Map<string, import('better-sqlite3').Statement<unknown[]>>();
+  const statements = new Map<string, SqliteStatement>();
   const prepared = (sql: string) => {
     let statement = statements.get(sql);
     if (!statement) {
-      statement = db.prepare<unknown[]>(sql);
+      statement = db.prepare(sql);
       statements.set(sql, statement);
     }
     return statement;
@@ -185,7 +186,7 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
           db.exec('COMMIT');
           return result;
         } catch (error) {
-          if (db.inTransaction) db.exec('ROLLBACK');
+          rollback(db);
           throw error;
         } finally {
           open = null;

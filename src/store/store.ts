@@ -23,6 +23,7 @@ import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
 import { SightingsStore } from './sightings-store.js';
 import { type Dialect, postgresSql, type SqlDatabase, sqliteSql, type WriteScope } from './sql.js';
+import { pragmaValue } from './sqlite.js';
 import { TelegramStore } from './telegram-store.js';
 import { TimelineStore } from './timeline-store.js';
 import { WorkEventsStore } from './work-events-store.js';
@@ -184,7 +185,7 @@ export class Store {
     if (!this.db) return { ok: true, detail: 'ok' };
     let detail: string;
     try {
-      detail = String(this.db.pragma('quick_check', { simple: true }));
+      detail = String(pragmaValue(this.db, 'quick_check'));
     } catch (error) {
       // Pages too damaged to read at all.
       detail = (error as Error).message;
@@ -194,13 +195,14 @@ export class Store {
   }
 
   /** What `doctor` reports: schema version, journal mode, SQLite's quick check and version. */
-  health(): { version: number; journal: string; integrity: string; sqlite: string } {
+  health(): { version: number; journal: string; integrity: string; sqlite: string; driver: string } {
     if (!this.db) throw new Error('health() is of the embedded database');
     return {
       version: schemaVersion(this.db),
-      journal: String(this.db.pragma('journal_mode', { simple: true })),
-      integrity: String(this.db.pragma('quick_check', { simple: true })),
+      journal: String(pragmaValue(this.db, 'journal_mode')),
+      integrity: String(pragmaValue(this.db, 'quick_check')),
       sqlite: (this.db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v,
+      driver: this.db.driver,
     };
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { CollabError } from '../core/errors.js';
-import type { Db } from './database.js';
+import { type Db, immediate } from './database.js';
 import { numberPlaceholders } from './sql.js';
 
 /** What one table held on each side of a move: rows and a SHA-256 of them in key order. */
@@ -237,7 +237,7 @@ export async function copyPostgresToSqlite(client: PoolClient, db: Db): Promise<
     for await (const row of postgresRows(client, table, columns, order)) rows.push(row);
     data.push({ table, columns, rows });
   }
-  db.transaction(() => {
+  immediate(db, () => {
     for (const { table, columns, rows } of data) {
       // The triggers logged the copied sessions, claims… as new events: the copied log is the one
       // (events come last).
@@ -247,7 +247,7 @@ export async function copyPostgresToSqlite(client: PoolClient, db: Db): Promise<
       );
       for (const row of rows) insert.run(...valuesOf(row, columns));
     }
-  }).immediate();
+  });
 }
 
 /** The columns of each table, as the embedded database has them (PostgreSQL's are the same). */

@@ -207,7 +207,7 @@ describe('session-collab doctor', () => {
       'database',
       'code cache',
       'disk',
-      'better-sqlite3',
+      'sqlite driver',
     ]);
   });
 

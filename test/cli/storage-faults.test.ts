@@ -2,8 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { openSqlite, pragmaValue } from '../helpers/sqlite.js';
 import { CLI, requireBuild } from '../helpers/stdio.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -22,8 +22,8 @@ const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
  * offsets `range` gives for its size: a database damaged inside, past its header.
  */
 function damage(home: string, range: (size: number) => [number, number]): void {
-  const db = new Database(join(home, 'registry.db'));
-  db.pragma('journal_mode = DELETE');
+  const db = openSqlite(join(home, 'registry.db'));
+  db.exec('PRAGMA journal_mode = DELETE');
   db.exec(
     'CREATE TABLE filler (x TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO filler SELECT hex(randomblob(500)) FROM n;',
   );
@@ -127,7 +127,7 @@ describe('doctor --repair', () => {
     expect(server).not.toBeNull();
 
     // While a process has the database open, nothing is moved: it would go on writing to the old file.
-    const holder = new Database(join(home, 'registry.db'), { readonly: true });
+    const holder = openSqlite(join(home, 'registry.db'), { readonly: true });
     holder.prepare('SELECT 1').get();
     const refused = run(home, 'doctor', '--repair');
     holder.close();
@@ -144,9 +144,9 @@ describe('doctor --repair', () => {
     expect(repaired.stdout).toMatch(/claim_files\s+2 row\(s\) kept/);
     expect(repaired.stdout).toContain('All good.');
     expect(readdirSync(home).filter((f) => f.startsWith('registry.db.damaged-'))).not.toEqual([]);
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     try {
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(pragmaValue(db, 'integrity_check')).toBe('ok');
       expect(db.prepare('SELECT intent FROM claims').all()).toEqual([{ intent: 'kept through the repair' }]);
       // The full-text index came back with the rows.
       expect(db.prepare("SELECT title FROM decisions_fts WHERE decisions_fts MATCH 'rpc'").all()).toEqual([

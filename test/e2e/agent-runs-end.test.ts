@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stoppedAfterEach } from '../helpers/hub.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, serverPid, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -227,8 +228,7 @@ describe('a server that ends ends the agent CLIs it runs', () => {
     await gone([cli, child]);
     const other = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
     started.push(other.pid!);
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(join(home, 'registry.db'));
+    const db = openSqlite(join(home, 'registry.db'));
     db.prepare('UPDATE agent_runs SET cli_pgid = ? WHERE id = ?').run(other.pid, job.execution_id);
     db.close();
     const b = await connect();
@@ -245,8 +245,7 @@ describe('a server that ends ends the agent CLIs it runs', () => {
     const { cli, child } = await processes();
     await h.stop('SIGTERM');
     expect(await gone([cli, child], 500)).toEqual([]);
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     const row = db.prepare('SELECT status, error FROM agent_runs WHERE id = ?').get(job.execution_id);
     db.close();
     expect(row).toEqual({ status: 'cancelled', error: 'cancelled: its server stopped (SIGTERM)' });

@@ -4,10 +4,10 @@
  * across processes, and the database is intact afterwards.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { glob, overlap } from '../../src/core/glob.js';
+import { openSqlite, pragmaValue } from '../helpers/sqlite.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -104,9 +104,9 @@ describe('random claims from several processes', () => {
         }
       }),
     );
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     try {
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(pragmaValue(db, 'integrity_check')).toBe('ok');
       const live = db
         .prepare(
           "SELECT c.id, c.session_id, c.exclusive, f.pattern FROM claims c JOIN claim_files f ON f.claim_id = c.id WHERE c.status = 'active'",

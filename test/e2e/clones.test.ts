@@ -7,10 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aliceAndBob, cli, closeServers, commit, FILES, server, twoClones } from '../helpers/clones.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, waitFor } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -111,7 +111,7 @@ describe('what two clones changed, recorded by their edit hooks', () => {
     ).toBe(0);
 
     // The hooks only asked; a serving process read both files, with the symbol each change is in.
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     const recorded = () =>
       db
         .prepare(
@@ -208,7 +208,7 @@ describe('a database from before repositories were named', () => {
       await s.call('collab_message_send', { content: `hello from ${name}` });
       await s.close();
     }
-    const db = new Database(join(home, 'registry.db'));
+    const db = openSqlite(join(home, 'registry.db'));
     const counts = () =>
       Object.fromEntries(
         ['sessions', 'claims', 'claim_files', 'messages', 'decisions'].map((t) => [

@@ -5,10 +5,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio } from '../helpers/stdio.js';
 
 afterEach(closeHookClients);
@@ -22,7 +22,7 @@ const fixture = (name: string, repo: string, id: string, toolInput?: Record<stri
   hookFixture(`cursor/${name}`, repo, id, toolInput);
 
 function sessionsIn(home: string) {
-  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  const db = openSqlite(join(home, 'registry.db'), { readonly: true });
   try {
     return db
       .prepare('SELECT id, client_session_id, client, status FROM sessions ORDER BY created_at')

@@ -6,10 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/app/config.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations/schema.js';
+import { openSqlite, pragmaValue } from '../helpers/sqlite.js';
 import { bareServe } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -39,10 +39,10 @@ describe('first start', () => {
       expect(failed, `round ${round}`).toEqual([]);
       expect(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8'))).toEqual(DEFAULT_CONFIG);
       expect(readdirSync(home).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      const db = new Database(join(home, 'registry.db'), { readonly: true });
+      const db = openSqlite(join(home, 'registry.db'), { readonly: true });
       try {
-        expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+        expect(pragmaValue(db, 'user_version')).toBe(SCHEMA_VERSION);
+        expect(pragmaValue(db, 'journal_mode')).toBe('wal');
         expect((db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n).toBe(SERVERS);
       } finally {
         db.close();

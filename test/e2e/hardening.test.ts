@@ -5,14 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { childSqlite, openSqlite } from '../helpers/sqlite.js';
 import { bareServe, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
-
-const require = createRequire(import.meta.url);
 
 type Closable = { close: () => Promise<unknown> };
 const open: Closable[] = [];
@@ -165,8 +163,8 @@ describe('a database held by another process', () => {
       process.execPath,
       [
         '-e',
-        `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-         const db = new D(${JSON.stringify(join(home, 'registry.db'))});
+        `${childSqlite()}
+         const db = openDb(${JSON.stringify(join(home, 'registry.db'))});
          db.prepare('BEGIN IMMEDIATE').run();
          process.stdout.write('locked\\n', () => process.kill(process.pid, 'SIGSTOP'));`,
       ],
@@ -198,14 +196,13 @@ describe('a database held by another process', () => {
 
 describe('a request over the transport’s limit', () => {
   it('closes the connection and ends its session (nothing is left active)', async () => {
-    const Database = (await import('better-sqlite3')).default;
     const home = tempDir('collab-home-');
     const repo = gitRepo();
     const server = bareServe(repo, home);
     await server.call('collab_session_list');
     await server.call('collab_message_send', { content: 'x'.repeat(11_000_000) });
     expect(await server.exit).toBe(0);
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     expect(db.prepare('SELECT status FROM sessions').all()).toEqual([{ status: 'ended' }]);
     db.close();
   });

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, keepOpen, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, hookClient, runCli } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -13,7 +13,7 @@ const setup = twoHookClients;
 const parse = (stdout: string) => (stdout.trim() === '' ? null : JSON.parse(stdout));
 
 function sessionsIn(home: string) {
-  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  const db = openSqlite(join(home, 'registry.db'), { readonly: true });
   try {
     return db
       .prepare('SELECT id, client_session_id, status, client_pid FROM sessions ORDER BY created_at')
@@ -104,7 +104,7 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     const sessions = sessionsIn(home);
     expect(sessions.map((s) => s.client_session_id).sort()).toEqual(['A-1', 'B-1']);
     expect(new Set(sessions.map((s) => s.client_pid))).toEqual(new Set([a.pid, b.pid]));
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     const files = db
       .prepare(
         'SELECT s.client_session_id AS who, f.pattern FROM claim_files f JOIN claims c ON c.id = f.claim_id JOIN sessions s ON s.id = c.session_id ORDER BY f.pattern',
@@ -277,7 +277,7 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
         (await client.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, id))).code,
       ).toBe(0);
     // A was heard at its start only, 3 minutes ago; B started as long ago and was heard again since.
-    const db = new Database(join(home, 'registry.db'));
+    const db = openSqlite(join(home, 'registry.db'));
     const ago = (minutes: number) => Date.now() - minutes * 60_000;
     db.prepare('UPDATE sessions SET created_at = ?, last_heartbeat = ? WHERE client_session_id = ?').run(
       ago(3),
@@ -372,7 +372,7 @@ async function underLock(
   event = 'pre-tool-use',
 ) {
   const { home, repo, b } = await setup(onError ? { enforcement_on_error: onError } : {});
-  const blocker = new Database(join(home, 'registry.db'));
+  const blocker = openSqlite(join(home, 'registry.db'));
   blocker.prepare('BEGIN IMMEDIATE').run();
   try {
     return await b.hook(event, hookFixture(fixture, repo, sessionId));
@@ -430,7 +430,7 @@ describe('hooks answer in bounded time, and never let an edit through unchecked 
   it('while another process holds the database write lock: a post-tool-use goes on, says why once, logs why', async () => {
     const { home, repo, a } = await setup();
     await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
-    const blocker = new Database(join(home, 'registry.db'));
+    const blocker = openSqlite(join(home, 'registry.db'));
     blocker.prepare('BEGIN IMMEDIATE').run();
     try {
       const started = Date.now();

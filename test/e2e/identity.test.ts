@@ -6,9 +6,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, hookClient, hookCommand, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -42,7 +42,7 @@ async function hooks(options: { cwd: string; home: string }) {
 }
 
 function activeClaims(home: string) {
-  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  const db = openSqlite(join(home, 'registry.db'), { readonly: true });
   try {
     return db
       .prepare(

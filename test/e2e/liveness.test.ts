@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -32,7 +32,7 @@ async function server(options: Parameters<typeof connectStdio>[0]) {
 }
 
 function activeClaims(home: string) {
-  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  const db = openSqlite(join(home, 'registry.db'), { readonly: true });
   try {
     return db
       .prepare(

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -51,7 +51,7 @@ describe('races between real server processes on one database', () => {
           winners.push(won.length);
         }
         expect(winners.every((n) => n === 1)).toBe(true);
-        const db = new Database(join(home, 'registry.db'), { readonly: true });
+        const db = openSqlite(join(home, 'registry.db'), { readonly: true });
         const rows = db
           .prepare(
             "SELECT f.pattern, COUNT(*) AS n FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE c.status = 'active' GROUP BY f.pattern",
@@ -105,7 +105,7 @@ describe('races between real server processes on one database', () => {
       const ids = perProcess.flatMap((p) => p.ids);
       expect(ids).toHaveLength(PROCESSES * ITERATIONS);
       expect(new Set(ids).size).toBe(ids.length);
-      const db = new Database(join(home, 'registry.db'), { readonly: true });
+      const db = openSqlite(join(home, 'registry.db'), { readonly: true });
       const counts = db.prepare('SELECT status, COUNT(*) AS n FROM claims GROUP BY status').all();
       const files = db.prepare('SELECT COUNT(*) AS n, SUM(active) AS live FROM claim_files').get();
       db.close();

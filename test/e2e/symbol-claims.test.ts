@@ -6,10 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aliceAndBob, cli, closeServers } from '../helpers/clones.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { waitFor } from '../helpers/stdio.js';
 
 afterEach(closeServers);
@@ -66,7 +66,7 @@ describe('two agents, one file, two clones', () => {
     );
     expect(post.code, post.stderr).toBe(0);
     // A serving process reads what the edit changed, with its symbol.
-    const db = new Database(join(c.home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(c.home, 'registry.db'), { readonly: true });
     await waitFor(
       () =>
         (

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTelegram, type SentMessage } from '../fixtures/fake-telegram.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { bareServe, CLI, connectStdio, waitFor, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -44,7 +44,7 @@ async function setup(allowed = [PERSON]) {
 
 /** The process that polls the bot now, from the lease row. */
 function poller(home: string): number | null {
-  const db = new Database(join(home, 'registry.db'), { readonly: true });
+  const db = openSqlite(join(home, 'registry.db'), { readonly: true });
   try {
     const row = db.prepare('SELECT holder_pid, lease_until FROM telegram_pollers').get() as
       | { holder_pid: number; lease_until: number }
@@ -230,7 +230,7 @@ describe('a server whose connection closes while Telegram keeps it busy', () => 
     const started = Date.now();
     expect(await server.exit).toBe(0);
     expect(Date.now() - started).toBeLessThan(8_000);
-    const db = new Database(join(home, 'registry.db'), { readonly: true });
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     try {
       expect(db.prepare('SELECT status FROM sessions').all()).toEqual([{ status: 'ended' }]);
     } finally {

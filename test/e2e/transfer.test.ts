@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { homeAt } from '../../src/app/home.js';
-import { type Db, openDatabase } from '../../src/store/database.js';
+import { type Db, immediate, openDatabase } from '../../src/store/database.js';
 import { migratePg, openPgPool } from '../../src/store/pg-database.js';
 import {
   columnReader,
@@ -92,7 +92,7 @@ function reorderSqlite(db: Db, claimId: string, patterns: string[]): void {
   const rows = db.prepare('SELECT * FROM claim_files WHERE claim_id = ?').all(claimId) as Array<
     Record<string, unknown>
   >;
-  db.transaction(() => {
+  immediate(db, () => {
     db.prepare('DELETE FROM claim_files WHERE claim_id = ?').run(claimId);
     for (const pattern of patterns) {
       const row = rows.find((r) => r.pattern === pattern)!;
@@ -101,7 +101,7 @@ function reorderSqlite(db: Db, claimId: string, patterns: string[]): void {
         `INSERT INTO claim_files (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
       ).run(...columns.map((c) => row[c]));
     }
-  })();
+  });
 }
 
 /** The tables whose checksum or count differs between two tallies. */

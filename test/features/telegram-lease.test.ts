@@ -14,6 +14,7 @@ import { TelegramChannel } from '../../src/features/human/telegram-channel.js';
 import { telegramApi } from '../../src/integrations/telegram-api.js';
 import { FakeTelegram } from '../fixtures/fake-telegram.js';
 import { teamDatabaseOf, testApp } from '../helpers/app.js';
+import { childSqlite } from '../helpers/sqlite.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -42,9 +43,9 @@ async function leaseFromAnotherProcess(
          await c.query(${JSON.stringify(update)}, [process.argv[3], Number(process.argv[4]), process.argv[5], Date.now() + 60000, process.argv[2]]);
          await c.end();
        })().catch((e) => { console.error(e); process.exit(1); });`
-      : `const Database = require('better-sqlite3');
-       const db = new Database(process.argv[1]);
-       db.pragma('busy_timeout = 10000');
+      : `${childSqlite()}
+       const db = openDb(process.argv[1]);
+       db.exec('PRAGMA busy_timeout = 10000');
        db.prepare(${JSON.stringify(update.replace(/\$\d/g, '?'))})
          .run(process.argv[3], Number(process.argv[4]), process.argv[5], Date.now() + 60000, process.argv[2]);
        db.close();`;

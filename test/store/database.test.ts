@@ -1,26 +1,67 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations/schema.js';
-import { sqliteAddon } from '../../src/store/sqlite.js';
+import { sqliteDriver } from '../../src/store/sqlite.js';
+import { sqliteAddon } from '../../src/store/sqlite-better.js';
 import { testApp } from '../helpers/app.js';
+import { openSqlite, pragmaValue } from '../helpers/sqlite.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 describe('database', () => {
-  it("hands better-sqlite3 its compiled addon, found where the package's build puts it", () => {
-    const addon = sqliteAddon();
-    expect(addon).toMatch(/better-sqlite3[/\\]build[/\\]Release[/\\]better_sqlite3\.node$/);
-    expect(existsSync(addon!)).toBe(true);
+  it('speaks node:sqlite where Node has it, else better-sqlite3 with its compiled addon', () => {
+    const driver = sqliteDriver();
+    const builtIn = process.getBuiltinModule?.('node:sqlite') !== undefined;
+    if (process.env.SESSION_COLLAB_SQLITE) expect(driver.name).toBe(process.env.SESSION_COLLAB_SQLITE);
+    else expect(driver.name).toBe(builtIn ? 'node:sqlite' : 'better-sqlite3');
+    if (driver.name === 'better-sqlite3') {
+      // Handed its addon where the package's build puts it (the `bindings` search costs a hook ~4 ms).
+      const addon = sqliteAddon();
+      expect(addon).toMatch(/better-sqlite3[/\\]build[/\\]Release[/\\]better_sqlite3\.node$/);
+      expect(existsSync(addon!)).toBe(true);
+    }
+  });
+
+  it("names SQLite's errors as SQLite does, whichever driver raised them", () => {
+    const file = join(tempDir(), 'codes.db');
+    const db = openSqlite(file);
+    const other = openSqlite(file);
+    try {
+      db.exec('CREATE TABLE t (v TEXT UNIQUE NOT NULL)');
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('a');
+      expect(() => db.prepare('INSERT INTO t (v) VALUES (?)').run('a')).toThrow(
+        expect.objectContaining({ code: 'SQLITE_CONSTRAINT_UNIQUE' }),
+      );
+      expect(() => db.prepare('INSERT INTO t (v) VALUES (NULL)').run()).toThrow(
+        expect.objectContaining({ code: 'SQLITE_CONSTRAINT_NOTNULL' }),
+      );
+      expect(() => db.prepare('SELECT nope FROM t').all()).toThrow(
+        expect.objectContaining({ code: 'SQLITE_ERROR' }),
+      );
+      // Another connection holding the write lock: busy, once the wait is over.
+      other.exec('PRAGMA busy_timeout = 0');
+      db.exec('BEGIN IMMEDIATE');
+      expect(() => other.exec('BEGIN IMMEDIATE')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+      db.exec('ROLLBACK');
+      // Rows are plain records; statements take positional parameters and count their changes.
+      expect(db.prepare('SELECT v FROM t WHERE v = ?').get('a')).toEqual({ v: 'a' });
+      expect(db.prepare('UPDATE t SET v = ? WHERE v = ?').run('b', 'a').changes).toBe(1);
+      expect([...db.prepare('SELECT v FROM t').iterate()]).toEqual([{ v: 'b' }]);
+    } finally {
+      other.close();
+      db.close();
+    }
+    expect(db.open).toBe(false);
+    expect(() => openSqlite(join(tempDir(), 'missing', 'nope.db'), { readonly: true })).toThrow();
   });
 
   it('migrates a new file to the current schema, in WAL mode with foreign keys', () => {
     const file = join(tempDir(), 'registry.db');
     const db = openDatabase(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(pragmaValue(db, 'user_version')).toBe(SCHEMA_VERSION);
+    expect(pragmaValue(db, 'journal_mode')).toBe('wal');
+    expect(pragmaValue(db, 'foreign_keys')).toBe(1);
     db.close();
     // Opening again is a no-op.
     openDatabase(file).close();
@@ -29,9 +70,9 @@ describe('database', () => {
   it('migrates a populated older database forward, keeping its rows and foreign keys', async () => {
     const { FROZEN_MIGRATIONS: MIGRATIONS } = await import('../../src/store/migrations/frozen.js');
     const file = join(tempDir(), 'registry.db');
-    const old = new Database(file);
+    const old = openSqlite(file);
     for (const m of MIGRATIONS.filter((x) => x.version <= 4)) old.exec(m.sql);
-    old.pragma('user_version = 4');
+    old.exec('PRAGMA user_version = 4');
     old
       .prepare("INSERT INTO projects (id, root, kind, created_at) VALUES ('p1', '/repo/.git', 'git', 1)")
       .run();
@@ -42,12 +83,12 @@ describe('database', () => {
       .run();
     old.close();
     const db = openDatabase(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(pragmaValue(db, 'user_version')).toBe(SCHEMA_VERSION);
     expect(db.prepare('SELECT id, root, kind, status FROM projects').all()).toEqual([
       { id: 'p1', root: '/repo/.git', kind: 'git', status: 'active' },
     ]);
     expect(db.prepare('SELECT project_id FROM sessions').get()).toEqual({ project_id: 'p1' });
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(pragmaValue(db, 'foreign_keys')).toBe(1);
     expect(() =>
       db
         .prepare(
@@ -61,8 +102,8 @@ describe('database', () => {
   it('refuses a database from a newer version, with a clear message', () => {
     const file = join(tempDir(), 'registry.db');
     openDatabase(file).close();
-    const raw = new Database(file);
-    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    const raw = openSqlite(file);
+    raw.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     expect(() => openDatabase(file)).toThrow(/newer than this session-collab understands/);
   });

@@ -1,0 +1,24 @@
+import { createRequire } from 'node:module';
+import { SQLITE_DRIVER_ENV } from '../../src/store/sqlite.js';
+
+export { pragmaValue, sqliteConnection as openSqlite } from '../../src/store/sqlite.js';
+
+/**
+ * JavaScript for a child `node -e` that declares `openDb(file)`: a connection through the driver
+ * this process's store uses (node:sqlite where Node has it, else better-sqlite3), with `prepare`
+ * and `exec` as both drivers spell them. For tests whose other process holds or writes the file.
+ */
+export function childSqlite(): string {
+  let better = 'null';
+  try {
+    better = JSON.stringify(createRequire(__filename).resolve('better-sqlite3'));
+  } catch {
+    // not installed: node:sqlite it is
+  }
+  return `const openDb = (file) => {
+    const builtIn = process.env.${SQLITE_DRIVER_ENV} === 'better-sqlite3' ? null : process.getBuiltinModule?.('node:sqlite');
+    if (builtIn) return new builtIn.DatabaseSync(file);
+    const Database = require(${better});
+    return new Database(file);
+  };`;
+}
