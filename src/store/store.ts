@@ -3,6 +3,7 @@ import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storag
 import { describeTeamDatabaseFault } from '../core/team-database-faults.js';
 import { AgentRunsStore } from './agent-runs-store.js';
 import { ChangesStore } from './changes-store.js';
+import { ClaimPatternsStore } from './claim-patterns-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
 import { type Db, DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, schemaVersion } from './database.js';
@@ -76,6 +77,10 @@ export class Store {
   }
   get claims(): ClaimsStore {
     return this.module('claims', () => new ClaimsStore(this.sql));
+  }
+  /** What claims hold where (the read side of every overlap). */
+  get claimPatterns(): ClaimPatternsStore {
+    return this.module('claimPatterns', () => new ClaimPatternsStore(this.sql));
   }
   get changes(): ChangesStore {
     return this.module('changes', () => new ChangesStore(this.sql));

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeHooks } from '../../src/integrations/client-setup.js';
+import { claudeHooks } from '../../src/integrations/client-hook-sets.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { CLI } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';

@@ -138,24 +138,25 @@ describe("what changed in a project's claims since a mark", () => {
     await claim(a, ['short.ts'], 60);
     await claim(b, ['b.ts']);
     const claims = app.store.claims;
-    const mark = await claims.mark(a.project_id);
-    expect(await claims.releasedSince(mark)).toBe(0);
-    expect(await claims.livePatternsAfter(mark)).toEqual([]);
+    const claimPatterns = app.store.claimPatterns;
+    const mark = await claimPatterns.mark(a.project_id);
+    expect(await claimPatterns.releasedSince(mark)).toBe(0);
+    expect(await claimPatterns.livePatternsAfter(mark)).toEqual([]);
 
     const later = await claim(b, ['c.ts', 'd/**']);
-    expect((await claims.livePatternsAfter(mark)).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
-    expect(await claims.releasedSince(mark)).toBe(0);
+    expect((await claimPatterns.livePatternsAfter(mark)).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
+    expect(await claimPatterns.releasedSince(mark)).toBe(0);
 
     await app.store.write(() => claims.release(first, 'completed', null, clock)); // released
-    expect(await claims.releasedSince(mark)).toBe(1);
+    expect(await claimPatterns.releasedSince(mark)).toBe(1);
     await app.store.write(() => claims.release(first, 'completed', null, clock)); // already released: no change
-    expect(await claims.releasedSince(mark)).toBe(1);
+    expect(await claimPatterns.releasedSince(mark)).toBe(1);
     clock += 61_000;
     await app.store.write(() => claims.expireDue(clock)); // expired
-    expect(await claims.releasedSince(mark)).toBe(2);
+    expect(await claimPatterns.releasedSince(mark)).toBe(2);
     await app.sessions.end(b.id, 'complete', 'test'); // its claims released with the session
-    expect(await claims.releasedSince(mark)).toBe(4);
-    expect(await claims.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
+    expect(await claimPatterns.releasedSince(mark)).toBe(4);
+    expect(await claimPatterns.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
     expect(await claims.activeAmong([first, later])).toEqual(new Set());
     await app.close();
   });

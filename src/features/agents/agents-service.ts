@@ -5,11 +5,11 @@ import { newId } from '../../core/ids.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { findCli } from '../../integrations/agent-cli.js';
 import { processStartTime } from '../../integrations/process-probe.js';
-import { type AgentRunRow, UNKNOWN_POINT } from '../../store/agent-runs-store.js';
+import type { AgentRunRow } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
 import { checkCli } from './cli-check.js';
-import { conversationFolder, pointDetails, whereOf, whyFresh } from './conversation-rules.js';
+import { conversationFolder, setPoint, whyFresh } from './conversation-rules.js';
 import { endLeft, endLeftRuns, runnerLives } from './left-runs.js';
 import { adapterOf } from './providers.js';
 import { insideProject, searchWords, withFiles } from './run-inputs.js';
@@ -233,30 +233,13 @@ export class AgentsService {
   }
 
   /** Continues a conversation from `point` (any id a run of it produced), or from scratch (null). */
-  async setCurrent(
+  setCurrent(
     session: SessionRow,
     provider: AgentProvider,
     conversation: string,
     point: string | null,
   ): Promise<void> {
-    if (point !== null && !adapterOf(provider).canGoBack) {
-      // Its latest point; or, for a session with none of its own yet (a restarted server without a
-      // client session id), the latest point any session of the project reached.
-      const own = await this.app.store.agentRuns.conversation(session.id, provider, conversation);
-      const latest =
-        own ?? (await this.app.store.agentRuns.lastPoint(whereOf(session), provider, conversation))?.current;
-      if (point !== latest)
-        throw invalidInput(
-          `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
-          'Use claude to go back to an earlier point, or reset_session to start over.',
-        );
-    }
-    const at =
-      point === null ? UNKNOWN_POINT : await pointDetails(this.app, session, provider, conversation, point);
-    const { store } = this.app;
-    await store.write(() =>
-      store.agentRuns.setConversation(session.id, provider, conversation, point, at, this.app.now()),
-    );
+    return setPoint(this.app, session, provider, conversation, point);
   }
 
   /** A page of the project's runs, newest first (`cursor`: the next_cursor of the page before). */

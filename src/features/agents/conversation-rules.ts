@@ -4,6 +4,7 @@
  */
 import type { AppContext } from '../../app/context.js';
 import type { AgentProvider } from '../../core/agent-events.js';
+import { invalidInput } from '../../core/errors.js';
 import { type AgentRunRow, type ConversationPoint, UNKNOWN_POINT } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { adapterOf } from './providers.js';
@@ -28,17 +29,46 @@ export async function conversationFolder(
 }
 
 /**
- * What is known of `point` (a CLI conversation id) for a conversation to continue from it: its
- * folder and cost, as kept with the session's current point or the last one an ended session of
- * this worktree reached, else from the run that produced it while the history still holds it.
+ * Sets where a session's conversation continues from: `point` (any id a run of it produced), or
+ * afresh (null). A CLI that cannot go back continues only from its latest point.
  */
-export async function pointDetails(
+export async function setPoint(
   app: AppContext,
   session: SessionRow,
   provider: AgentProvider,
   conversation: string,
-  point: string,
+  point: string | null,
+): Promise<void> {
+  const runs = app.store.agentRuns;
+  if (point !== null && !adapterOf(provider).canGoBack) {
+    // Its latest point; or, for a session with none of its own yet (a restarted server without a
+    // client session id), the latest point any session of the project reached.
+    const own = await runs.conversation(session.id, provider, conversation);
+    const latest = own ?? (await runs.lastPoint(whereOf(session), provider, conversation))?.current;
+    if (point !== latest)
+      throw invalidInput(
+        `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
+        'Use claude to go back to an earlier point, or reset_session to start over.',
+      );
+  }
+  const at = await pointDetails(app, session, provider, conversation, point);
+  await app.store.write(() => runs.setConversation(session.id, provider, conversation, point, at, app.now()));
+}
+
+/**
+ * What is known of `point` (a CLI conversation id) for a conversation to continue from it: its
+ * folder and cost, as kept with the session's current point or the last one an ended session of
+ * this worktree reached, else from the run that produced it while the history still holds it.
+ * Nothing for none (a conversation started over).
+ */
+async function pointDetails(
+  app: AppContext,
+  session: SessionRow,
+  provider: AgentProvider,
+  conversation: string,
+  point: string | null,
 ): Promise<ConversationPoint> {
+  if (point === null) return UNKNOWN_POINT;
   const runs = app.store.agentRuns;
   const own = await runs.point(session.id, provider, conversation);
   if (own?.current === point) return { cwd: own.cwd, cost_total_usd: own.cost_total_usd };

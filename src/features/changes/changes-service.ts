@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { glob, matchPath } from '../../core/glob.js';
-import type { FileChange, Hunk } from '../../core/hunks.js';
+import type { FileChange } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
-import { LIMITS } from '../../core/limits.js';
-import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
 import { isGlob } from '../../core/paths.js';
 import { type ChangeBase, findBase, readChanges } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
@@ -16,11 +14,11 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
+import { conflictsAgainst, copyOf } from './conflicts-against.js';
 import { staleAmong } from './freshness.js';
-import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
 import { pairConflicts } from './pair-conflicts.js';
+import { markTold, meetings, tellOnce } from './prediction-notices.js';
 import type { PairConflict, PredictedConflict } from './prediction-types.js';
-import { describeLines, view } from './prediction-types.js';
 
 /** Other sessions of this machine whose copies of the checked files a check reads again, at most. */
 const NEIGHBOURS = 8;
@@ -29,11 +27,6 @@ const RETAKE_MS = 60_000;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
-
-/** What a predicted conflict notification is about: one other session, one file, one level. */
-function predictionSubject(otherId: string, path: string, level: string): string {
-  return `predicted_conflict:${otherId}:${path}:${level}`;
-}
 
 /** The commit of the branch a base was measured against, read from the git folder (null: none, or not readable so). */
 function refCommit(place: FolderLocation, base: ChangeBase): string | null {
@@ -91,7 +84,7 @@ export class ChangesService {
       (await store.changes.filesOf(session.id, incremental ? paths : undefined)).map((f) => [f.path, f]),
     );
     this.addSymbols(place.worktree, read.files, known);
-    const met = await this.meetings(session, read.files);
+    const met = await meetings(this.app, session, read.files);
     await store.write(
       async () => {
         await store.changes.record(
@@ -112,60 +105,11 @@ export class ChangesService {
         );
         // A whole read answers every edit's request made before it began.
         if (!incremental) await store.changes.settle(session.id, startedAt);
-        for (const m of met) await this.tellOnce(session, m.other, m.prediction);
+        for (const m of met) await tellOnce(this.notifications, session, m);
       },
       { project: session.project_id },
     );
     return 'recorded';
-  }
-
-  /** What these files of the session meet in other live sessions' changes (textual, symbol, file). */
-  private async meetings(
-    session: SessionRow,
-    files: FileChange[],
-  ): Promise<Array<{ other: SessionRow; prediction: FilePrediction }>> {
-    const others = await this.app.store.changes.othersTouching(
-      session.project_id,
-      session.id,
-      files.map((f) => f.path),
-    );
-    const out: Array<{ other: SessionRow; prediction: FilePrediction }> = [];
-    for (const [otherId, theirs] of others) {
-      const other = await this.app.store.sessions.get(otherId);
-      if (!other || stateOf(this.app, other) !== 'active') continue;
-      for (const prediction of predictChanges(files, theirs))
-        if (prediction.level !== 'unknown') out.push({ other, prediction });
-    }
-    return out;
-  }
-
-  /**
-   * Tells both sessions of a predicted conflict, once: a pair, file and level either was told
-   * before (seen) is not told again; repeats while pending coalesce. Inside the caller's write.
-   */
-  private async tellOnce(session: SessionRow, other: SessionRow, p: FilePrediction): Promise<void> {
-    const lines = (hunks: Hunk[]) => hunks.map((h) => describeLines(h.base)).join(', ');
-    const sides = [
-      { to: session, about: other, lines: `yours ${lines(p.ours)}, theirs ${lines(p.theirs)}` },
-      { to: other, about: session, lines: `yours ${lines(p.theirs)}, theirs ${lines(p.ours)}` },
-    ];
-    for (const side of sides) {
-      const subject = predictionSubject(side.about.id, p.path, p.level);
-      if (await this.notifications.wasDelivered(side.to.id, 'predicted_conflict', subject)) continue;
-      await this.notifications.notify([side.to.id], {
-        type: 'predicted_conflict',
-        subject,
-        project: session.project_id,
-        payload: {
-          session: side.about.name,
-          session_id: side.about.id,
-          file: p.path,
-          level: p.level,
-          symbols: p.symbols,
-          lines: p.level === 'file' ? (p.why ?? '') : side.lines,
-        },
-      });
-    }
   }
 
   /**
@@ -291,7 +235,14 @@ export class ChangesService {
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
     const row = await this.app.store.sessions.get(session.id);
-    return this.against(mine, session.project_id, new Set([session.id]), null, row ? this.copyOf(row) : null);
+    return conflictsAgainst(
+      this.app,
+      mine,
+      session.project_id,
+      new Set([session.id]),
+      null,
+      row ? copyOf(this.app, row) : null,
+    );
   }
 
   /**
@@ -308,7 +259,14 @@ export class ChangesService {
       if (session) {
         await this.refresh(session);
         const mine = await this.app.store.changes.filesOf(session.id, paths);
-        return this.against(mine, session.project_id, new Set([session.id]), null, this.copyOf(session));
+        return conflictsAgainst(
+          this.app,
+          mine,
+          session.project_id,
+          new Set([session.id]),
+          null,
+          copyOf(this.app, session),
+        );
       }
     }
     const place = locateFolder(viewer.worktree);
@@ -320,50 +278,16 @@ export class ChangesService {
       return { conflicts: [], more: 0 };
     }
     this.addSymbols(place.worktree, files, new Map());
-    return this.against(files, viewer.project_id, new Set([...(viewer.also ?? [])]), viewer.worktree, {
-      worktree: viewer.worktree,
-    });
-  }
-
-  /**
-   * `mine` against every other live session's recorded changes (not `skip`, nor of `worktree`).
-   * With `copy`, the caller's worktree on this machine: files of other copies on this machine are
-   * settled by git's own merge (`git-settled.ts`).
-   */
-  private async against(
-    mine: FileChange[],
-    projectId: string,
-    skip: Set<string>,
-    worktree: string | null,
-    copy: LocalCopy | null,
-  ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
-    const { store } = this.app;
-    const others = await store.changes.othersTouching(
-      projectId,
-      null,
-      mine.map((f) => f.path),
+    return conflictsAgainst(
+      this.app,
+      files,
+      viewer.project_id,
+      new Set([...(viewer.also ?? [])]),
+      viewer.worktree,
+      {
+        worktree: viewer.worktree,
+      },
     );
-    const bases = new Map(mine.map((f) => [f.path, f.baseBlob]));
-    const all: PredictedConflict[] = [];
-    let settled = 0;
-    for (const [otherId, files] of others) {
-      if (skip.has(otherId)) continue;
-      const other = await store.sessions.get(otherId);
-      if (!other || stateOf(this.app, other) !== 'active') continue;
-      if (worktree !== null && other.worktree === worktree && other.host === this.app.host) continue;
-      const local = copy !== null && other.host === this.app.host;
-      for (const predicted of predictChanges(mine, files)) {
-        const p =
-          local && predicted.level === 'textual' && settled++ < SETTLED_PER_ANSWER
-            ? await settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
-            : predicted;
-        if (p) all.push(this.entry(other, p));
-      }
-    }
-    return {
-      conflicts: all.slice(0, LIMITS.listedConflicts),
-      more: Math.max(0, all.length - LIMITS.listedConflicts),
-    };
   }
 
   /**
@@ -378,37 +302,7 @@ export class ChangesService {
    * Marks predicted conflicts a tool answer carried as told (their notifications are not delivered
    * a second time).
    */
-  async markTold(session: { id: string; project_id: string }, conflicts: PredictedConflict[]): Promise<void> {
-    if (conflicts.length === 0) return;
-    await this.app.store.write(
-      async () => {
-        for (const c of conflicts)
-          await this.notifications.markSeen(
-            session.id,
-            'predicted_conflict',
-            predictionSubject(c.session_id, c.file, c.level),
-          );
-      },
-      { project: session.project_id },
-    );
-  }
-
-  /** A session's worktree, when it is on this machine (git can read it). */
-  private copyOf(session: SessionRow): LocalCopy | null {
-    return session.host === this.app.host ? { worktree: session.worktree } : null;
-  }
-
-  private entry(other: SessionRow, p: FilePrediction & { git?: 'conflicts' | 'merges' }): PredictedConflict {
-    return {
-      session_id: other.id,
-      session_name: other.name,
-      level: p.level,
-      file: p.path,
-      symbols: p.symbols,
-      ours: p.ours.map(view),
-      theirs: p.theirs.map(view),
-      ...(p.why ? { why: p.why } : {}),
-      ...(p.git ? { git: p.git } : {}),
-    };
+  markTold(session: { id: string; project_id: string }, conflicts: PredictedConflict[]): Promise<void> {
+    return markTold(this.app, this.notifications, session, conflicts);
   }
 }

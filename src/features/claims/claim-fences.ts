@@ -9,7 +9,7 @@ import { pathOf, splitTarget, symbolsMeet, targetsMeet } from '../../core/claim-
 import { inline } from '../../core/fence.js';
 import { ancestorBases } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
-import type { PastPattern } from '../../store/claims-store.js';
+import type { PastPattern } from '../../store/claim-patterns-store.js';
 
 /** A path a session held, lost, and another session claimed since. */
 export interface Fence {
@@ -50,7 +50,7 @@ export async function fencesOf(
   const out: Fence[] = [];
   for (const file of files) {
     const history = (
-      await app.store.claims.patternsEverAt(
+      await app.store.claimPatterns.patternsEverAt(
         session.project_id,
         ancestorBases(file),
         session.created_at,

@@ -11,7 +11,8 @@ import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
 import { trackedFiles, workingTreeChanges } from '../../integrations/git-status.js';
-import type { ClaimWithFiles, LivePattern } from '../../store/claims-store.js';
+import type { LivePattern } from '../../store/claim-patterns-store.js';
+import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import { normalizeFiles } from './claim-paths.js';
@@ -202,12 +203,12 @@ export class ClaimQueries {
     now: number,
     alsoExclude: readonly string[] = [],
   ): Promise<Hit[]> {
-    const { claims } = this.app.store;
+    const { claimPatterns } = this.app.store;
     const path = pathOf(pattern);
     const base = literalBase(path);
     const rows = !isGlob(path)
-      ? await claims.livePatternsAt(projectId, ancestorBases(path))
-      : await claims.livePatternsNear(projectId, base, ancestorBases(base));
+      ? await claimPatterns.livePatternsAt(projectId, ancestorBases(path))
+      : await claimPatterns.livePatternsNear(projectId, base, ancestorBases(base));
     return this.matching(rows, pattern, excludeSession, now, alsoExclude);
   }
 

@@ -1,6 +1,7 @@
 /** What the claims' queries answer with: conflicts, stale claims, claims as shown, and whose eyes a check looks through. */
 import type { SessionState } from '../../core/liveness.js';
-import type { ClaimSource, ClaimStatus, LivePattern, Scope } from '../../store/claims-store.js';
+import type { LivePattern } from '../../store/claim-patterns-store.js';
+import type { ClaimSource, ClaimStatus, Scope } from '../../store/claims-store.js';
 
 export interface ClaimConflict {
   claim_id: string;

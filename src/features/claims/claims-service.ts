@@ -92,7 +92,7 @@ export class ClaimsService extends ClaimQueries {
     // The costly part (reading the candidates, glob overlaps) runs here, before the write lock.
     // Inside it, only what changed meanwhile is read: patterns added since (after a mark), and
     // which of the claims found are still active; then the holders' liveness, afresh.
-    const mark = await store.claims.mark(input.session.project_id);
+    const mark = await store.claimPatterns.mark(input.session.project_id);
     const found = await this.candidateHits(input.session, patterns, this.app.now());
     const result = await store.write(
       async () => {
@@ -100,10 +100,10 @@ export class ClaimsService extends ClaimQueries {
         await store.claims.expireDue(now, input.session.project_id);
         // Usually nothing was released meanwhile; if something was, which of those found remain.
         const active =
-          (await store.claims.releasedSince(mark)) === 0
+          (await store.claimPatterns.releasedSince(mark)) === 0
             ? null
             : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
-        const added = await store.claims.livePatternsAfter(mark);
+        const added = await store.claimPatterns.livePatternsAfter(mark);
         const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
           patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
         );

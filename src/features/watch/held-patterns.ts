@@ -28,7 +28,7 @@ export async function heldPatterns(
 ): Promise<Map<string, Held[]>> {
   const held = new Map<string, Held[]>();
   for (const projectId of projects) {
-    const rows = await app.store.claims.livePatternsOf(projectId, MAX_PATTERNS);
+    const rows = await app.store.claimPatterns.livePatternsOf(projectId, MAX_PATTERNS);
     if (rows.length === MAX_PATTERNS) capped();
     const list: Held[] = [];
     for (const row of rows) {

@@ -201,7 +201,7 @@ export class UnseenWrites {
     const { store } = this.app;
     const sessions = await store.sessions.worktreesOnHost(this.app.host);
     const projects = [...new Set(sessions.map((s) => s.project_id))].slice(0, MAX_TREES);
-    const marks = JSON.stringify(await Promise.all(projects.map((p) => store.claims.mark(p))));
+    const marks = JSON.stringify(await Promise.all(projects.map((p) => store.claimPatterns.mark(p))));
     const mono = performance.now();
     if (marks !== this.marks || mono - this.fullReadAt >= FULL_READ_MS) {
       this.marks = marks;

@@ -1,0 +1,75 @@
+/**
+ * One set of changes compared with every other live session's recorded changes in a repository:
+ * the conflicts they will meet when they merge, in the shape a check answers with. Files of other
+ * copies on this machine are settled by git's own merge (`git-settled.ts`).
+ */
+import type { AppContext } from '../../app/context.js';
+import type { FileChange } from '../../core/hunks.js';
+import { LIMITS } from '../../core/limits.js';
+import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import { stateOf } from '../sessions/liveness.js';
+import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
+import type { PredictedConflict } from './prediction-types.js';
+import { view } from './prediction-types.js';
+
+/** A session's worktree, when it is on this machine (git can read it). */
+export function copyOf(app: AppContext, session: SessionRow): LocalCopy | null {
+  return session.host === app.host ? { worktree: session.worktree } : null;
+}
+
+/**
+ * `mine` against every other live session's recorded changes (not `skip`, nor of `worktree`):
+ * first `LIMITS.listedConflicts` of the conflicts, and how many more. With `copy`, the caller's
+ * worktree on this machine.
+ */
+export async function conflictsAgainst(
+  app: AppContext,
+  mine: FileChange[],
+  projectId: string,
+  skip: Set<string>,
+  worktree: string | null,
+  copy: LocalCopy | null,
+): Promise<{ conflicts: PredictedConflict[]; more: number }> {
+  const { store } = app;
+  const others = await store.changes.othersTouching(
+    projectId,
+    null,
+    mine.map((f) => f.path),
+  );
+  const bases = new Map(mine.map((f) => [f.path, f.baseBlob]));
+  const all: PredictedConflict[] = [];
+  let settled = 0;
+  for (const [otherId, files] of others) {
+    if (skip.has(otherId)) continue;
+    const other = await store.sessions.get(otherId);
+    if (!other || stateOf(app, other) !== 'active') continue;
+    if (worktree !== null && other.worktree === worktree && other.host === app.host) continue;
+    const local = copy !== null && other.host === app.host;
+    for (const predicted of predictChanges(mine, files)) {
+      const p =
+        local && predicted.level === 'textual' && settled++ < SETTLED_PER_ANSWER
+          ? await settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
+          : predicted;
+      if (p) all.push(entry(other, p));
+    }
+  }
+  return {
+    conflicts: all.slice(0, LIMITS.listedConflicts),
+    more: Math.max(0, all.length - LIMITS.listedConflicts),
+  };
+}
+
+function entry(other: SessionRow, p: FilePrediction & { git?: 'conflicts' | 'merges' }): PredictedConflict {
+  return {
+    session_id: other.id,
+    session_name: other.name,
+    level: p.level,
+    file: p.path,
+    symbols: p.symbols,
+    ours: p.ours.map(view),
+    theirs: p.theirs.map(view),
+    ...(p.why ? { why: p.why } : {}),
+    ...(p.git ? { git: p.git } : {}),
+  };
+}

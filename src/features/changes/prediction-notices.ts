@@ -1,0 +1,102 @@
+/**
+ * Telling sessions of the conflicts their changes are predicted to meet: found when a session's
+ * changes are recorded, told to both sessions of a pair once (a pair, file and level either was
+ * told before is not told again), and marked told when a tool answer carried them.
+ */
+import type { AppContext } from '../../app/context.js';
+import type { FileChange, Hunk } from '../../core/hunks.js';
+import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
+import type { PredictedConflict } from './prediction-types.js';
+import { describeLines } from './prediction-types.js';
+
+/** What a predicted conflict notification is about: one other session, one file, one level. */
+function predictionSubject(otherId: string, path: string, level: string): string {
+  return `predicted_conflict:${otherId}:${path}:${level}`;
+}
+
+/** A meeting of one session's files with another live session's changes. */
+export interface Meeting {
+  other: SessionRow;
+  prediction: FilePrediction;
+}
+
+/** What these files of the session meet in other live sessions' changes (textual, symbol, file). */
+export async function meetings(
+  app: AppContext,
+  session: SessionRow,
+  files: FileChange[],
+): Promise<Meeting[]> {
+  const others = await app.store.changes.othersTouching(
+    session.project_id,
+    session.id,
+    files.map((f) => f.path),
+  );
+  const out: Meeting[] = [];
+  for (const [otherId, theirs] of others) {
+    const other = await app.store.sessions.get(otherId);
+    if (!other || stateOf(app, other) !== 'active') continue;
+    for (const prediction of predictChanges(files, theirs))
+      if (prediction.level !== 'unknown') out.push({ other, prediction });
+  }
+  return out;
+}
+
+/**
+ * Tells both sessions of a predicted conflict, once: a pair, file and level either was told
+ * before (seen) is not told again; repeats while pending coalesce. Inside the caller's write.
+ */
+export async function tellOnce(
+  notifications: NotificationsService,
+  session: SessionRow,
+  { other, prediction: p }: Meeting,
+): Promise<void> {
+  const lines = (hunks: Hunk[]) => hunks.map((h) => describeLines(h.base)).join(', ');
+  const sides = [
+    { to: session, about: other, lines: `yours ${lines(p.ours)}, theirs ${lines(p.theirs)}` },
+    { to: other, about: session, lines: `yours ${lines(p.theirs)}, theirs ${lines(p.ours)}` },
+  ];
+  for (const side of sides) {
+    const subject = predictionSubject(side.about.id, p.path, p.level);
+    if (await notifications.wasDelivered(side.to.id, 'predicted_conflict', subject)) continue;
+    await notifications.notify([side.to.id], {
+      type: 'predicted_conflict',
+      subject,
+      project: session.project_id,
+      payload: {
+        session: side.about.name,
+        session_id: side.about.id,
+        file: p.path,
+        level: p.level,
+        symbols: p.symbols,
+        lines: p.level === 'file' ? (p.why ?? '') : side.lines,
+      },
+    });
+  }
+}
+
+/**
+ * Marks predicted conflicts a tool answer carried as told (their notifications are not delivered
+ * a second time).
+ */
+export async function markTold(
+  app: AppContext,
+  notifications: NotificationsService,
+  session: { id: string; project_id: string },
+  conflicts: PredictedConflict[],
+): Promise<void> {
+  if (conflicts.length === 0) return;
+  await app.store.write(
+    async () => {
+      for (const c of conflicts)
+        await notifications.markSeen(
+          session.id,
+          'predicted_conflict',
+          predictionSubject(c.session_id, c.file, c.level),
+        );
+    },
+    { project: session.project_id },
+  );
+}
