@@ -6,15 +6,22 @@ import { Store } from '../store/store.js';
 
 /**
  * The SQLite driver this Node uses, as `doctor` says it: `node:sqlite` built into Node, else
- * better-sqlite3 and why. Throws when neither can load (the message says what to do).
+ * better-sqlite3 and why; not ok where better-sqlite3 12 is known to crash (Node 24: a statement
+ * collected by the garbage collector aborts the process, WiseLibs/better-sqlite3#1515). Throws when
+ * neither can load (the message says what to do).
  */
-export function sqliteDriverInfo(): string {
+export function sqliteDriverInfo(): { ok: boolean; detail: string; hint?: string } {
   const driver = sqliteDriver();
-  if (driver.name === 'node:sqlite') return `node:sqlite, built into Node ${driver.version()}`;
-  const why = process.env[SQLITE_DRIVER_ENV]
-    ? `chosen by ${SQLITE_DRIVER_ENV}`
-    : `Node ${process.versions.node} has no node:sqlite`;
-  return `better-sqlite3 ${driver.version()} (${why})`;
+  if (driver.name === 'node:sqlite') return { ok: true, detail: `node:sqlite, built into Node ${driver.version()}` };
+  const chosen = Boolean(process.env[SQLITE_DRIVER_ENV]);
+  const why = chosen ? `chosen by ${SQLITE_DRIVER_ENV}` : `Node ${process.versions.node} has no node:sqlite`;
+  const detail = `better-sqlite3 ${driver.version()} (${why})`;
+  if (Number(process.versions.node.split('.')[0]) < 24) return { ok: true, detail };
+  return {
+    ok: false,
+    detail: `${detail}: on Node 24 it aborts the process now and then, when the garbage collector frees a statement`,
+    hint: `Unset ${SQLITE_DRIVER_ENV}: node:sqlite is built into this Node.`,
+  };
 }
 
 /** The database file as `doctor` sees it (opening it creates and migrates it when missing). */

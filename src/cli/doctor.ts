@@ -157,7 +157,7 @@ function runChecks(paths: HomePaths): { checks: Check[]; configBad: boolean; dat
 /** Which SQLite driver this Node uses (store/sqlite.ts), or why none can load. */
 function driverCheck(): Check {
   try {
-    return { name: 'sqlite driver', ok: true, detail: sqliteDriverInfo() };
+    return { name: 'sqlite driver', ...sqliteDriverInfo() };
   } catch (error) {
     return {
       name: 'sqlite driver',
