@@ -28,6 +28,10 @@ const timed = async (promise) => {
   return r;
 };
 while (Date.now() < Number(deadline)) {
+  if (server.exited) {
+    errors['its serve exited'] = (errors['its serve exited'] ?? 0) + 1;
+    break;
+  }
   const claimed = await timed(
     target.claim(server, sid, [`shared/${cycles % 7}.ts`, `own/${index}/${cycles}.ts`]),
   );

@@ -44,6 +44,10 @@ export async function driverBench({ coldStart, checkAt, throughputRounds, progre
   const fmt = (n, d = 1) => (n === null || n === undefined ? '–' : n.toFixed(d));
   const ms = (n, d = 1) => `${fmt(n, d)} ms`;
   const ratio = (a, b) => fmt(a / b, 2);
+  const tpText = (t) => {
+    const errors = Object.values(t.errors).reduce((n, v) => n + v, 0);
+    return `${Math.round(t.opsPerSecond)} ops/s, ${t.busy} busy, ${t.lost} lost, ${errors} errors seen by clients, the server crashed ${t.crashes} times`;
+  };
   const rows = [
     [
       "a client's cold start, the machine's server running (median of 21)",
@@ -65,8 +69,8 @@ export async function driverBench({ coldStart, checkAt, throughputRounds, progre
     ]),
     [
       'claim + check + release, 8 clients over stdio, one database (mean of 2 rounds)',
-      `${Math.round(tp.ours.opsPerSecond)} ops/s, ${tp.ours.busy} busy, ${tp.ours.lost} lost`,
-      `${Math.round(tp[BETTER_SQLITE3].opsPerSecond)} ops/s, ${tp[BETTER_SQLITE3].busy} busy, ${tp[BETTER_SQLITE3].lost} lost`,
+      tpText(tp.ours),
+      tpText(tp[BETTER_SQLITE3]),
       `${ratio(tp.ours.opsPerSecond, tp[BETTER_SQLITE3].opsPerSecond)} (higher is better)`,
     ],
     [

@@ -94,17 +94,17 @@ export function betterSqliteBuild(progress) {
   return join(tree, 'dist', 'cli.cjs');
 }
 
-/** A PATH without a C/C++ compiler, make or python: only the folders of node, npm and git. */
+/** A PATH without a C/C++ compiler, make or python: node, npm, git and sh (npm runs scripts with it). */
 function pathWithoutCompiler() {
   const keep = new Set();
-  for (const tool of ['node', 'npm', 'git']) {
+  for (const tool of ['node', 'npm', 'git', 'sh']) {
     const found = (process.env.PATH ?? '').split(delimiter).find((d) => d && existsSync(join(d, tool)));
     if (found) keep.add(found);
   }
   const scratch = join(tmpdir(), 'session-collab-bench-path');
   mkdirSync(scratch, { recursive: true });
-  // The folders above may hold a compiler too (/usr/bin does): link the three tools alone.
-  for (const tool of ['node', 'npm', 'git']) {
+  // The folders above may hold a compiler too (/usr/bin does): link these tools alone.
+  for (const tool of ['node', 'npm', 'git', 'sh']) {
     const from = [...keep].map((d) => join(d, tool)).find((f) => existsSync(f));
     const to = join(scratch, tool);
     rmSync(to, { force: true });

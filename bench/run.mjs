@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   bareNode,
@@ -218,6 +219,7 @@ async function throughput(target, processes = 8, seconds = 5) {
   for (const r of results) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + v;
   const ids = results.flatMap((r) => r.ids);
   const lost = await target.notCompleted(home, ids);
+  const crashes = target.machineServer ? serverCrashes(home) : 0;
   cleanup(home, repo);
   const relayCpu = median(results.map((r) => r.cpuPerCall));
   return {
@@ -232,15 +234,32 @@ async function throughput(target, processes = 8, seconds = 5) {
     rss: median(results.map((r) => r.rss)),
     pss: median(results.map((r) => r.pss)),
     serverPss: shared.pss,
-    // Per call: what a client's own `serve` spent, plus the shared server's share.
-    cpuPerCall: relayCpu + (shared.cpu === null ? 0 : shared.cpu / Math.max(1, cycles * 3)),
+    crashes,
+    // Per call: what a client's own `serve` spent, plus the shared server's share (unknown when the
+    // server it began with died meanwhile).
+    cpuPerCall:
+      relayCpu + (shared.cpu === null || Number.isNaN(shared.cpu) ? 0 : shared.cpu / Math.max(1, cycles * 3)),
   };
 }
 
-/** A process's CPU time (user + system), ms. */
+/** A process's CPU time (user + system), ms; NaN once it is gone. */
 function cpuMsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** How many times the machine's server of `home` died on a native assertion or signal (its stderr log). */
+function serverCrashes(home) {
+  try {
+    return (readFileSync(join(home, 'logs', 'server-stderr.log'), 'utf8').match(/Native stack trace/g) ?? [])
+      .length;
+  } catch {
+    return 0;
+  }
 }
 
 async function throughputRounds(targets = servers) {
@@ -262,6 +281,7 @@ async function throughputRounds(targets = servers) {
     pss: median(list.map((r) => r.pss)),
     serverPss: median(list.map((r) => r.serverPss ?? 0)) || null,
     cpuPerCall: median(list.map((r) => r.cpuPerCall)),
+    crashes: list.reduce((n, r) => n + r.crashes, 0),
   });
   return { peer: null, ...Object.fromEntries(servers.map((s) => [s.name, summary(rounds.get(s))])) };
 }

@@ -31,12 +31,16 @@ export function stdioServer(command, { cwd, env }) {
     }
   });
   const closed = new Promise((r) => child.once('exit', r));
+  let exited = false;
   child.once('exit', () => {
+    exited = true;
     for (const resolve of waiting.values()) resolve({ message: null, bytes: 0 });
   });
   let next = 1;
+  // A server that has exited answers nothing: a request to it is answered at once with nothing.
   const request = (method, params) =>
     new Promise((resolve) => {
+      if (exited) return resolve({ message: null, bytes: 0 });
       const id = next++;
       waiting.set(id, resolve);
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
@@ -49,6 +53,10 @@ export function stdioServer(command, { cwd, env }) {
   return {
     child,
     closed,
+    /** Whether the server process has exited. */
+    get exited() {
+      return exited;
+    },
     async call(name, args = {}) {
       await ready;
       const t = performance.now();
@@ -62,16 +70,19 @@ export function stdioServer(command, { cwd, env }) {
     },
     /** CPU time the server has used so far (user + system), in ms. */
     cpuMs() {
+      if (exited) return Number.NaN;
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(fields[11]) + Number(fields[12])) * 10;
     },
     /** The server process's proportional set size (its own pages and its share of shared ones), MiB. */
     pssMb() {
+      if (exited) return Number.NaN;
       const text = readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
       return Number(/^Pss:\s+(\d+)/m.exec(text)[1]) / 1024;
     },
     /** Peak RSS (`peak`) or now, in MiB. */
     rssMb(which = 'peak') {
+      if (exited) return Number.NaN;
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(new RegExp(`${which === 'peak' ? 'VmHWM' : 'VmRSS'}:\\s+(\\d+)`).exec(status)[1]) / 1024;
     },

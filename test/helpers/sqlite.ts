@@ -1,7 +1,11 @@
 import { createRequire } from 'node:module';
 import { SQLITE_DRIVER_ENV } from '../../src/store/sqlite.js';
+import { nodeSqlite } from '../../src/store/sqlite-node.js';
 
 export { pragmaValue, sqliteConnection as openSqlite } from '../../src/store/sqlite.js';
+
+/** Whether this Node has node:sqlite (loaded as the store loads it: Node 22's warning kept quiet). */
+export const NODE_HAS_SQLITE = nodeSqlite() !== null;
 
 /**
  * JavaScript for a child `node -e` that declares `openDb(file)`: a connection through the driver
@@ -16,6 +20,7 @@ export function childSqlite(): string {
     // not installed: node:sqlite it is
   }
   return `const openDb = (file) => {
+    process.removeAllListeners('warning'); // Node 22 warns that node:sqlite is experimental
     const builtIn = process.env.${SQLITE_DRIVER_ENV} === 'better-sqlite3' ? null : process.getBuiltinModule?.('node:sqlite');
     if (builtIn) return new builtIn.DatabaseSync(file);
     const Database = require(${better});

@@ -6,13 +6,13 @@ import { SCHEMA_VERSION } from '../../src/store/migrations/schema.js';
 import { sqliteDriver } from '../../src/store/sqlite.js';
 import { sqliteAddon } from '../../src/store/sqlite-better.js';
 import { testApp } from '../helpers/app.js';
-import { openSqlite, pragmaValue } from '../helpers/sqlite.js';
+import { NODE_HAS_SQLITE, openSqlite, pragmaValue } from '../helpers/sqlite.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 describe('database', () => {
   it('speaks node:sqlite where Node has it, else better-sqlite3 with its compiled addon', () => {
     const driver = sqliteDriver();
-    const builtIn = process.getBuiltinModule?.('node:sqlite') !== undefined;
+    const builtIn = NODE_HAS_SQLITE;
     if (process.env.SESSION_COLLAB_SQLITE) expect(driver.name).toBe(process.env.SESSION_COLLAB_SQLITE);
     else expect(driver.name).toBe(builtIn ? 'node:sqlite' : 'better-sqlite3');
     if (driver.name === 'better-sqlite3') {
