@@ -51,8 +51,8 @@ export async function driverBench({ coldStart, checkAt, throughputRounds, progre
   const rows = [
     [
       "a client's cold start, the machine's server running (median of 21)",
-      `${ms(cold.ours)} (bare + ${fmt(cold.ours - cold.bare, 0)})`,
-      `${ms(cold[BETTER_SQLITE3])} (bare + ${fmt(cold[BETTER_SQLITE3] - cold.bare, 0)})`,
+      `${ms(cold.ours)} (bare + ${fmt(cold.ours - cold.bare, 0)})${cold.failed.ours ? `; ${cold.failed.ours} of 21 starts got no result` : ''}`,
+      `${ms(cold[BETTER_SQLITE3])} (bare + ${fmt(cold[BETTER_SQLITE3] - cold.bare, 0)})${cold.failed[BETTER_SQLITE3] ? `; ${cold.failed[BETTER_SQLITE3]} of 21 starts got no result` : ''}`,
       ratio(cold.ours, cold[BETTER_SQLITE3]),
     ],
     ...scale.map((r) => [
@@ -101,7 +101,7 @@ export async function driverBench({ coldStart, checkAt, throughputRounds, progre
 run, taking turns, the figures a driver moves. better-sqlite3 is built for the running Node in a
 temporary folder when the project's own build is for another. The install is \`npm ci\` of a fresh
 clone with the package cache filled by an install before it: as shipped (better-sqlite3's install
-script not allowed; on Node 22.13 and later nothing needs building), with only node, npm and git on
+script not allowed; on Node 22.13 and later nothing needs building), with only node, npm, git and sh on
 PATH; and with every install script allowed, building better-sqlite3 from source. Why the driver
 was chosen: \`docs/architecture.md\`, "SQLite driver".
 

@@ -51,12 +51,16 @@ function coldStartOnce(target, home, repo, call) {
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     let buffer = '';
+    // NaN: the process ended without a tool result (its server died, say); counted as a failed start.
+    let elapsed = Number.NaN;
+    child.on('exit', () => resolve(elapsed));
     child.stdout.on('data', (chunk) => {
       buffer += chunk;
-      if (buffer.includes('"id":2')) {
-        const elapsed = performance.now() - started;
+      const answer = buffer.split('\n').find((line) => line.includes('"id":2'));
+      if (answer) {
+        if (answer.includes('"result"') && !answer.includes('"isError":true'))
+          elapsed = performance.now() - started;
         child.stdin.end();
-        child.on('exit', () => resolve(elapsed));
         buffer = '';
       }
     });
@@ -102,11 +106,13 @@ async function coldStart(targets = servers) {
     cleanup(home);
   }
   cleanup(repo, ...homes.values());
+  const ok = (list) => list.filter((t) => !Number.isNaN(t));
   return {
     peer: null,
-    ...Object.fromEntries(servers.map((s) => [s.name, median(times.get(s))])),
+    ...Object.fromEntries(servers.map((s) => [s.name, median(ok(times.get(s)))])),
+    failed: Object.fromEntries(servers.map((s) => [s.name, times.get(s).length - ok(times.get(s)).length])),
     bare: median(bare),
-    fresh: median(fresh),
+    fresh: median(ok(fresh)),
   };
 }
 

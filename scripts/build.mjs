@@ -1,6 +1,7 @@
 // Bundles the CLI into dist/ with esbuild: one minified file starts much faster than loading the
-// SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache. better-sqlite3's
-// JavaScript is bundled too; its compiled addon stays in node_modules (src/store/sqlite.ts).
+// SDK's modules one by one, and src/cli/launch.ts runs it through V8's code cache. SQLite is Node's
+// own node:sqlite; better-sqlite3, the driver where Node has none (Node 20), stays in node_modules
+// and is loaded from there only then (src/store/sqlite-better.ts).
 //   dist/cli.cjs   the executable (bin): the launcher
 //   dist/main.cjs  the whole CLI; commands load their modules lazily
 //   dist/hot.cjs   the commands that run on every edit or commit (hook, guard check), on their own
