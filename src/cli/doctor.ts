@@ -163,7 +163,9 @@ function driverCheck(): Check {
       name: 'sqlite driver',
       ok: false,
       detail: (error as Error).message,
-      hint: 'Use Node 22.13 or later (node:sqlite is built in), or on Node 20 run npm install where better-sqlite3 can build.',
+      hint:
+        (error as { hint?: string }).hint ??
+        "Use Node 22.13 or later (node:sqlite is built in); or, on Node 20, run npm install in session-collab's folder where better-sqlite3 can build.",
     };
   }
 }

@@ -25,6 +25,7 @@ export function openDatabase(
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = sqliteConnection(file);
   } catch (error) {
+    if (error instanceof CollabError) throw error; // already says what is wrong and what to do
     throw (
       describeStorageFault(folderFault(file) ?? error, file) ??
       new CollabError('DB_ERROR', `Cannot open ${file}: ${(error as Error).message}`)
