@@ -14,7 +14,8 @@ export function sqliteDriverInfo(): { ok: boolean; detail: string; hint?: string
   const driver = sqliteDriver();
   // Loaded is not working: better-sqlite3's JavaScript loads without its compiled addon.
   driver.open(':memory:', {}).close();
-  if (driver.name === 'node:sqlite') return { ok: true, detail: `node:sqlite, built into Node ${driver.version()}` };
+  if (driver.name === 'node:sqlite')
+    return { ok: true, detail: `node:sqlite, built into Node ${driver.version()}` };
   const chosen = Boolean(process.env[SQLITE_DRIVER_ENV]);
   const why = chosen ? `chosen by ${SQLITE_DRIVER_ENV}` : `Node ${process.versions.node} has no node:sqlite`;
   const detail = `better-sqlite3 ${driver.version()} (${why})`;
