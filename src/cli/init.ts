@@ -152,38 +152,24 @@ export function init(options: InitOptions): void {
     .map((client) => {
       const file = trustFile(client);
       const before = readText(file);
-      if (client === 'gemini') {
-        const trusted = geminiTrusts(before, root);
-        const after = trusted || !options.trust ? before : geminiTrust(before, root);
-        return {
-          client,
-          file,
-          before,
-          after,
-          trusted,
-          added: !trusted && options.trust === true,
-          lacks: { project: !trusted, hooks: false },
-        };
-      }
-      // Codex: the project trusted, and each of our hooks in .codex/hooks.json (by its hash).
+      // Gemini CLI: the folder trusted. Codex: the project trusted, and each of our hooks in
+      // .codex/hooks.json (by its hash).
       const hooksFile = changes.find((c) => c.client === 'codex' && c.path === '.codex/hooks.json');
       const hashes = hooksFile ? codexHookHashes(join(root, hooksFile.path), hooksFile.after) : [];
-      const project = codexTrusts(before, codexTrustFolders(root), samePath);
-      const hooks = codexTrustHooks(before, hashes, file) === (before ?? '');
-      const trusted = project && hooks;
-      const after =
-        trusted || !options.trust
-          ? before
-          : codexTrustHooks(project ? before : codexTrust(before, root, file), hashes, file);
-      return {
-        client,
-        file,
-        before,
-        after,
-        trusted,
-        added: !trusted && options.trust === true,
-        lacks: { project: !project, hooks: !hooks },
-      };
+      const lacks =
+        client === 'gemini'
+          ? { project: !geminiTrusts(before, root), hooks: false }
+          : {
+              project: !codexTrusts(before, codexTrustFolders(root), samePath),
+              hooks: codexTrustHooks(before, hashes, file) !== (before ?? ''),
+            };
+      const trusted = !lacks.project && !lacks.hooks;
+      const trustedText = (): string =>
+        client === 'gemini'
+          ? geminiTrust(before, root)
+          : codexTrustHooks(lacks.project ? codexTrust(before, root, file) : before, hashes, file);
+      const after = trusted || !options.trust ? before : trustedText();
+      return { client, file, before, after, trusted, added: !trusted && options.trust === true, lacks };
     });
 
   if (!options.dryRun) {

@@ -16,6 +16,7 @@ import type { NotificationsService } from '../notifications/notifications-servic
 import { stateOf } from '../sessions/liveness.js';
 import { conflictsAgainst, copyOf } from './conflicts-against.js';
 import { staleAmong } from './freshness.js';
+import type { LocalCopy } from './git-settled.js';
 import { pairConflicts } from './pair-conflicts.js';
 import { markTold, meetings, tellOnce } from './prediction-notices.js';
 import type { PairConflict, PredictedConflict } from './prediction-types.js';
@@ -235,14 +236,16 @@ export class ChangesService {
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
     const row = await this.app.store.sessions.get(session.id);
-    return conflictsAgainst(
-      this.app,
-      mine,
-      session.project_id,
-      new Set([session.id]),
-      null,
-      row ? copyOf(this.app, row) : null,
-    );
+    return this.sessionAgainst(mine, session, row ? copyOf(this.app, row) : null);
+  }
+
+  /** A session's own changes `mine` against every other live session's. */
+  private sessionAgainst(
+    mine: FileChange[],
+    session: { id: string; project_id: string },
+    copy: LocalCopy | null,
+  ) {
+    return conflictsAgainst(this.app, mine, session.project_id, new Set([session.id]), null, copy);
   }
 
   /**
@@ -259,14 +262,7 @@ export class ChangesService {
       if (session) {
         await this.refresh(session);
         const mine = await this.app.store.changes.filesOf(session.id, paths);
-        return conflictsAgainst(
-          this.app,
-          mine,
-          session.project_id,
-          new Set([session.id]),
-          null,
-          copyOf(this.app, session),
-        );
+        return this.sessionAgainst(mine, session, copyOf(this.app, session));
       }
     }
     const place = locateFolder(viewer.worktree);
