@@ -100,9 +100,10 @@ export async function driverBench({ coldStart, checkAt, throughputRounds, progre
 \`npm run bench -- --drivers\` (on a Node that has \`node:sqlite\`): the same build on each driver in one
 run, taking turns, the figures a driver moves. better-sqlite3 is built for the running Node in a
 temporary folder when the project's own build is for another. The install is \`npm ci\` of a fresh
-clone with the package cache filled by an install before it: as shipped (better-sqlite3's install
-script not allowed; on Node 22.13 and later nothing needs building), with only node, npm, git and sh on
-PATH; and with every install script allowed, building better-sqlite3 from source. Why the driver
+clone with the package cache filled by an install before it: as shipped, with only node, npm, git
+and sh on PATH (nothing needs building on Node 22.13 and later; better-sqlite3's optional install
+fails at once without a compiler and npm drops it); and with every install script allowed and a
+compiler, building better-sqlite3 from source. Why the driver
 was chosen: \`docs/architecture.md\`, "SQLite driver".
 
 Recorded ${new Date().toISOString().slice(0, 10)} on ${machine}.
