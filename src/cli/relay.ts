@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { resolveHome } from '../app/home.js';
 import { VERSION } from '../core/version.js';
@@ -23,6 +25,14 @@ export interface ServeOptions {
 interface Message {
   id?: unknown;
   method?: unknown;
+  params?: unknown;
+}
+
+/** A request of the client not answered yet: its line, when it came, whether a server has it. */
+interface Pending {
+  line: string;
+  at: number;
+  sent: boolean;
 }
 
 /**
@@ -152,8 +162,8 @@ class Relay {
   private readonly queue: string[] = [];
   private initialize: Record<string, unknown> | null = null;
   private initialized = false;
-  /** Requests of the client not answered yet (their ids, as JSON). */
-  private readonly pending = new Set<string>();
+  /** Requests of the client not answered yet, by their ids as JSON. */
+  private readonly pending = new Map<string, Pending>();
   private replaying = false;
   private ending = false;
 
@@ -191,7 +201,7 @@ class Relay {
         this.initialize = message as Record<string, unknown>;
       if (message.method === 'notifications/initialized') this.initialized = true;
       if (typeof message.method === 'string' && message.id !== undefined)
-        this.pending.add(JSON.stringify(message.id));
+        this.pending.set(JSON.stringify(message.id), { line, at: Date.now(), sent: this.upstream !== null });
     }
     if (this.upstream === null) this.queue.push(line);
     else if (!this.upstream.send(line)) process.stdin.pause();
@@ -239,27 +249,44 @@ class Relay {
     };
   }
 
-  /** The server went away: the calls it had fail, and the client is served anew. */
+  /**
+   * The server went away: the client is served anew, in the same session. What the dead server had
+   * not answered is asked of the next one where asking again changes nothing (`askAgain`: a read, a
+   * wait with what is left of its time, an idempotent call); a write it may have done fails with
+   * the relay's error, since the client cannot know whether it was.
+   */
   private async reattach(): Promise<void> {
     this.upstream = null;
     this.replaying = false;
-    for (const id of this.pending)
-      process.stdout.write(
-        `${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(id), error: { code: -32603, message: 'The session-collab server stopped during this call; call again.' } })}\n`,
-      );
-    this.pending.clear();
+    const again: string[] = [];
+    const tools = toolHints();
+    for (const [id, p] of this.pending) {
+      if (!p.sent) continue; // still in the queue: it goes to the next server as it is
+      const line = askAgain(p, tools);
+      if (line !== null) again.push(line);
+      else {
+        this.pending.delete(id);
+        process.stdout.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(id), error: { code: -32603, message: 'The session-collab server stopped during this call; call again.' } })}\n`,
+        );
+      }
+    }
     const socket = await attach(this.home, this.socketPath, this.hello);
     if (this.ending) {
       socket?.destroy();
       return;
     }
     this.upstream = socket ? this.fromSocket(socket) : this.here();
-    if (this.initialize) {
+    // The session taken up again: the client's own initialize when it was in flight, else a replay.
+    const ownInitialize = this.initialize !== null && this.pending.has(JSON.stringify(this.initialize.id));
+    if (this.initialize && !ownInitialize) {
       this.replaying = true;
       this.upstream.send(JSON.stringify({ ...this.initialize, id: REPLAY_ID }));
       if (this.initialized) this.upstream.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
     }
+    for (const line of again) this.upstream.send(line);
     for (const line of this.queue.splice(0)) this.upstream.send(line);
+    for (const p of this.pending.values()) p.sent = true;
     process.stdin.resume();
   }
 
@@ -299,6 +326,55 @@ class Relay {
       process.exit(0),
     );
   }
+}
+
+/** What the relay knows of each tool to ask again: whether calling it twice changes nothing. */
+type ToolHints = Map<string, { again: boolean }>;
+
+let hints: ToolHints | undefined;
+
+/**
+ * The tools' hints, read once from the build's tool-definitions.json (beside the bundles) when a
+ * server first goes away: a read-only or idempotent tool may be asked again. Empty where the file
+ * is not (from source): then only requests other than tool calls are.
+ */
+function toolHints(): ToolHints {
+  if (hints) return hints;
+  hints = new Map();
+  try {
+    const file = join(dirname(__filename), 'tool-definitions.json');
+    const definitions = JSON.parse(readFileSync(file, 'utf8')) as Record<
+      string,
+      { annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean } }
+    >;
+    for (const [name, d] of Object.entries(definitions))
+      hints.set(name, {
+        again: d.annotations?.readOnlyHint === true || d.annotations?.idempotentHint === true,
+      });
+  } catch {
+    // no build beside this bundle
+  }
+  return hints;
+}
+
+/**
+ * A pending request as it is asked of the next server, or null where asking again could do twice
+ * what the dead server may have done. A wait (`wait_seconds`) keeps its deadline: it is asked for
+ * what is left of its time.
+ */
+export function askAgain(p: Pending, tools: ToolHints, now = Date.now()): string | null {
+  const message = parse(p.line);
+  if (!message || typeof message.method !== 'string') return null;
+  if (message.method !== 'tools/call') return p.line;
+  const params = message.params as { name?: unknown; arguments?: Record<string, unknown> } | undefined;
+  if (typeof params?.name !== 'string' || tools.get(params.name)?.again !== true) return null;
+  const wait = params.arguments?.wait_seconds;
+  if (typeof wait !== 'number') return p.line;
+  const left = Math.max(0, Math.floor(wait - (now - p.at) / 1000));
+  return JSON.stringify({
+    ...message,
+    params: { ...params, arguments: { ...params.arguments, wait_seconds: left } },
+  });
 }
 
 function parse(line: string): Message | null {

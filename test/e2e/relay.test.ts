@@ -170,6 +170,53 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     expect(serversOf(home)).toEqual([second]);
   });
 
+  it('a wait in flight when the server dies is asked of the next one for what is left of its time, and answered', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const c = await client({ cwd: repo, home, name: 'asker', args: ['--toolsets', 'collab,human'] });
+    const asked = await c.call<{ question_id: string; status: string }>('ask_human', {
+      question: 'Deploy to staging?',
+      wait_seconds: 0,
+    });
+    expect(asked.status).toBe('pending');
+    const started = Date.now();
+    const waiting = c.call<{ questions: Array<{ question_id: string; status: string; answer?: string }> }>(
+      'check_answers',
+      { question_ids: [asked.question_id], wait_seconds: 30 },
+    );
+    await new Promise((r) => setTimeout(r, 700));
+    const first = serverPid(home)!;
+    process.kill(first, 'SIGKILL');
+    await waitForExit(first);
+    await until(
+      'a new server',
+      () => serverPid(home),
+      (pid) => pid !== null && pid !== first,
+    );
+    // Answered while the wait is with the new server: the client gets the answer, not an error.
+    expect((await runCli(home, ['answer', asked.question_id, 'yes, go'])).code).toBe(0);
+    const answered = await waiting;
+    expect(answered.questions).toEqual([
+      expect.objectContaining({ question_id: asked.question_id, status: 'answered', answer: 'yes, go' }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    // Left unanswered, a wait asked again ends at its first deadline, not a full wait later.
+    const other = await c.call<{ question_id: string }>('ask_human', {
+      question: 'And prod?',
+      wait_seconds: 0,
+    });
+    const at = Date.now();
+    const second = c.call<{ questions: Array<{ status: string }> }>('check_answers', {
+      question_ids: [other.question_id],
+      wait_seconds: 4,
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const next = serverPid(home)!;
+    process.kill(next, 'SIGKILL');
+    expect((await second).questions).toEqual([expect.objectContaining({ status: 'pending' })]);
+    expect(Date.now() - at).toBeLessThan(5_500);
+  }, 60_000);
+
   it('a hub started by hand takes the relays over; when it stops, they start a server again', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
