@@ -76,7 +76,8 @@ export async function attach(home: string, socketPath: string, hello: RelayHello
   return failed(home, `the machine's server could not be reached: ${why}`);
 }
 
-function failed(home: string, reason: string): null {
+/** Records why this client is served in its own process (for `doctor`); null, for `attach`. */
+export function failed(home: string, reason: string): null {
   try {
     writeFileSync(serverFailureFile(home), `${JSON.stringify({ at: new Date().toISOString(), reason })}\n`);
   } catch {

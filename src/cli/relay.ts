@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { dirname, join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { resolveHome } from '../app/home.js';
 import { VERSION } from '../core/version.js';
@@ -10,7 +8,8 @@ import { RELAY_ENDING, type RelayHello, relaySocketPath, serverKey } from '../in
 import { failed as commandFailed } from './failed.js';
 import { commandForPerson } from './invocation.js';
 import { lineReader } from './line-reader.js';
-import { attach } from './relay-attach.js';
+import { askAgain, type Pending, parse, toolHints } from './relay-again.js';
+import { attach, failed as serverFailed } from './relay-attach.js';
 
 export interface ServeOptions {
   toolsets?: string;
@@ -21,20 +20,6 @@ export interface ServeOptions {
   inProcess?: boolean;
 }
 
-/** A line from the client or the server: what the relay needs to know of it. */
-interface Message {
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-}
-
-/** A request of the client not answered yet: its line, when it came, whether a server has it. */
-interface Pending {
-  line: string;
-  at: number;
-  sent: boolean;
-}
-
 /**
  * The largest message passed on: a little under what MCP's stdio transport takes (10 MiB), so that
  * the server never refuses one the relay passed (a longer line ends the relay).
@@ -42,6 +27,12 @@ interface Pending {
 const MAX_LINE_BYTES = 10 * 1024 * 1024 - 64 * 1024;
 /** How long an ending relay waits for the server to end its session (agent runs get 4 s to end). */
 const END_WAIT_MS = 6_000;
+/**
+ * A machine's server that dies this many times within `CRASH_LOOP_MS` of a relay attaching is in a
+ * crash loop (a damaged database, say): the relay stops starting it and serves in its own process.
+ */
+const CRASH_LOOP_DEATHS = 3;
+const CRASH_LOOP_MS = 60_000;
 /** The id of the `initialize` a relay replays to a new server (its answer is the relay's). */
 const REPLAY_ID = 'session-collab-relay:initialize';
 
@@ -166,6 +157,8 @@ class Relay {
   private readonly pending = new Map<string, Pending>();
   private replaying = false;
   private ending = false;
+  /** When each server this relay was attached to went away (the last `CRASH_LOOP_DEATHS`). */
+  private readonly deaths: number[] = [];
 
   constructor(
     private readonly options: ServeOptions,
@@ -271,10 +264,15 @@ class Relay {
         );
       }
     }
-    const socket = await attach(this.home, this.socketPath, this.hello);
+    const loop = this.crashLoop();
+    const socket = loop ? null : await attach(this.home, this.socketPath, this.hello);
     if (this.ending) {
       socket?.destroy();
       return;
+    }
+    if (loop) {
+      process.stderr.write(`session-collab: ${loop}\n`);
+      serverFailed(this.home, loop);
     }
     this.upstream = socket ? this.fromSocket(socket) : this.here();
     // The session taken up again: the client's own initialize when it was in flight, else a replay.
@@ -288,6 +286,19 @@ class Relay {
     for (const line of this.queue.splice(0)) this.upstream.send(line);
     for (const p of this.pending.values()) p.sent = true;
     process.stdin.resume();
+  }
+
+  /**
+   * Why the machine's server is in a crash loop, once it went away `CRASH_LOOP_DEATHS` times within
+   * `CRASH_LOOP_MS` while this relay was attached to it; null while it is not.
+   */
+  private crashLoop(): string | null {
+    const now = Date.now();
+    this.deaths.push(now);
+    if (this.deaths.length > CRASH_LOOP_DEATHS) this.deaths.shift();
+    if (this.deaths.length < CRASH_LOOP_DEATHS || now - this.deaths[0]! > CRASH_LOOP_MS) return null;
+    const seconds = Math.max(1, Math.round((now - this.deaths[0]!) / 1000));
+    return `the machine's server went away ${CRASH_LOOP_DEATHS} times in ${seconds} s (a crash loop: see logs/server-stderr.log in the home folder); this client is served in its own process from now on`;
   }
 
   /** A server in this process, for a home where the machine's cannot run. */
@@ -325,63 +336,5 @@ class Relay {
     void Promise.race([gone, new Promise((resolve) => setTimeout(resolve, END_WAIT_MS))]).then(() =>
       process.exit(0),
     );
-  }
-}
-
-/** What the relay knows of each tool to ask again: whether calling it twice changes nothing. */
-type ToolHints = Map<string, { again: boolean }>;
-
-let hints: ToolHints | undefined;
-
-/**
- * The tools' hints, read once from the build's tool-definitions.json (beside the bundles) when a
- * server first goes away: a read-only or idempotent tool may be asked again. Empty where the file
- * is not (from source): then only requests other than tool calls are.
- */
-function toolHints(): ToolHints {
-  if (hints) return hints;
-  hints = new Map();
-  try {
-    const file = join(dirname(__filename), 'tool-definitions.json');
-    const definitions = JSON.parse(readFileSync(file, 'utf8')) as Record<
-      string,
-      { annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean } }
-    >;
-    for (const [name, d] of Object.entries(definitions))
-      hints.set(name, {
-        again: d.annotations?.readOnlyHint === true || d.annotations?.idempotentHint === true,
-      });
-  } catch {
-    // no build beside this bundle
-  }
-  return hints;
-}
-
-/**
- * A pending request as it is asked of the next server, or null where asking again could do twice
- * what the dead server may have done. A wait (`wait_seconds`) keeps its deadline: it is asked for
- * what is left of its time.
- */
-export function askAgain(p: Pending, tools: ToolHints, now = Date.now()): string | null {
-  const message = parse(p.line);
-  if (!message || typeof message.method !== 'string') return null;
-  if (message.method !== 'tools/call') return p.line;
-  const params = message.params as { name?: unknown; arguments?: Record<string, unknown> } | undefined;
-  if (typeof params?.name !== 'string' || tools.get(params.name)?.again !== true) return null;
-  const wait = params.arguments?.wait_seconds;
-  if (typeof wait !== 'number') return p.line;
-  const left = Math.max(0, Math.floor(wait - (now - p.at) / 1000));
-  return JSON.stringify({
-    ...message,
-    params: { ...params, arguments: { ...params.arguments, wait_seconds: left } },
-  });
-}
-
-function parse(line: string): Message | null {
-  try {
-    const value = JSON.parse(line) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Message) : null;
-  } catch {
-    return null;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askAgain } from '../../src/cli/relay.js';
+import { askAgain } from '../../src/cli/relay-again.js';
 
 const tools = new Map([
   ['collab_check', { again: true }],

@@ -217,6 +217,39 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     expect(Date.now() - at).toBeLessThan(5_500);
   }, 60_000);
 
+  it('a server that keeps dying: the relay stops starting it, serves in its own process and says why', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const c = await client({ cwd: repo, home, name: 'steady' });
+    await c.call('collab_claim', { files: ['src/a.ts'], intent: 'before the loop' });
+    // Three deaths in a row, each of the server the relay had just attached to.
+    let last = serverPid(home)!;
+    for (let death = 1; death <= 3; death++) {
+      process.kill(last, 'SIGKILL');
+      await waitForExit(last);
+      if (death < 3) {
+        await c.call('collab_session_list'); // the relay attaches again, starting a new server
+        last = (await until(
+          'a new server',
+          () => serverPid(home),
+          (pid) => pid !== null && pid !== last,
+        ))!;
+      }
+    }
+    // Served in its own process from now on, in the same session, with the claim it made.
+    const listed = await c.call<{ claims: Array<{ files: string[] }> }>('collab_claims_list');
+    expect(listed.claims.flatMap((x) => x.files)).toEqual(['src/a.ts']);
+    expect(serverPid(home)).toBeNull();
+    const failure = JSON.parse(readFileSync(join(home, 'server-failed.json'), 'utf8')) as { reason: string };
+    expect(failure.reason).toMatch(/went away 3 times in \d+ s \(a crash loop/);
+    const doctor = await runCli(home, ['doctor', '--json'], repo);
+    const check = (
+      JSON.parse(doctor.stdout) as { checks: Array<{ name: string; ok: boolean; detail: string }> }
+    ).checks.find((x) => x.name === 'machine server');
+    expect(check).toMatchObject({ ok: false });
+    expect(check?.detail).toContain('crash loop');
+  }, 60_000);
+
   it('a hub started by hand takes the relays over; when it stops, they start a server again', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
