@@ -6,7 +6,12 @@ import SlowFirst from './test/slow-first.js';
  * the services underneath) once more on the team database, PostgreSQL. Without a PostgreSQL the
  * second run's files say so and are skipped (test/helpers/pg.ts).
  */
-const TOOL_SUITE = ['test/mcp/tools.test.ts', 'test/mcp/notifications.test.ts', 'test/features/*.test.ts'];
+const TOOL_SUITE = [
+  'test/mcp/tools.test.ts',
+  'test/mcp/notifications.test.ts',
+  'test/mcp/calls-sent-again.test.ts',
+  'test/features/*.test.ts',
+];
 
 export default defineConfig({
   test: {

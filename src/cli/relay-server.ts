@@ -28,7 +28,7 @@ import {
 } from '../integrations/relay-address.js';
 import { answers, pointsAt, removeLeftSockets } from '../integrations/relay-socket.js';
 import { type Selection, select } from '../mcp/registry.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServer, tellAnswers } from '../mcp/server.js';
 import { lineReader } from './line-reader.js';
 import { RealmScans } from './realm-scans.js';
 import { endingReason, helloOf } from './relay-hello.js';
@@ -223,8 +223,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       name: hello.name,
       identity: () => ({ sessionId: hello.client_session_id, process: clientProcess(hello.pid) }),
       env: hello.env,
+      recordsCalls: true,
     });
     const transport = new StdioServerTransport(input, socket);
+    tellAnswers(transport, connection);
     const handle = serveStdio(
       () => {
         server = createMcpServer(app, connection, selection, options.built);

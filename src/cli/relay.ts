@@ -8,7 +8,7 @@ import { RELAY_ENDING, type RelayHello, relaySocketPath, serverKey } from '../in
 import { failed as commandFailed } from './failed.js';
 import { commandForPerson } from './invocation.js';
 import { lineReader } from './line-reader.js';
-import { askAgain, type Pending, parse, toolHints } from './relay-again.js';
+import { askAgain, type Pending, parse } from './relay-again.js';
 import { attach, failed as serverFailed } from './relay-attach.js';
 
 export interface ServeOptions {
@@ -28,10 +28,13 @@ const MAX_LINE_BYTES = 10 * 1024 * 1024 - 64 * 1024;
 /** How long an ending relay waits for the server to end its session (agent runs get 4 s to end). */
 const END_WAIT_MS = 6_000;
 /**
- * A machine's server that dies this many times within `CRASH_LOOP_MS` of a relay attaching is in a
- * crash loop (a damaged database, say): the relay stops starting it and serves in its own process.
+ * A machine's server that dies this many times in a row within `CRASH_LOOP_MS`, each within
+ * `CRASH_LOOP_LIFE_MS` of the relay attaching to it, is in a crash loop (a damaged database, say):
+ * the relay stops starting it and serves in its own process. A server that served longer and was
+ * then stopped (killed by a person, say) is started again, however often.
  */
 const CRASH_LOOP_DEATHS = 3;
+const CRASH_LOOP_LIFE_MS = 3_000;
 const CRASH_LOOP_MS = 60_000;
 /** The id of the `initialize` a relay replays to a new server (its answer is the relay's). */
 const REPLAY_ID = 'session-collab-relay:initialize';
@@ -157,8 +160,10 @@ class Relay {
   private readonly pending = new Map<string, Pending>();
   private replaying = false;
   private ending = false;
-  /** When each server this relay was attached to went away (the last `CRASH_LOOP_DEATHS`). */
+  /** When each short-lived server this relay was attached to went away, the last in a row. */
   private readonly deaths: number[] = [];
+  /** When the relay attached to the server it has. */
+  private attachedAt = Date.now();
 
   constructor(
     private readonly options: ServeOptions,
@@ -195,6 +200,11 @@ class Relay {
       if (message.method === 'notifications/initialized') this.initialized = true;
       if (typeof message.method === 'string' && message.id !== undefined)
         this.pending.set(JSON.stringify(message.id), { line, at: Date.now(), sent: this.upstream !== null });
+      // A request the client cancelled gets no answer, and is not asked again.
+      if (message.method === 'notifications/cancelled')
+        this.pending.delete(
+          JSON.stringify((message.params as { requestId?: unknown } | undefined)?.requestId),
+        );
     }
     if (this.upstream === null) this.queue.push(line);
     else if (!this.upstream.send(line)) process.stdin.pause();
@@ -243,26 +253,19 @@ class Relay {
   }
 
   /**
-   * The server went away: the client is served anew, in the same session. What the dead server had
-   * not answered is asked of the next one where asking again changes nothing (`askAgain`: a read, a
-   * wait with what is left of its time, an idempotent call); a write it may have done fails with
-   * the relay's error, since the client cannot know whether it was.
+   * The server went away: the client is served anew, in the same session, and what the dead server
+   * had not answered is asked of the next one (`askAgain`): a tool call sent again does nothing
+   * twice, since its writes were recorded with their effects.
    */
   private async reattach(): Promise<void> {
     this.upstream = null;
     this.replaying = false;
     const again: string[] = [];
-    const tools = toolHints();
     for (const [id, p] of this.pending) {
       if (!p.sent) continue; // still in the queue: it goes to the next server as it is
-      const line = askAgain(p, tools);
+      const line = askAgain(p);
       if (line !== null) again.push(line);
-      else {
-        this.pending.delete(id);
-        process.stdout.write(
-          `${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(id), error: { code: -32603, message: 'The session-collab server stopped during this call; call again.' } })}\n`,
-        );
-      }
+      else this.pending.delete(id);
     }
     const loop = this.crashLoop();
     const socket = loop ? null : await attach(this.home, this.socketPath, this.hello);
@@ -275,6 +278,7 @@ class Relay {
       serverFailed(this.home, loop);
     }
     this.upstream = socket ? this.fromSocket(socket) : this.here();
+    this.attachedAt = Date.now();
     // The session taken up again: the client's own initialize when it was in flight, else a replay.
     const ownInitialize = this.initialize !== null && this.pending.has(JSON.stringify(this.initialize.id));
     if (this.initialize && !ownInitialize) {
@@ -289,11 +293,12 @@ class Relay {
   }
 
   /**
-   * Why the machine's server is in a crash loop, once it went away `CRASH_LOOP_DEATHS` times within
-   * `CRASH_LOOP_MS` while this relay was attached to it; null while it is not.
+   * Why the machine's server is in a crash loop, once it went away `CRASH_LOOP_DEATHS` times in a
+   * row within `CRASH_LOOP_MS`, each soon after this relay attached to it; null while it is not.
    */
   private crashLoop(): string | null {
     const now = Date.now();
+    if (now - this.attachedAt >= CRASH_LOOP_LIFE_MS) this.deaths.length = 0;
     this.deaths.push(now);
     if (this.deaths.length > CRASH_LOOP_DEATHS) this.deaths.shift();
     if (this.deaths.length < CRASH_LOOP_DEATHS || now - this.deaths[0]! > CRASH_LOOP_MS) return null;

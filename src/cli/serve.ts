@@ -10,7 +10,7 @@ import { Connection } from '../features/sessions/connection.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { select } from '../mcp/registry.js';
-import { createMcpServer } from '../mcp/server.js';
+import { createMcpServer, tellAnswers } from '../mcp/server.js';
 import { startBackgroundWork } from './background-work.js';
 import { RealmScans } from './realm-scans.js';
 import type { ServeOptions } from './relay.js';
@@ -54,8 +54,10 @@ export async function serve(
     server: ownProcess(),
     name: inline(options.sessionName || process.env.SESSION_COLLAB_SESSION_NAME || '', 100) || null,
     identity: () => ({ sessionId: serverClientSessionId(process.env), process: clientProcess() }),
+    recordsCalls: true,
   });
   const wire = new StdioServerTransport(io.input, io.output);
+  tellAnswers(wire, connection);
   const handle = serveStdio(
     () => {
       server = createMcpServer(app, connection, selection, builtDefinitions());

@@ -36,6 +36,12 @@ export interface RelayHello {
  */
 export const RELAY_ENDING = 'notifications/session-collab/relay-ending';
 
+/**
+ * The `_meta` key a relay sets (`true`) on a tool call it sends again after its server died: the
+ * writes the call already made are answered from their records (store/call-records-store.ts).
+ */
+export const SENT_AGAIN = 'session-collab/again';
+
 /** Characters of a client's environment a hello carries at most. */
 export const MAX_ENV_CHARS = 256 * 1024;
 

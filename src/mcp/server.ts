@@ -1,5 +1,6 @@
 import {
   type CallToolResult,
+  type JSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -18,6 +19,7 @@ import { withFullIds } from '../features/fields.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
 import type { CallControls, Tool as ToolDescriptor } from '../features/tool-context.js';
+import { SENT_AGAIN } from '../integrations/relay-address.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
@@ -145,12 +147,31 @@ export function createMcpServer(
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const { descriptor } = listed;
     const args = request.params.arguments ?? {};
-    const result = await (descriptor.waits
-      ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
-      : callTool(app, connection, descriptor, args));
+    const again = request.params._meta?.[SENT_AGAIN] === true;
+    const result = await connection.recorded(ctx.mcpReq.id, again, () =>
+      descriptor.waits
+        ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
+        : callTool(app, connection, descriptor, args),
+    );
     return server.projectCallToolResult(result as CallToolResult, listed.definition.outputSchema);
   });
   return server;
+}
+
+/**
+ * Tells `connection` of each answer `transport` sent, once the system has it (a relay then gets
+ * it even if this process dies): what the call's writes recorded may go (`Connection.answered`).
+ */
+export function tellAnswers(
+  transport: { send(message: JSONRPCMessage, options?: never): Promise<void> },
+  connection: Connection,
+): void {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    await send(message, options);
+    if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message))
+      connection.answered(message.id);
+  };
 }
 
 /**

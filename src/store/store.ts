@@ -2,6 +2,13 @@ import type { CollabError } from '../core/errors.js';
 import { damagedDatabase, type LockHolder, lockedDatabase } from '../core/storage-faults.js';
 import { describeTeamDatabaseFault } from '../core/team-database-faults.js';
 import { AgentRunsStore } from './agent-runs-store.js';
+import {
+  type CallRecording,
+  CallRecordsStore,
+  insideWrite,
+  recordedCall,
+  stepOf,
+} from './call-records-store.js';
 import { ChangesStore } from './changes-store.js';
 import { ClaimPatternsStore } from './claim-patterns-store.js';
 import { ClaimsStore } from './claims-store.js';
@@ -139,6 +146,10 @@ export class Store {
   get events(): EventsStore {
     return this.module('events', () => new EventsStore(this.sql));
   }
+  /** What the writes of calls a client may send again did (store/call-records-store.ts). */
+  get callRecords(): CallRecordsStore {
+    return this.module('callRecords', () => new CallRecordsStore(this.sql));
+  }
   get ids(): IdPrefixesStore {
     return this.module('ids', () => new IdPrefixesStore(this.sql));
   }
@@ -169,6 +180,42 @@ export class Store {
    */
   async write<T>(fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     if (this.damage) throw this.damage;
+    const call = recordedCall();
+    if (call) return this.recordedWrite(call, fn, scope);
+    return this.transaction(fn, scope);
+  }
+
+  /**
+   * A write of a call whose writes are recorded (store/call-records-store.ts): done once. In a call
+   * sent again, a step already done returns what it returned then; otherwise it runs, and what it
+   * returns is recorded in its transaction, with the records of the client's calls answered since
+   * forgotten.
+   */
+  private async recordedWrite<T>(call: CallRecording, fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
+    const step = stepOf(call, fn);
+    if (call.again) {
+      const done = await this.callRecords.get(call.call, step);
+      if (done) return done.value as T;
+    }
+    const answered = call.answered.splice(0);
+    try {
+      return await this.transaction(
+        () =>
+          insideWrite(call, async () => {
+            const value = await fn();
+            if (await this.callRecords.put(call.call, step, value, Date.now())) call.wrote = true;
+            await this.callRecords.forget(answered);
+            return value;
+          }),
+        scope,
+      );
+    } catch (error) {
+      call.answered.push(...answered);
+      throw error;
+    }
+  }
+
+  private async transaction<T>(fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     const started = Date.now();
     try {
       return await this.sql.write(fn, scope);

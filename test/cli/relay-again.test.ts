@@ -1,38 +1,50 @@
 import { describe, expect, it } from 'vitest';
 import { askAgain } from '../../src/cli/relay-again.js';
+import { SENT_AGAIN } from '../../src/integrations/relay-address.js';
 
-const tools = new Map([
-  ['collab_check', { again: true }],
-  ['check_answers', { again: true }],
-  ['collab_claim', { again: false }],
-]);
-const call = (name: string, args: Record<string, unknown>) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } });
+const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
 
 describe('what a relay asks the next server when the one it had dies', () => {
-  it('a read or an idempotent call as it was; any other request but a tool call too', () => {
-    const check = call('collab_check', { files: ['a.ts'] });
-    expect(askAgain({ line: check, at: 0, sent: true }, tools, 5_000)).toBe(check);
+  it('a request other than a tool call as it was', () => {
     const list = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
-    expect(askAgain({ line: list, at: 0, sent: true }, tools, 5_000)).toBe(list);
+    expect(askAgain({ line: list, at: 0, sent: true }, 5_000)).toBe(list);
+  });
+
+  it('every tool call, read or write, marked as sent again, keeping what _meta it had', () => {
+    for (const name of ['collab_check', 'collab_claim', 'collab_message_send']) {
+      const again = JSON.parse(askAgain({ line: call(name, { files: ['a.ts'] }), at: 0, sent: true }, 5)!);
+      expect(again).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name, arguments: { files: ['a.ts'] }, _meta: { [SENT_AGAIN]: true } },
+      });
+    }
+    const withToken = JSON.parse(
+      askAgain({ line: call('ask_human', { question: 'q?' }, { progressToken: 4 }), at: 0, sent: true })!,
+    );
+    expect(withToken.params._meta).toEqual({ progressToken: 4, [SENT_AGAIN]: true });
   });
 
   it('a wait for what is left of its time: its deadline is kept, never past it', () => {
     const wait = call('check_answers', { wait_seconds: 30, question_ids: ['q1'] });
-    const again = JSON.parse(askAgain({ line: wait, at: 1_000, sent: true }, tools, 13_500)!);
+    const again = JSON.parse(askAgain({ line: wait, at: 1_000, sent: true }, 13_500)!);
     expect(again).toMatchObject({
       id: 7,
       params: { name: 'check_answers', arguments: { wait_seconds: 17, question_ids: ['q1'] } },
     });
-    const late = JSON.parse(askAgain({ line: wait, at: 0, sent: true }, tools, 60_000)!);
+    const late = JSON.parse(askAgain({ line: wait, at: 0, sent: true }, 60_000)!);
     expect(late.params.arguments.wait_seconds).toBe(0);
   });
 
-  it('a write, a tool it does not know, or a line that is no request: not asked again', () => {
-    expect(
-      askAgain({ line: call('collab_claim', { files: ['a.ts'] }), at: 0, sent: true }, tools),
-    ).toBeNull();
-    expect(askAgain({ line: call('nope', {}), at: 0, sent: true }, tools)).toBeNull();
-    expect(askAgain({ line: 'not json', at: 0, sent: true }, tools)).toBeNull();
+  it('a line that is no request: not asked again', () => {
+    expect(askAgain({ line: 'not json', at: 0, sent: true })).toBeNull();
+    expect(askAgain({ line: '{"jsonrpc":"2.0","id":1,"result":{}}', at: 0, sent: true })).toBeNull();
   });
 });

@@ -119,6 +119,27 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     ]);
   });
 
+  it('an edit recorded twice (a hook whose server died after recording it records it itself) is one claim', async () => {
+    const { home, repo, a } = await setup();
+    await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
+    const edit = hookFixture('claude-code/post-tool-use-write', repo, 'A-1', {
+      file_path: join(repo, 'src/twice.ts'),
+      content: '',
+    });
+    const first = await a.hook('post-tool-use', edit);
+    const second = await a.hook('post-tool-use', edit);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    expect(second.stdout).toBe(first.stdout);
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
+    const rows = db
+      .prepare(
+        "SELECT c.id, c.status FROM claim_files f JOIN claims c ON c.id = f.claim_id WHERE f.pattern = 'src/twice.ts'",
+      )
+      .all();
+    db.close();
+    expect(rows).toEqual([{ id: expect.any(String), status: 'active' }]);
+  });
+
   it('after /clear (a new session id in the same client process) the session carries on', async () => {
     const { home, repo, a, b } = await setup();
     await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));

@@ -106,7 +106,7 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     await Promise.all(relays.map((r) => r.exit));
   });
 
-  it('the server SIGKILLed under load: every client carries on in its session, at most its calls in flight fail', async () => {
+  it('the server SIGKILLed under load: every client carries on in its session, its calls in flight answered', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
     const clients = await Promise.all(
@@ -156,9 +156,8 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     stop = true;
     const counts = await Promise.all(work);
     for (const n of counts) expect(n, failures.join('\n')).toBeGreaterThan(0);
-    // Only calls in flight when the server died failed, each with the relay's error.
-    expect(failures.length).toBeLessThanOrEqual(4 * 3);
-    for (const f of failures) expect(f).toMatch(/server stopped during this call|call again/);
+    // The calls in flight when the server died were asked of the next one: none failed.
+    expect(failures).toEqual([]);
     // Each client is still the session it was.
     for (const [i, c] of clients.entries()) {
       const again = await c.call<{ session_id: string; resumed: boolean }>('collab_session_start', {

@@ -6,6 +6,7 @@ import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { findCli } from '../../integrations/agent-cli.js';
 import { processStartTime } from '../../integrations/process-probe.js';
 import type { AgentRunRow } from '../../store/agent-runs-store.js';
+import { unrecorded } from '../../store/call-records-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { attemptRun, cancelReason, endRun, type LiveRun } from './cli-attempt.js';
 import { checkCli } from './cli-check.js';
@@ -39,7 +40,7 @@ export class AgentsService {
   private readonly recovered: Promise<void>;
 
   constructor(private readonly app: AppContext) {
-    this.recovered = endLeftRuns(this.app).catch((error: Error) => {
+    this.recovered = unrecorded(() => endLeftRuns(this.app)).catch((error: Error) => {
       this.app.log.error('agent.recover_failed', { message: error.message });
     });
   }
@@ -78,9 +79,10 @@ export class AgentsService {
         ? withFiles(input.prompt, cwd, session.worktree, input.files)
         : input.prompt;
     const { store } = this.app;
-    const id = newId();
-    await store.write(() =>
-      store.agentRuns.insert({
+    // Its id made inside the write: a call sent again gets this very run back (not a second one).
+    const id = await store.write(async () => {
+      const id = newId();
+      await store.agentRuns.insert({
         id,
         session_id: session.id,
         project_id: session.project_id,
@@ -94,8 +96,9 @@ export class AgentsService {
         runner_start: processStartTime(process.pid),
         runner_host: this.app.host,
         created_at: this.app.now(),
-      }),
-    );
+      });
+      return id;
+    });
     const key = `${session.id}\u0000${input.provider}\u0000${input.conversation}`;
     const controller = new AbortController();
     const live: LiveRun = {
@@ -107,11 +110,11 @@ export class AgentsService {
     };
     const previous = this.tails.get(key) ?? Promise.resolve();
     // It waits for the conversation's previous call, unless it is cancelled meanwhile.
-    live.done = untilAborted(previous, controller.signal)
-      .then(() => this.run(id, session, live))
-      .catch((error: Error) => {
-        this.app.log.error('agent.run_failed', { run: id, message: error.message });
-      });
+    live.done = unrecorded(() =>
+      untilAborted(previous, controller.signal).then(() => this.run(id, session, live)),
+    ).catch((error: Error) => {
+      this.app.log.error('agent.run_failed', { run: id, message: error.message });
+    });
     // The next call waits for this one and the one before (a cancelled call ends early).
     const tail = Promise.all([previous, live.done]).then(() => {});
     this.tails.set(key, tail);

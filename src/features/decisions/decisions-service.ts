@@ -36,17 +36,25 @@ export class DecisionsService {
     const description = input.description.trim();
     if (!title) throw invalidInput('title: give the decision a title.');
     if (!description) throw invalidInput('description: say what was decided and why.');
-    const row = {
-      id: newId(),
-      project_id: session.project_id,
-      session_id: session.id,
-      session_name: session.name,
-      category: input.category,
-      title,
-      description,
-      created_at: this.app.now(),
-    };
-    await this.app.store.decisions.insert(row);
+    const { store } = this.app;
+    // Its id and time made inside the write: a call sent again gets this very row back.
+    const row = await store.write(
+      async () => {
+        const row = {
+          id: newId(),
+          project_id: session.project_id,
+          session_id: session.id,
+          session_name: session.name,
+          category: input.category,
+          title,
+          description,
+          created_at: this.app.now(),
+        };
+        await store.decisions.insert(row);
+        return row;
+      },
+      { project: session.project_id },
+    );
     this.app.log.info('decision.add', { decision: row.id, session: session.id });
     return this.view(row);
   }

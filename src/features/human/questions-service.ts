@@ -4,6 +4,7 @@ import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import type { AnswerChannel, QuestionStatus, Urgency } from '../../core/questions.js';
 import { iso } from '../../core/time.js';
+import { unrecorded } from '../../store/call-records-store.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { fullId } from '../id-references.js';
@@ -73,10 +74,11 @@ export class QuestionsService {
       if (new Set(options).size !== options.length) throw invalidInput('options: the choices must differ.');
     }
     const { store } = this.app;
-    const id = newId();
-    const now = this.app.now();
     const expiry = this.app.config.question_expiry_minutes;
-    await store.write(async () => {
+    // Its id and time made inside the write: a call sent again gets this very question back.
+    const id = await store.write(async () => {
+      const id = newId();
+      const now = this.app.now();
       if ((await store.questions.pendingOf(session.id)) >= MAX_PENDING_PER_SESSION)
         throw invalidInput(
           `this session already has ${MAX_PENDING_PER_SESSION} questions waiting for a person.`,
@@ -93,6 +95,7 @@ export class QuestionsService {
         created_at: now,
         expires_at: expiry > 0 ? now + expiry * 60_000 : null,
       });
+      return id;
     });
     const row = (await store.questions.getWithSession(id))!;
     this.app.log.info('question.asked', { question: id, session: session.id, urgency: row.urgency });
@@ -259,16 +262,25 @@ export class QuestionsService {
       for (const id of ids) targets.push(await this.own(session, id));
       return targets;
     }
-    for (const q of await this.app.store.questions.ofSession(session.id, 'all', 200)) {
-      if (
-        q.status === 'pending' ||
-        (q.status === 'answered' &&
-          q.returned_at === null &&
-          !(await this.notifications.wasDelivered(session.id, 'question_answered', q.id)))
-      )
-        targets.push(q);
-    }
-    return targets;
+    // Chosen in a write: a call sent again reports the same questions (handed over by the call
+    // the first time, they would no longer be chosen).
+    const { store } = this.app;
+    return store.write(
+      async () => {
+        const chosen: QuestionWithSession[] = [];
+        for (const q of await store.questions.ofSession(session.id, 'all', 200)) {
+          if (
+            q.status === 'pending' ||
+            (q.status === 'answered' &&
+              q.returned_at === null &&
+              !(await this.notifications.wasDelivered(session.id, 'question_answered', q.id)))
+          )
+            chosen.push(q);
+        }
+        return chosen;
+      },
+      { project: session.project_id },
+    );
   }
 
   /**
@@ -360,13 +372,16 @@ export class QuestionsService {
 
   private async emit(event: QuestionEvent): Promise<void> {
     await this.audit?.question(event);
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.app.log.warn('question.listener_failed', { message: (error as Error).message });
+    // What listeners do (send to Telegram, once) is not the call's: a call sent again finds it done.
+    await unrecorded(async () => {
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          this.app.log.warn('question.listener_failed', { message: (error as Error).message });
+        }
       }
-    }
+    });
   }
 
   private pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

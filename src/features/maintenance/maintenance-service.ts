@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { NOTIFICATION_TTL_MS } from '../../core/notifications.js';
+import { CALL_RECORDS_KEPT_MS } from '../../store/call-records-store.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 
 const LAST_VERIFY = 'last_verify_at';
@@ -74,6 +75,9 @@ export class MaintenanceService {
       // What hooks saw sessions do matters for minutes (the watcher also forgets it as it goes).
       await store.sightings.purge(now - SIGHTINGS_KEPT_MS, 10_000);
       await store.hub.purge(before, now);
+      // What a call's writes did matters until its answer reached its client: left over only by
+      // clients that went away before it did.
+      await store.callRecords.purge(now - CALL_RECORDS_KEPT_MS);
       await store.meta.set(LAST_PURGE, String(now));
       return { sessions, claims, messages, expired, notifications };
     });

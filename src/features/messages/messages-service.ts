@@ -54,36 +54,43 @@ export class MessagesService {
       to = recipient.id;
       recipientStatus = stateOf(this.app, recipient);
     }
-    const id = newId();
-    await store.messages.insert({
-      id,
-      project_id: from.project_id,
-      from_session_id: from.id,
-      from_name: from.name,
-      to_session_id: to,
-      reply_to: input.replyTo ?? null,
-      content,
-      created_at: this.app.now(),
-    });
-    const recipientIds =
-      to !== null
-        ? [to]
-        : (await this.sessions.liveInProject(from.project_id))
-            .filter((s) => s.id !== from.id)
-            .map((s) => s.id);
-    const recipients = recipientIds.length;
-    await this.notifications.notify(recipientIds, {
-      type: 'message',
-      subject: `message:${from.id}`,
-      payload: {
-        from: from.name,
-        from_session_id: from.id,
-        message_id: id,
-        broadcast: to === null,
-        preview: content.slice(0, 160),
+    // The message and the notifications it causes in one write, its id made inside it: a call
+    // sent again gets this very message back, and sends nothing twice.
+    const { id, recipients } = await store.write(
+      async () => {
+        const id = newId();
+        await store.messages.insert({
+          id,
+          project_id: from.project_id,
+          from_session_id: from.id,
+          from_name: from.name,
+          to_session_id: to,
+          reply_to: input.replyTo ?? null,
+          content,
+          created_at: this.app.now(),
+        });
+        const recipientIds =
+          to !== null
+            ? [to]
+            : (await this.sessions.liveInProject(from.project_id))
+                .filter((s) => s.id !== from.id)
+                .map((s) => s.id);
+        await this.notifications.notify(recipientIds, {
+          type: 'message',
+          subject: `message:${from.id}`,
+          payload: {
+            from: from.name,
+            from_session_id: from.id,
+            message_id: id,
+            broadcast: to === null,
+            preview: content.slice(0, 160),
+          },
+          project: from.project_id,
+        });
+        return { id, recipients: recipientIds.length };
       },
-      project: from.project_id,
-    });
+      { project: from.project_id },
+    );
     this.app.log.info('message.send', { message: id, from: from.id, to });
     return {
       message_id: id,
@@ -103,21 +110,24 @@ export class MessagesService {
     input: { unreadOnly: boolean; markAsRead: boolean; limit: number },
   ): Promise<MessageView[]> {
     const { store } = this.app;
-    const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
-    if (input.markAsRead) {
-      const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
-      if (unread.length > 0)
-        await store.write(
+    // Marking them read, they are read in the same write: a call sent again gets these very
+    // messages back (read by then, they would no longer be unread).
+    const rows = input.markAsRead
+      ? await store.write(
           async () => {
+            const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
+            const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
+            if (unread.length === 0) return rows;
             const now = this.app.now();
             await store.messages.markRead(unread, session.id, now);
             // Read now: the notifications announcing them would repeat them in this very answer.
             if ((await store.messages.unreadCount(session)) === 0)
               await store.notifications.markTypeSeen(session.id, 'message', now);
+            return rows;
           },
           { project: session.project_id },
-        );
-    }
+        )
+      : await store.messages.inboxOf(session, input.unreadOnly, input.limit);
     return rows.map((r) => ({
       id: r.id,
       from_session_id: r.from_session_id,

@@ -11,6 +11,7 @@ import {
 } from '../../core/notifications.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
+import { recordedCall } from '../../store/call-records-store.js';
 import type { NotificationRow } from '../../store/notifications-store.js';
 
 /** A notification as a session receives it (the piggyback, notifications_list). */
@@ -70,11 +71,12 @@ export class NotificationsService {
 
   /**
    * The session's pending notifications, now marked seen (the piggyback). Runs on every tool call:
-   * a read by index first, and a write only when there is something to deliver.
+   * a read by index first, and a write only when there is something to deliver, or when the call
+   * is sent again: what it delivered the first time (seen by now) is recorded by that write.
    */
   async deliver(sessionId: string): Promise<NotificationView[]> {
     const { store } = this.app;
-    if (!(await store.notifications.hasPending(sessionId))) return [];
+    if (!recordedCall()?.again && !(await store.notifications.hasPending(sessionId))) return [];
     return store.write(async () => {
       const now = this.app.now();
       const rows = await store.notifications.pendingFor(sessionId);

@@ -52,24 +52,25 @@ export class WorkItemsService extends ReviewQueries {
         `Project ${project.id} is archived.`,
         'Reopen it with update_project {status: "active"}.',
       );
-    const now = this.app.now();
-    const item: WorkItemRow = {
-      id: `work_${newId().slice(0, 8)}`,
-      project_id: project.id,
-      type: input.type,
-      phase: input.phase,
-      title: input.title,
-      description: input.description ?? null,
-      content: input.content,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      status: input.draft ? 'draft' : 'pending_review',
-      version: 1,
-      submitted_by: actor.id,
-      submitted_by_name: actor.name,
-      created_at: now,
-      updated_at: now,
-    };
-    await store.write(async () => {
+    // Its id and time made inside the write: a call sent again gets this very item back.
+    const item = await store.write(async () => {
+      const now = this.app.now();
+      const item: WorkItemRow = {
+        id: `work_${newId().slice(0, 8)}`,
+        project_id: project.id,
+        type: input.type,
+        phase: input.phase,
+        title: input.title,
+        description: input.description ?? null,
+        content: input.content,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        status: input.draft ? 'draft' : 'pending_review',
+        version: 1,
+        submitted_by: actor.id,
+        submitted_by_name: actor.name,
+        created_at: now,
+        updated_at: now,
+      };
       await store.workItems.insert(item);
       await store.workItems.addRevision({
         work_item_id: item.id,
@@ -90,6 +91,7 @@ export class WorkItemsService extends ReviewQueries {
         draft: input.draft === true,
       });
       if (!input.draft) await this.notifyReviewers(project, item, actor);
+      return item;
     });
     return itemView(item);
   }
@@ -164,9 +166,11 @@ export class WorkItemsService extends ReviewQueries {
     ) {
       throw invalidInput('give content (a new version), phase, or status "merged".');
     }
-    let autoApproved = false;
-    const updated = await store.write(async () => {
+    // Whether it was approved automatically is returned by the write too: a call sent again gets
+    // what the write returned, and nothing it set aside.
+    const { item: updated, autoApproved } = await store.write(async () => {
       let item = await this.item(input.workItemId);
+      let autoApproved = false;
       const project = await this.projects.project(item.project_id);
       const settings = this.projects.settings(project);
       const now = this.app.now();
@@ -232,7 +236,7 @@ export class WorkItemsService extends ReviewQueries {
           change_description: input.changeDescription,
         });
       }
-      return item;
+      return { item, autoApproved };
     });
     return { ...itemView(updated), auto_approved: autoApproved };
   }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
+import { type CallRecording, recordingWrites, unrecorded } from '../../store/call-records-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClientIdentity, ProcessRef } from './session-types.js';
 import type { SessionsService } from './sessions-service.js';
@@ -26,7 +27,15 @@ export interface ConnectionOrigin {
    * this process's when not given (a stdio server is the client's child).
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The client may send a call again, to another server, when this one dies before answering (a
+   * relay): each call's writes are recorded, so that one sent again does nothing twice.
+   */
+  recordsCalls?: boolean;
 }
+
+/** How many answered calls' records wait for the connection's next write to forget them. */
+const ANSWERED_KEPT = 1_000;
 
 /**
  * One client connection (a stdio server process, or one session of a shared server). It owns the
@@ -39,6 +48,10 @@ export class Connection {
   private row: SessionRow | null = null;
   private cachedIdentity: ClientIdentity | undefined;
   private lastBeat = 0;
+  /** Calls in flight whose writes are recorded, by request id (as JSON). */
+  private readonly recording = new Map<string, CallRecording>();
+  /** Keys of answered calls whose records are still kept (see `CallRecording.answered`). */
+  private readonly answeredCalls: string[] = [];
 
   constructor(
     private readonly app: AppContext,
@@ -83,11 +96,14 @@ export class Connection {
     }
     // Calls a client sends together (they may overlap now that the store answers asynchronously)
     // open one session between them, not one each.
-    this.opening ??= this.open({
-      projectRoot: this.origin.cwd,
-      client: this.origin.client(),
-      name: this.origin.name ?? undefined,
-    }).finally(() => {
+    // The connection's own: not a write of the call it happens in (store/call-records-store.ts).
+    this.opening ??= unrecorded(() =>
+      this.open({
+        projectRoot: this.origin.cwd,
+        client: this.origin.client(),
+        name: this.origin.name ?? undefined,
+      }),
+    ).finally(() => {
       this.opening = null;
     });
     return this.opening;
@@ -186,12 +202,54 @@ export class Connection {
   }
 
   /**
+   * Runs one call of the client (`id`, its request id) with its writes recorded where the client
+   * may send it again (`recordsCalls`); `again` when it is such a call sent again.
+   */
+  recorded<T>(id: string | number, again: boolean, fn: () => Promise<T>): Promise<T> {
+    if (!this.origin.recordsCalls) return fn();
+    const key = JSON.stringify(id);
+    const call: CallRecording = {
+      call: `${this.origin.server.pid}:${this.origin.server.start}:${key}`,
+      again,
+      seen: new Map(),
+      wrote: false,
+      over: false,
+      answered: this.answeredCalls,
+    };
+    this.recording.set(key, call);
+    // Calls never answered (cancelled) are not kept for ever.
+    if (this.recording.size > ANSWERED_KEPT) {
+      const [oldest, left] = this.recording.entries().next().value!;
+      left.over = true;
+      this.recording.delete(oldest);
+    }
+    return recordingWrites(call, fn);
+  }
+
+  /**
+   * The answer to the call `id` is on its way to the client (handed to the system): what its
+   * writes recorded is forgotten with the connection's next write.
+   */
+  answered(id: string | number): void {
+    const key = JSON.stringify(id);
+    const call = this.recording.get(key);
+    if (!call) return;
+    this.recording.delete(key);
+    call.over = true;
+    if (!call.wrote) return;
+    this.answeredCalls.push(call.call);
+    // A client that only answers and never writes again: the oldest are left to the purge.
+    if (this.answeredCalls.length > ANSWERED_KEPT)
+      this.answeredCalls.splice(0, this.answeredCalls.length - ANSWERED_KEPT);
+  }
+
+  /**
    * Every tool call is a heartbeat for the connection's session, written at most every few
    * seconds; the server's timer beats with `always`.
    */
   async heartbeat(always = false): Promise<void> {
     if (!this.sessionId || !(always || this.sessions.heartbeatDue(this.lastBeat))) return;
-    await this.sessions.touch(this.sessionId);
+    await unrecorded(() => this.sessions.touch(this.sessionId!));
     this.lastBeat = this.app.now();
   }
 
@@ -212,8 +270,10 @@ export class Connection {
     this.row = session;
     if (this.sessionId === session.id) return;
     this.sessionId = session.id;
-    await this.origin.onAttach?.(session.id);
-    await this.sessions.touch(session.id);
+    await unrecorded(async () => {
+      await this.origin.onAttach?.(session.id);
+      await this.sessions.touch(session.id);
+    });
     this.lastBeat = this.app.now();
   }
 

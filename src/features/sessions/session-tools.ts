@@ -66,9 +66,14 @@ export const sessionEnd = defineTool({
   output: z.object({ session_id: z.string(), ended: z.boolean(), released_claims: z.number() }),
   async handler({ app, connection }, input) {
     const id = (await connection.actor(input.session_id)).id;
-    const { released } = await app.sessions.end(id, input.release_claims, 'ended by collab_session_end');
-    connection.forget(id);
-    return { session_id: id, ended: true, released_claims: released };
+    // The session the end returns: a call sent again is answered with the one it ended then.
+    const { session, released } = await app.sessions.end(
+      id,
+      input.release_claims,
+      'ended by collab_session_end',
+    );
+    connection.forget(session.id);
+    return { session_id: session.id, ended: true, released_claims: released };
   },
   text: (o) => `Session ${o.session_id} ended; ${o.released_claims} claim(s) released.`,
 });

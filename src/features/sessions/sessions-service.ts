@@ -65,7 +65,8 @@ export class SessionsService {
   }
 
   async rename(session: SessionRow, name: string): Promise<SessionRow> {
-    await this.app.store.sessions.rename(session.id, name);
+    const { store } = this.app;
+    await store.write(() => store.sessions.rename(session.id, name), { project: session.project_id });
     return { ...session, name };
   }
 
@@ -145,14 +146,19 @@ export class SessionsService {
    */
   async stop(id: string): Promise<SessionSummary> {
     const { store } = this.app;
-    const session = await this.get(id);
-    const claims = await store.claims.list({ projectId: session.project_id, sessionId: id, status: 'all' });
-    const messages = await store.messages.counts(id);
-    const contractChanges = await store.notifications.countOfType(id, 'contract_updated');
-    const events = await store.workEvents.countsByActor(id);
-    const { released } = await this.end(id, 'complete', 'ended by session_stop');
+    // Summed up after the end, from the session it returns: a call sent again sums up the one it
+    // ended then (its claims released by then count all the same).
+    const { session, released } = await this.end(id, 'complete', 'ended by session_stop');
+    const claims = await store.claims.list({
+      projectId: session.project_id,
+      sessionId: session.id,
+      status: 'all',
+    });
+    const messages = await store.messages.counts(session.id);
+    const contractChanges = await store.notifications.countOfType(session.id, 'contract_updated');
+    const events = await store.workEvents.countsByActor(session.id);
     return {
-      session_id: id,
+      session_id: session.id,
       duration_seconds: Math.round((this.app.now() - session.created_at) / 1000),
       rfc: session.rfc,
       claims: claims.length,

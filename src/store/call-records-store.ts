@@ -1,0 +1,131 @@
+/**
+ * What the writes of one call did, recorded with each write in its own transaction, so that a call
+ * sent again (a relay whose machine's server died before the answer reached it) is answered the
+ * same and does nothing twice: each write already done returns what it returned the first time,
+ * and only those not done yet run. Reads run again.
+ *
+ * A write is known by where it is in the code (its function's text) and how many times it ran
+ * before in the call, so that a write that runs on one server and not on the other (a session's
+ * bookkeeping) shifts no other.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { deserialize, serialize } from 'node:v8';
+import { inList, type Sql } from './sql.js';
+
+/**
+ * How long a call's records are kept at most: a client sends a call again within seconds of its
+ * server's death (a wait, within its ~110 s); the records of an answered call go sooner.
+ */
+export const CALL_RECORDS_KEPT_MS = 60 * 60_000;
+
+/** One call whose writes are recorded. */
+export interface CallRecording {
+  /** The call's key: the client's process and the request's id. */
+  readonly call: string;
+  /** The call was sent before: writes already done are answered from their records. */
+  readonly again: boolean;
+  /** How many times each write (by its place in the code) ran in this call so far. */
+  readonly seen: Map<string, number>;
+  /** Set once a write of the call was recorded. */
+  wrote: boolean;
+  /**
+   * Set once the call is answered: what it started that goes on (a timer, a background task,
+   * which keep its async context) writes unrecorded from then on.
+   */
+  over: boolean;
+  /**
+   * Keys of calls of the same client answered since (the connection's): their records go with
+   * the next recorded write's transaction.
+   */
+  readonly answered: string[];
+}
+
+const recording = new AsyncLocalStorage<{ call: CallRecording; inside: boolean }>();
+
+/** Runs `fn` (one call) with the writes it makes recorded under `call`. */
+export function recordingWrites<T>(call: CallRecording, fn: () => Promise<T>): Promise<T> {
+  return recording.run({ call, inside: false }, fn);
+}
+
+/** The call whose writes the current write is one of, unless it is inside another write. */
+export function recordedCall(): CallRecording | null {
+  const open = recording.getStore();
+  return open && !open.inside && !open.call.over ? open.call : null;
+}
+
+/**
+ * Runs `fn` apart from the call it starts in, for what outlives the call or is not its own (an
+ * agent run, a question sent to Telegram, a connection's own bookkeeping): its writes are not
+ * recorded, so that a call sent again neither skips them, answered from a record, nor records them
+ * after the call was answered.
+ */
+export function unrecorded<T>(fn: () => T): T {
+  return recording.exit(fn);
+}
+
+/** Runs `fn` as a write of a recorded call: the writes it makes join its transaction unrecorded. */
+export function insideWrite<T>(call: CallRecording, fn: () => Promise<T>): Promise<T> {
+  return recording.run({ call, inside: true }, fn);
+}
+
+const places = new Map<string, string>();
+
+/** The step a write is of its call: its place in the code and how many times it ran before. */
+export function stepOf(call: CallRecording, fn: () => unknown): string {
+  const text = fn.toString();
+  let place = places.get(text);
+  if (place === undefined) {
+    place = createHash('sha1').update(text).digest('base64url').slice(0, 12);
+    if (places.size < 10_000) places.set(text, place);
+  }
+  const n = (call.seen.get(place) ?? 0) + 1;
+  call.seen.set(place, n);
+  return `${place}#${n}`;
+}
+
+/** The value a recorded step holds (absent: the step was not done). */
+export type Recorded = { value: unknown } | undefined;
+
+export class CallRecordsStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** What the step `step` of `call` returned, if it was done. */
+  async get(call: string, step: string): Promise<Recorded> {
+    const row = await this.sql.get<{ value: string }>(
+      'SELECT value FROM call_records WHERE call = ? AND step = ?',
+      [call, step],
+    );
+    return row ? { value: deserialize(Buffer.from(row.value, 'base64')) } : undefined;
+  }
+
+  /**
+   * Records what a step returned (inside its write's transaction). False when the value cannot
+   * be kept (it holds a function, say): sent again, that step runs again.
+   */
+  async put(call: string, step: string, value: unknown, at: number): Promise<boolean> {
+    let text: string;
+    try {
+      text = serialize(value).toString('base64');
+    } catch {
+      return false;
+    }
+    await this.sql.run(
+      'INSERT INTO call_records (call, step, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (call, step) DO UPDATE SET value = excluded.value, at = excluded.at',
+      [call, step, text, at],
+    );
+    return true;
+  }
+
+  /** Forgets the records of calls whose answers reached their clients. */
+  async forget(calls: string[]): Promise<number> {
+    if (calls.length === 0) return 0;
+    const list = inList(this.sql.dialect, calls);
+    return (await this.sql.run(`DELETE FROM call_records WHERE call ${list.text}`, [list.param])).changes;
+  }
+
+  /** Forgets records older than `before` (calls of clients that went away before their answers). */
+  async purge(before: number): Promise<number> {
+    return (await this.sql.run('DELETE FROM call_records WHERE at < ?', [before])).changes;
+  }
+}
