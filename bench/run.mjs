@@ -312,6 +312,25 @@ if (process.argv.includes('--drivers')) {
   await driverBench({ coldStart, checkAt, throughputRounds, progress, record, loads });
   process.exit(0);
 }
+// Only the throughput of 8 clients (what a change to the request path is measured with), printed
+// as JSON, nothing recorded.
+if (process.argv.includes('--throughput')) {
+  const tp = await throughputRounds();
+  const pick = ({ opsPerSecond, range, busy, lost, duplicates, cpuPerCall, crashes, errors }) => ({
+    opsPerSecond: Math.round(opsPerSecond),
+    range,
+    busy,
+    lost,
+    duplicates,
+    cpuPerCall: Number(cpuPerCall.toFixed(3)),
+    crashes,
+    errors,
+  });
+  const out = { ours: pick(tp.ours), ...(tp.peer ? { peer: pick(tp.peer) } : {}) };
+  if (tp.peer) out.ratio = Number((tp.ours.opsPerSecond / tp.peer.opsPerSecond).toFixed(2));
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  process.exit(0);
+}
 if (!PEER) progress('PEER_DIR not set: the side-by-side figures with the peer are left out.');
 progress(`cold start: ${servers.map((s) => s.name).join(', ')} and bare node in turn, 21 rounds…`);
 const cold = await coldStart();

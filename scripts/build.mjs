@@ -60,7 +60,8 @@ const common = {
   // loaded only when a portable migration is compiled (src/store/migrations/portable.ts).
   external: ['grammy', 'pg', 'kysely'],
   define: { __VERSION__: JSON.stringify(pkg.version) },
-  minify: true,
+  // BUILD_MINIFY=0 keeps names and lines, for a CPU profile (bench/README: profiling).
+  minify: process.env.BUILD_MINIFY !== '0',
   legalComments: 'none',
   logLevel: 'warning',
   // ES modules first: jsonc-parser's CommonJS build is a UMD that requires its parts at run time,
