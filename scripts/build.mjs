@@ -89,6 +89,13 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/cli/hub.ts'], outfile: 'dist/hub.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/hot-main.ts'], outfile: 'dist/hot.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/relay-main.ts'], outfile: 'dist/relay.cjs', format: 'cjs' }),
+  // The thread a long-lived server checkpoints its SQLite file on (src/store/checkpoints.ts).
+  build({
+    ...common,
+    entryPoints: ['src/store/checkpoint-worker.ts'],
+    outfile: 'dist/checkpointer.cjs',
+    format: 'cjs',
+  }),
   build({
     ...common,
     entryPoints: ['src/lib.ts'],
@@ -101,7 +108,8 @@ await Promise.all([
 ]);
 chmodSync('dist/cli.cjs', 0o755);
 // The launcher reads the bundles as latin1 (src/cli/launch.ts): they must hold ASCII only.
-for (const file of ['dist/main.cjs', 'dist/hot.cjs', 'dist/relay.cjs']) {
+// (A build for a profile keeps comments, some of them not ASCII: it is not for the launcher's speed.)
+for (const file of common.minify ? ['dist/main.cjs', 'dist/hot.cjs', 'dist/relay.cjs'] : []) {
   const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
   if (at !== -1) throw new Error(`${file} holds a non-ASCII byte at ${at}: the launcher reads it as latin1`);
 }

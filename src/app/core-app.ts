@@ -103,6 +103,11 @@ export class CoreApp implements AppContext {
     return new this({ ...options, paths, config, ...(store ? { store } : {}) });
   }
 
+  /** For a long-lived server (the hub, the machine's server): see `Store.checkpointApart`. */
+  checkpointApart(): void {
+    this.store.checkpointApart((message) => this.log.warn('store.checkpoints_failed', { message }));
+  }
+
   close(): Promise<void> {
     return this.store.close();
   }

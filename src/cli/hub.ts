@@ -101,6 +101,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     options.machine === true,
   );
   work = startBackgroundWork(app, selection);
+  app.checkpointApart();
   let stopping = false;
   stop = (reason: string) => {
     if (stopping) return;

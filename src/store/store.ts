@@ -10,6 +10,7 @@ import {
   stepOf,
 } from './call-records-store.js';
 import { ChangesStore } from './changes-store.js';
+import { type Checkpoints, checkpointsApart } from './checkpoints.js';
 import { ClaimPatternsStore } from './claim-patterns-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
@@ -52,6 +53,7 @@ export class Store {
   private readonly modules = new Map<string, unknown>();
   /** Set once the file is known to be damaged: writes are refused from then on, with why. */
   private damage: CollabError | null = null;
+  private checkpoints: Checkpoints | null = null;
 
   /**
    * @param sql the asynchronous SQL interface (store/sql.ts) every module speaks, over either backend
@@ -264,7 +266,20 @@ export class Store {
     return Number(row?.value ?? 0);
   }
 
+  /**
+   * For a long-lived server: the embedded file's checkpoints on a thread of their own
+   * (store/checkpoints.ts), so that its commits never wait for the file's fsyncs.
+   */
+  checkpointApart(onFailure: (message: string) => void): void {
+    if (!this.db || this.checkpoints) return;
+    this.checkpoints = checkpointsApart(this.db, {
+      busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      onFailure,
+    });
+  }
+
   async close(): Promise<void> {
+    await this.checkpoints?.stop();
     if (this.db) {
       if (this.db.open) this.db.close();
     } else await this.sql.close();

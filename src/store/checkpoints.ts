@@ -1,0 +1,56 @@
+/**
+ * Checkpoints of a long-lived server's SQLite file on a thread of their own. SQLite copies its
+ * write-ahead log into the database file every 1,000 pages by default, in the commit that crosses
+ * that size: under many clients, a third of the machine server's time in SQLite went to commits
+ * doing that (docs/benchmarks.md). With a checkpointer copying the log as it comes, on another
+ * thread, those commits find it copied already.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Db } from './database.js';
+
+export interface Checkpoints {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the checkpointer for `db` (the server's connection) where the build has it
+ * (dist/checkpointer.cjs beside this bundle); null where it has not (run from source) or `db` is
+ * in memory. Should the thread fail, `db`'s commits checkpoint as before, all of it.
+ */
+export function checkpointsApart(
+  db: Db,
+  options: { busyTimeoutMs: number; onFailure: (message: string) => void },
+): Checkpoints | null {
+  if (db.name === ':memory:' || db.name === '') return null;
+  const script = join(dirname(__filename), 'checkpointer.cjs');
+  if (!__filename.endsWith('.cjs') || !existsSync(script)) return null;
+  const worker = new Worker(script, {
+    workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs },
+  });
+  let stopped = false;
+  const fallBack = (message: string) => {
+    if (stopped) return;
+    stopped = true;
+    options.onFailure(message);
+  };
+  worker.on('message', (m: { failed?: string }) => {
+    if (m.failed) options.onFailure(`a checkpoint failed: ${m.failed}`);
+  });
+  worker.on('error', (error) => fallBack(error.message));
+  worker.on('exit', (code) => {
+    if (code !== 0) fallBack(`the checkpointer thread exited with ${code}`);
+  });
+  // The thread keeps no process alive: the server's own life decides.
+  worker.unref();
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage({ stop: true });
+      await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    },
+  };
+}
