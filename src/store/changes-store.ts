@@ -111,15 +111,41 @@ export class ChangesStore {
     }
   }
 
-  /** When each of `paths` was last read for a session, where it is recorded as changed. */
-  async readTimes(sessionId: string, paths: string[]): Promise<Map<string, number>> {
-    if (paths.length === 0) return new Map();
-    const list = inList(this.sql.dialect, paths);
-    const rows = await this.sql.all<{ path: string; updated_at: number }>(
-      `SELECT path, updated_at FROM changed_files WHERE session_id = ? AND path ${list.text}`,
-      [sessionId, list.param],
+  /**
+   * What tells whether `paths` of each of `sessionIds` may have changed since they were read: when
+   * its worktree was last read whole (null: never), when each of those paths was read, whether an
+   * edit asked for one of them to be read. Three statements, whatever the number of sessions.
+   */
+  async freshness(
+    sessionIds: string[],
+    paths: string[],
+  ): Promise<Map<string, { fullAt: number | null; times: Map<string, number>; pending: boolean }>> {
+    const out = new Map(
+      sessionIds.map((id) => [
+        id,
+        { fullAt: null as number | null, times: new Map<string, number>(), pending: false },
+      ]),
     );
-    return new Map(rows.map((r) => [r.path, Number(r.updated_at)]));
+    if (sessionIds.length === 0) return out;
+    const ids = inList(this.sql.dialect, sessionIds);
+    for (const row of await this.sql.all<{ session_id: string; full_read_at: number | null }>(
+      `SELECT session_id, full_read_at FROM change_sets WHERE session_id ${ids.text}`,
+      [ids.param],
+    ))
+      out.get(row.session_id)!.fullAt = row.full_read_at == null ? null : Number(row.full_read_at);
+    if (paths.length === 0) return out;
+    const list = inList(this.sql.dialect, paths);
+    for (const row of await this.sql.all<{ session_id: string; path: string; updated_at: number }>(
+      `SELECT session_id, path, updated_at FROM changed_files WHERE session_id ${ids.text} AND path ${list.text}`,
+      [ids.param, list.param],
+    ))
+      out.get(row.session_id)!.times.set(row.path, Number(row.updated_at));
+    for (const row of await this.sql.all<{ session_id: string }>(
+      `SELECT DISTINCT session_id FROM changes_pending WHERE session_id ${ids.text} AND path ${list.text}`,
+      [ids.param, list.param],
+    ))
+      out.get(row.session_id)!.pending = true;
+    return out;
   }
 
   /** A session's changed files, in path order (only `paths` when named). */

@@ -42,6 +42,9 @@ function refCommit(place: FolderLocation, base: ChangeBase): string | null {
  * their work will meet when it merges (`core/merge-prediction.ts`).
  */
 export class ChangesService {
+  /** Whole reads of a worktree under way, by session: a second asked meanwhile waits for it. */
+  private readonly wholeReads = new Map<string, Promise<'recorded' | 'none' | 'failed'>>();
+
   constructor(
     private readonly app: AppContext,
     private readonly notifications: NotificationsService,
@@ -52,8 +55,19 @@ export class ChangesService {
    * `paths` (after an edit; relative to the worktree root). Only a session of this machine in a git
    * worktree has changes to read. Git and the parser run before the write, never inside it.
    * Says whether the changes were recorded, there were none to read, or git could not read them.
+   * A whole read asked for while one of the same worktree is under way (sessions checking at once,
+   * each reading the others' copies) is that read.
    */
-  async refresh(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
+  refresh(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
+    if (paths !== undefined) return this.read(session, paths);
+    const under = this.wholeReads.get(session.id);
+    if (under) return under;
+    const read = this.read(session).finally(() => this.wholeReads.delete(session.id));
+    this.wholeReads.set(session.id, read);
+    return read;
+  }
+
+  private async read(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
     if (session.host !== this.app.host) return 'none';
     const { store } = this.app;
     const place = locateFolder(session.worktree);
@@ -162,33 +176,37 @@ export class ChangesService {
     const paths = patterns?.map(pathOf);
     const literal = paths && !paths.some(isGlob) ? [...new Set(paths)] : null;
     if (literal === null) await this.refresh(session);
-    else await this.refreshIfStale(session, literal);
     // The others' copies of these files (or of every file the caller changed).
     const mine = literal ?? (await store.changes.filesOf(session.id)).map((f) => f.path);
-    if (mine.length === 0) return;
-    const others = await store.changes.neighboursOnHost(
-      session.project_id,
-      this.app.host,
-      session.id,
-      NEIGHBOURS,
+    const others =
+      mine.length === 0
+        ? []
+        : (
+            await store.changes.neighboursOnHost(session.project_id, this.app.host, session.id, NEIGHBOURS)
+          ).filter((other) => stateOf(this.app, other) === 'active');
+    // Named files of the caller's own copy too; what each was read at, for all of them at once.
+    const looked = literal === null ? others : [session, ...others];
+    if (looked.length === 0) return;
+    const known = await store.changes.freshness(
+      looked.map((s) => s.id),
+      mine,
     );
-    for (const other of others)
-      if (stateOf(this.app, other) === 'active') await this.refreshIfStale(other, mine);
+    for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!);
   }
 
   /** Reads those of `paths` modified since they were last read (all, before a first whole read). */
-  private async refreshIfStale(session: SessionRow, paths: string[]): Promise<void> {
-    const { store } = this.app;
-    const set = await store.changes.setOf(session.id);
-    const fullAt = set?.full_read_at == null ? null : Number(set.full_read_at);
-    if (fullAt === null) {
+  private async refreshIfStale(
+    session: SessionRow,
+    paths: string[],
+    known: { fullAt: number | null; times: Map<string, number>; pending: boolean },
+  ): Promise<void> {
+    if (known.fullAt === null) {
       await this.refresh(session);
       return;
     }
-    const times = await store.changes.readTimes(session.id, paths);
-    const stale = staleAmong(session.worktree, paths, (p) => times.get(p) ?? fullAt);
-    if (stale.length > 0 || (await store.changes.hasPending(session.id, paths)))
-      await this.refresh(session, paths);
+    const fullAt = known.fullAt;
+    const stale = staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt);
+    if (stale.length > 0 || known.pending) await this.refresh(session, paths);
   }
 
   /**
