@@ -15,7 +15,7 @@ import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
 import { conflictsAgainst, copyOf } from './conflicts-against.js';
-import { staleAmong } from './freshness.js';
+import { type Stats, staleAmong } from './freshness.js';
 import type { LocalCopy } from './git-settled.js';
 import { pairConflicts } from './pair-conflicts.js';
 import { markTold, meetings, tellOnce } from './prediction-notices.js';
@@ -191,7 +191,8 @@ export class ChangesService {
       looked.map((s) => s.id),
       mine,
     );
-    for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!);
+    const stats: Stats = new Map();
+    for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!, stats);
   }
 
   /** Reads those of `paths` modified since they were last read (all, before a first whole read). */
@@ -199,13 +200,14 @@ export class ChangesService {
     session: SessionRow,
     paths: string[],
     known: { fullAt: number | null; times: Map<string, number>; pending: boolean },
+    stats: Stats,
   ): Promise<void> {
     if (known.fullAt === null) {
       await this.refresh(session);
       return;
     }
     const fullAt = known.fullAt;
-    const stale = staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt);
+    const stale = staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt, stats);
     if (stale.length > 0 || known.pending) await this.refresh(session, paths);
   }
 

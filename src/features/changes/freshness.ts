@@ -19,32 +19,49 @@ function after(st: { mtimeMs: number; ctimeMs: number }, since: number): boolean
   );
 }
 
-function statOf(path: string): { mtimeMs: number; ctimeMs: number } | null {
+type Stat = { mtimeMs: number; ctimeMs: number } | null;
+
+/**
+ * Stats taken while judging several sessions at once, by absolute path: sessions working in one
+ * folder have the same files, stat once.
+ */
+export type Stats = Map<string, Stat>;
+
+function statOf(path: string, stats: Stats): Stat {
+  let st = stats.get(path);
+  if (st !== undefined) return st;
   try {
-    return statSync(path, { throwIfNoEntry: false }) ?? null;
+    st = statSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
-    return null;
+    st = null;
   }
+  stats.set(path, st);
+  return st;
 }
 
 /** The nearest folder above `path` (inside `root`) that exists, or `root`. */
-function nearestFolder(root: string, path: string): string {
+function nearestFolder(root: string, path: string, stats: Stats): string {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     if (dir === '.' || dir === '/' || dir === '') return root;
-    if (statOf(join(root, dir))) return join(root, dir);
+    if (statOf(join(root, dir), stats)) return join(root, dir);
   }
 }
 
 /**
  * The paths among `paths` (relative to `worktree`) that may have changed since `readAt(path)` (ms;
- * when the read of that file began).
+ * when the read of that file began). `stats`: those already taken in this look (see `Stats`).
  */
-export function staleAmong(worktree: string, paths: string[], readAt: (path: string) => number): string[] {
+export function staleAmong(
+  worktree: string,
+  paths: string[],
+  readAt: (path: string) => number,
+  stats: Stats = new Map(),
+): string[] {
   return paths.filter((path) => {
     const since = readAt(path);
-    const st = statOf(join(worktree, path));
+    const st = statOf(join(worktree, path), stats);
     if (st) return after(st, since);
-    const folder = statOf(nearestFolder(worktree, path));
+    const folder = statOf(nearestFolder(worktree, path, stats), stats);
     return folder === null || after(folder, since);
   });
 }
