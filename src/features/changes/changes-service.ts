@@ -61,7 +61,7 @@ export class ChangesService {
   refresh(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
     if (paths !== undefined) return this.read(session, paths);
     const under = this.wholeReads.get(session.id);
-    if (under) return under;
+    if (under !== undefined) return under;
     const read = this.read(session).finally(() => this.wholeReads.delete(session.id));
     this.wholeReads.set(session.id, read);
     return read;
