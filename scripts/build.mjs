@@ -88,6 +88,8 @@ await Promise.all([
   }),
   build({ ...common, entryPoints: ['src/cli/hub.ts'], outfile: 'dist/hub.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/hot-main.ts'], outfile: 'dist/hot.cjs', format: 'cjs' }),
+  // A hook's first step: asks the machine's server, else hands over to dist/hot.cjs.
+  build({ ...common, entryPoints: ['src/cli/hook-first.ts'], outfile: 'dist/hook.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/relay-main.ts'], outfile: 'dist/relay.cjs', format: 'cjs' }),
   // The thread a long-lived server checkpoints its SQLite file on (src/store/checkpoints.ts).
   build({
@@ -109,7 +111,9 @@ await Promise.all([
 chmodSync('dist/cli.cjs', 0o755);
 // The launcher reads the bundles as latin1 (src/cli/launch.ts): they must hold ASCII only.
 // (A build for a profile keeps comments, some of them not ASCII: it is not for the launcher's speed.)
-for (const file of common.minify ? ['dist/main.cjs', 'dist/hot.cjs', 'dist/relay.cjs'] : []) {
+for (const file of common.minify
+  ? ['dist/main.cjs', 'dist/hot.cjs', 'dist/hook.cjs', 'dist/relay.cjs']
+  : []) {
   const at = readFileSync(file).findIndex((byte) => byte > 0x7f);
   if (at !== -1) throw new Error(`${file} holds a non-ASCII byte at ${at}: the launcher reads it as latin1`);
 }

@@ -1,6 +1,4 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, databaseUrl, loadConfig } from '../app/config.js';
@@ -23,15 +21,12 @@ import { cursorHooksInstalled } from '../integrations/cursor-hooks.js';
 import { isCursorHookEvent } from '../integrations/hook-commands.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { relaySocketPath, serverKey } from '../integrations/relay-address.js';
+import { askHub, askServer, hookRequest, readStdin, takeHandoff } from './hook-server.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
 const BUDGET_MS = 4000;
 /** Database waits stay well inside the budget (they block the timer while they wait). */
 const BUSY_TIMEOUT_MS = 1500;
-const MAX_INPUT_BYTES = 8 * 1024 * 1024;
-
-/** How long the hub on this machine has to answer before this process decides itself. */
-const HUB_TIMEOUT_MS = 2000;
 
 /**
  * `session-collab hook <event>`: run by an agent client around its tool calls, with the client's
@@ -70,10 +65,15 @@ export async function hook(eventName: string): Promise<void> {
           : null),
     );
   };
-  const timer = setTimeout(() => {
-    app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
-    undecided(`it took longer than ${BUDGET_MS / 1000} s`);
-  }, BUDGET_MS);
+  // Handed over by the hook's first step (hook-first.ts): what it read and asked, and its time.
+  const handed = takeHandoff();
+  const timer = setTimeout(
+    () => {
+      app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
+      undecided(`it took longer than ${BUDGET_MS / 1000} s`);
+    },
+    Math.max(0, BUDGET_MS - (Date.now() - (handed?.startedAt ?? Date.now()))),
+  );
   timer.unref();
   try {
     if (!event) {
@@ -82,7 +82,8 @@ export async function hook(eventName: string): Promise<void> {
       );
       return done(null);
     }
-    const raw = await readStdin();
+    if (handed?.readError) throw new Error(handed.readError);
+    const raw = handed ? handed.raw : await readStdin();
     input = parseHookInput(raw, process.cwd(), eventName);
     // Cursor runs Claude Code's hooks too: where our Cursor hooks are there, they answer.
     if (
@@ -99,7 +100,10 @@ export async function hook(eventName: string): Promise<void> {
     const request = hookRequest(raw, identity);
     // The machine's server answers when it runs (it has the database open and its statements
     // ready); else, in team mode, a hub here; else this process opens the database itself.
-    let answer = await askServer(relaySocketPath(home.home, serverKey(VERSION)), eventName, request);
+    let answer =
+      handed?.server !== undefined
+        ? handed.server
+        : await askServer(relaySocketPath(home.home, serverKey(VERSION)), eventName, request);
     const config = loadConfig(home.config);
     const hub = answer ? null : localTeamHub(home, config);
     if (hub) answer = await askHub(hub, eventName, request);
@@ -202,99 +206,4 @@ function localTeamHub(home: HomePaths, config: Config): string | null {
   } catch {
     return null;
   }
-}
-
-/** What a hook hands the machine's server or a hub: its client's input, its folder and its client. */
-function hookRequest(
-  raw: string,
-  identity: { sessionId: string | null; process: { pid: number; start: string | null } | null },
-): string {
-  return JSON.stringify({
-    input: raw,
-    cwd: process.cwd(),
-    identity: {
-      sessionId: identity.sessionId,
-      pid: identity.process?.pid ?? null,
-      start: identity.process?.start ?? null,
-    },
-  });
-}
-
-/** The machine server's answer to this hook event (over its socket), or null when none answers. */
-function askServer(path: string, event: string, request: string): Promise<HookAnswer | null> {
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    let text = '';
-    socket.setTimeout(HUB_TIMEOUT_MS, () => socket.destroy());
-    socket.setEncoding('utf8');
-    socket.on('data', (d: string) => {
-      text += d;
-    });
-    socket.once('close', () => {
-      try {
-        resolve((JSON.parse(text) as { answer?: HookAnswer }).answer ?? null);
-      } catch {
-        resolve(null);
-      }
-    });
-    socket.on('error', () => {});
-    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"request":${request}}\n`);
-  });
-}
-
-/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
-function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
-  const token = process.env.SESSION_COLLAB_TOKEN?.trim();
-  return new Promise((resolve) => {
-    const req = httpRequest(
-      `${url}/hook/${event}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        timeout: HUB_TIMEOUT_MS,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          text += d;
-        });
-        res.on('end', () => {
-          try {
-            resolve(
-              res.statusCode === 200 ? ((JSON.parse(text) as { answer: HookAnswer }).answer ?? null) : null,
-            );
-          } catch {
-            resolve(null);
-          }
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(null));
-    req.end(body);
-  });
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (process.stdin.isTTY) return reject(new Error('no hook input on stdin (it is a terminal)'));
-    let size = 0;
-    const chunks: Buffer[] = [];
-    process.stdin.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_INPUT_BYTES) {
-        reject(new Error('hook input too large'));
-        process.stdin.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
-  });
 }

@@ -14,86 +14,99 @@ import { resolveHome } from '../app/home.js';
 import { cacheChecksum } from './code-cache-checksum.js';
 
 const command = process.argv[2];
-const name =
+const first =
   command === 'serve'
     ? 'relay'
-    : command === 'hook' || (command === 'guard' && process.argv[3] === 'check')
-      ? 'hot'
-      : 'main';
-const bundle = join(__dirname, `${name}.cjs`);
-// The bundles are ASCII (esbuild escapes the rest; scripts/build.mjs checks it), so reading them
-// as latin1 gives the same text without decoding UTF-8: a few ms of every start.
-const source = readFileSync(bundle, 'latin1');
-const { size, mtimeMs } = statSync(bundle);
-const cacheDir = join(resolveHome().home, 'cache');
-const tag = `${process.version}-${process.arch}-${size}-${Math.round(mtimeMs)}`;
-const cacheFile = join(cacheDir, `${name}-${tag}.v8cache`);
+    : command === 'hook'
+      ? 'hook'
+      : command === 'guard' && process.argv[3] === 'check'
+        ? 'hot'
+        : 'main';
 
 /**
- * The cache file is a checksum of V8's data (16 bytes) followed by the data: V8 does not check the
- * data itself, and damaged data can crash the process. A file that fails the check is
- * deleted. A process that loads a cache leaves a marker until it has run the bundle's top level;
- * a marker left by a process that is gone means loading crashed it: that cache is not used again.
+ * Runs the bundle `name` (dist/<name>.cjs) through its code cache. A bundle may run another in
+ * the same process (the hook's first step hands over to the whole hook) through the global
+ * `Symbol.for('session-collab.run-bundle')`.
  */
-const marker = `${cacheFile}.loading-${process.pid}`;
-let cached: Buffer | undefined;
-try {
-  if (crashedBefore()) rmSync(cacheFile, { force: true });
-  const file = readFileSync(cacheFile);
-  const data = file.subarray(16);
-  if (file.length > 16 && cacheChecksum(data).equals(file.subarray(0, 16))) {
-    cached = data;
-    writeFileSync(marker, '');
-  } else rmSync(cacheFile, { force: true });
-} catch {
-  cached = undefined;
-}
-const script = new Script(Module.wrap(source), {
-  filename: bundle,
-  ...(cached ? { cachedData: cached } : {}),
-});
+function run(name: string): void {
+  const bundle = join(__dirname, `${name}.cjs`);
+  // The bundles are ASCII (esbuild escapes the rest; scripts/build.mjs checks it), so reading them
+  // as latin1 gives the same text without decoding UTF-8: a few ms of every start.
+  const source = readFileSync(bundle, 'latin1');
+  const { size, mtimeMs } = statSync(bundle);
+  const cacheDir = join(resolveHome().home, 'cache');
+  const tag = `${process.version}-${process.arch}-${size}-${Math.round(mtimeMs)}`;
+  const cacheFile = join(cacheDir, `${name}-${tag}.v8cache`);
 
-if (name !== 'main' && (!cached || script.cachedDataRejected)) {
-  process.once('exit', () => {
-    try {
-      mkdirSync(cacheDir, { recursive: true });
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      const data = script.createCachedData();
-      writeFileSync(tmp, Buffer.concat([cacheChecksum(data), data]));
-      renameSync(tmp, cacheFile); // atomic: many processes may race
-      // Caches of other builds or Node versions of this bundle are dead weight.
-      for (const file of readdirSync(cacheDir)) {
-        if (file.startsWith(`${name}-`) && !file.startsWith(`${name}-${tag}.v8cache`)) {
+  /**
+   * The cache file is a checksum of V8's data (16 bytes) followed by the data: V8 does not check the
+   * data itself, and damaged data can crash the process. A file that fails the check is
+   * deleted. A process that loads a cache leaves a marker until it has run the bundle's top level;
+   * a marker left by a process that is gone means loading crashed it: that cache is not used again.
+   */
+  const marker = `${cacheFile}.loading-${process.pid}`;
+  let cached: Buffer | undefined;
+  try {
+    if (crashedBefore()) rmSync(cacheFile, { force: true });
+    const file = readFileSync(cacheFile);
+    const data = file.subarray(16);
+    if (file.length > 16 && cacheChecksum(data).equals(file.subarray(0, 16))) {
+      cached = data;
+      writeFileSync(marker, '');
+    } else rmSync(cacheFile, { force: true });
+  } catch {
+    cached = undefined;
+  }
+  const script = new Script(Module.wrap(source), {
+    filename: bundle,
+    ...(cached ? { cachedData: cached } : {}),
+  });
+
+  if (name !== 'main' && (!cached || script.cachedDataRejected)) {
+    process.once('exit', () => {
+      try {
+        mkdirSync(cacheDir, { recursive: true });
+        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        const data = script.createCachedData();
+        writeFileSync(tmp, Buffer.concat([cacheChecksum(data), data]));
+        renameSync(tmp, cacheFile); // atomic: many processes may race
+        // Caches of other builds or Node versions of this bundle are dead weight.
+        for (const file of readdirSync(cacheDir)) {
+          if (file.startsWith(`${name}-`) && !file.startsWith(`${name}-${tag}.v8cache`)) {
+            rmSync(join(cacheDir, file), { force: true });
+          }
+        }
+      } catch {
+        // Best effort: without a cache the next start is only slower.
+      }
+    });
+  }
+
+  /** Whether a process that loaded this cache died while loading it (its marker is still there). */
+  function crashedBefore(): boolean {
+    const prefix = `${name}-${tag}.v8cache.loading-`;
+    let crashed = false;
+    for (const file of readdirSync(cacheDir)) {
+      if (!file.startsWith(prefix)) continue;
+      const pid = Number(file.slice(prefix.length));
+      try {
+        process.kill(pid, 0);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') {
+          crashed = true;
           rmSync(join(cacheDir, file), { force: true });
         }
       }
-    } catch {
-      // Best effort: without a cache the next start is only slower.
     }
-  });
-}
-
-/** Whether a process that loaded this cache died while loading it (its marker is still there). */
-function crashedBefore(): boolean {
-  const prefix = `${name}-${tag}.v8cache.loading-`;
-  let crashed = false;
-  for (const file of readdirSync(cacheDir)) {
-    if (!file.startsWith(prefix)) continue;
-    const pid = Number(file.slice(prefix.length));
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') {
-        crashed = true;
-        rmSync(join(cacheDir, file), { force: true });
-      }
-    }
+    return crashed;
   }
-  return crashed;
+
+  const main = new Module(bundle, module);
+  main.filename = bundle;
+  main.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
+  script.runInThisContext()(main.exports, Module.createRequire(bundle), main, bundle, __dirname);
+  if (cached) rmSync(marker, { force: true });
 }
 
-const main = new Module(bundle, module);
-main.filename = bundle;
-main.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
-script.runInThisContext()(main.exports, Module.createRequire(bundle), main, bundle, __dirname);
-if (cached) rmSync(marker, { force: true });
+(globalThis as Record<symbol, unknown>)[Symbol.for('session-collab.run-bundle')] = run;
+run(first);

@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, keepOpen, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { openSqlite } from '../helpers/sqlite.js';
-import { connectStdio, hookClient, runCli } from '../helpers/stdio.js';
+import { connectStdio, hookClient, runCli, stopServer } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 afterEach(closeHookClients);
@@ -507,6 +507,30 @@ describe('hooks and the MCP server of one client share its session', () => {
           (await b.hook('pre-tool-use', hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1'))).stdout,
         ),
       ).not.toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
+
+  it("with the machine's server running, a hook is answered by its first step alone; without, the whole hook answers the same", async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo({ 'src/api/auth.py': 'x\n' });
+    const a = await connectStdio({ cwd: repo, home, clientSessionId: 'A-1', hooks: true });
+    const b = await hookClient({ cwd: repo, home });
+    keepOpen(b);
+    const caches = () => (existsSync(join(home, 'cache')) ? readdirSync(join(home, 'cache')) : []);
+    try {
+      await a.call('collab_claim', { files: ['src/api/auth.py'], intent: 'refactor login to JWT' });
+      const edit = hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1');
+      const first = await b.hook('pre-tool-use', edit);
+      expect(parse(first.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+      // The server answered: the whole hook (dist/hot.cjs) was never loaded, so it has no code cache.
+      expect(caches().some((f) => f.startsWith('hook-'))).toBe(true);
+      expect(caches().some((f) => f.startsWith('hot-'))).toBe(false);
+      await stopServer(home);
+      const second = await b.hook('pre-tool-use', edit);
+      expect(second.stdout).toBe(first.stdout);
+      expect(caches().some((f) => f.startsWith('hot-'))).toBe(true);
     } finally {
       await a.close();
     }

@@ -1,0 +1,135 @@
+/**
+ * How a hook process reaches the server that answers it (the machine's, over its socket; or a hub
+ * replica of this machine, over loopback), and its input: shared by the hook's first step
+ * (`hook-first.ts`, its own small bundle) and the whole hook (`hook.ts`, in dist/hot.cjs), which
+ * the first step hands over to, with what it already read and asked.
+ */
+import { request as httpRequest } from 'node:http';
+import { createConnection } from 'node:net';
+import type { HookAnswer } from '../features/enforcement/hook-answers.js';
+
+/** How long the server or hub on this machine has to answer before this process decides itself. */
+export const HUB_TIMEOUT_MS = 2000;
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What the hook's first step hands the whole hook: the input it read, when it began, and, when it
+ * asked the machine's server, its answer (null: none answered).
+ */
+export interface HookHandoff {
+  raw: string;
+  startedAt: number;
+  server?: HookAnswer | null;
+  /** Why the input could not be read (the whole hook says so, as if it had read it). */
+  readError?: string;
+}
+
+/** The two bundles share no module: the handoff goes through a global, by a registered symbol. */
+const HANDOFF = Symbol.for('session-collab.hook-handoff');
+
+export function handOver(handoff: HookHandoff): void {
+  (globalThis as Record<symbol, unknown>)[HANDOFF] = handoff;
+}
+
+/** What the first step handed over, once (undefined when the whole hook runs first). */
+export function takeHandoff(): HookHandoff | undefined {
+  const g = globalThis as Record<symbol, unknown>;
+  const handoff = g[HANDOFF] as HookHandoff | undefined;
+  delete g[HANDOFF];
+  return handoff;
+}
+
+/** What a hook hands the machine's server or a hub: its client's input, its folder and its client. */
+export function hookRequest(
+  raw: string,
+  identity: { sessionId: string | null; process: { pid: number; start: string | null } | null },
+): string {
+  return JSON.stringify({
+    input: raw,
+    cwd: process.cwd(),
+    identity: {
+      sessionId: identity.sessionId,
+      pid: identity.process?.pid ?? null,
+      start: identity.process?.start ?? null,
+    },
+  });
+}
+
+/** The machine server's answer to this hook event (over its socket), or null when none answers. */
+export function askServer(path: string, event: string, request: string): Promise<HookAnswer | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let text = '';
+    socket.setTimeout(HUB_TIMEOUT_MS, () => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => {
+      text += d;
+    });
+    socket.once('close', () => {
+      try {
+        resolve((JSON.parse(text) as { answer?: HookAnswer }).answer ?? null);
+      } catch {
+        resolve(null);
+      }
+    });
+    socket.on('error', () => {});
+    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"request":${request}}\n`);
+  });
+}
+
+/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
+export function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
+  const token = process.env.SESSION_COLLAB_TOKEN?.trim();
+  return new Promise((resolve) => {
+    const req = httpRequest(
+      `${url}/hook/${event}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        timeout: HUB_TIMEOUT_MS,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () => {
+          try {
+            resolve(
+              res.statusCode === 200 ? ((JSON.parse(text) as { answer: HookAnswer }).answer ?? null) : null,
+            );
+          } catch {
+            resolve(null);
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(null));
+    req.end(body);
+  });
+}
+
+export function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (process.stdin.isTTY) return reject(new Error('no hook input on stdin (it is a terminal)'));
+    let size = 0;
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_INPUT_BYTES) {
+        reject(new Error('hook input too large'));
+        process.stdin.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
