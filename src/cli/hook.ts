@@ -7,7 +7,7 @@ import { type HomePaths, resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
-import { answerHook, type HookAnswer } from '../features/enforcement/hook-answers.js';
+import { answerHook } from '../features/enforcement/hook-answers.js';
 import {
   type HookEvent,
   type HookInput,
