@@ -685,15 +685,37 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   of the peer, which starts in bare + ~40 ms with no SDK): the relay's own bundle (16 KB, 2–3 ms
   less than from the hooks' bundle), its connection and hello, and the session's start in the
   server (a write); "fresh home" adds the server's own start once (~400 ms).
-- **Throughput** is CPU-bound: 8 clients, 8 relays and the server share 2 cores, and all the
-  server's work runs on its one event loop. A profile of the server in the 8-client run
-  (\`--cpu-prof\`, 5 s) spent ~5.6 s busy: 1.9 s in SQLite statements, 0.8 s in \`BEGIN\`/\`COMMIT\`,
-  0.5 s writing answers to the sockets, the rest the SDK, zod and the tools. 2× the peer would need
-  under 0.7 ms of CPU per op over all processes (client, relay, server) on 2 cores: less than the
-  server alone spends. Worker threads were not built: the server's loop was idle 40 % of the run,
-  and a second thread would compete with the clients and relays for the same two cores. A
-  check's git reads (its worktree's changes, git's merge settling) used to run git blocking the
-  loop; they run without blocking now, so one session's read no longer stalls the others.
+- **Throughput** (2026-11-27, Node 24) is bound by the machine's server's one event loop: at
+  ~800 ops/s it is busy ~1.2 ms per op, and more than half of that is SQLite (a CPU profile of the
+  server under 8 clients, by source: SQLite's statements and commits 54 %, Node's streams and
+  sockets ~15 %, zod 3 %, the SDK 2 %, our own code under 10 %). Each cut, measured with
+  \`npm run bench -- --throughput\` (the 8 clients beside the peer) and, per statement, a timing
+  wrapper around each prepared statement of a profiling build (\`BUILD_MINIFY=0\`), 8 clients ×
+  600 cycles:
+  - *Checkpoints on a thread of their own* (\`store/checkpoints.ts\`): a commit that crossed 1,000
+    pages of write-ahead log copied them into the file itself; commits averaged 343 µs, 196–230 µs
+    since (125 µs with no checkpoint at all, which grows the log without end: 759 MB in 16 s).
+    The 8 clients: 0.86 → 0.93–1.08 of the peer (the peer itself moves 767–890 ops/s between runs).
+  - *Live patterns through their own index*: SQLite read a base's patterns through the index of
+    every pattern ever claimed there (claim history, live or not): 78 → 16 µs a read, 4 a cycle;
+    123 → 9 µs after 9,600 claims, and it no longer grows with history.
+  - *A check's freshness in three statements*: what its own and up to 8 other copies were read at,
+    25 → 4 statements a check; and a whole read of a worktree asked for while one is under way
+    waits for it (8 sessions checking at once started up to 64 git reads).
+  - *Each file stat once a check*, whatever the number of sessions in one folder (16 → 2 here).
+  - What a write done once costs (\`call_records\`): an insert per write transaction (~5 µs) and a
+    delete per answered call (~10 µs), ~2 % of the server's SQLite time.
+  - Tried and dropped: *group commit* (the writes asked for in one turn of the event loop in one
+    \`BEGIN … COMMIT\`, each in a savepoint): commits 12,226 → 4,947, but each took 546 µs (the
+    pages they change are not shared), and claims, held longer, overlapped more (notifications
+    ×3): 705 against 721 ops/s without.
+  Where 2× the peer is: with the server's loop saturated at ~1.2 ms per op, 2× (~1,700 ops/s)
+  needs the whole path (client, relay, server) under ~1 ms of CPU per op on 2 cores. What is left
+  to cut, by size: the commits themselves (~0.2 ms a write, WAL appends of ~20 pages), reading
+  whole session rows (\`SELECT *\`: node:sqlite makes an object of every column; 4.6 reads a
+  cycle, and the 7 neighbours a check looks at cost 160–240 µs), and a second server thread (a
+  worker with its own connection serving half the relays: reads in parallel, writes taking turns
+  on the file's lock), which only pays once the clients and relays leave it a core.
 - **collab_check p99**: p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
@@ -718,7 +740,12 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   \`node --snapshot-blob\` must be on the command line that the client runs, and a snapshot that
   does not match the installed Node stops the server from starting at all: not worth a server that
   may not start.
-- **Hooks**: better-sqlite3 found its addon through the \`bindings\` package (a dozen paths tried,
+- **Hooks** (2026-11-27): a hook's first step is a bundle of its own (\`dist/hook.cjs\`, 9 KB): when
+  the machine's server runs it asks it and prints the answer, and the whole hook (\`dist/hot.cjs\`,
+  259 KB minified) is never loaded: PreToolUse with the server running went from bare + 64 to bare
+  + 19 ms in runs on the same (loaded) machine. Without a server it runs the whole hook after the
+  first step, as before.
+- **Hooks** (earlier): better-sqlite3 found its addon through the \`bindings\` package (a dozen paths tried,
   ~4 ms) and loaded its dozen files outside the code cache (~8 ms); the code cache's checksum
   loaded \`node:crypto\` (~5 ms) and \`node:child_process\` came with the git helpers (~4 ms). All
   four are gone (bare + 46 → bare + 30 ms in an A/B run). What is left: reading stdin as a stream

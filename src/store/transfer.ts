@@ -46,6 +46,7 @@ export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
   { table: 'telegram_drafts', order: 'chat_id, message_id' },
   { table: 'telegram_pollers', order: 'bot' },
   { table: 'leases', order: 'name' },
+  { table: 'call_records', order: 'call, step' },
   { table: 'agent_runs', order: 'id' },
   { table: 'agent_runs_fts', order: 'run_id, prompt' },
   { table: 'agent_conversations', order: 'session_id, provider, conversation' },
