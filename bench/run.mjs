@@ -709,6 +709,10 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     \`BEGIN … COMMIT\`, each in a savepoint): commits 12,226 → 4,947, but each took 546 µs (the
     pages they change are not shared), and claims, held longer, overlapped more (notifications
     ×3): 705 against 721 ops/s without.
+  How far apart runs are this afternoon: the recorded table's 0.58 was the low end; \`--throughput\`
+  runs of the same build gave 0.75–1.08, and an A/B of the build before the last two cuts against
+  this one 571/724 against 661/587 ops/s (rounds of one run differed by up to 1.6×, while the
+  host's bare \`node -e 0\` went from ~40 ms to 88–118 ms).
   Where 2× the peer is: with the server's loop saturated at ~1.2 ms per op, 2× (~1,700 ops/s)
   needs the whole path (client, relay, server) under ~1 ms of CPU per op on 2 cores. What is left
   to cut, by size: the commits themselves (~0.2 ms a write, WAL appends of ~20 pages), reading
