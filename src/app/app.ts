@@ -5,6 +5,7 @@ import { QuestionsService } from '../features/human/questions-service.js';
 import { RealmService } from '../features/realm/realm-service.js';
 import { ReviewService } from '../features/reviews/review-service.js';
 import type { Services } from '../features/tool-context.js';
+import { Wakeups } from '../features/waits/wakeups.js';
 import { CoreApp } from './core-app.js';
 
 export type { AppOptions } from './core-app.js';
@@ -16,6 +17,7 @@ interface MadeOnUse {
   realm: RealmService;
   reviews: ReviewService;
   hub: HubServices;
+  wakeups: Wakeups;
 }
 
 /**
@@ -47,6 +49,16 @@ export class App extends CoreApp implements Services {
   /** The hub's services: agents' tokens, MCP sessions over HTTP, the dashboard. */
   get hub(): HubServices {
     return this.#once('hub', () => new HubServices(this));
+  }
+
+  /** What wakes calls that wait for news or for a release. */
+  get wakeups(): Wakeups {
+    return this.#once('wakeups', () => new Wakeups(this));
+  }
+
+  override async close(): Promise<void> {
+    await this.#made.wakeups?.close();
+    await super.close();
   }
 
   /** A service when it was made already; nothing is made. */

@@ -15,7 +15,8 @@ export interface Pending {
  * A pending request as it is asked of the next server: every one is. A tool call is marked as sent
  * again (`SENT_AGAIN` in its `_meta`), so that the writes the dead server made for it are answered
  * from their records rather than done twice; a wait (`wait_seconds`) keeps its deadline: it is
- * asked for what is left of its time. Null for a line that is no request.
+ * asked for what is left of its time, a second at least when it asked for any (a wait of 0 is
+ * another thing: no wait, which some tools refuse). Null for a line that is no request.
  */
 export function askAgain(p: Pending, now = Date.now()): string | null {
   const message = parse(p.line);
@@ -30,7 +31,7 @@ export function askAgain(p: Pending, now = Date.now()): string | null {
   if (typeof wait === 'number')
     again.arguments = {
       ...params.arguments,
-      wait_seconds: Math.max(0, Math.floor(wait - (now - p.at) / 1000)),
+      wait_seconds: Math.max(wait >= 1 ? 1 : 0, Math.floor(wait - (now - p.at) / 1000)),
     };
   return JSON.stringify({ ...message, params: again });
 }

@@ -53,7 +53,8 @@ export const limitField = (fallback: number, max: number) =>
   z.number().int().min(1).max(max).default(fallback);
 
 /** `cursor` of a paginated list: the `next_cursor` of the page before. */
-export const cursorField = z.string().min(1).max(400).optional().describe('next_cursor of the previous page');
+/** Where a page starts: the `next_cursor` of the previous one (the name says it: no description). */
+export const cursorField = z.string().min(1).max(400).optional();
 
 /** In every paginated answer: where the next page starts, null on the last one. */
 export const nextCursorField = z.string().nullable();

@@ -19,6 +19,7 @@ import type { RealmService } from './realm/realm-service.js';
 import type { ReviewService } from './reviews/review-service.js';
 import type { Connection } from './sessions/connection.js';
 import type { SessionsService } from './sessions/sessions-service.js';
+import type { Wakeups } from './waits/wakeups.js';
 
 /**
  * What a tool handler (or a command) may use: the services, the settings, log and clock, but not
@@ -49,6 +50,7 @@ export interface Services extends CoreServices {
   readonly realm: RealmService;
   readonly reviews: ReviewService;
   readonly hub: HubServices;
+  readonly wakeups: Wakeups;
 }
 
 /** The context of one tool call: the services, and the connection it came over. */

@@ -4,6 +4,7 @@ import { decisionTools } from '../features/decisions/decision-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
 import type { Tool } from '../features/tool-context.js';
+import { waitTools } from '../features/waits/wait-tools.js';
 import { TOOLSET_IDS, TOOLSETS, type Toolset, type ToolsetId } from './toolsets.js';
 
 /**
@@ -12,7 +13,8 @@ import { TOOLSET_IDS, TOOLSETS, type Toolset, type ToolsetId } from './toolsets.
  * of `serve` pays for what it loads.
  */
 const LOAD: Record<ToolsetId, () => Promise<Tool[]>> = {
-  collab: async () => [...sessionTools, ...claimTools, ...messageTools, ...decisionTools] as Tool[],
+  collab: async () =>
+    [...sessionTools, ...claimTools, ...messageTools, ...decisionTools, ...waitTools] as Tool[],
   realm: async () => {
     const [{ realmTools }, { notificationTools }] = await Promise.all([
       import('../features/realm/realm-tools.js'),

@@ -36,7 +36,7 @@ interface ListedTool {
  * - Inputs list every field, type, default and enum; length limits and the refusal of unknown fields
  *   are enforced server-side only (a bad value is an INVALID_INPUT that names the field).
  * - Outputs describe their top-level fields, none marked required (a client reads what is there);
- *   objects nested in them are listed as objects (their
+ *   objects nested in them are listed as objects, and lists of objects as lists (their
  *   fields are in the README's tool reference, generated from the same descriptors), and stay open,
  *   since the response envelope adds fields to every result.
  */
@@ -65,8 +65,11 @@ function compactOutput(node: unknown, depth: number): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'additionalProperties' || key === 'required') continue;
     if (key === 'properties') out[key] = mapValues(value, (v) => compactOutput(v, depth + 1));
-    else if (key === 'items') out[key] = compactOutput(value, depth + 1);
-    else out[key] = value;
+    // A list of objects is listed as a list (what its entries hold is in the tool reference).
+    else if (key === 'items') {
+      const items = compactOutput(value, depth + 1) as Record<string, unknown>;
+      if (!(items && items.type === 'object' && Object.keys(items).length === 1)) out[key] = items;
+    } else out[key] = value;
   }
   return out;
 }
@@ -94,7 +97,8 @@ export function toolDefinitions(tools: ToolDescriptor[], built: Record<string, T
     (d) =>
       built[d.name] ?? {
         name: d.name,
-        title: d.title,
+        // No title: a client shows the name, and the default list is kept under its token budget
+        // (the title is in the tool reference).
         description: d.description,
         inputSchema: jsonSchema(d.input, 'input') as Tool['inputSchema'],
         outputSchema: jsonSchema(d.output, 'output') as Tool['outputSchema'],

@@ -21,7 +21,7 @@ export const TOOLSETS: readonly Toolset[] = [
     description: 'sessions, claims, checks, messages and decisions between sessions on one project',
     default: true,
     instructions:
-      "Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait, or ask the user. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.",
+      "Coordinates sessions that work on the same code. Before editing files, claim them (collab_claim); before deleting or rewriting, collab_check; if another session holds them, message it, wait for them (collab_wait), or ask the user; collab_wait also returns when news for you arrives, instead of ending your turn. Release claims when done. Read collab_message_list now and then. session_id may be omitted: it defaults to this connection's session.",
   },
   {
     id: 'realm',

@@ -54,6 +54,8 @@ export class Store {
   /** Set once the file is known to be damaged: writes are refused from then on, with why. */
   private damage: CollabError | null = null;
   private checkpoints: Checkpoints | null = null;
+  /** Told after each write of this process commits (`onWrite`). */
+  private readonly written = new Set<() => void>();
 
   /**
    * @param sql the asynchronous SQL interface (store/sql.ts) every module speaks, over either backend
@@ -183,8 +185,20 @@ export class Store {
   async write<T>(fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     if (this.damage) throw this.damage;
     const call = recordedCall();
-    if (call) return this.recordedWrite(call, fn, scope);
-    return this.transaction(fn, scope);
+    const result = await (call ? this.recordedWrite(call, fn, scope) : this.transaction(fn, scope));
+    // A write nested in another tells early (and the outer one again once it commits): what is
+    // told is only "look again".
+    for (const listener of this.written) listener();
+    return result;
+  }
+
+  /**
+   * Calls `listener` after every write of this process (what waits for news looks again); the
+   * returned function stops it. Writes of other processes are seen in the events table.
+   */
+  onWrite(listener: () => void): () => void {
+    this.written.add(listener);
+    return () => this.written.delete(listener);
   }
 
   /**

@@ -51,6 +51,7 @@ describe('tools/list', () => {
       'collab_message_list',
       'collab_decision_add',
       'collab_decision_list',
+      'collab_wait',
     ]);
     expect(tools.find((t) => t.name === 'collab_check')?.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === 'collab_session_end')?.annotations?.destructiveHint).toBe(true);
@@ -98,10 +99,12 @@ describe('toolsets', () => {
         'collab_claims_list',
         'collab_message_list',
         'collab_decision_list',
+        'collab_wait',
       ]);
       // Annotations stay honest: reading messages marks them read.
       expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([
         'collab_message_list',
+        'collab_wait',
       ]);
       expect(served.client.getInstructions()).toContain('Read-only');
     } finally {

@@ -337,6 +337,16 @@ export class ClaimQueries {
     return { conflicts: out, more: false };
   }
 
+  /** The status of each claim named (active, completed, abandoned, expired; absent: deleted). */
+  async statuses(claimIds: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const id of new Set(claimIds)) {
+      const row = await this.app.store.claims.get(id);
+      if (row) out.set(id, row.status);
+    }
+    return out;
+  }
+
   describeConflict(c: CheckConflict): string {
     return `${c.file} is being worked on by "${inline(c.session, 60)}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${inline(c.intent, 200)}; scope: ${c.scope})`;
   }

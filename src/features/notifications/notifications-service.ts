@@ -56,6 +56,11 @@ export class NotificationsService {
     });
   }
 
+  /** Whether the session has notifications not delivered yet (a read by index). */
+  hasPending(sessionId: string): Promise<boolean> {
+    return this.app.store.notifications.hasPending(sessionId);
+  }
+
   /** Whether the session was told this (a notification of this type and subject it has seen). */
   wasDelivered(sessionId: string, type: NotificationType, subject: string): Promise<boolean> {
     return this.app.store.notifications.wasSeen(sessionId, type, subject);
