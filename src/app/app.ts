@@ -5,6 +5,7 @@ import { QuestionsService } from '../features/human/questions-service.js';
 import { RealmService } from '../features/realm/realm-service.js';
 import { ReviewService } from '../features/reviews/review-service.js';
 import type { Services } from '../features/tool-context.js';
+import { IdleWakes } from '../features/waits/idle-wakes.js';
 import { Wakeups } from '../features/waits/wakeups.js';
 import { CoreApp } from './core-app.js';
 
@@ -18,6 +19,7 @@ interface MadeOnUse {
   reviews: ReviewService;
   hub: HubServices;
   wakeups: Wakeups;
+  idleWakes: IdleWakes;
 }
 
 /**
@@ -54,6 +56,11 @@ export class App extends CoreApp implements Services {
   /** What wakes calls that wait for news or for a release. */
   get wakeups(): Wakeups {
     return this.#once('wakeups', () => new Wakeups(this));
+  }
+
+  /** Idle sessions watched for news that wakes them (Claude Code's wake hook). */
+  get idleWakes(): IdleWakes {
+    return this.#once('idleWakes', () => new IdleWakes(this));
   }
 
   override async close(): Promise<void> {

@@ -47,6 +47,16 @@ export interface Config {
   human_elicitation: boolean;
   /** Pending questions expire after this many minutes; 0: never. */
   question_expiry_minutes: number;
+  /**
+   * How many times in a row the turn-end hook may send an agent back with news before its turn
+   * ends all the same (the news then waits for its next turn); 0: never.
+   */
+  turn_end_continuations: number;
+  /**
+   * How long an idle session (its turn ended) is watched for news that wakes it, where its client
+   * can be woken (Claude Code); 0: never woken.
+   */
+  wake_idle_minutes: number;
   /** Audit files of sessions silent this long are archived. */
   audit_archive_after_hours: number;
   /** The Telegram bot that carries questions to a phone (env SESSION_COLLAB_TELEGRAM_* overrides). */
@@ -177,6 +187,8 @@ const RULES: { [K in keyof Config]: Rule } = {
   human_max_wait_seconds: { kind: 'range', min: 1, max: 110, unit: 'seconds' },
   human_elicitation: { kind: 'boolean' },
   question_expiry_minutes: { kind: 'range', min: 0, max: 30 * 24 * 60, unit: 'minutes' },
+  turn_end_continuations: { kind: 'range', min: 0, max: 10, unit: 'continuations' },
+  wake_idle_minutes: { kind: 'range', min: 0, max: 24 * 60, unit: 'minutes' },
   audit_archive_after_hours: { kind: 'range', min: 1, max: 30 * 24, unit: 'hours' },
   telegram: { kind: 'telegram' },
   agents: { kind: 'section', rules: AGENT_RULES },
@@ -206,6 +218,8 @@ export const DEFAULT_CONFIG: Config = {
   human_max_wait_seconds: 110,
   human_elicitation: true,
   question_expiry_minutes: 0,
+  turn_end_continuations: 3,
+  wake_idle_minutes: 60,
   audit_archive_after_hours: 24,
   telegram: DEFAULT_TELEGRAM,
   agents: DEFAULT_AGENTS,

@@ -12,7 +12,7 @@ import { parseHookEvent, parseHookInput } from '../integrations/agent-hooks.js';
 import { hookClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { relaySocketPath, serverKey } from '../integrations/relay-address.js';
-import { askServer, type HookHandoff, handOver, hookRequest, readStdin } from './hook-server.js';
+import { askServer, type HookHandoff, handOver, hookRequest, readStdin, waitForWake } from './hook-server.js';
 
 /** The launcher's way to run another bundle in this process (src/cli/launch.ts). */
 const RUN_BUNDLE = Symbol.for('session-collab.run-bundle');
@@ -40,7 +40,9 @@ async function first(eventName: string): Promise<void> {
     const input = parseHookInput(raw, process.cwd(), eventName);
     // Cursor runs Claude Code's hooks too, and takes answers of its own shapes: the whole hook's.
     if (input.format === 'cursor') return whole({ raw, startedAt });
-    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: clientProcess() };
+    const client = clientProcess();
+    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: client };
+    if (eventName === 'wake') return wake(raw, identity, client?.cmdline ?? '');
   } catch {
     return whole({ raw, startedAt });
   }
@@ -52,6 +54,27 @@ async function first(eventName: string): Promise<void> {
   if (!server || 'unchecked' in server) return whole({ raw, startedAt, server });
   if (server.output === null) process.exit(0);
   process.stdout.write(`${JSON.stringify(server.output)}\n`, () => process.exit(0));
+}
+
+/**
+ * Claude Code's wake hook (`asyncRewake`, started at each turn's end, in the background): waits on
+ * the machine's server for news while the session is idle; with news, says it on stderr and exits
+ * 2, which wakes the session with it. Nothing to say: exits 0. A client that runs without a person
+ * (`claude -p`) runs this hook in the foreground and waits for it: it ends at once there.
+ */
+async function wake(
+  raw: string,
+  identity: Parameters<typeof hookRequest>[1],
+  cmdline: string,
+): Promise<void> {
+  const words = cmdline.split(' ');
+  if (words.includes('-p') || words.includes('--print')) process.exit(0);
+  const news = await waitForWake(
+    relaySocketPath(resolveHome().home, serverKey(VERSION)),
+    hookRequest(raw, identity),
+  );
+  if (news === null) process.exit(0);
+  process.stderr.write(`${news}\n`, () => process.exit(2));
 }
 
 void first(process.argv[3] ?? '');

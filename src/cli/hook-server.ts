@@ -77,6 +77,39 @@ export function askServer(path: string, event: string, request: string): Promise
   });
 }
 
+/**
+ * A wake hook's wait on the machine's server: the news that wakes its session, or null (none: the
+ * session acted or ended, the watch ran its time, or no server runs here). A server that dies
+ * meanwhile is asked again once its successor listens (within a few seconds).
+ */
+export async function waitForWake(path: string, request: string): Promise<string | null> {
+  for (let attempt = 0; ; attempt++) {
+    const reply = await new Promise<{ connected: boolean; text: string }>((resolve) => {
+      const socket = createConnection(path);
+      let connected = false;
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.once('connect', () => {
+        connected = true;
+      });
+      socket.on('data', (d: string) => {
+        text += d;
+      });
+      socket.once('close', () => resolve({ connected, text }));
+      socket.on('error', () => {});
+      socket.write(`{"hook":1,"event":"wake","request":${request}}\n`);
+    });
+    try {
+      const answer = JSON.parse(reply.text) as { wake?: unknown };
+      return typeof answer.wake === 'string' ? answer.wake : null;
+    } catch {
+      // No answer: the server died while it waited (or none runs). Its successor, if one comes.
+      if (attempt >= 10 || (!reply.connected && attempt === 0)) return null;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
+
 /** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
 export function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
   const token = process.env.SESSION_COLLAB_TOKEN?.trim();

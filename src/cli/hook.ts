@@ -78,7 +78,7 @@ export async function hook(eventName: string): Promise<void> {
   try {
     if (!event) {
       process.stderr.write(
-        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use or user-prompt-submit; for Cursor, its event names)\n`,
+        `session-collab: unknown hook event "${eventName}" (use session-start, session-end, pre-tool-use, post-tool-use, user-prompt-submit, turn-end or wake; for Cursor, its event names)\n`,
       );
       return done(null);
     }

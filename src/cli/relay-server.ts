@@ -13,7 +13,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import type { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
-import { answerHookRequest } from '../features/enforcement/hook-requests.js';
+import { answerHookRequest, wakeRequest } from '../features/enforcement/hook-requests.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import { Connection } from '../features/sessions/connection.js';
 import { describeProcess, processStartTime } from '../integrations/process-probe.js';
@@ -166,7 +166,13 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     let reply: unknown;
     try {
       const { event, request } = JSON.parse(line) as { event?: unknown; request?: unknown };
-      reply = { answer: await answerHookRequest(app, String(event), request, null) };
+      if (event === 'wake') {
+        // Held until news wakes the session, or the hook goes away (then nothing is delivered).
+        const gone = new AbortController();
+        socket.once('close', () => gone.abort());
+        const news = await wakeRequest(app, request, gone.signal);
+        reply = news === null ? { answer: { output: null } } : { wake: news };
+      } else reply = { answer: await answerHookRequest(app, String(event), request, null) };
     } catch (error) {
       if (!(error instanceof CollabError) && !(error instanceof SyntaxError))
         app.log.error('relay.hook_failed', {

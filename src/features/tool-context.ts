@@ -19,6 +19,7 @@ import type { RealmService } from './realm/realm-service.js';
 import type { ReviewService } from './reviews/review-service.js';
 import type { Connection } from './sessions/connection.js';
 import type { SessionsService } from './sessions/sessions-service.js';
+import type { IdleWakes } from './waits/idle-wakes.js';
 import type { Wakeups } from './waits/wakeups.js';
 
 /**
@@ -51,6 +52,7 @@ export interface Services extends CoreServices {
   readonly reviews: ReviewService;
   readonly hub: HubServices;
   readonly wakeups: Wakeups;
+  readonly idleWakes: IdleWakes;
 }
 
 /** The context of one tool call: the services, and the connection it came over. */

@@ -1,9 +1,9 @@
 /**
  * The hook wire formats of the agent clients: what arrives on a hook's stdin and what it answers
  * on stdout. Claude Code (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `SessionStart`,
- * `SessionEnd`; its `hookSpecificOutput` with `permissionDecision` or `additionalContext`) and
- * Gemini CLI (`BeforeTool`, `AfterTool`, `BeforeAgent`, `SessionStart`, `SessionEnd`; a top-level
- * `decision`) send the same input fields. Codex CLI sends Claude Code's fields and events; its
+ * `SessionEnd`, `Stop`; its `hookSpecificOutput` with `permissionDecision` or `additionalContext`) and
+ * Gemini CLI (`BeforeTool`, `AfterTool`, `BeforeAgent`, `AfterAgent`, `SessionStart`, `SessionEnd`;
+ * a top-level `decision`) send the same input fields. Codex CLI sends Claude Code's fields and events; its
  * `apply_patch` tool names the files in its patch's headers. Cursor's differ: `cursor-hooks.ts`.
  */
 import {
@@ -25,7 +25,9 @@ export type HookEvent =
   | 'session-end'
   | 'pre-tool-use'
   | 'post-tool-use'
-  | 'user-prompt-submit';
+  | 'user-prompt-submit'
+  | 'turn-end'
+  | 'wake';
 
 export interface HookInput {
   format: HookFormat;
@@ -43,6 +45,13 @@ export interface HookInput {
   clientEvent: string | null;
   /** Cursor: the workspace's folders. */
   roots: string[];
+  /**
+   * At a turn's end: whether this turn goes on because a turn-end hook sent the agent back
+   * (Claude Code's, Codex's and Gemini CLI's `stop_hook_active`).
+   */
+  stopHookActive: boolean;
+  /** Cursor's `stop`: how many times in a row a hook's follow-up went on with the conversation. */
+  loopCount: number | null;
 }
 
 /** SessionStart sources by which the client says its new session id carries on the previous session. */
@@ -62,6 +71,11 @@ const EVENT_NAMES: Record<string, HookEvent> = {
   'user-prompt-submit': 'user-prompt-submit',
   UserPromptSubmit: 'user-prompt-submit',
   BeforeAgent: 'user-prompt-submit',
+  'turn-end': 'turn-end',
+  Stop: 'turn-end',
+  AfterAgent: 'turn-end',
+  // Run in the background at a turn's end (Claude Code's asyncRewake): wakes an idle session.
+  wake: 'wake',
   // Cursor
   sessionStart: 'session-start',
   sessionEnd: 'session-end',
@@ -69,6 +83,7 @@ const EVENT_NAMES: Record<string, HookEvent> = {
   beforeShellExecution: 'pre-tool-use',
   afterFileEdit: 'post-tool-use',
   postToolUse: 'post-tool-use',
+  stop: 'turn-end',
 };
 
 export function parseHookEvent(name: string): HookEvent | null {
@@ -101,6 +116,8 @@ export function parseHookInput(raw: string, fallbackCwd: string, calledAs: strin
       agentId: null,
       clientEvent,
       roots,
+      stopHookActive: false,
+      loopCount: typeof data.loop_count === 'number' && data.loop_count >= 0 ? data.loop_count : null,
     };
   }
   const toolInput = data.tool_input;
@@ -120,6 +137,8 @@ export function parseHookInput(raw: string, fallbackCwd: string, calledAs: strin
     agentId: str(data.agent_id),
     clientEvent: event || null,
     roots: [],
+    stopHookActive: data.stop_hook_active === true,
+    loopCount: null,
   };
 }
 
@@ -242,6 +261,18 @@ export function toolDecision(
           permissionDecisionReason: reason,
         },
       };
+}
+
+/**
+ * At a turn's end, the answer that sends the agent back with `text` as what it is told next:
+ * Claude Code and Codex block the stop with it as the reason, Gemini CLI denies the response with
+ * it as a new prompt (no `stopReason`, which it would read instead), Cursor submits it as the next
+ * message.
+ */
+export function continueTurn(format: HookFormat, text: string): Record<string, unknown> {
+  if (format === 'cursor') return { followup_message: text };
+  if (format === 'gemini') return { decision: 'deny', reason: text };
+  return { decision: 'block', reason: text };
 }
 
 /** Context for the agent at the start of its session. */

@@ -67,9 +67,17 @@ export type HooksConfig = Record<string, HookGroup[]>;
 export type CursorHooksConfig = Record<string, Array<Record<string, unknown>>>;
 
 /**
+ * How long a client lets the wake hook run (seconds): past `wake_idle_minutes` at its largest, the
+ * hook ends by itself first; the client would kill it without waking anyone.
+ */
+const WAKE_HOOK_SECONDS = 24 * 3600 + 60;
+
+/**
  * The hooks for Claude Code (settings.json `hooks`, or a plugin's hooks/hooks.json). Before an edit
  * or a shell command: the conflict check. After every tool call (no matcher: all tools) and with
- * every prompt: edits become claims, and what other sessions said reaches the model.
+ * every prompt: edits become claims, and what other sessions said reaches the model. At a turn's
+ * end: news that asks for action sends the agent back; and in the background (`asyncRewake`) a
+ * wait that wakes the idle session when such news comes later.
  */
 export function claudeHooks(launch: Launch): HooksConfig {
   const cmd = (event: string) => ({ type: 'command', command: hookCommand(launch, event), timeout: 10 });
@@ -81,6 +89,11 @@ export function claudeHooks(launch: Launch): HooksConfig {
       { matcher: `${EDIT_TOOL_MATCHER.claude}|${SHELL_TOOL_MATCHER.claude}`, hooks: [cmd('pre-tool-use')] },
     ],
     PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
+    Stop: [
+      {
+        hooks: [cmd('turn-end'), { ...cmd('wake'), asyncRewake: true, timeout: WAKE_HOOK_SECONDS }],
+      },
+    ],
   };
 }
 
@@ -104,6 +117,8 @@ export function codexHooks(launch: Launch): HooksConfig {
       { matcher: `${EDIT_TOOL_MATCHER.codex}|${SHELL_TOOL_MATCHER.codex}`, hooks: [cmd('pre-tool-use')] },
     ],
     PostToolUse: [{ hooks: [cmd('post-tool-use')] }],
+    // At a turn's end: news that asks for action sends the agent back (Codex cannot be woken).
+    Stop: [{ hooks: [cmd('turn-end')] }],
   };
 }
 
@@ -125,6 +140,8 @@ export function cursorHooks(launch: Launch, failClosed: boolean): CursorHooksCon
     beforeShellExecution: [{ ...cmd('beforeShellExecution'), failClosed }],
     afterFileEdit: [cmd('afterFileEdit')],
     postToolUse: [cmd('postToolUse')],
+    // At the agent's end: news that asks for action is its next message (`followup_message`).
+    stop: [cmd('stop')],
   };
 }
 
@@ -147,5 +164,7 @@ export function geminiHooks(launch: Launch): HooksConfig {
       },
     ],
     AfterTool: [{ hooks: [cmd('post-tool-use')] }],
+    // At the agent's end: news that asks for action is its next prompt.
+    AfterAgent: [{ hooks: [cmd('turn-end')] }],
   };
 }

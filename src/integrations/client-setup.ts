@@ -81,7 +81,7 @@ export function mergeMcpServers(text: string | null, path: string, entry: Record
 export function mergeHooks(text: string | null, path: string, ours: HooksConfig): string {
   const data = readSettings(text, path);
   const existing = (data.hooks && typeof data.hooks === 'object' ? data.hooks : {}) as HooksConfig;
-  const edits: Array<{ at: string[]; value: unknown }> = [];
+  const edits: Array<{ at: Array<string | number>; value: unknown }> = [];
   for (const event of new Set([...Object.keys(existing), ...Object.keys(ours)])) {
     const groups = existing[event];
     if (groups !== undefined && !Array.isArray(groups)) continue;
@@ -92,7 +92,19 @@ export function mergeHooks(text: string | null, path: string, ours: HooksConfig)
       }))
       .filter((g) => g.hooks.length > 0);
     const next = [...kept, ...(ours[event] ?? [])];
-    edits.push({ at: ['hooks', event], value: next.length > 0 ? next : undefined });
+    // Others' groups untouched and first (as a new event's, or an earlier run's): ours are set
+    // one by one after them, so that what the file says between theirs (comments) stays.
+    const theirsFirst =
+      groups !== undefined &&
+      kept.length < next.length &&
+      kept.every((g, i) => JSON.stringify(g) === JSON.stringify(groups[i]));
+    if (!theirsFirst) {
+      edits.push({ at: ['hooks', event], value: next.length > 0 ? next : undefined });
+      continue;
+    }
+    for (let i = kept.length; i < next.length; i++) edits.push({ at: ['hooks', event, i], value: next[i] });
+    for (let i = groups.length - 1; i >= next.length; i--)
+      edits.push({ at: ['hooks', event, i], value: undefined });
   }
   return editSettings(text, path, edits);
 }
@@ -190,7 +202,7 @@ export function planClient(
         },
         {
           path: '.claude/settings.json',
-          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse',
+          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, Stop',
           after: mergeHooks(read('.claude/settings.json'), '.claude/settings.json', claudeHooks(launch)),
         },
         {
@@ -214,7 +226,7 @@ export function planClient(
       return [
         {
           path: '.codex/hooks.json',
-          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse',
+          purpose: 'hooks: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, Stop',
           after: mergeHooks(read('.codex/hooks.json'), '.codex/hooks.json', codexHooks(launch)),
         },
         {
@@ -232,7 +244,8 @@ export function planClient(
       return [
         {
           path: '.gemini/settings.json',
-          purpose: 'MCP server; hooks: SessionStart, SessionEnd, BeforeAgent, BeforeTool, AfterTool',
+          purpose:
+            'MCP server; hooks: SessionStart, SessionEnd, BeforeAgent, BeforeTool, AfterTool, AfterAgent',
           after: mergeHooks(settings, '.gemini/settings.json', geminiHooks(launch)),
         },
         { path: 'GEMINI.md', purpose: 'collaboration rules', after: mergeRules(read('GEMINI.md')) },
@@ -248,7 +261,7 @@ export function planClient(
         {
           path: '.cursor/hooks.json',
           purpose:
-            'hooks: sessionStart, sessionEnd, preToolUse, beforeShellExecution, afterFileEdit, postToolUse',
+            'hooks: sessionStart, sessionEnd, preToolUse, beforeShellExecution, afterFileEdit, postToolUse, stop',
           after: mergeCursorHooks(
             read('.cursor/hooks.json'),
             '.cursor/hooks.json',

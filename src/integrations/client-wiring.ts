@@ -30,9 +30,9 @@ export interface WiringFinding {
 
 /** The hook events each client needs for claims to be enforced, in its own names. */
 const HOOK_EVENTS: Partial<Record<ClientName, string[]>> = {
-  claude: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
-  gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool'],
-  codex: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse'],
+  claude: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
+  gemini: ['SessionStart', 'SessionEnd', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent'],
+  codex: ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
   cursor: [...CURSOR_HOOK_EVENTS],
 };
 

@@ -12,6 +12,7 @@ export const CURSOR_HOOK_EVENTS = [
   'beforeShellExecution',
   'afterFileEdit',
   'postToolUse',
+  'stop',
 ] as const;
 
 const OUR_EVENTS = [
@@ -20,6 +21,8 @@ const OUR_EVENTS = [
   'pre-tool-use',
   'post-tool-use',
   'user-prompt-submit',
+  'turn-end',
+  'wake',
   ...CURSOR_HOOK_EVENTS,
 ];
 const OUR_HOOK = new RegExp(`(session-collab|cli\\.cjs)'?\\s+hook\\s+'?(${OUR_EVENTS.join('|')})\\b`);

@@ -92,6 +92,8 @@ function throughObjects(
 ): { at: JSONPath; value: unknown } {
   for (let depth = 1; depth < edit.at.length; depth++) {
     const parent = valueAt(data, edit.at.slice(0, depth));
+    // An array is gone through by index.
+    if (Array.isArray(parent) && typeof edit.at[depth] === 'number') continue;
     if (parent !== undefined && !isObject(parent)) {
       let value = edit.value;
       for (const key of edit.at.slice(depth).reverse()) value = { [key]: value };

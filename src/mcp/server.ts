@@ -260,6 +260,9 @@ export async function callTool(
     );
     const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
     output = d.output.parse(raw) as Record<string, unknown>;
+    // The agent acts: no longer idle, and what it was delivered before is acted on.
+    const acting = connection.lastRow;
+    if (acting) await app.inbox.acting(acting);
   } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {

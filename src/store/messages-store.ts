@@ -1,5 +1,8 @@
 import type { Sql } from './sql.js';
 
+/** How a message reached its recipient's agent. */
+export type DeliveredVia = 'tool_response' | 'prompt' | 'turn_end' | 'wake' | 'wait' | 'list';
+
 export interface MessageRow {
   id: string;
   project_id: string;
@@ -85,12 +88,33 @@ export class MessagesStore {
     return row!.n;
   }
 
-  async markRead(ids: string[], sessionId: string, now: number): Promise<void> {
+  /**
+   * Marks messages read by a session, now, delivered to its agent `via` (tool_response, prompt,
+   * turn_end, wake, wait, list): the sender's receipt. Read before, a message keeps its receipt.
+   */
+  async markRead(ids: string[], sessionId: string, now: number, via: DeliveredVia): Promise<void> {
     for (const id of ids)
       await this.sql.run(
-        'INSERT INTO message_reads (message_id, session_id, read_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-        [id, sessionId, now],
+        'INSERT INTO message_reads (message_id, session_id, read_at, via) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [id, sessionId, now, via],
       );
+  }
+
+  /** Whether the session was delivered messages it has not acted after yet (a read by index). */
+  async deliveredUnacted(sessionId: string): Promise<boolean> {
+    const row = await this.sql.get<{ one: number }>(
+      'SELECT 1 AS one FROM message_reads WHERE session_id = ? AND acted_at IS NULL LIMIT 1',
+      [sessionId],
+    );
+    return row !== undefined;
+  }
+
+  /** The session acted (a tool call, a hook's tool use or prompt) after what it was delivered before `now`. */
+  async acted(sessionId: string, now: number): Promise<void> {
+    await this.sql.run(
+      'UPDATE message_reads SET acted_at = ? WHERE session_id = ? AND acted_at IS NULL AND read_at < ?',
+      [now, sessionId, now],
+    );
   }
 
   async purgeOlderThan(before: number): Promise<number> {

@@ -78,6 +78,15 @@ export class NotificationsStore {
     return row !== undefined;
   }
 
+  /** Whether the session has a pending notification of one of `types`. */
+  async hasPendingOf(sessionId: string, types: readonly string[]): Promise<boolean> {
+    const row = await this.sql.get<{ one: number }>(
+      `SELECT 1 AS one FROM notifications WHERE session_id = ? AND state = 'pending' AND type IN (${types.map(() => '?').join(', ')}) LIMIT 1`,
+      [sessionId, ...types],
+    );
+    return row !== undefined;
+  }
+
   async markExpired(ids: string[]): Promise<void> {
     for (const id of ids) await this.sql.run("UPDATE notifications SET state = 'expired' WHERE id = ?", [id]);
   }

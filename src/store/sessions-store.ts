@@ -21,6 +21,10 @@ export interface SessionRow {
   server_pid: number | null;
   server_pid_start: string | null;
   rfc: string | null;
+  /** How many times in a row its turn-end hook sent its agent back with news. */
+  continued_in_a_row: number;
+  /** When its agent's turn last ended with nothing to go on with (idle since), else null. */
+  turn_ended_at: number | null;
 }
 
 export interface SessionWithCounts extends SessionRow {
@@ -183,7 +187,32 @@ export class SessionsStore {
     await this.sql.run('UPDATE sessions SET rfc = ? WHERE id = ?', [rfc, id]);
   }
 
-  async insert(row: Omit<SessionRow, 'status' | 'ended_at' | 'end_reason' | 'rfc'>): Promise<void> {
+  /**
+   * A turn of the session's agent ended: sent back with news (`inARow` times in a row now, not
+   * idle), or with nothing (idle since `idleSince`, the count back to 0).
+   */
+  async turnEnded(id: string, inARow: number, idleSince: number | null): Promise<void> {
+    await this.sql.run('UPDATE sessions SET continued_in_a_row = ?, turn_ended_at = ? WHERE id = ?', [
+      inARow,
+      idleSince,
+      id,
+    ]);
+  }
+
+  /** The session's agent acts again: no longer idle. */
+  async active(id: string): Promise<void> {
+    await this.sql.run(
+      'UPDATE sessions SET turn_ended_at = NULL WHERE id = ? AND turn_ended_at IS NOT NULL',
+      [id],
+    );
+  }
+
+  async insert(
+    row: Omit<
+      SessionRow,
+      'status' | 'ended_at' | 'end_reason' | 'rfc' | 'continued_in_a_row' | 'turn_ended_at'
+    >,
+  ): Promise<void> {
     await this.sql.run(
       `INSERT INTO sessions (id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat,
          client_session_id, client_pid, client_pid_start, server_pid, server_pid_start)

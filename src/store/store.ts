@@ -12,6 +12,7 @@ import {
 import { ChangesStore } from './changes-store.js';
 import { type Checkpoints, checkpointsApart } from './checkpoints.js';
 import { ClaimPatternsStore } from './claim-patterns-store.js';
+import { ClaimWaitsStore } from './claim-waits-store.js';
 import { ClaimsStore } from './claims-store.js';
 import { DashboardStore } from './dashboard-store.js';
 import { type Db, DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, schemaVersion } from './database.js';
@@ -90,6 +91,9 @@ export class Store {
     return this.module('claims', () => new ClaimsStore(this.sql));
   }
   /** What claims hold where (the read side of every overlap). */
+  get claimWaits(): ClaimWaitsStore {
+    return this.module('claimWaits', () => new ClaimWaitsStore(this.sql));
+  }
   get claimPatterns(): ClaimPatternsStore {
     return this.module('claimPatterns', () => new ClaimPatternsStore(this.sql));
   }

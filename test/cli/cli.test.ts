@@ -324,7 +324,7 @@ trust_level = "untrusted"
       checks: Array<{ name: string; ok: boolean; detail: string }>;
     };
     expect(fixed.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(fixed.checks.find((c) => c.name === 'cursor hooks')?.detail).toContain('all 6 hooks');
+    expect(fixed.checks.find((c) => c.name === 'cursor hooks')?.detail).toContain('all 7 hooks');
   });
 
   it('fails with the bad config key named', async () => {
@@ -370,7 +370,7 @@ describe('session-collab serve', () => {
     const home = tempDir('collab-home-');
     const c = await connectStdio({ cwd: gitRepo(), home, args: ['--toolsets', 'collab'] });
     try {
-      expect((await c.client.listTools()).tools).toHaveLength(12);
+      expect((await c.client.listTools()).tools).toHaveLength(13);
     } finally {
       await c.close();
     }

@@ -57,7 +57,7 @@ describe('session-collab init', () => {
     );
 
     const second = init(repo, '--client', 'claude');
-    expect(second.stdout.match(/unchanged/g)).toHaveLength(5);
+    expect(second.stdout.match(/unchanged/g), second.stdout).toHaveLength(5);
     expect(
       ['.mcp.json', '.claude/settings.json', '.claude/settings.local.json', 'CLAUDE.md'].map((f) =>
         readFileSync(join(repo, f), 'utf8'),
@@ -67,7 +67,13 @@ describe('session-collab init', () => {
     const settings = readJson(join(repo, '.claude/settings.json'));
     expect(settings.model).toBe('opus');
     expect(settings.permissions).toEqual({ allow: ['Bash(npm test)'] });
-    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    // Theirs kept first; ours at a turn's end after them: the turn-end hook and the wake hook.
+    expect(settings.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
+    expect(settings.hooks.Stop[1].hooks.map((h: { command: string }) => h.command)).toEqual([
+      expect.stringMatching(/hook turn-end$/),
+      expect.stringMatching(/hook wake$/),
+    ]);
+    expect(settings.hooks.Stop[1].hooks[1]).toMatchObject({ asyncRewake: true, timeout: 86_460 });
     expect(settings.hooks.PreToolUse).toHaveLength(2);
     expect(settings.hooks.PreToolUse[0]).toEqual({
       matcher: 'Bash',
@@ -205,7 +211,16 @@ describe('session-collab init', () => {
     expect(gemini.hooks.BeforeAgent).toEqual([
       { hooks: [expect.objectContaining({ command: expect.stringMatching(/hook user-prompt-submit$/) })] },
     ]);
+    // At the agent's end: the turn-end hook (news sends it back).
+    expect(gemini.hooks.AfterAgent).toEqual([
+      {
+        hooks: [
+          expect.objectContaining({ command: expect.stringMatching(/hook turn-end$/), timeout: 10000 }),
+        ],
+      },
+    ]);
     expect(Object.keys(gemini.hooks).sort()).toEqual([
+      'AfterAgent',
       'AfterTool',
       'BeforeAgent',
       'BeforeTool',
@@ -247,7 +262,10 @@ describe('session-collab init', () => {
       'sessionStart',
       'stop',
     ]);
-    expect(hooks.stop).toEqual([{ command: 'say done' }]);
+    expect(hooks.stop).toEqual([
+      { command: 'say done' },
+      { command: expect.stringMatching(/hook stop$/), timeout: 10 },
+    ]);
     // Theirs first, ours once (a second run replaced it); the gating hooks fail closed.
     expect(hooks.beforeShellExecution).toEqual([
       theirs,

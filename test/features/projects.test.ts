@@ -122,6 +122,15 @@ async function everyKindOfRow(app: App, name: string, clone: string): Promise<vo
   expect(await app.changes.refresh(session)).toBe('recorded');
   await app.enforcement.recordEdits(session, [join(clone, 'src/api.ts')], clone);
   await app.enforcement.sighted(session, { command: 'npm test' }, clone);
+  // A claim it was stopped by (another's: only the wait is the project's row).
+  await app.store.write(() =>
+    app.store.claimWaits.add(
+      session.id,
+      session.project_id,
+      [{ claimId: `held-${name}`, file: 'src/held.ts' }],
+      app.now(),
+    ),
+  );
 }
 
 describe('a project is a repository', () => {

@@ -242,6 +242,21 @@ export class EnforcementService {
   }
 
   /**
+   * The session was stopped by these claims: when one is released, it is told so (at its turn's
+   * end, when woken, or with its next hook's news).
+   */
+  async waitFor(session: SessionRow, conflicts: CheckConflict[]): Promise<void> {
+    const waits = [
+      ...new Map(conflicts.map((c) => [c.claim_id, { claimId: c.claim_id, file: c.file }])).values(),
+    ];
+    if (waits.length === 0) return;
+    const { store } = this.app;
+    await store.write(() => store.claimWaits.add(session.id, session.project_id, waits, this.app.now()), {
+      project: session.project_id,
+    });
+  }
+
+  /**
    * Notes what a hook saw a session about to do (an edit of these files, a shell command), so that
    * the watcher knows these writes were seen (`features/watch/`), and who ran a command that wrote
    * what no hook named.

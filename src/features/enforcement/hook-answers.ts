@@ -2,6 +2,7 @@ import { inline } from '../../core/fence.js';
 import {
   addedContext,
   CONTINUING_SOURCES,
+  continueTurn,
   type HookEvent,
   type HookInput,
   proposedText,
@@ -50,9 +51,20 @@ export async function answerHook(
   }
   if (event === 'user-prompt-submit') {
     const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
-    const news = session && takesContext(input) ? await app.inbox.deliver(session) : null;
+    if (session) await app.inbox.acting(session);
+    const news = session && takesContext(input) ? await app.inbox.deliver(session, 'prompt') : null;
     return { output: news ? addedContext(input.format, event, news) : null };
   }
+  if (event === 'turn-end') {
+    // A subagent's end is not its session's: the main agent goes on anyway.
+    if (input.agentId) return { output: null };
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
+    const news = session ? await app.inbox.atTurnEnd(session, input) : null;
+    if (news) app.log.info('hook.turn_continued', { session: session!.id, client });
+    return { output: news ? continueTurn(input.format, news) : input.format === 'cursor' ? {} : null };
+  }
+  // Waiting for news belongs to the machine's server (it answers `wake` itself): here, none.
+  if (event === 'wake') return { output: null };
   const target = toolTarget(input);
   if (event === 'post-tool-use') {
     const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
@@ -64,12 +76,13 @@ export async function answerHook(
         });
       return { output: null };
     }
+    await app.inbox.acting(session);
     if (target && 'files' in target && recordsEdits(input))
       await app.enforcement.recordEdits(session, target.files, input.cwd);
     // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
     // main agent (as it does for an answer the client drops).
     if (input.agentId || !takesContext(input)) return { output: null };
-    const news = await app.inbox.deliver(session);
+    const news = await app.inbox.deliver(session, 'tool_response');
     return { output: news ? addedContext(input.format, event, news) : null };
   }
   if (!target) return { output: null };
@@ -123,6 +136,8 @@ export async function answerHook(
         notes.length > 0 ? toolDecision(input.format, 'warn', notes.join('\n'), input.clientEvent) : null,
     };
   }
+  // Stopped (or asked): told when what stopped it is released.
+  if (session && decision !== 'warn') await app.enforcement.waitFor(session, verdict.conflicts);
   app.log.info('hook.conflict', {
     session: session?.id ?? null,
     decision,

@@ -3,7 +3,7 @@ import { invalidInput } from '../../core/errors.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
 import { namedClientProcess } from '../sessions/client-sessions.js';
-import type { CoreServices } from '../tool-context.js';
+import type { CoreServices, Services } from '../tool-context.js';
 import { answerHook, type HookAnswer } from './hook-answers.js';
 
 /** What a hook process on this machine sends the hub (team mode): its event's input and its client. */
@@ -22,6 +22,25 @@ const HookRequest = z.strictObject({
  * would have (`answerHook`). Its client process is taken only from a caller without a token (as
  * the MCP endpoint does); with one, its client session id is that token's own.
  */
+function parsedRequest(body: unknown) {
+  const parsed = HookRequest.safeParse(body);
+  if (!parsed.success) throw invalidInput(`A hook request: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * A wake hook of this machine (Claude Code's `asyncRewake`, run at each turn's end) waits here for
+ * news that wakes its idle session: the news, or null when there is none to wake it with.
+ */
+export async function wakeRequest(app: Services, body: unknown, signal: AbortSignal): Promise<string | null> {
+  const { input, cwd, identity } = parsedRequest(body);
+  const client =
+    identity.pid !== null && identity.start !== null
+      ? namedClientProcess(identity.pid, identity.start)
+      : null;
+  return app.idleWakes.wait(input, cwd, { sessionId: identity.sessionId, process: client }, signal);
+}
+
 export async function answerHookRequest(
   app: CoreServices,
   eventName: string,
@@ -30,9 +49,7 @@ export async function answerHookRequest(
 ): Promise<HookAnswer> {
   const event = parseHookEvent(eventName);
   if (!event) throw invalidInput(`Unknown hook event "${eventName}".`);
-  const parsed = HookRequest.safeParse(body);
-  if (!parsed.success) throw invalidInput(`A hook request: ${describeZodError(parsed.error)}`);
-  const { input, cwd, identity } = parsed.data;
+  const { input, cwd, identity } = parsedRequest(body);
   const sessionId = identity.sessionId && tokenId ? `${tokenId}:${identity.sessionId}` : identity.sessionId;
   const client =
     tokenId === null && identity.pid !== null && identity.start !== null

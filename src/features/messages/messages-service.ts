@@ -3,6 +3,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import { iso } from '../../core/time.js';
+import type { DeliveredVia } from '../../store/messages-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
@@ -107,7 +108,7 @@ export class MessagesService {
 
   async list(
     session: SessionRow,
-    input: { unreadOnly: boolean; markAsRead: boolean; limit: number },
+    input: { unreadOnly: boolean; markAsRead: boolean; limit: number; via?: DeliveredVia },
   ): Promise<MessageView[]> {
     const { store } = this.app;
     // Marking them read, they are read in the same write: a call sent again gets these very
@@ -119,7 +120,7 @@ export class MessagesService {
             const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
             if (unread.length === 0) return rows;
             const now = this.app.now();
-            await store.messages.markRead(unread, session.id, now);
+            await store.messages.markRead(unread, session.id, now, input.via ?? 'list');
             // Read now: the notifications announcing them would repeat them in this very answer.
             if ((await store.messages.unreadCount(session)) === 0)
               await store.notifications.markTypeSeen(session.id, 'message', now);

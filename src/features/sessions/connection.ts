@@ -72,6 +72,11 @@ export class Connection {
     return this.row !== null && this.row.id === this.sessionId ? this.row : null;
   }
 
+  /** The connection's session's whole row as last read (null when it has none). */
+  get lastRow(): SessionRow | null {
+    return this.row !== null && this.row.id === this.sessionId ? this.row : null;
+  }
+
   /** The folder the client runs in. */
   get cwd(): string {
     return this.origin.cwd;

@@ -152,7 +152,12 @@ async function hasNews(app: Services, session: { id: string; project_id: string;
 
 /** Unread messages (a few), now read: the news is handed over whole, not only announced. */
 async function unreadMessages(app: Services, session: Awaited<ReturnType<Services['sessions']['get']>>) {
-  const read = await app.messages.list(session, { unreadOnly: true, markAsRead: true, limit: 10 });
+  const read = await app.messages.list(session, {
+    unreadOnly: true,
+    markAsRead: true,
+    limit: 10,
+    via: 'wait',
+  });
   return read.map((m) => ({
     id: m.id,
     from: m.from,

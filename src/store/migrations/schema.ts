@@ -13,6 +13,7 @@ import { sightingsAndLeases } from './022-sightings-and-leases.js';
 import { workEventsFollowTheirProject } from './023-work-events-follow-their-project.js';
 import { conversationPointsApart } from './024-conversation-points-apart.js';
 import { callRecords } from './025-call-records.js';
+import { turnEndsAndDeliveries } from './026-turn-ends-and-deliveries.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -29,6 +30,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   workEventsFollowTheirProject,
   conversationPointsApart,
   callRecords,
+  turnEndsAndDeliveries,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;

@@ -1,0 +1,72 @@
+import { parseHookInput } from '../../integrations/agent-hooks.js';
+import type { ClientIdentity } from '../sessions/session-types.js';
+import type { Services } from '../tool-context.js';
+
+/**
+ * A session not seen idle this soon after its wake hook started went on with its turn (the
+ * turn-end hook sent it back, or its person typed): nothing to wake.
+ */
+const IDLE_GRACE_MS = 10_000;
+
+/**
+ * Idle sessions watched for news (Claude Code's `asyncRewake` hook, started at each turn's end, asks
+ * the machine's server and waits): when something asks the agent to act while its session is idle,
+ * the hook is answered with it and wakes the agent. One watch per session (a newer one replaces
+ * it); it ends when the session acts again or ends, when the hook goes away, or after
+ * `wake_idle_minutes`. Woken by the server's writes and the events table (`Wakeups`), never by
+ * reading the database on a timer of its own.
+ */
+export class IdleWakes {
+  private readonly bySession = new Map<string, AbortController>();
+
+  constructor(private readonly app: Services) {}
+
+  /** Watches sessions now. */
+  get watching(): number {
+    return this.bySession.size;
+  }
+
+  /** The news that wakes the session, or null when it is not to be woken (see the class). */
+  async wait(
+    raw: string,
+    cwd: string,
+    identity: ClientIdentity,
+    signal: AbortSignal,
+  ): Promise<string | null> {
+    const { app } = this;
+    const bound = app.config.wake_idle_minutes * 60_000;
+    const input = parseHookInput(raw, cwd, 'wake');
+    if (bound <= 0 || input.format !== 'claude' || input.agentId) return null;
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, 'claude-code');
+    if (!session) return null;
+    this.bySession.get(session.id)?.abort();
+    const mine = new AbortController();
+    this.bySession.set(session.id, mine);
+    const stop = AbortSignal.any([signal, mine.signal]);
+    const started = Date.now();
+    const watch = await app.wakeups.watch();
+    let sawIdle = false;
+    try {
+      for (;;) {
+        const row = await app.sessions.get(session.id).catch(() => null);
+        if (row?.status !== 'active') return null;
+        if (row.turn_ended_at !== null) sawIdle = true;
+        else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
+        if (sawIdle && (await app.inbox.hasActionable(row))) {
+          const news = await app.inbox.wakeNews(row);
+          if (news !== null) {
+            app.log.info('wake.woken', { session: row.id, after_ms: Date.now() - started });
+            return news;
+          }
+        }
+        const left = started + bound - Date.now();
+        // Until seen idle, looked at again within the grace, whatever else happens.
+        const woken = await watch.next(sawIdle ? left : Math.min(left, 1_000), stop);
+        if (woken === 'cancelled' || Date.now() - started >= bound) return null;
+      }
+    } finally {
+      watch.close();
+      if (this.bySession.get(session.id) === mine) this.bySession.delete(session.id);
+    }
+  }
+}
