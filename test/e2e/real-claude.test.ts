@@ -174,6 +174,116 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
     }
   }, 150_000);
 
+  it('at the end of its turn, a message that arrived while it worked sends it back; with nothing new the turn ends', async () => {
+    const { home, repo, runClaude } = initRepo();
+    const other = await connectStdio({ cwd: repo, home });
+    await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
+    const note = 'Before you finish: the API now needs a version header.';
+    let main = 0;
+    let told = false;
+    const api = await startFakeApi(
+      () =>
+        ++main === 1
+          ? [{ type: 'text', text: 'All done.' }]
+          : [{ type: 'text', text: 'Noted, header added.' }],
+      // While the model writes its answer, the other session broadcasts.
+      async () => {
+        if (told) return;
+        told = true;
+        await other.call('collab_message_send', { content: note });
+      },
+    );
+    try {
+      const started = Date.now();
+      const result = await runClaude(api.url, ['-p', 'Tidy app.txt', '--output-format', 'json']);
+      const requests = api.requests.filter((r) => JSON.stringify(r.body.tools ?? []).includes('"Edit"'));
+      // Sent back once with the message, then the turn ended: two requests, the second carrying it.
+      expect(requests).toHaveLength(2);
+      expect(JSON.stringify(requests[0]!.body)).not.toContain(note);
+      const second = JSON.stringify(requests[1]!.body);
+      expect(second).toContain('Stop hook feedback');
+      expect(second).toContain(`> ${note}`);
+      expect(result.result).toContain('Noted');
+      // The wake hook ran in the foreground (-p) and ended at once: no wait on the run.
+      expect(Date.now() - started).toBeLessThan(60_000);
+    } finally {
+      await api.close();
+      await other.close();
+    }
+  }, 150_000);
+
+  it.skipIf(!hasTmux)(
+    'its terminal UI, idle after its turn, is woken by a message another session sends, within 2 s',
+    async () => {
+      const { home, repo } = initRepo();
+      const other = await connectStdio({ cwd: repo, home });
+      await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
+      const note = 'Wake up: the schema of users changed.';
+      let main = 0;
+      const api = await startFakeApi(() =>
+        ++main === 1
+          ? [{ type: 'text', text: 'Hello there.' }]
+          : [{ type: 'text', text: 'Woken and on it.' }],
+      );
+      const userHome = tempDir('claude-home-');
+      const key = 'sk-ant-api03-test-0123456789abcdefghij';
+      writeFileSync(
+        join(userHome, '.claude.json'),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          theme: 'dark',
+          customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+          projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+        }),
+      );
+      const env = {
+        HOME: userHome,
+        SESSION_COLLAB_HOME: home,
+        ANTHROPIC_API_KEY: key,
+        ANTHROPIC_BASE_URL: api.url,
+        DISABLE_TELEMETRY: '1',
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        TERM: 'xterm-256color',
+      };
+      const tmux = `collab-wake-${process.pid}-${Date.now()}`;
+      const command = `cd '${repo}' && exec env ${Object.entries(env)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join(' ')} '${claude}' 'Say hello'`;
+      const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmux], { encoding: 'utf8' });
+      const until = async (test: () => boolean, what: string, ms = 60_000) => {
+        const deadline = Date.now() + ms;
+        while (!test()) {
+          if (Date.now() > deadline) throw new Error(`never: ${what}\n${screen()}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      execFileSync('tmux', ['new-session', '-d', '-s', tmux, '-x', '160', '-y', '50', command]);
+      try {
+        await until(() => screen().includes('Hello there.'), 'the first answer');
+        // Idle now: its turn ended with nothing new (the turn-end hook said nothing), and the wake
+        // hook waits in the background. Let both settle, then another session writes to it.
+        await new Promise((r) => setTimeout(r, 2_000));
+        const before = main;
+        const sent = Date.now();
+        await other.call('collab_message_send', { content: note });
+        await until(() => main > before, 'a request after the message', 10_000);
+        const woken = Date.now() - sent;
+        expect(woken).toBeLessThan(2_000);
+        const request = api.requests
+          .filter((r) => JSON.stringify(r.body.tools ?? []).includes('"Edit"'))
+          .at(-1)!;
+        expect(JSON.stringify(request.body)).toContain(`> ${note}`);
+        await until(() => screen().includes('Woken and on it.'), 'the answer to the wake');
+      } finally {
+        execFileSync('tmux', ['kill-session', '-t', tmux]);
+        await api.close();
+        await other.close();
+      }
+    },
+    150_000,
+  );
+
   it.skipIf(!hasTmux)(
     'with enforcement "ask", its terminal UI asks the person even under acceptEdits, and then shows why',
     async () => {

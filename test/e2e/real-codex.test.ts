@@ -116,4 +116,48 @@ describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
     // works in this home, as the hooks do, never in the user's default one.
     expect(existsSync(join(userHome, '.config', 'session-collab-mcp'))).toBe(false);
   }, 240_000);
+  it('at the end of its turn, a message that arrived while it worked sends it back (Stop); nothing new ends it', async () => {
+    const repo = gitRepo({ 'src/api/auth.py': SOURCE });
+    const home = tempDir('collab-home-');
+    const requests: Array<Record<string, unknown>> = [];
+    const other = await connectStdio({ cwd: repo, home });
+    open.push(other);
+    await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
+    const note = 'Before you finish: login now takes a token.';
+    let told: Promise<unknown> | null = null;
+    const api = await startFakeResponses((body) => {
+      requests.push(body);
+      if (requests.length === 1) {
+        told = other.call('collab_message_send', { content: note });
+        return 'All done.';
+      }
+      return 'Noted, I will pass the token.';
+    });
+    open.push(api);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${dirname(codex!)}:${process.env.PATH}`,
+      CODEX_HOME: codexHomeFor(api.url),
+      FAKE_OPENAI_KEY: 'test-key',
+      SESSION_COLLAB_HOME: home,
+      HOME: tempDir('codex-user-'),
+    };
+    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+    });
+    expect(init.status, init.stderr).toBe(0);
+    const run = await runAgentCli(codex!, ['exec', '--skip-git-repo-check', 'Look at login.'], {
+      cwd: repo,
+      env,
+    });
+    await told;
+    // Sent back once (its Stop hook blocked with the message), then the turn ended.
+    expect(requests.length, `${run.stdout}\n${run.stderr}`).toBe(2);
+    expect(inputTexts(requests[0]!).join('\n')).not.toContain(note);
+    const second = inputTexts(requests[1]!).join('\n');
+    expect(second).toContain('hook_prompt');
+    expect(second).toContain(note);
+  }, 240_000);
 });

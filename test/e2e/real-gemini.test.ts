@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeGemini } from '../fixtures/fake-gemini-api.js';
+import { startFakeGemini, startScriptedGemini } from '../fixtures/fake-gemini-api.js';
 import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { CLI, hookClient } from '../helpers/stdio.js';
+import { CLI, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', 'test/e2e/real-gemini.test.ts');
@@ -72,6 +72,55 @@ describe.skipIf(!gemini)('the real Gemini CLI', () => {
     } finally {
       await api.close();
       await holder.close();
+    }
+  }, 150_000);
+  it('at the end of its turn (AfterAgent), a message that arrived while it worked is its next prompt; nothing new ends it', async () => {
+    const home = tempDir('collab-home-');
+    const userHome = tempDir('gemini-home-');
+    mkdirSync(join(userHome, '.gemini'));
+    writeFileSync(
+      join(userHome, '.gemini', 'settings.json'),
+      JSON.stringify({
+        security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
+      }),
+    );
+    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'gemini'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+      encoding: 'utf8',
+    });
+    expect(init.status).toBe(0);
+    const other = await connectStdio({ cwd: repo, home });
+    await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
+    const note = 'Before you finish: app.txt moves to src/.';
+    let main = 0;
+    const api = await startScriptedGemini(
+      () => [{ text: main === 1 ? 'All done.' : 'Noted, moving it.' }],
+      async () => {
+        if (++main === 1) await other.call('collab_message_send', { content: note });
+      },
+    );
+    try {
+      const run = await runAgentCli(gemini!, ['-p', 'Tidy app.txt', '--yolo'], {
+        cwd: repo,
+        env: {
+          ...process.env,
+          HOME: userHome,
+          SESSION_COLLAB_HOME: home,
+          GEMINI_API_KEY: 'test-key',
+          GOOGLE_GEMINI_BASE_URL: api.url,
+        },
+      });
+      const mains = api.requests.filter((r) => JSON.stringify(r.body.tools ?? []).includes('write_file'));
+      // Sent back once with the message as a new prompt, then the turn ended.
+      expect(mains.length, `${run.stdout}${run.stderr}`).toBe(2);
+      expect(JSON.stringify(mains[0]!.body)).not.toContain(note);
+      expect(JSON.stringify(mains[1]!.body)).toContain(`> ${note}`);
+      expect(run.stdout).toContain('Noted, moving it.');
+    } finally {
+      await api.close();
+      await other.close();
     }
   }, 150_000);
 });

@@ -46,7 +46,7 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
     const doctor = () =>
       spawnSync(process.execPath, [CLI, 'doctor'], { cwd: repo, env, encoding: 'utf8' }).stdout;
     expect(doctor()).toMatch(
-      /✗ codex hook trust\s+5 of the 5 session-collab hooks in \.codex\/hooks\.json are not trusted/,
+      /✗ codex hook trust\s+6 of the 6 session-collab hooks in \.codex\/hooks\.json are not trusted/,
     );
 
     const trusted = init('--client', 'codex', '--trust');
@@ -64,9 +64,10 @@ describe.skipIf(!codex)('Codex CLI and a project it does not trust', () => {
       session_start: 'trusted',
       session_end: 'trusted',
       user_prompt_submit: 'trusted',
+      stop: 'trusted',
     });
-    expect(doctor()).toMatch(/✓ codex hook trust\s+.*trusts the 5 session-collab hooks/);
-    expect(doctor()).toMatch(/✓ codex hooks\s+\.codex\/hooks\.json: all 5 hooks/);
+    expect(doctor()).toMatch(/✓ codex hook trust\s+.*trusts the 6 session-collab hooks/);
+    expect(doctor()).toMatch(/✓ codex hooks\s+\.codex\/hooks\.json: all 6 hooks/);
     // Once trusted, nothing more to say or change.
     const again = init('--client', 'codex', '--trust');
     expect(again).not.toContain('Trusted this folder');
