@@ -14,6 +14,16 @@ export interface MessageRow {
   created_at: number;
 }
 
+/** A message delivered to one recipient's agent. */
+export interface ReceiptRow {
+  message_id: string;
+  session_id: string;
+  session_name: string;
+  read_at: number;
+  via: DeliveredVia | null;
+  acted_at: number | null;
+}
+
 export interface InboxRow extends MessageRow {
   read_at: number | null;
 }
@@ -58,6 +68,26 @@ export class MessagesStore {
        ORDER BY m.created_at, m.rowid
        LIMIT ?`,
       [session.id, session.id, session.project_id, session.id, session.created_at, unreadOnly ? 1 : 0, limit],
+    );
+  }
+
+  /** The messages a session sent, newest first. */
+  sentBy(sessionId: string, limit: number): Promise<MessageRow[]> {
+    return this.sql.all<MessageRow>(
+      `SELECT ${M_COLUMNS} FROM messages m WHERE m.from_session_id = ? ORDER BY m.created_at DESC, m.id DESC LIMIT ?`,
+      [sessionId, limit],
+    );
+  }
+
+  /** Who was delivered these messages, when, how, and when each next acted after it. */
+  receipts(messageIds: string[]): Promise<ReceiptRow[]> {
+    if (messageIds.length === 0) return Promise.resolve([]);
+    return this.sql.all<ReceiptRow>(
+      `SELECT r.message_id, r.session_id, COALESCE(s.name, '') AS session_name, r.read_at, r.via, r.acted_at
+       FROM message_reads r LEFT JOIN sessions s ON s.id = r.session_id
+       WHERE r.message_id IN (${messageIds.map(() => '?').join(', ')})
+       ORDER BY r.read_at`,
+      messageIds,
     );
   }
 

@@ -142,9 +142,70 @@ describe('the turn-end hook', () => {
   }, 60_000);
 });
 
+describe('delivery receipts', () => {
+  it('the sender sees when and how each message reached the agent, and when it next acted', async () => {
+    const { repo, a, b, tell, messenger } = await withMessenger();
+    const bId = await started(b, 'claude-code/session-start', repo, 'B-1');
+    const aId = await started(a, 'claude-code/session-start', repo, 'A-1');
+    type Sent = {
+      messages: Array<{
+        content: string;
+        receipts: Array<{
+          session: string;
+          delivered_at: string | null;
+          delivered_via: string | null;
+          acted_at: string | null;
+        }>;
+      }>;
+    };
+    const sent = async (content: string) =>
+      (await messenger.call<Sent>('collab_message_list', { box: 'sent' })).messages.find(
+        (m) => m.content === content,
+      )!;
+
+    // Not delivered yet: its recipient, with nothing.
+    await tell(bId, 'at turn end');
+    expect((await sent('at turn end')).receipts).toEqual([
+      {
+        session_id: bId,
+        session: expect.any(String),
+        delivered_at: null,
+        delivered_via: null,
+        acted_at: null,
+      },
+    ]);
+    // Delivered at B's turn end; B then acts (a tool call its hooks see): acted.
+    await b.hook('turn-end', hookFixture('claude-code/stop', repo, 'B-1'));
+    const turnEnd = (await sent('at turn end')).receipts[0]!;
+    expect(turnEnd).toMatchObject({ delivered_via: 'turn_end', acted_at: null });
+    expect(turnEnd.delivered_at).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 5));
+    await b.hook('post-tool-use', hookFixture('claude-code/post-tool-use-read', repo, 'B-1'));
+    expect((await sent('at turn end')).receipts[0]!.acted_at).not.toBeNull();
+
+    // With a prompt, and after a tool call.
+    await tell(aId, 'with the prompt');
+    await a.hook('user-prompt-submit', hookFixture('claude-code/user-prompt-submit', repo, 'A-1'));
+    expect((await sent('with the prompt')).receipts[0]).toMatchObject({ delivered_via: 'prompt' });
+    await tell(aId, 'after a tool');
+    await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-read', repo, 'A-1'));
+    expect((await sent('after a tool')).receipts[0]).toMatchObject({ delivered_via: 'tool_response' });
+
+    // A broadcast: one receipt per session it reached, as each is delivered it.
+    await messenger.call('collab_message_send', { content: 'to everyone' });
+    await a.hook('turn-end', hookFixture('claude-code/stop', repo, 'A-1'));
+    expect((await sent('to everyone')).receipts.map((r) => r.delivered_via)).toEqual(['turn_end']);
+    await b.hook('user-prompt-submit', hookFixture('claude-code/user-prompt-submit', repo, 'B-1'));
+    expect((await sent('to everyone')).receipts.map((r) => r.delivered_via).sort()).toEqual([
+      'prompt',
+      'turn_end',
+    ]);
+  }, 60_000);
+});
+
 describe('the wake hook (Claude Code asyncRewake)', () => {
   it('an idle session is woken by a message within 2 s (exit 2, the news on stderr); acting again ends the wait quietly', async () => {
-    const { repo, b, tell } = await withMessenger();
+    const { repo, b, tell, messenger } = await withMessenger();
     const id = await started(b, 'claude-code/session-start', repo, 'B-1');
     const stopInput = hookFixture('claude-code/stop', repo, 'B-1');
     // The turn ends with nothing new: idle. The wake hook starts beside the turn-end hook.
@@ -158,6 +219,10 @@ describe('the wake hook (Claude Code asyncRewake)', () => {
     expect(Date.now() - sent).toBeLessThan(2_000);
     expect(woke.stderr).toContain('> wake up: the schema changed');
     expect(woke.stdout).toBe('');
+    const { messages } = await messenger.call<{
+      messages: Array<{ receipts: Array<{ delivered_via: string }> }>;
+    }>('collab_message_list', { box: 'sent' });
+    expect(messages[0]!.receipts[0]!.delivered_via).toBe('wake');
     // Delivered once: the next turn's end has nothing.
     expect((await b.hook('turn-end', { ...stopInput, stop_hook_active: true })).stdout).toBe('');
 

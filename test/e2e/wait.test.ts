@@ -86,6 +86,12 @@ describe.each(['sqlite', 'postgresql'] as const)('collab_wait (%s)', (backend) =
       expect.objectContaining({ from: 'holder', content: 'auth.ts is yours now' }),
     ]);
     expect(told.notifications ?? []).toEqual([]);
+    // Its sender sees it was delivered by the wait.
+    const sent = await holder.call<{ messages: Array<{ receipts: Array<{ delivered_via: string }> }> }>(
+      'collab_message_list',
+      { box: 'sent' },
+    );
+    expect(sent.messages[0]!.receipts[0]!.delivered_via).toBe('wait');
 
     // Nothing: timed out after its time, and a held file stays in still_held.
     await holder.call('collab_claim', { files: ['src/auth.ts'], intent: 'again' });

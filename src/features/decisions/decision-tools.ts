@@ -47,7 +47,7 @@ export const decisionList = defineTool({
   input: z.strictObject({
     category: category.optional(),
     limit: limitField(20, 200),
-    query: text('queryChars').optional().describe('Full-text search'),
+    query: text('queryChars').optional(),
     cursor: cursorField,
   }),
   output: z.object({ decisions: z.array(decision), next_cursor: nextCursorField }),

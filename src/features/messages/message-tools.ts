@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { idOf, sessionIdField, sessionRefField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
-import type { MessageView } from './messages-service.js';
+import type { ReceiptView } from './messages-service.js';
 
 export const messageSend = defineTool({
   name: 'collab_message_send',
@@ -34,15 +34,24 @@ export const messageSend = defineTool({
       : `Message sent (message_id ${o.message_id})${o.recipient_status && o.recipient_status !== 'active' ? `; note: the recipient is ${o.recipient_status}` : ''}.`,
 });
 
+const receipt = z.object({
+  session_id: z.string(),
+  session: z.string(),
+  delivered_at: z.string().nullable(),
+  delivered_via: z.enum(['tool_response', 'prompt', 'turn_end', 'wake', 'wait', 'list']).nullable(),
+  acted_at: z.string().nullable(),
+}) satisfies z.ZodType<ReceiptView>;
+
 export const messageList = defineTool({
   name: 'collab_message_list',
   title: 'Read messages',
-  description: 'Messages to this session and broadcasts in its project, oldest first.',
+  description: "Your messages and the project's broadcasts, oldest first; box sent: yours, with receipts.",
   kind: 'write',
   idempotent: true,
   marksOwnRead: true,
   input: z.strictObject({
     session_id: sessionIdField,
+    box: z.enum(['inbox', 'sent']).default('inbox'),
     unread_only: z.boolean().default(true),
     mark_as_read: z.boolean().default(true),
     limit: z.number().int().min(1).max(500).default(50),
@@ -58,13 +67,16 @@ export const messageList = defineTool({
         reply_to: z.string().nullable(),
         content: z.string(),
         created_at: z.string(),
-        read: z.boolean(),
-      }) satisfies z.ZodType<MessageView>,
+        read: z.boolean().optional(),
+        receipts: z.array(receipt).optional(),
+      }),
     ),
   }),
   async handler({ app, connection }, input) {
+    const session = await connection.actor(input.session_id);
+    if (input.box === 'sent') return { messages: await app.messages.sent(session, input.limit) };
     return {
-      messages: await app.messages.list(await connection.actor(input.session_id), {
+      messages: await app.messages.list(session, {
         unreadOnly: input.unread_only,
         markAsRead: input.mark_as_read,
         limit: input.limit,
@@ -75,11 +87,22 @@ export const messageList = defineTool({
     o.messages.length === 0
       ? 'No messages.'
       : o.messages
-          .map(
-            (m) =>
-              `[${m.id}] from "${inline(m.from, 60)}"${m.broadcast ? ' (broadcast)' : ''}:\n${quoteBlock(m.content, 10_000, 400, '[… cut]')}`,
+          .map((m) =>
+            m.receipts
+              ? `[${m.id}] to ${m.broadcast ? 'everyone' : m.to_session_id}:\n${quoteBlock(m.content, 10_000, 400, '[… cut]')}\n${receiptsText(m.receipts)}`
+              : `[${m.id}] from "${inline(m.from, 60)}"${m.broadcast ? ' (broadcast)' : ''}:\n${quoteBlock(m.content, 10_000, 400, '[… cut]')}`,
           )
           .join('\n'),
 });
+
+function receiptsText(receipts: ReceiptView[]): string {
+  if (receipts.length === 0) return '  not delivered to anyone yet';
+  return receipts
+    .map(
+      (r) =>
+        `  "${inline(r.session, 60)}": ${r.delivered_at ? `delivered ${r.delivered_at} (${r.delivered_via ?? 'unknown'})${r.acted_at ? `, acted ${r.acted_at}` : ', not acted since'}` : 'not delivered yet'}`,
+    )
+    .join('\n');
+}
 
 export const messageTools = [messageSend, messageList];

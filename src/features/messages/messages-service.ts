@@ -21,6 +21,20 @@ export interface MessageView {
   read: boolean;
 }
 
+/** A sent message's delivery to one recipient: when it reached its agent, how, and when that agent next acted. */
+export interface ReceiptView {
+  session_id: string;
+  session: string;
+  delivered_at: string | null;
+  delivered_via: DeliveredVia | null;
+  acted_at: string | null;
+}
+
+/** A message the caller sent, with its receipts (a broadcast: the sessions it reached so far). */
+export interface SentView extends Omit<MessageView, 'read'> {
+  receipts: ReceiptView[];
+}
+
 export class MessagesService {
   constructor(
     private readonly app: AppContext,
@@ -140,5 +154,52 @@ export class MessagesService {
       created_at: iso(r.created_at),
       read: r.read_at !== null,
     }));
+  }
+
+  /**
+   * The messages `session` sent, newest first, each with its receipts: for every recipient its agent
+   * was delivered it to, when and how, and when that agent next acted; a direct message not
+   * delivered yet lists its recipient with none of these.
+   */
+  async sent(session: SessionRow, limit: number): Promise<SentView[]> {
+    const { store } = this.app;
+    const rows = await store.messages.sentBy(session.id, limit);
+    const receipts = await store.messages.receipts(rows.map((r) => r.id));
+    const names = new Map<string, string>();
+    const out: SentView[] = [];
+    for (const r of rows) {
+      const mine: ReceiptView[] = receipts
+        .filter((x) => x.message_id === r.id)
+        .map((x) => ({
+          session_id: x.session_id,
+          session: x.session_name,
+          delivered_at: iso(x.read_at),
+          delivered_via: x.via,
+          acted_at: x.acted_at === null ? null : iso(x.acted_at),
+        }));
+      if (r.to_session_id !== null && mine.length === 0) {
+        if (!names.has(r.to_session_id))
+          names.set(r.to_session_id, (await store.sessions.get(r.to_session_id))?.name ?? '');
+        mine.push({
+          session_id: r.to_session_id,
+          session: names.get(r.to_session_id)!,
+          delivered_at: null,
+          delivered_via: null,
+          acted_at: null,
+        });
+      }
+      out.push({
+        id: r.id,
+        from_session_id: r.from_session_id,
+        from: r.from_name,
+        to_session_id: r.to_session_id,
+        broadcast: r.to_session_id === null,
+        reply_to: r.reply_to,
+        content: r.content,
+        created_at: iso(r.created_at),
+        receipts: mine,
+      });
+    }
+    return out;
   }
 }

@@ -24,7 +24,7 @@ export const sessionStart = defineTool({
   description: 'Register before working: others see your claims and can message you.',
   kind: 'write',
   input: z.strictObject({
-    name: text('nameChars', 0).optional().describe("e.g. 'frontend-refactor'"),
+    name: text('nameChars', 0).optional(),
     project_root: z.string().min(1).describe('Absolute project path'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),

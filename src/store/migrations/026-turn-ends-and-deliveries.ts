@@ -31,6 +31,8 @@ export const turnEndsAndDeliveries: PortableMigration = {
     db.schema.alterTable('message_reads').addColumn('acted_at', 'bigint'),
     // What a session was delivered and has not acted after yet: read on every call, by index.
     db.schema.createIndex('message_reads_unacted').on('message_reads').columns(['session_id', 'acted_at']),
+    // A sender's messages, newest first (its receipts).
+    db.schema.createIndex('messages_by_sender').on('messages').columns(['from_session_id', 'created_at']),
   ],
   // Messages read before receipts were kept: acted on, as far as anyone can tell.
   raw: {
