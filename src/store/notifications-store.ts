@@ -78,6 +78,18 @@ export class NotificationsStore {
     return row !== undefined;
   }
 
+  /**
+   * How many notifications the session has pending (up to `cap`), but those announcing messages (the
+   * messages are counted themselves).
+   */
+  async pendingCount(sessionId: string, cap = 1_000): Promise<number> {
+    const row = await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications WHERE session_id = ? AND state = 'pending' AND type <> 'message' LIMIT ${cap}) p`,
+      [sessionId],
+    );
+    return Number(row!.n);
+  }
+
   /** Whether the session has a pending notification of one of `types`. */
   async hasPendingOf(sessionId: string, types: readonly string[]): Promise<boolean> {
     const row = await this.sql.get<{ one: number }>(

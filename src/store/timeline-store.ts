@@ -95,6 +95,16 @@ export class TimelineStore {
     );
   }
 
+  /** Messages delivered to sessions' agents (on the recipient's lane; `to_name`: how it reached it). */
+  deliveries(projectId: string, since: number, limit: number): Promise<SessionMoment[]> {
+    return this.sql.all<SessionMoment>(
+      `SELECT r.session_id, r.read_at AS at, r.acted_at AS until, m.from_name || ': ' || m.content AS text, r.via AS to_name
+       FROM message_reads r JOIN messages m ON m.id = r.message_id
+       WHERE m.project_id = ? AND r.read_at >= ? ORDER BY r.read_at DESC LIMIT ?`,
+      [projectId, since, limit],
+    );
+  }
+
   questions(projectId: string, since: number, limit: number): Promise<SessionMoment[]> {
     return this.sql.all<SessionMoment>(
       `SELECT session_id, created_at AS at, closed_at AS until, question AS text, NULL AS to_name

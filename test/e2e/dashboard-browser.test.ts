@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, chromiumFor, launchChromium } from '../helpers/browser.js';
+import { hookFixture } from '../helpers/hook-fixtures.js';
 import { connectHttp, type HubProcess, loginLink, startHubProcess } from '../helpers/hub.js';
-import { connectStdio } from '../helpers/stdio.js';
+import { connectStdio, hookClient } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const available = chromiumFor('test/e2e/dashboard-browser.test.ts');
@@ -206,6 +207,47 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(text).toContain('2 / 2');
     expect(await page.locator('h3', { hasText: 'Predicted at merge' }).count()).toBe(1);
     await shot(page, 'predicted');
+  });
+
+  it('marks a session whose turn ended idle with what it has not been told, and shows how each message reached it', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const h = await hub(home);
+    const alice = await agent({ mcp: h.mcp, project: repo, name: 'alice' });
+    await alice.call('collab_session_start', { name: 'alice', project_root: repo });
+    // A Claude Code session of this machine, through its hooks: its turn ends with nothing new.
+    const client = await hookClient({ cwd: repo, home });
+    closers.push(() => client.close());
+    const startOut = JSON.parse(
+      (await client.hook('session-start', hookFixture('claude-code/session-start', repo, 'C-1'))).stdout,
+    );
+    const id = /session_id ([0-9a-f-]{36})/.exec(startOut.hookSpecificOutput.additionalContext)![1]!;
+    await client.hook('turn-end', hookFixture('claude-code/stop', repo, 'C-1'));
+    const page = await dashboard(h);
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    const row = page.locator(`tr[data-session="${id}"]`);
+    await row.locator('.badge.idle').waitFor({ timeout: 10_000 });
+    expect(await row.locator('.badge.idle').textContent()).toBe('idle');
+    // A message to it while it is idle: the page says so at once.
+    await alice.call('collab_message_send', { to_session_id: id, content: 'are you there?' });
+    await row.locator('.badge.idle', { hasText: 'idle, 1 unread' }).waitFor({ timeout: 10_000 });
+    const message = page.locator('li[data-message]', { hasText: 'are you there?' });
+    expect(await message.locator('.receipts').textContent()).toContain('not delivered yet');
+    // Its person types: delivered with the prompt, and no longer idle.
+    await client.hook('user-prompt-submit', hookFixture('claude-code/user-prompt-submit', repo, 'C-1'));
+    await page.reload();
+    expect(await page.locator(`tr[data-session="${id}"] .badge.idle`).count()).toBe(0);
+    expect(
+      await page
+        .locator('li[data-message]', { hasText: 'are you there?' })
+        .locator('.receipts')
+        .textContent(),
+    ).toMatch(/delivered .* with a prompt, not acted since/);
+    // On the timeline: the delivery, on its lane, saying how.
+    expect(await page.locator('#timeline circle.kind-delivered title').first().textContent()).toMatch(
+      /^told .*: prompt: alice: are you there\?/,
+    );
+    await shot(page, 'receipts');
   });
 
   it('answers a question from the page, and the answer reaches the asking client', async () => {

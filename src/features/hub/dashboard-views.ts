@@ -50,6 +50,18 @@ export interface SessionItem {
   last_activity: string;
   active_claims: number;
   end_reason: string | null;
+  /** Its agent's turn ended with nothing to go on with (idle since then); null: acting, or ended. */
+  idle_since: string | null;
+  /** Unread messages and pending notifications: what it has not been told yet. */
+  unread: number;
+}
+
+/** A message's delivery to one recipient's agent, as the board shows it. */
+export interface ReceiptItem {
+  session: string;
+  delivered_at: string | null;
+  via: string | null;
+  acted_at: string | null;
 }
 
 export interface ClaimItem extends ClaimView {
@@ -68,7 +80,14 @@ export interface Board {
   questions: QuestionItem[];
   /** Per session, a lane of what it did over the last hours. */
   timeline: Timeline;
-  messages: Array<{ id: string; from: string; to: string | null; content: string; at: string }>;
+  messages: Array<{
+    id: string;
+    from: string;
+    to: string | null;
+    content: string;
+    at: string;
+    receipts: ReceiptItem[];
+  }>;
   decisions: Array<{
     id: string;
     by: string;
@@ -196,14 +215,43 @@ export class DashboardViews {
     }));
   }
 
+  /** A project's newest messages, each with who it reached, when, how, and when they next acted. */
+  private async messagesWithReceipts(projectId: string): Promise<Board['messages']> {
+    const { store } = this.app;
+    const lines = await store.dashboard.messages(projectId, BOARD_LIMITS.lines);
+    const receipts = await store.messages.receipts(lines.map((m) => m.id));
+    return lines.map((m) => {
+      const mine: ReceiptItem[] = receipts
+        .filter((r) => r.message_id === m.id)
+        .map((r) => ({
+          session: r.session_name || r.session_id.slice(0, 8),
+          delivered_at: iso(r.read_at),
+          via: r.via,
+          acted_at: r.acted_at === null ? null : iso(r.acted_at),
+        }));
+      if (m.to_session_id !== null && mine.length === 0)
+        mine.push({ session: m.to_name ?? m.to_session_id, delivered_at: null, via: null, acted_at: null });
+      return {
+        id: m.id,
+        from: m.from_name,
+        to: m.to_session_id ? (m.to_name ?? m.to_session_id) : null,
+        content: m.content,
+        at: iso(m.created_at),
+        receipts: mine,
+      };
+    });
+  }
+
   /** One project's board; null when there is no such project. */
   async board(projectId: string): Promise<Board | null> {
     const { app } = this;
     const { store } = app;
     const project = await store.projects.get(projectId);
     if (!project) return null;
-    const sessions = (await store.dashboard.sessions(projectId, BOARD_LIMITS.sessions)).map(
-      (s): SessionItem => ({
+    const sessions: SessionItem[] = [];
+    for (const s of await store.dashboard.sessions(projectId, BOARD_LIMITS.sessions)) {
+      const live = s.status === 'active';
+      sessions.push({
         id: s.id,
         name: s.name,
         state: stateOf(app, s),
@@ -216,8 +264,12 @@ export class DashboardViews {
         last_activity: iso(s.last_heartbeat),
         active_claims: s.active_claims,
         end_reason: s.end_reason,
-      }),
-    );
+        idle_since: live && s.turn_ended_at !== null ? iso(s.turn_ended_at) : null,
+        unread: live
+          ? (await store.messages.unreadCount(s)) + (await store.notifications.pendingCount(s.id))
+          : 0,
+      });
+    }
     const { conflicts } = await app.claims.projectConflicts(projectId, BOARD_LIMITS.conflicts);
     const conflicting = new Set(conflicts.flatMap((c) => [c.a.claim_id, c.b.claim_id]));
     const states = new Map<string, SessionState>();
@@ -261,13 +313,7 @@ export class DashboardViews {
       predicted: (await app.changes.betweenSessions(projectId, BOARD_LIMITS.conflicts)).pairs,
       questions: await this.questions(projectId),
       timeline: await this.timelines.of(projectId),
-      messages: (await store.dashboard.messages(projectId, BOARD_LIMITS.lines)).map((m) => ({
-        id: m.id,
-        from: m.from_name,
-        to: m.to_session_id ? (m.to_name ?? m.to_session_id) : null,
-        content: m.content,
-        at: iso(m.created_at),
-      })),
+      messages: await this.messagesWithReceipts(projectId),
       decisions: (await store.dashboard.decisions(projectId, BOARD_LIMITS.lines)).map((d) => ({
         id: d.id,
         by: d.session_name,

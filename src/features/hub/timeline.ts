@@ -6,7 +6,15 @@ import type { ClaimSpan } from '../../store/timeline-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
 
-export type MarkKind = 'claim' | 'edit' | 'message' | 'question' | 'decision' | 'review' | 'commit';
+export type MarkKind =
+  | 'claim'
+  | 'edit'
+  | 'message'
+  | 'delivered'
+  | 'question'
+  | 'decision'
+  | 'review'
+  | 'commit';
 
 /** One thing on a session's lane: a moment, or a span (a claim held, a question waiting). */
 export interface TimelineMark {
@@ -99,8 +107,9 @@ export class Timelines {
     );
     const claimOf = new Map(claims.map((c) => [c.claim_id, c]));
     const spans: ClaimSpan[] = files.map((f) => ({ ...claimOf.get(f.claim_id)!, ...f }));
-    const [messages, questions, decisions, reviews] = await Promise.all([
+    const [messages, deliveries, questions, decisions, reviews] = await Promise.all([
       timeline.messages(projectId, since, L.moments),
+      timeline.deliveries(projectId, since, L.moments),
       timeline.questions(projectId, since, L.moments),
       timeline.decisions(projectId, since, L.moments),
       timeline.reviews(projectId, since, L.moments),
@@ -141,6 +150,14 @@ export class Timelines {
         at: m.at,
         until: null,
         text: `to ${m.to_name ?? 'everyone'}: ${inline(m.text)}`,
+      });
+    // A message reaching the recipient's agent: when, how, and (as its end) when it next acted.
+    for (const d of deliveries)
+      add(d.session_id, {
+        kind: 'delivered',
+        at: d.at,
+        until: null,
+        text: `${d.to_name ? `${d.to_name.replace('_', ' ')}: ` : ''}${inline(d.text)}${d.until !== null ? ' (acted on)' : ''}`,
       });
     for (const q of questions)
       add(q.session_id, { kind: 'question', at: q.at, until: q.until ?? now, text: inline(q.text) });

@@ -111,6 +111,7 @@ th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line
 nav.projects { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 6px; font-size: .9em; }
 nav.projects a[aria-current="page"] { font-weight: 600; text-decoration: none; }
 .badge.quiet { color: var(--stale); } details.ended > summary { color: var(--muted); cursor: pointer; margin: 6px 0; }
+.badge.idle { color: var(--stale); font-weight: 600; } .badge.unread { color: var(--warn); } small.receipts { color: var(--muted); }
 .badge.conflict, li.conflict > strong { color: var(--warn); }
 li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }
 li.predicted-look > strong { color: var(--stale); }
@@ -148,6 +149,7 @@ button.danger { color: var(--warn); }
 .mark.kind-claim { fill: #3a7bd5; } .key.kind-claim::before { background: #3a7bd5; }
 .mark.kind-edit { fill: #8a5cd6; } .key.kind-edit::before { background: #8a5cd6; }
 .mark.kind-message { fill: #2a2; } .key.kind-message::before { background: #2a2; }
+.mark.kind-delivered { fill: none; stroke: #2a2; stroke-width: 1.5; } .key.kind-delivered::before { background: #fff; border: 1.5px solid #2a2; box-sizing: border-box; }
 .mark.kind-question { fill: #c80; } .key.kind-question::before { background: #c80; }
 .mark.kind-decision { fill: #0aa; } .key.kind-decision::before { background: #0aa; }
 .mark.kind-review { fill: #c4a; } .key.kind-review::before { background: #c4a; }

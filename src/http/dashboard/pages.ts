@@ -7,6 +7,7 @@ import type {
   ProjectLine,
   QuestionItem,
   RealmLine,
+  ReceiptItem,
   SessionItem,
 } from '../../features/hub/dashboard-views.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
@@ -142,11 +143,47 @@ ${realmsSection(realms)}`,
   );
 }
 
+/** How a receipt's way of delivery reads. */
+const VIA: Record<string, string> = {
+  tool_response: 'with a tool response',
+  prompt: 'with a prompt',
+  turn_end: 'at its turn\u2019s end',
+  wake: 'by waking it',
+  wait: 'to its wait',
+  list: 'when it read its messages',
+};
+
+/**
+ * A live session whose agent ended its turn: idle, and how much it has not been told (a client
+ * that cannot be woken waits for its person there). One that acts: only what it has not read.
+ */
+function idleBadge(s: SessionItem): Html | string {
+  if (s.state === 'ended') return '';
+  const unread = s.unread > 0 ? `${s.unread} unread` : '';
+  if (s.idle_since !== null)
+    return html` <span class="badge idle" data-idle="${s.unread}" title="its turn ended ${s.idle_since}">idle${unread ? `, ${unread}` : ''}</span>`;
+  return unread ? html` <span class="badge unread">${unread}</span>` : '';
+}
+
+/** Who a message reached, when and how, and when each next acted. */
+function receiptsLine(receipts: ReceiptItem[]): Html | string {
+  if (receipts.length === 0)
+    return html`<br><small class="receipts muted">not delivered to anyone yet</small>`;
+  return html`<br><small class="receipts">${receipts.map(
+    (r, i) =>
+      html`${i > 0 ? '; ' : ''}<span data-receipt="${r.session}">${r.session}: ${
+        r.delivered_at === null
+          ? 'not delivered yet'
+          : html`delivered ${when(r.delivered_at)} ${VIA[r.via ?? ''] ?? ''}${r.acted_at ? html`, acted ${when(r.acted_at)}` : ', not acted since'}`
+      }</span>`,
+  )}</small>`;
+}
+
 function sessionRow(s: SessionItem, ctx: PageContext): Html {
   const dead = s.state !== 'active';
   return html`<tr class="state-${s.state}" data-session="${s.id}">
 <td data-label="Session"><strong>${s.name}</strong><br><code>${s.id.slice(0, 8)}</code></td>
-<td data-label="State"><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.state === 'active' && Date.now() - Date.parse(s.last_activity) > QUIET_MS ? html` <span class="badge quiet" title="nothing heard for 5 min or more">quiet</span>` : ''}${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
+<td data-label="State"><span class="badge ${s.state}">${s.state === 'active' ? 'alive' : s.state === 'inactive' ? 'stale' : 'ended'}</span>${s.state === 'active' && Date.now() - Date.parse(s.last_activity) > QUIET_MS ? html` <span class="badge quiet" title="nothing heard for 5 min or more">quiet</span>` : ''}${idleBadge(s)}${s.end_reason ? html`<br><small>${s.end_reason}</small>` : ''}</td>
 <td data-label="Client">${s.client ?? '\u2014'}</td><td data-label="Branch">${s.branch ?? '\u2014'}</td><td data-label="Copy" class="path">${s.worktree}<br><small>on ${s.host}</small></td>
 <td data-label="Last activity">${when(s.last_activity)}</td><td data-label="Claims">${s.active_claims}</td>
 <td class="act">${
@@ -239,7 +276,7 @@ ${
     ? html`<p class="muted">No messages.</p>`
     : html`<ul class="lines">${board.messages.map(
         (m) =>
-          html`<li data-message="${m.id}">${when(m.at)} <strong>${m.from}</strong> &rarr; ${m.to === null ? html`<em>everyone</em>` : html`<strong>${m.to}</strong>`}: <span class="text">${m.content}</span></li>`,
+          html`<li data-message="${m.id}">${when(m.at)} <strong>${m.from}</strong> &rarr; ${m.to === null ? html`<em>everyone</em>` : html`<strong>${m.to}</strong>`}: <span class="text">${m.content}</span>${receiptsLine(m.receipts)}</li>`,
       )}</ul>`
 }
 </section>

@@ -11,6 +11,7 @@ const WORDS: Record<MarkKind, string> = {
   claim: 'claimed',
   edit: 'edited',
   message: 'message',
+  delivered: 'told',
   question: 'asked',
   decision: 'decided',
   review: 'submitted for review',
