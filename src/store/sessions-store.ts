@@ -25,6 +25,10 @@ export interface SessionRow {
   continued_in_a_row: number;
   /** When its agent's turn last ended with nothing to go on with (idle since), else null. */
   turn_ended_at: number | null;
+  /** When its person was told it is idle with news it cannot be woken for (once an idle spell). */
+  idle_told_at: number | null;
+  /** Until when a wake hook watches it for news that wakes it (null: none does). */
+  wake_watch_until: number | null;
 }
 
 export interface SessionWithCounts extends SessionRow {
@@ -192,25 +196,66 @@ export class SessionsStore {
    * idle), or with nothing (idle since `idleSince`, the count back to 0).
    */
   async turnEnded(id: string, inARow: number, idleSince: number | null): Promise<void> {
-    await this.sql.run('UPDATE sessions SET continued_in_a_row = ?, turn_ended_at = ? WHERE id = ?', [
-      inARow,
-      idleSince,
-      id,
-    ]);
+    // A new idle spell (it was not idle) is told anew.
+    await this.sql.run(
+      `UPDATE sessions SET continued_in_a_row = ?, turn_ended_at = ?,
+         idle_told_at = CASE WHEN turn_ended_at IS NULL THEN NULL ELSE idle_told_at END
+       WHERE id = ?`,
+      [inARow, idleSince, id],
+    );
   }
 
-  /** The session's agent acts again: no longer idle. */
+  /** The session's agent acts again: no longer idle (its next idle spell is told anew). */
   async active(id: string): Promise<void> {
     await this.sql.run(
-      'UPDATE sessions SET turn_ended_at = NULL WHERE id = ? AND turn_ended_at IS NOT NULL',
+      'UPDATE sessions SET turn_ended_at = NULL, idle_told_at = NULL WHERE id = ? AND turn_ended_at IS NOT NULL',
       [id],
     );
+  }
+
+  /**
+   * Live sessions idle since their turn ended that nothing watches to wake them (Codex, Gemini CLI,
+   * Cursor; Claude Code once its wake hook ended), not told of yet in this idle spell.
+   */
+  idleUntold(now: number, limit: number): Promise<SessionRow[]> {
+    return this.sql.all<SessionRow>(
+      `SELECT * FROM sessions WHERE status = 'active' AND turn_ended_at IS NOT NULL AND idle_told_at IS NULL
+         AND (wake_watch_until IS NULL OR wake_watch_until < ?) ORDER BY turn_ended_at LIMIT ?`,
+      [now, limit],
+    );
+  }
+
+  /** A wake hook watches the session until `until`; null: the one that did (`since`) ended. */
+  async watched(id: string, until: number | null, since?: number): Promise<void> {
+    if (until !== null)
+      await this.sql.run('UPDATE sessions SET wake_watch_until = ? WHERE id = ?', [until, id]);
+    else
+      await this.sql.run(
+        'UPDATE sessions SET wake_watch_until = NULL WHERE id = ? AND wake_watch_until = ?',
+        [id, since],
+      );
+  }
+
+  /** Takes the telling of the session's idle spell (false: another process took it). */
+  async takeIdleTold(id: string, now: number): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      'UPDATE sessions SET idle_told_at = ? WHERE id = ? AND idle_told_at IS NULL AND turn_ended_at IS NOT NULL',
+      [now, id],
+    );
+    return changes > 0;
   }
 
   async insert(
     row: Omit<
       SessionRow,
-      'status' | 'ended_at' | 'end_reason' | 'rfc' | 'continued_in_a_row' | 'turn_ended_at'
+      | 'status'
+      | 'ended_at'
+      | 'end_reason'
+      | 'rfc'
+      | 'continued_in_a_row'
+      | 'turn_ended_at'
+      | 'idle_told_at'
+      | 'wake_watch_until'
     >,
   ): Promise<void> {
     await this.sql.run(

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeTelegram, type SentMessage } from '../fixtures/fake-telegram.js';
+import { hookFixture } from '../helpers/hook-fixtures.js';
 import { openSqlite } from '../helpers/sqlite.js';
-import { bareServe, CLI, connectStdio, waitFor, waitForExit } from '../helpers/stdio.js';
+import { bareServe, CLI, connectStdio, hookClient, waitFor, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const run = promisify(execFile);
@@ -380,4 +381,69 @@ describe('Telegram: exactly one poller per bot, across processes', () => {
     expect(telegram.conflicts).toBe(0);
     expect(telegram.maxConcurrentPolls).toBe(1);
   }, 60_000);
+});
+
+describe('Telegram: a session that cannot be woken is idle with news', () => {
+  it('its person is told once per idle spell; a Claude Code session its wake hook watches is not', async () => {
+    const { telegram, home, repo, connect } = await setup();
+    const messenger = await connect('messenger');
+    await messenger.call('collab_session_start', { name: 'messenger', project_root: repo });
+    const codex = await hookClient({ cwd: repo, home });
+    const claude = await hookClient({ cwd: repo, home });
+    try {
+      // A Codex session (its Stop input) and a Claude Code one end their turns with nothing new.
+      const codexStop = hookFixture('codex/stop', repo, 'X-1');
+      const claudeStop = hookFixture('claude-code/stop', repo, 'C-1');
+      expect((await codex.hook('turn-end', codexStop)).stdout).toBe('');
+      expect((await claude.hook('turn-end', claudeStop)).stdout).toBe('');
+      const waking = claude.hook('wake', claudeStop);
+      const list = (
+        await messenger.call<{ sessions: Array<{ id: string; client: string | null }> }>(
+          'collab_session_list',
+        )
+      ).sessions;
+      const codexId = list.find((s) => s.client === 'codex-cli')!.id;
+      const claudeId = list.find((s) => s.client === 'claude-code')!.id;
+      await messenger.call('collab_message_send', {
+        to_session_id: codexId,
+        content: 'codex: the API moved',
+      });
+      await messenger.call('collab_message_send', {
+        to_session_id: claudeId,
+        content: 'claude: the API moved',
+      });
+      await waitFor(
+        () => telegram.sentTo(PERSON, 'finished its turn and is waiting').length > 0,
+        15_000,
+        'the idle notice',
+      );
+      const told = telegram.sentTo(PERSON, 'finished its turn and is waiting');
+      expect(told).toHaveLength(1);
+      expect(told[0]!.text).toContain('codex-cli');
+      expect(told[0]!.text).toContain('1 unread message');
+      expect(told[0]!.text).toContain('codex: the API moved');
+      // The Claude Code session was woken instead.
+      expect((await waking).code).toBe(2);
+      // More news in the same idle spell: not told again.
+      await messenger.call('collab_message_send', {
+        to_session_id: codexId,
+        content: 'codex: and the schema',
+      });
+      await new Promise((r) => setTimeout(r, 7_000));
+      expect(telegram.sentTo(PERSON, 'finished its turn and is waiting')).toHaveLength(1);
+      // It acts, then idles again with news: a new spell, told anew.
+      await codex.hook('turn-end', { ...codexStop, stop_hook_active: false });
+      await codex.hook('post-tool-use', hookFixture('codex/post-tool-use-apply-patch', repo, 'X-1'));
+      expect((await codex.hook('turn-end', codexStop)).stdout).toBe('');
+      await messenger.call('collab_message_send', { to_session_id: codexId, content: 'codex: third' });
+      await waitFor(
+        () => telegram.sentTo(PERSON, 'finished its turn and is waiting').length === 2,
+        15_000,
+        'the second idle notice',
+      );
+    } finally {
+      await codex.close();
+      await claude.close();
+    }
+  }, 90_000);
 });

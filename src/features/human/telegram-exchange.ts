@@ -2,7 +2,8 @@
  * The bot's side of the questions: each question sent to every allowed user (once, whichever
  * process gets to it first), its messages edited when it closes, and what the people send back —
  * a button, a reply, free text kept until they say which question it answers — made into answers.
- * Only the allowed users are heard.
+ * Only the allowed users are heard. And a session idle with news its client cannot be woken for
+ * (Codex, Gemini CLI, Cursor): its person is told, once an idle spell.
  */
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
@@ -10,6 +11,8 @@ import { inline } from '../../core/fence.js';
 import { decodeButton, encodeButton } from '../../core/questions.js';
 import type { TelegramApi, TelegramMessage, TelegramUpdate } from '../../integrations/telegram-api.js';
 import type { QuestionWithSession } from '../../store/questions-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import { ACTIONABLE } from '../inbox/inbox-service.js';
 import type { QuestionEvent, QuestionsService } from './questions-service.js';
 import { buttonLabel, closedText, confirmation, questionButtons, questionText } from './telegram-text.js';
 
@@ -61,6 +64,41 @@ export class TelegramExchange {
         return;
       }
     }
+    for (const session of await this.app.store.sessions.idleUntold(this.app.now(), 20)) {
+      try {
+        await this.tellIdle(session);
+      } catch (error) {
+        this.app.log.warn('telegram.error', { message: (error as Error).message });
+        return;
+      }
+    }
+  }
+
+  /**
+   * A session whose turn ended, and which its client cannot wake, has news that asks its agent to
+   * act: its person is told, once for this idle spell (whichever process takes it first), and goes
+   * to it. Nothing is delivered: the agent hears it at its next turn.
+   */
+  private async tellIdle(session: SessionRow): Promise<void> {
+    const { store } = this.app;
+    const unread = await store.messages.unreadCount(session);
+    if (unread === 0 && !(await store.notifications.hasPendingOf(session.id, ACTIONABLE))) return;
+    if (!(await store.write(() => store.sessions.takeIdleTold(session.id, this.app.now())))) return;
+    const newest = (await store.messages.inboxOf(session, true, 50)).at(-1);
+    const project = await store.projects.get(session.project_id);
+    const text = [
+      `Session "${inline(session.name, 60)}" (${session.client ?? 'an agent'}${project ? ` · ${inline(project.name ?? project.root, 80)}` : ''}) finished its turn and is waiting, with ${unread > 0 ? `${unread} unread message${unread === 1 ? '' : 's'}` : 'news for it'}.`,
+      ...(newest ? [`Newest, from "${inline(newest.from_name, 60)}": ${inline(newest.content, 300)}`] : []),
+      'Its client cannot be woken: it hears this at its next turn. Go to it, or send it on with a prompt.',
+    ].join('\n');
+    for (const chat of this.allowed) {
+      try {
+        await this.api.send(chat, text);
+      } catch (error) {
+        this.app.log.warn('telegram.unreachable_user', { user: chat, message: (error as Error).message });
+      }
+    }
+    this.app.log.info('telegram.idle_told', { session: session.id, unread });
   }
 
   /**

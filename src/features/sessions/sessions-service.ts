@@ -124,6 +124,12 @@ export class SessionsService {
     };
   }
 
+  /** A wake hook watches the session until `until`; null: the watch that ran until `since` ended. */
+  async wakeWatch(id: string, until: number | null, since?: number): Promise<void> {
+    const { store } = this.app;
+    await store.write(() => store.sessions.watched(id, until, since));
+  }
+
   async get(id: string): Promise<SessionRow> {
     const session = await this.app.store.sessions.get(id);
     if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);

@@ -44,6 +44,9 @@ export class IdleWakes {
     this.bySession.set(session.id, mine);
     const stop = AbortSignal.any([signal, mine.signal]);
     const started = Date.now();
+    const until = app.now() + bound;
+    // Watched: news wakes it, and its person need not be told (Telegram) it waits.
+    await app.sessions.wakeWatch(session.id, until);
     const watch = await app.wakeups.watch();
     let sawIdle = false;
     try {
@@ -67,6 +70,9 @@ export class IdleWakes {
     } finally {
       watch.close();
       if (this.bySession.get(session.id) === mine) this.bySession.delete(session.id);
+      await app.sessions
+        .wakeWatch(session.id, null, until)
+        .catch((error: Error) => app.log.warn('wake.unwatch_failed', { message: error.message }));
     }
   }
 }

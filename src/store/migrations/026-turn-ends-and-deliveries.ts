@@ -4,7 +4,9 @@ import type { PortableMigration } from './portable.js';
  * What reaches an agent when it is not acting (issue: turn-end hooks, waking, receipts):
  * - `sessions.continued_in_a_row`: how many times in a row the turn-end hook sent the agent back
  *   (bounded by `turn_end_continuations`); `sessions.turn_ended_at`: when its turn last ended with
- *   nothing to go on with (idle since then), cleared by its next activity.
+ *   nothing to go on with (idle since then), cleared by its next activity; `idle_told_at`: when its
+ *   person was told it is idle with news (once per idle spell); `wake_watch_until`: until when a
+ *   wake hook watches it for news that wakes it.
  * - `claim_waits`: a claim a session was stopped by (an edit refused for another's claim); when
  *   that claim is released, the session is told so at its turn's end or wakes.
  * - `message_reads.via` and `acted_at`: a message delivered to an agent's context, how (tool
@@ -18,6 +20,10 @@ export const turnEndsAndDeliveries: PortableMigration = {
       .alterTable('sessions')
       .addColumn('continued_in_a_row', 'integer', (c) => c.notNull().defaultTo(0)),
     db.schema.alterTable('sessions').addColumn('turn_ended_at', 'bigint'),
+    // When its person was told (Telegram) that it is idle with news it cannot be woken for.
+    db.schema.alterTable('sessions').addColumn('idle_told_at', 'bigint'),
+    // Until when a wake hook watches it (news then wakes it, and its person need not be told).
+    db.schema.alterTable('sessions').addColumn('wake_watch_until', 'bigint'),
     db.schema
       .createTable('claim_waits')
       .addColumn('session_id', 'text', (c) => c.notNull())
