@@ -160,6 +160,32 @@ export async function hooks(servers = [ours]) {
     },
     times: [],
   });
+  // At a turn's end with nothing new (the Stop hook; the turn ends at once), the server running.
+  const stop = {
+    session_id: 'bench-stop',
+    transcript_path: '/dev/null',
+    cwd: repo,
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+  };
+  runs.push({
+    s: ours,
+    home: warmHome,
+    name: 'ours stop, server running',
+    run: () => {
+      const t = performance.now();
+      const r = spawnSync(process.execPath, [ours.hook.command[1], 'hook', 'turn-end'], {
+        input: JSON.stringify(stop),
+        env: warmEnv,
+        encoding: 'utf8',
+      });
+      const ms = performance.now() - t;
+      if (r.stdout !== '' || r.status !== 0)
+        throw new Error(`stop hook answered unexpectedly: ${r.stdout} ${r.stderr}`);
+      return ms;
+    },
+    times: [],
+  });
   // Team mode: the same hook on a machine where a hub replica runs on the team database (the
   // hook asks it), the same 1,000 claims seeded through the same tools.
   const team = await freshDatabase();
@@ -210,6 +236,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const name of [
     'ours pre',
     'ours pre, server running',
+    'ours stop, server running',
     'ours pre symbol',
     'ours post',
     'ours post edit',

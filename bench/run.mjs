@@ -541,6 +541,14 @@ row(
   hook['ours team pre'] === undefined ? null : hook['ours team pre'] <= hook.bare + 25,
 );
 row(
+  "Stop hook process at a turn's end, nothing new (the turn ends at once), the machine's server running (median of 40)",
+  ms(hook['ours stop, server running']),
+  '–',
+  `bare + ${fmt(hook['ours stop, server running'] - hook.bare, 0)} ms`,
+  '≤ bare + 25 ms',
+  hook['ours stop, server running'] <= hook.bare + 25,
+);
+row(
   'PostToolUse hook process after a Read, nothing to deliver (median of 40)',
   ms(hook['ours post']),
   '–',

@@ -258,11 +258,11 @@ export async function callTool(
       parsed.data,
       async () => (await connection.current()).project_id,
     );
-    const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
-    output = d.output.parse(raw) as Record<string, unknown>;
-    // The agent acts: no longer idle, and what it was delivered before is acted on.
+    // The agent acts: no longer idle, and what it was delivered before this call is acted on.
     const acting = connection.lastRow;
     if (acting) await app.inbox.acting(acting);
+    const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
+    output = d.output.parse(raw) as Record<string, unknown>;
   } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {

@@ -28,6 +28,7 @@ export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
   { table: 'project_merges', order: 'id' },
   { table: 'messages', order: 'id' },
   { table: 'message_reads', order: 'message_id, session_id' },
+  { table: 'claim_waits', order: 'session_id, claim_id' },
   { table: 'decisions', order: 'seq' },
   { table: 'notifications', order: 'id' },
   { table: 'realm_state', order: 'realm, key' },

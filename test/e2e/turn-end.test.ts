@@ -144,7 +144,7 @@ describe('the turn-end hook', () => {
 
 describe('delivery receipts', () => {
   it('the sender sees when and how each message reached the agent, and when it next acted', async () => {
-    const { repo, a, b, tell, messenger } = await withMessenger();
+    const { home, repo, a, b, tell, messenger } = await withMessenger();
     const bId = await started(b, 'claude-code/session-start', repo, 'B-1');
     const aId = await started(a, 'claude-code/session-start', repo, 'A-1');
     type Sent = {
@@ -190,6 +190,22 @@ describe('delivery receipts', () => {
     await tell(aId, 'after a tool');
     await a.hook('post-tool-use', hookFixture('claude-code/post-tool-use-read', repo, 'A-1'));
     expect((await sent('after a tool')).receipts[0]).toMatchObject({ delivered_via: 'tool_response' });
+
+    // An agent with no hooks (its MCP server only): a tool response only announces a message (its
+    // notification, a preview); the message is delivered when the agent reads it.
+    const reader = await connectStdio({ cwd: repo, home, name: 'reader' });
+    open.push(reader);
+    const { session_id: readerId } = await reader.call<{ session_id: string }>('collab_session_start', {
+      name: 'reader',
+      project_root: repo,
+    });
+    await tell(readerId, 'read me');
+    await reader.call('collab_check', { files: ['README.md'] });
+    expect((await sent('read me')).receipts[0]).toMatchObject({ delivered_at: null });
+    await reader.call('collab_message_list', {});
+    expect((await sent('read me')).receipts[0]).toMatchObject({ delivered_via: 'list', acted_at: null });
+    await reader.call('collab_check', { files: ['README.md'] });
+    expect((await sent('read me')).receipts[0]!.acted_at).not.toBeNull();
 
     // A broadcast: one receipt per session it reached, as each is delivered it.
     await messenger.call('collab_message_send', { content: 'to everyone' });

@@ -7,6 +7,11 @@ import type { Services } from '../tool-context.js';
  * turn-end hook sent it back, or its person typed): nothing to wake.
  */
 const IDLE_GRACE_MS = 10_000;
+/**
+ * A watch looks again at most this often, however fast others write (each look is a few reads by
+ * index; a busy server's writes would otherwise make every idle session's watch read at each one).
+ */
+const LOOK_EVERY_MS = 250;
 
 /**
  * Idle sessions watched for news (Claude Code's `asyncRewake` hook, started at each turn's end, asks
@@ -62,10 +67,13 @@ export class IdleWakes {
             return news;
           }
         }
-        const left = started + bound - Date.now();
+        const looked = Date.now();
+        const left = started + bound - looked;
         // Until seen idle, looked at again within the grace, whatever else happens.
         const woken = await watch.next(sawIdle ? left : Math.min(left, 1_000), stop);
         if (woken === 'cancelled' || Date.now() - started >= bound) return null;
+        const early = LOOK_EVERY_MS - (Date.now() - looked);
+        if (woken === 'changed' && early > 0) await new Promise((r) => setTimeout(r, early));
       }
     } finally {
       watch.close();

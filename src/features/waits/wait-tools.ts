@@ -11,7 +11,7 @@ import type { Watch } from './wakeups.js';
 /** Calls of one process waiting at once; more are refused (each wait re-reads a little at each change). */
 const MAX_WAITING = 200;
 /** A waiting call looks again at most this often, however fast others write. */
-const LOOK_EVERY_MS = 100;
+const LOOK_EVERY_MS = 200;
 
 let waiting = 0;
 
