@@ -5,13 +5,12 @@
  * .ci/run installs it into a temporary folder and sets SESSION_COLLAB_CLAUDE_BIN; elsewhere the test
  * is skipped, saying so.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeApi } from '../fixtures/fake-anthropic-api.js';
 import { codexHome, startFakeResponses } from '../fixtures/fake-responses-api.js';
 import { startLoopbackApi } from '../fixtures/loopback-api.js';
-import { findAgentCli } from '../helpers/agent-cli.js';
+import { findAgentCli, geminiUserHome } from '../helpers/agent-cli.js';
 import { connectStdio } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -123,14 +122,7 @@ describe.skipIf(!gemini)('the real Gemini CLI as a sub-worker', () => {
       }
     });
     try {
-      const userHome = tempDir('gemini-home-');
-      mkdirSync(join(userHome, '.gemini'));
-      writeFileSync(
-        join(userHome, '.gemini', 'settings.json'),
-        JSON.stringify({
-          security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
-        }),
-      );
+      const userHome = geminiUserHome();
       const c = await connectStdio({
         cwd: gitRepo(),
         home: tempDir('collab-home-'),

@@ -58,6 +58,56 @@ function initRepo(initArgs: string[] = []) {
   return { home, repo, runClaude };
 }
 
+/**
+ * The real Claude Code's terminal UI in tmux, as a user who has been through its first-run screens
+ * for `repo`, against the fake API at `apiUrl`: its screen, a wait for what it shows (or any
+ * condition), keys, and its end.
+ */
+function inTerminal(home: string, repo: string, apiUrl: string, args: string[]) {
+  const userHome = tempDir('claude-home-');
+  const key = 'sk-ant-api03-test-0123456789abcdefghij';
+  writeFileSync(
+    join(userHome, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: 'dark',
+      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+    }),
+  );
+  const env = {
+    HOME: userHome,
+    SESSION_COLLAB_HOME: home,
+    ANTHROPIC_API_KEY: key,
+    ANTHROPIC_BASE_URL: apiUrl,
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    TERM: 'xterm-256color',
+  };
+  const tmux = `collab-${process.pid}-${Date.now()}`;
+  const command = `cd '${repo}' && exec env ${Object.entries(env)
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ')} '${claude}' ${args.map((a) => `'${a}'`).join(' ')}`;
+  const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmux], { encoding: 'utf8' });
+  execFileSync('tmux', ['new-session', '-d', '-s', tmux, '-x', '160', '-y', '50', command]);
+  return {
+    screen,
+    /** Resolves with the screen once it shows `text` (or once `test` holds); fails after `ms`. */
+    async until(what: string | (() => boolean), ms = 60_000): Promise<string> {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const shown = screen();
+        if (typeof what === 'string' ? shown.includes(what) : what()) return shown;
+        if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(what)}:\n${shown}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    keys: (keys: string) => execFileSync('tmux', ['send-keys', '-t', tmux, keys]),
+    close: () => execFileSync('tmux', ['kill-session', '-t', tmux]),
+  };
+}
+
 describe.skipIf(!claude)('the real Claude Code CLI', () => {
   it('in a project set up for a teammate who lacks session-collab, stops an edit and says what to install', async () => {
     // The committed setup runs `session-collab` from PATH; this machine has none.
@@ -225,58 +275,25 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
           ? [{ type: 'text', text: 'Hello there.' }]
           : [{ type: 'text', text: 'Woken and on it.' }],
       );
-      const userHome = tempDir('claude-home-');
-      const key = 'sk-ant-api03-test-0123456789abcdefghij';
-      writeFileSync(
-        join(userHome, '.claude.json'),
-        JSON.stringify({
-          hasCompletedOnboarding: true,
-          theme: 'dark',
-          customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-          projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-        }),
-      );
-      const env = {
-        HOME: userHome,
-        SESSION_COLLAB_HOME: home,
-        ANTHROPIC_API_KEY: key,
-        ANTHROPIC_BASE_URL: api.url,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        TERM: 'xterm-256color',
-      };
-      const tmux = `collab-wake-${process.pid}-${Date.now()}`;
-      const command = `cd '${repo}' && exec env ${Object.entries(env)
-        .map(([k, v]) => `${k}='${v}'`)
-        .join(' ')} '${claude}' 'Say hello'`;
-      const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmux], { encoding: 'utf8' });
-      const until = async (test: () => boolean, what: string, ms = 60_000) => {
-        const deadline = Date.now() + ms;
-        while (!test()) {
-          if (Date.now() > deadline) throw new Error(`never: ${what}\n${screen()}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
-      execFileSync('tmux', ['new-session', '-d', '-s', tmux, '-x', '160', '-y', '50', command]);
+      const terminal = inTerminal(home, repo, api.url, ['Say hello']);
       try {
-        await until(() => screen().includes('Hello there.'), 'the first answer');
+        await terminal.until('Hello there.');
         // Idle now: its turn ended with nothing new (the turn-end hook said nothing), and the wake
         // hook waits in the background. Let both settle, then another session writes to it.
         await new Promise((r) => setTimeout(r, 2_000));
         const before = main;
         const sent = Date.now();
         await other.call('collab_message_send', { content: note });
-        await until(() => main > before, 'a request after the message', 10_000);
+        await terminal.until(() => main > before, 10_000);
         const woken = Date.now() - sent;
         expect(woken).toBeLessThan(2_000);
         const request = api.requests
           .filter((r) => JSON.stringify(r.body.tools ?? []).includes('"Edit"'))
           .at(-1)!;
         expect(JSON.stringify(request.body)).toContain(`> ${note}`);
-        await until(() => screen().includes('Woken and on it.'), 'the answer to the wake');
+        await terminal.until('Woken and on it.');
       } finally {
-        execFileSync('tmux', ['kill-session', '-t', tmux]);
+        terminal.close();
         await api.close();
         await other.close();
       }
@@ -295,54 +312,23 @@ describe.skipIf(!claude)('the real Claude Code CLI', () => {
         'post-tool-use',
         hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
       );
-      // A user of the terminal UI who has been through its first-run screens for this folder.
-      const userHome = tempDir('claude-home-');
-      const key = 'sk-ant-api03-test-0123456789abcdefghij';
-      writeFileSync(
-        join(userHome, '.claude.json'),
-        JSON.stringify({
-          hasCompletedOnboarding: true,
-          theme: 'dark',
-          customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
-          projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-        }),
-      );
       const api = await startFakeApi(readThenEdit(target));
-      const env = {
-        HOME: userHome,
-        SESSION_COLLAB_HOME: home,
-        ANTHROPIC_API_KEY: key,
-        ANTHROPIC_BASE_URL: api.url,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        TERM: 'xterm-256color',
-      };
-      const tmux = `collab-${process.pid}-${Date.now()}`;
-      const command = `cd '${repo}' && exec env ${Object.entries(env)
-        .map(([k, v]) => `${k}='${v}'`)
-        .join(' ')} '${claude}' --permission-mode acceptEdits 'Change app.txt'`;
-      const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', tmux], { encoding: 'utf8' });
-      const until = async (text: string) => {
-        const deadline = Date.now() + 60_000;
-        for (let shown = ''; ; await new Promise((r) => setTimeout(r, 250))) {
-          shown = screen();
-          if (shown.includes(text)) return shown;
-          if (Date.now() > deadline) throw new Error(`the terminal never showed "${text}":\n${shown}`);
-        }
-      };
-      execFileSync('tmux', ['new-session', '-d', '-s', tmux, '-x', '160', '-y', '50', command]);
+      const terminal = inTerminal(home, repo, api.url, [
+        '--permission-mode',
+        'acceptEdits',
+        'Change app.txt',
+      ]);
       try {
         // Asked, in acceptEdits mode, which would otherwise take the edit without asking.
-        await until('Do you want to make this edit to app.txt?');
+        await terminal.until('Do you want to make this edit to app.txt?');
         expect(readFileSync(target, 'utf8')).toBe('original line\n');
-        execFileSync('tmux', ['send-keys', '-t', tmux, '1']); // Yes
-        const after = await until('Done.');
+        terminal.keys('1'); // Yes
+        const after = await terminal.until('Done.');
         expect(readFileSync(target, 'utf8')).toBe('overwritten line\n');
         // The prompt itself does not show a hook's reason; the transcript shows it once answered.
         expect(after.replace(/\s+/g, ' ')).toContain('would change files another session is working on');
       } finally {
-        execFileSync('tmux', ['kill-session', '-t', tmux]);
+        terminal.close();
         await api.close();
         await holder.close();
       }

@@ -38,6 +38,30 @@ function codexHomeFor(url: string): string {
   return dir;
 }
 
+/**
+ * Codex run in `repo` (set up by `init --client codex --trust` first) against the scripted model at
+ * `apiUrl`, with `prompt`: its environment (a user home of its own) and its output.
+ */
+async function runCodex(repo: string, home: string, apiUrl: string, prompt: string) {
+  const userHome = tempDir('codex-user-');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${dirname(codex!)}:${process.env.PATH}`,
+    CODEX_HOME: codexHomeFor(apiUrl),
+    FAKE_OPENAI_KEY: 'test-key',
+    SESSION_COLLAB_HOME: home,
+    HOME: userHome,
+  };
+  const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
+  expect(init.status, init.stderr).toBe(0);
+  const run = await runAgentCli(codex!, ['exec', '--skip-git-repo-check', prompt], { cwd: repo, env });
+  return { ...run, userHome };
+}
+
 describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
   it('is stopped before it patches or removes a file another session holds, and its next turn says why', async () => {
     const repo = gitRepo({ 'src/api/auth.py': SOURCE });
@@ -82,25 +106,8 @@ describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
       }
     });
     open.push(api);
-    const userHome = tempDir('codex-user-');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PATH: `${dirname(codex!)}:${process.env.PATH}`,
-      CODEX_HOME: codexHomeFor(api.url),
-      FAKE_OPENAI_KEY: 'test-key',
-      SESSION_COLLAB_HOME: home,
-      HOME: userHome,
-    };
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
-      cwd: repo,
-      env,
-      encoding: 'utf8',
-    });
-    expect(init.status, init.stderr).toBe(0);
-    const run = await runAgentCli(codex!, ['exec', '--skip-git-repo-check', 'Add a token to login.'], {
-      cwd: repo,
-      env,
-    });
+    const run = await runCodex(repo, home, api.url, 'Add a token to login.');
+    const { userHome } = run;
     expect(requests.length, `${run.stdout}\n${run.stderr}`).toBeGreaterThanOrEqual(4);
     await broadcast;
     // Each refusal reaches the model as the tool's output, in the next request.
@@ -134,24 +141,7 @@ describe.skipIf(!codex)('the real Codex CLI with session-collab hooks', () => {
       return 'Noted, I will pass the token.';
     });
     open.push(api);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PATH: `${dirname(codex!)}:${process.env.PATH}`,
-      CODEX_HOME: codexHomeFor(api.url),
-      FAKE_OPENAI_KEY: 'test-key',
-      SESSION_COLLAB_HOME: home,
-      HOME: tempDir('codex-user-'),
-    };
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
-      cwd: repo,
-      env,
-      encoding: 'utf8',
-    });
-    expect(init.status, init.stderr).toBe(0);
-    const run = await runAgentCli(codex!, ['exec', '--skip-git-repo-check', 'Look at login.'], {
-      cwd: repo,
-      env,
-    });
+    const run = await runCodex(repo, home, api.url, 'Look at login.');
     await told;
     // Sent back once (its Stop hook blocked with the message), then the turn ended.
     expect(requests.length, `${run.stdout}\n${run.stderr}`).toBe(2);

@@ -5,37 +5,49 @@
  * into a temporary folder and sets SESSION_COLLAB_GEMINI_BIN; elsewhere the test is skipped, saying so.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGemini, startScriptedGemini } from '../fixtures/fake-gemini-api.js';
-import { findAgentCli, runAgentCli } from '../helpers/agent-cli.js';
+import { findAgentCli, geminiUserHome, runAgentCli } from '../helpers/agent-cli.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { CLI, connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const gemini = findAgentCli('SESSION_COLLAB_GEMINI_BIN', 'gemini', 'test/e2e/real-gemini.test.ts');
 
+/**
+ * A home, a Gemini CLI user who chose API-key auth (folder trust off), and a repository holding
+ * app.txt set up by `init --client gemini`; `run` runs the real CLI there against `apiUrl`.
+ */
+function initRepo() {
+  const home = tempDir('collab-home-');
+  const userHome = geminiUserHome();
+  const repo = gitRepo({ 'app.txt': 'original line\n' });
+  const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'gemini'], {
+    cwd: repo,
+    env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
+    encoding: 'utf8',
+  });
+  expect(init.status).toBe(0);
+  const run = (apiUrl: string, args: string[]) =>
+    runAgentCli(gemini!, args, {
+      cwd: repo,
+      env: {
+        ...process.env,
+        HOME: userHome,
+        SESSION_COLLAB_HOME: home,
+        GEMINI_API_KEY: 'test-key',
+        GOOGLE_GEMINI_BASE_URL: apiUrl,
+      },
+    });
+  return { home, repo, run };
+}
+
 describe.skipIf(!gemini)('the real Gemini CLI', () => {
   it('is blocked before it writes a file another session holds, and told why', async () => {
-    const home = tempDir('collab-home-');
-    const userHome = tempDir('gemini-home-');
-    mkdirSync(join(userHome, '.gemini'));
-    writeFileSync(
-      join(userHome, '.gemini', 'settings.json'),
-      JSON.stringify({
-        security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
-      }),
-    );
-    const repo = gitRepo({ 'app.txt': 'original line\n' });
+    const { home, repo, run: runGemini } = initRepo();
     const target = join(repo, 'app.txt');
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'gemini'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
-      encoding: 'utf8',
-    });
-    expect(init.status).toBe(0);
-
     const holder = await hookClient({ cwd: repo, home });
     const api = await startFakeGemini({
       name: 'write_file',
@@ -46,16 +58,7 @@ describe.skipIf(!gemini)('the real Gemini CLI', () => {
         'post-tool-use',
         hookFixture('claude-code/post-tool-use-write', repo, 'holder-1', { file_path: target, content: 'x' }),
       );
-      const run = await runAgentCli(gemini!, ['-p', 'Change app.txt', '--yolo'], {
-        cwd: repo,
-        env: {
-          ...process.env,
-          HOME: userHome,
-          SESSION_COLLAB_HOME: home,
-          GEMINI_API_KEY: 'test-key',
-          GOOGLE_GEMINI_BASE_URL: api.url,
-        },
-      });
+      const run = await runGemini(api.url, ['-p', 'Change app.txt', '--yolo']);
       expect(readFileSync(target, 'utf8')).toBe('original line\n');
       expect(`${run.stdout}${run.stderr}`).toContain('would change files another session is working on');
       const answered = api.requests
@@ -75,22 +78,7 @@ describe.skipIf(!gemini)('the real Gemini CLI', () => {
     }
   }, 150_000);
   it('at the end of its turn (AfterAgent), a message that arrived while it worked is its next prompt; nothing new ends it', async () => {
-    const home = tempDir('collab-home-');
-    const userHome = tempDir('gemini-home-');
-    mkdirSync(join(userHome, '.gemini'));
-    writeFileSync(
-      join(userHome, '.gemini', 'settings.json'),
-      JSON.stringify({
-        security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
-      }),
-    );
-    const repo = gitRepo({ 'app.txt': 'original line\n' });
-    const init = spawnSync(process.execPath, [CLI, 'init', '--client', 'gemini'], {
-      cwd: repo,
-      env: { ...process.env, SESSION_COLLAB_HOME: home, PATH: '/usr/bin:/bin' },
-      encoding: 'utf8',
-    });
-    expect(init.status).toBe(0);
+    const { home, repo, run: runGemini } = initRepo();
     const other = await connectStdio({ cwd: repo, home });
     await other.call('collab_session_start', { name: 'backend-work', project_root: repo });
     const note = 'Before you finish: app.txt moves to src/.';
@@ -102,16 +90,7 @@ describe.skipIf(!gemini)('the real Gemini CLI', () => {
       },
     );
     try {
-      const run = await runAgentCli(gemini!, ['-p', 'Tidy app.txt', '--yolo'], {
-        cwd: repo,
-        env: {
-          ...process.env,
-          HOME: userHome,
-          SESSION_COLLAB_HOME: home,
-          GEMINI_API_KEY: 'test-key',
-          GOOGLE_GEMINI_BASE_URL: api.url,
-        },
-      });
+      const run = await runGemini(api.url, ['-p', 'Tidy app.txt', '--yolo']);
       const mains = api.requests.filter((r) => JSON.stringify(r.body.tools ?? []).includes('write_file'));
       // Sent back once with the message as a new prompt, then the turn ended.
       expect(mains.length, `${run.stdout}${run.stderr}`).toBe(2);

@@ -1,5 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 /**
  * A real agent CLI for an end-to-end test: the path in `variable` (set by .ci/run), else `bin` on
@@ -37,4 +39,17 @@ export function runAgentCli(
     // Nothing on stdin (a CLI that reads a piped prompt waits for its end).
     child.stdin?.end();
   });
+}
+
+/** A Gemini CLI user's home: API-key auth chosen, folder trust off (no first-run questions). */
+export function geminiUserHome(): string {
+  const userHome = tempDir('gemini-home-');
+  mkdirSync(join(userHome, '.gemini'));
+  writeFileSync(
+    join(userHome, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { folderTrust: { enabled: false }, auth: { selectedType: 'gemini-api-key' } },
+    }),
+  );
+  return userHome;
 }

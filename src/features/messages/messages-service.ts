@@ -3,7 +3,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import { iso } from '../../core/time.js';
-import type { DeliveredVia } from '../../store/messages-store.js';
+import type { DeliveredVia, MessageRow } from '../../store/messages-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
@@ -143,17 +143,7 @@ export class MessagesService {
           { project: session.project_id },
         )
       : await store.messages.inboxOf(session, input.unreadOnly, input.limit);
-    return rows.map((r) => ({
-      id: r.id,
-      from_session_id: r.from_session_id,
-      from: r.from_name,
-      to_session_id: r.to_session_id,
-      broadcast: r.to_session_id === null,
-      reply_to: r.reply_to,
-      content: r.content,
-      created_at: iso(r.created_at),
-      read: r.read_at !== null,
-    }));
+    return rows.map((r) => ({ ...messageView(r), read: r.read_at !== null }));
   }
 
   /**
@@ -188,18 +178,22 @@ export class MessagesService {
           acted_at: null,
         });
       }
-      out.push({
-        id: r.id,
-        from_session_id: r.from_session_id,
-        from: r.from_name,
-        to_session_id: r.to_session_id,
-        broadcast: r.to_session_id === null,
-        reply_to: r.reply_to,
-        content: r.content,
-        created_at: iso(r.created_at),
-        receipts: mine,
-      });
+      out.push({ ...messageView(r), receipts: mine });
     }
     return out;
   }
+}
+
+/** A stored message as a tool shows it (without what depends on who reads it). */
+function messageView(r: MessageRow): Omit<MessageView, 'read'> {
+  return {
+    id: r.id,
+    from_session_id: r.from_session_id,
+    from: r.from_name,
+    to_session_id: r.to_session_id,
+    broadcast: r.to_session_id === null,
+    reply_to: r.reply_to,
+    content: r.content,
+    created_at: iso(r.created_at),
+  };
 }
