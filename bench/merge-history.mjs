@@ -107,11 +107,11 @@ function changedSymbols(path, before, after) {
 }
 
 /** A session's changes in a clone of the case's base with `texts` written over it. */
-function sessionChanges(origin, texts, work) {
+async function sessionChanges(origin, texts, work) {
   const clone = join(work, `clone-${Math.random().toString(36).slice(2)}`);
   git(work, ['clone', '-q', origin, clone]);
   for (const [path, text] of Object.entries(texts)) writeFileSync(join(clone, path), text);
-  const read = lib.readChanges(clone, join(clone, '.git'));
+  const read = await lib.readChanges(clone, join(clone, '.git'));
   for (const file of read.files) {
     if (file.level !== 'lines' || !lib.languageOf(file.path)) continue;
     const text = texts[file.path];
@@ -167,8 +167,8 @@ async function casesOf(repo, progress) {
     }
     git(origin, ['add', '-A']);
     git(origin, ['commit', '-qm', 'base']);
-    const ours = sessionChanges(origin, Object.fromEntries(texts.map((t) => [t.path, t.one])), work);
-    const other = sessionChanges(origin, Object.fromEntries(texts.map((t) => [t.path, t.two])), work);
+    const ours = await sessionChanges(origin, Object.fromEntries(texts.map((t) => [t.path, t.one])), work);
+    const other = await sessionChanges(origin, Object.fromEntries(texts.map((t) => [t.path, t.two])), work);
     const started = performance.now();
     const predictions = lib.predictChanges(ours, other);
     timings.push(performance.now() - started);

@@ -39,6 +39,18 @@ interface Grammar {
   name(node: SgNode): string | null;
 }
 
+/**
+ * The node whose lines are the symbol's: the declaration itself, or the statement around it that
+ * nothing else shares (`export function …`, `const f = () => …`, `res.send = function …;`), so that
+ * what stands above that statement (a doc comment, decorators) is found as its neighbour.
+ */
+const HOLDERS = new Set([
+  'export_statement',
+  'expression_statement',
+  'lexical_declaration',
+  'variable_declaration',
+]);
+
 const field = (node: SgNode, name: string) => node.field(name)?.text() ?? null;
 
 const TS_KINDS = [
@@ -56,6 +68,8 @@ const TS_KINDS = [
   'variable_declarator',
   'public_field_definition',
   'function_signature',
+  'assignment_expression',
+  'pair',
 ];
 const FUNCTION_VALUES = new Set([
   'arrow_function',
@@ -66,29 +80,95 @@ const FUNCTION_VALUES = new Set([
 ]);
 
 /**
- * A function by another name (`const login = () => …`, `save = async () => …`, and one wrapped in a
- * call: `const Button = memo(() => …)`, `forwardRef(function …)`), else null.
+ * Whether a value is a function by another name: a function or class itself, one wrapped in a call
+ * (`memo(() => …)`, `forwardRef(function …)`), or an object literal holding methods (`{ login() {…} }`:
+ * a namespace of functions).
  */
-function namedValue(node: SgNode, nameField: string): string | null {
-  const value = node.field('value');
-  if (!value) return null;
-  if (FUNCTION_VALUES.has(String(value.kind()))) return field(node, nameField);
-  const wrapped =
-    value.kind() === 'call_expression' &&
-    (value.field('arguments')?.children() ?? []).some((a) => FUNCTION_VALUES.has(String(a.kind())));
-  return wrapped ? field(node, nameField) : null;
+function functionLike(value: SgNode | null): boolean {
+  if (!value) return false;
+  const kind = String(value.kind());
+  if (FUNCTION_VALUES.has(kind)) return true;
+  if (kind === 'call_expression')
+    return (value.field('arguments')?.children() ?? []).some((a) => FUNCTION_VALUES.has(String(a.kind())));
+  if (kind === 'object')
+    return value
+      .children()
+      .some(
+        (c) => c.kind() === 'method_definition' || (c.kind() === 'pair' && functionLike(c.field('value'))),
+      );
+  return false;
+}
+
+/**
+ * A function by another name (`const login = () => …`, `save = async () => …`, `const Button =
+ * memo(() => …)`, `const api = { login() {…} }`), else null.
+ */
+function namedValue(node: SgNode, nameField: string, valueField = 'value'): string | null {
+  return functionLike(node.field(valueField)) ? field(node, nameField) : null;
+}
+
+/**
+ * A function defined by assignment, by what it is assigned to (`res.send = function send(…)`,
+ * `exports.parse = …`, `module.exports = function …`; `Route.prototype.dispatch = …` is the method
+ * `Route.dispatch`), at the level of a statement; else null.
+ */
+function assignedName(node: SgNode): string | null {
+  if (node.parent()?.kind() !== 'expression_statement' || !functionLike(node.field('right'))) return null;
+  const left = node.field('left');
+  if (!left || !['identifier', 'member_expression'].includes(String(left.kind()))) return null;
+  return left
+    .text()
+    .replace(/\s+/g, '')
+    .replace(/^this\./, '')
+    .replace(/\.prototype\./g, '.');
+}
+
+/** An object literal's `key: function …` (its shorthand `key() {…}` is a method_definition). */
+function pairName(node: SgNode): string | null {
+  if (!functionLike(node.field('value'))) return null;
+  const key = node.field('key');
+  return key ? key.text().replace(/^['"`]|['"`]$/g, '') : null;
 }
 
 /** What stands before a declaration and belongs to it: decorators (TypeScript, Python), attributes (Rust). */
 const DECORATIONS = new Set(['decorator', 'attribute_item']);
+const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
 
-/** Where a symbol's lines begin: with its decorators or attributes. */
+/** The statement a declaration is all of (see `HOLDERS`), or the declaration. */
+function holderOf(node: SgNode): SgNode {
+  let at = node;
+  for (let up = at.parent(); up; up = up.parent()) {
+    const kind = String(up.kind());
+    if (kind !== 'decorated_definition' && !HOLDERS.has(kind)) break;
+    // `const a = 1, f = () => …`: the statement is not f's alone.
+    if (
+      kind !== 'decorated_definition' &&
+      up.children().filter((c) => c.isNamed() && !COMMENTS.has(String(c.kind()))).length > 1 &&
+      kind !== 'export_statement'
+    )
+      break;
+    at = up;
+  }
+  return at;
+}
+
+/**
+ * Where a symbol's lines begin: with its decorators or attributes, and the comments right above it
+ * (its doc comment: each on lines of its own, no blank line between them and it).
+ */
 function startOf(node: SgNode): number {
-  let first = node;
-  const parent = node.parent();
-  if (parent?.kind() === 'decorated_definition') first = parent; // Python's `@…` above a def
-  for (let prev = first.prev(); prev && DECORATIONS.has(String(prev.kind())); prev = prev.prev())
+  let first = holderOf(node);
+  for (let prev = first.prev(); prev; prev = prev.prev()) {
+    const kind = String(prev.kind());
+    if (DECORATIONS.has(kind)) {
+      first = prev;
+      continue;
+    }
+    const adjacent = prev.range().end.line >= first.range().start.line - 1;
+    const ownLine = prev.prev()?.range().end.line !== prev.range().start.line;
+    if (!COMMENTS.has(kind) || !adjacent || !ownLine) break;
     first = prev;
+  }
   return first.range().start.line;
 }
 
@@ -97,6 +177,8 @@ const tsGrammar: Grammar = {
   name(node) {
     const kind = node.kind();
     if (kind === 'variable_declarator' || kind === 'public_field_definition') return namedValue(node, 'name');
+    if (kind === 'assignment_expression') return assignedName(node);
+    if (kind === 'pair') return pairName(node);
     return field(node, 'name');
   },
 };
@@ -110,11 +192,15 @@ const jsGrammar: Grammar = {
     'method_definition',
     'variable_declarator',
     'field_definition',
+    'assignment_expression',
+    'pair',
   ],
   name(node) {
     const kind = node.kind();
     if (kind === 'variable_declarator') return namedValue(node, 'name');
     if (kind === 'field_definition') return namedValue(node, 'property');
+    if (kind === 'assignment_expression') return assignedName(node);
+    if (kind === 'pair') return pairName(node);
     return field(node, 'name');
   },
 };
@@ -205,7 +291,8 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
   for (const node of root.findAll({ rule: { any: grammar.kinds.map((kind) => ({ kind })) } })) {
     const own = grammar.name(node);
     if (own === null || own === '') continue;
-    const { start, end } = node.range();
+    // A statement's lines are its declaration's (`res.send = function …;` ends at its `;`).
+    const { start, end } = holderOf(node).range();
     // A node that ends at the start of a line ends on the line before.
     const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
     found.push({ own, start: startOf(node) + 1, end: last + 1 });

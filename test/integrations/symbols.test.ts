@@ -61,6 +61,64 @@ describe('symbols from tree-sitter grammars', () => {
     ]);
   });
 
+  it('JavaScript functions by assignment, object-literal methods, and the doc comment above a definition', () => {
+    const js = [
+      "'use strict';", //1
+      '/**', //2
+      ' * Send a response.', //3
+      ' */', //4
+      'res.send = function send(body) {', //5
+      '  return this.end(body);', //6
+      '};', //7
+      'exports.parse = parse;', //8
+      '// the router', //9
+      'module.exports = function createRouter() {', //10
+      '  return {};', //11
+      '};', //12
+      'Route.prototype.dispatch = function dispatch(req) {', //13
+      '  req.next();', //14
+      '};', //15
+      'const api = {', //16
+      '  // logs in', //17
+      '  login() { return 1; },', //18
+      '  logout: function () { return 0; },', //19
+      '  limit: 10,', //20
+      '};', //21
+      'let count = 0; // not a doc comment', //22
+      'function next() {}', //23
+      '',
+    ].join('\n');
+    expect(names('lib/response.js', js)).toEqual([
+      'res.send:2-7',
+      'module.exports:9-12',
+      'Route.dispatch:13-15',
+      'api:16-21',
+      'api.login:17-18',
+      'api.logout:19-19',
+      'next:23-23',
+    ]);
+    // TypeScript too, with `export` and JSDoc; a blank line parts a comment from what follows.
+    const ts = [
+      '/** Logs in. */', //1
+      'export function login(): void {}', //2
+      '',
+      '// a section heading', //4
+      '',
+      'export const logout = () => {};', //6
+      'class A {', //7
+      '  /** Saves. */', //8
+      '  @Post()', //9
+      '  save() {}', //10
+      '}', //11
+      '',
+    ].join('\n');
+    expect(names('src/a.ts', ts)).toEqual(['login:1-2', 'logout:6-6', 'A:7-11', 'A.save:8-10']);
+    // Python, Go, Rust: the comments right above.
+    expect(names('a.py', '# Saves a user.\n@cached\ndef save(u):\n    pass\n')).toEqual(['save:1-4']);
+    expect(names('a.go', 'package a\n\n// Save saves.\nfunc Save() {}\n')).toEqual(['Save:3-4']);
+    expect(names('a.rs', '/// Saves.\n#[inline]\nfn save() {}\n')).toEqual(['save:1-3']);
+  });
+
   it('Python, Go, Rust and Java, qualified by their class, receiver or impl', () => {
     expect(
       names(
