@@ -35,6 +35,11 @@ export interface FileChange {
   /** Why the file is compared as a whole (`binary`, `large`, `hunks`), null by lines. */
   reason: string | null;
   hunks: Hunk[];
+  /**
+   * The path it had in the base, when git found it renamed (its hunks then compare its base there
+   * with its new text here).
+   */
+  renamedFrom?: string;
 }
 
 /** Limits on what one file's change keeps: past them the file is compared as a whole. */
@@ -68,7 +73,10 @@ function unquote(text: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** The path of a `diff --git a/P b/P` line (renames are off, so both sides name one path). */
+/**
+ * The path of a `diff --git a/P b/P` line, when both sides name one path (a renamed file's are read
+ * from its `rename from`/`rename to` lines).
+ */
 function headerPath(line: string): string | null {
   const rest = line.slice('diff --git '.length);
   if (rest.startsWith('"')) {
@@ -103,8 +111,9 @@ function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
 }
 
 /**
- * The files and hunks of `git diff -U0 --full-index --no-renames` output. A binary file, or one
- * with more than `HUNK_LIMITS.hunks` hunks, is kept at file level.
+ * The files and hunks of `git diff -U0 --full-index --find-renames` output (a renamed file under its
+ * new path, with `renamedFrom`). A binary file, or one with more than `HUNK_LIMITS.hunks` hunks, is
+ * kept at file level.
  */
 export function parseGitDiff(text: string): FileChange[] {
   const files: FileChange[] = [];
@@ -137,15 +146,27 @@ export function parseGitDiff(text: string): FileChange[] {
       closeHunk();
     }
     if (line.startsWith('diff --git ')) {
-      const path = headerPath(line);
-      file =
-        path === null
-          ? null
-          : { path, baseBlob: null, newBlob: null, level: 'lines', reason: null, hunks: [] };
-      if (file) files.push(file);
+      // A renamed file's paths come on its `rename` lines; any other without a path is passed over.
+      file = {
+        path: headerPath(line) ?? '',
+        baseBlob: null,
+        newBlob: null,
+        level: 'lines',
+        reason: null,
+        hunks: [],
+      };
+      files.push(file);
       continue;
     }
     if (!file) continue;
+    if (line.startsWith('rename from ')) {
+      file.renamedFrom = unquote(line.slice('rename from '.length));
+      continue;
+    }
+    if (line.startsWith('rename to ')) {
+      file.path = unquote(line.slice('rename to '.length));
+      continue;
+    }
     const index = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/.exec(line);
     if (index) {
       file.baseBlob = ZERO_BLOB.test(index[1]!) ? null : index[1]!;
@@ -173,7 +194,7 @@ export function parseGitDiff(text: string): FileChange[] {
     }
   }
   closeHunk();
-  return files;
+  return files.filter((f) => f.path !== '');
 }
 
 /** A file added whole (untracked, or absent from the base): one hunk of all its lines. */

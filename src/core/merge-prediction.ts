@@ -129,14 +129,57 @@ export function predictFile(ours: FileChange, theirs: FileChange): FilePredictio
   };
 }
 
-/** Predictions for every file both change sets touch, files in path order. */
+/** The path a change started from: its base path (a renamed file's old one). */
+const origin = (f: FileChange) => f.renamedFrom ?? f.path;
+
+/**
+ * One file of the base that both changed, one side (or both) having renamed it, as git's merge
+ * follows renames: renamed to two different paths, or renamed by one and deleted by the other, git
+ * stops; renamed by one and edited by the other, the edit is carried to the new path and the two
+ * merge like any two changes of one file (their hunks both count from the base file).
+ */
+function predictRenamed(ours: FileChange, theirs: FileChange): FilePrediction | null {
+  const from = origin(ours);
+  const none = { symbols: [], ours: [], theirs: [] };
+  const renamed = ours.renamedFrom !== undefined ? ours : theirs;
+  if (ours.renamedFrom !== undefined && theirs.renamedFrom !== undefined && ours.path !== theirs.path)
+    return {
+      level: 'textual',
+      path: ours.path,
+      ...none,
+      why: `both renamed ${from}: one to ${ours.path}, the other to ${theirs.path}`,
+    };
+  const other = renamed === ours ? theirs : ours;
+  if (other.renamedFrom === undefined && other.newBlob === null)
+    return {
+      level: 'textual',
+      path: renamed.path,
+      ...none,
+      why: `${from} was renamed to ${renamed.path} by one side and deleted by the other`,
+    };
+  const p = predictFile({ ...ours, path: renamed.path }, { ...theirs, path: renamed.path });
+  if (!p) return null;
+  return p.why === null && p.level !== 'unknown' && p.level !== 'file'
+    ? { ...p, why: `${from} was renamed to ${renamed.path} by one side; the other's changes go with it` }
+    : p;
+}
+
+/**
+ * Predictions for every file of the base both change sets touch (followed through renames, as
+ * git's merge follows them), files in path order.
+ */
 export function predictChanges(ours: FileChange[], theirs: FileChange[]): FilePrediction[] {
   const byPath = new Map(theirs.map((f) => [f.path, f]));
+  const byOrigin = new Map(theirs.map((f) => [origin(f), f]));
   const out: FilePrediction[] = [];
   for (const mine of [...ours].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    const other = byPath.get(mine.path);
+    // The same base file, whatever each calls it now: renamed by either side, or by neither.
+    const other =
+      byOrigin.get(origin(mine)) ?? (mine.renamedFrom === undefined ? undefined : byPath.get(mine.path));
     if (!other) continue;
-    const p = predictFile(mine, other);
+    const renamed = mine.renamedFrom !== undefined || other.renamedFrom !== undefined;
+    const p =
+      renamed && origin(mine) === origin(other) ? predictRenamed(mine, other) : predictFile(mine, other);
     if (p) out.push(p);
   }
   return out;

@@ -47,7 +47,8 @@ const DIFF_ARGS = [
   'diff',
   '-U0',
   '--full-index',
-  '--no-renames',
+  // Renames as git's merge finds them (half the lines the same): the merge follows a renamed file.
+  '--find-renames',
   '--no-color',
   '--no-ext-diff',
   '--no-textconv',
@@ -152,6 +153,7 @@ export async function readChanges(
       .filter((p) => p.length > 0)
       .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
   }
+  await blobsOfPureRenames(worktree, base.commit, files);
   const seen = new Set(files.map((f) => f.path));
   const untracked = (
     await gitOutputAsync(
@@ -168,6 +170,28 @@ export async function readChanges(
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const kept = files.slice(0, CHANGE_LIMITS.files);
   return { base, files: kept, omitted: seen.size + untracked.length - kept.length };
+}
+
+/**
+ * A file renamed with no change of content has no `index` line: its blob, the same on both sides,
+ * is the base's (one git process for all of them).
+ */
+async function blobsOfPureRenames(worktree: string, base: string, files: FileChange[]): Promise<void> {
+  const pure = files.filter((f) => f.renamedFrom !== undefined && f.baseBlob === null && f.newBlob === null);
+  if (pure.length === 0) return;
+  const blobs = (
+    await gitOutputAsync(
+      worktree,
+      ['rev-parse', ...pure.map((f) => `${base}:${f.renamedFrom}`)],
+      CHANGE_LIMITS.timeoutMs,
+    )
+  )
+    .trim()
+    .split('\n');
+  pure.forEach((f, i) => {
+    f.baseBlob = blobs[i] ?? null;
+    f.newBlob = blobs[i] ?? null;
+  });
 }
 
 /** An untracked file as an added one: all its lines, or the whole file when binary or large. */

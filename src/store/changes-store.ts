@@ -26,6 +26,7 @@ interface ChangedFileRow {
   level: 'lines' | 'file';
   reason: string | null;
   hunks: string;
+  renamed_from: string | null;
 }
 
 function fileOf(row: ChangedFileRow): FileChange {
@@ -36,10 +37,12 @@ function fileOf(row: ChangedFileRow): FileChange {
     level: row.level,
     reason: row.reason,
     hunks: JSON.parse(row.hunks) as Hunk[],
+    ...(row.renamed_from ? { renamedFrom: row.renamed_from } : {}),
   };
 }
 
-const FILE_COLUMNS = 'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks';
+const FILE_COLUMNS =
+  'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from';
 
 /** What each session changed, file by file: written whole on a refresh, or a few files after an edit. */
 export class ChangesStore {
@@ -91,11 +94,11 @@ export class ChangesStore {
     }
     for (const f of files) {
       await this.sql.run(
-        `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at, renamed_from)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session_id, path) DO UPDATE SET project_id = excluded.project_id, base_blob = excluded.base_blob,
            new_blob = excluded.new_blob, level = excluded.level, reason = excluded.reason, hunks = excluded.hunks,
-           updated_at = excluded.updated_at`,
+           updated_at = excluded.updated_at, renamed_from = excluded.renamed_from`,
         [
           sessionId,
           projectId,
@@ -106,6 +109,7 @@ export class ChangesStore {
           f.reason,
           JSON.stringify(f.hunks),
           now,
+          f.renamedFrom ?? null,
         ],
       );
     }
@@ -159,8 +163,8 @@ export class ChangesStore {
   }
 
   /**
-   * Other sessions' changes to any of `paths` in a project, by session (only sessions not ended;
-   * the caller judges liveness).
+   * Other sessions' changes to any of `paths` in a project (or of files renamed from them), by
+   * session (only sessions not ended; the caller judges liveness).
    */
   async othersTouching(
     projectId: string,
@@ -172,9 +176,10 @@ export class ChangesStore {
     const list = inList(this.sql.dialect, paths);
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
-       WHERE f.project_id = ? AND f.path ${list.text} AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
+       WHERE f.project_id = ? AND (f.path ${list.text} OR f.renamed_from ${list.text})
+         AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
        ORDER BY f.session_id, f.path`,
-      [projectId, list.param, sessionId, sessionId],
+      [projectId, list.param, list.param, sessionId, sessionId],
     );
     for (const row of rows) {
       const files = out.get(row.session_id) ?? [];

@@ -132,6 +132,84 @@ describe('two clones of one repository, compared by their hunks alone', () => {
     );
     expect(unknown?.level).toBe('unknown');
   });
+
+  it("renames as git's merge follows them: a rename and an edit merge, overlapping edits conflict at the new path, two renames or a rename and a delete stop git", async () => {
+    const origin = gitRepo({ 'lib/router.js': lines(40), 'lib/util.js': lines(10, 'u') });
+    /** Whether git's own merge of the two clones' work (committed on branches) stops on a conflict. */
+    const gitMergeStops = (alice: string, bob: string): boolean => {
+      for (const [dir, who] of [
+        [alice, 'alice'],
+        [bob, 'bob'],
+      ] as const) {
+        git(dir, 'add', '-A');
+        git(dir, 'commit', '-qm', who);
+      }
+      git(alice, 'fetch', '-q', bob, 'HEAD');
+      try {
+        git(alice, 'merge-tree', '--write-tree', 'HEAD', 'FETCH_HEAD');
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const pair = async (aliceWork: (dir: string) => void, bobWork: (dir: string) => void) => {
+      const alice = clone(origin);
+      const bob = clone(origin);
+      aliceWork(alice);
+      bobWork(bob);
+      const predicted = predictChanges((await changesOf(alice)).files, (await changesOf(bob)).files);
+      return { predicted, git: gitMergeStops(alice, bob) };
+    };
+    const renameAndEdit = (line: string, to: string) => (dir: string) => {
+      git(dir, 'mv', 'lib/router.js', 'lib/routes.js');
+      writeFileSync(join(dir, 'lib/routes.js'), lines(40).replace(`${line}\n`, `${to}\n`));
+    };
+    const edit = (line: string, to: string) => (dir: string) =>
+      writeFileSync(join(dir, 'lib/router.js'), lines(40).replace(`${line}\n`, `${to}\n`));
+
+    // Alice renames (and edits line 2); Bob edits line 30 of the old path: git merges both.
+    const apart = await pair(renameAndEdit('line 2', 'alice 2'), edit('line 30', 'bob 30'));
+    expect(apart.git).toBe(false);
+    expect(apart.predicted).toEqual([]);
+    // A pure rename, and an edit: the same.
+    const pure = await pair(
+      (dir) => git(dir, 'mv', 'lib/router.js', 'lib/routes.js'),
+      edit('line 30', 'bob 30'),
+    );
+    expect(pure.git).toBe(false);
+    expect(pure.predicted).toEqual([]);
+    // Both change line 30: git stops, at the new path.
+    const same = await pair(renameAndEdit('line 30', 'alice 30'), edit('line 30', 'bob 30'));
+    expect(same.git).toBe(true);
+    expect(same.predicted).toEqual([
+      expect.objectContaining({
+        level: 'textual',
+        path: 'lib/routes.js',
+        why: 'lib/router.js was renamed to lib/routes.js by one side; the other’s changes go with it'.replace(
+          '’',
+          "'",
+        ),
+      }),
+    ]);
+    // Seen from the other side: the same conflict, at the new path.
+    const mirrored = await pair(edit('line 30', 'bob 30'), renameAndEdit('line 30', 'alice 30'));
+    expect(mirrored.predicted.map((p) => [p.level, p.path])).toEqual([['textual', 'lib/routes.js']]);
+    // Renamed to two different names, or renamed by one and deleted by the other: git stops.
+    const twoNames = await pair(
+      (dir) => git(dir, 'mv', 'lib/router.js', 'lib/routes.js'),
+      (dir) => git(dir, 'mv', 'lib/router.js', 'lib/paths.js'),
+    );
+    expect(twoNames.git).toBe(true);
+    expect(twoNames.predicted.map((p) => [p.level, p.why])).toEqual([
+      ['textual', 'both renamed lib/router.js: one to lib/routes.js, the other to lib/paths.js'],
+    ]);
+    const deleted = await pair(
+      (dir) => git(dir, 'mv', 'lib/router.js', 'lib/routes.js'),
+      (dir) => git(dir, 'rm', '-q', 'lib/router.js'),
+    );
+    expect(deleted.git).toBe(true);
+    expect(deleted.predicted.map((p) => p.level)).toEqual(['textual']);
+  });
 });
 
 describe('refs read from the git folder, with no git process', () => {

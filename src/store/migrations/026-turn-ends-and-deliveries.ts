@@ -9,12 +9,13 @@ import type { PortableMigration } from './portable.js';
  *   wake hook watches it for news that wakes it.
  * - `claim_waits`: a claim a session was stopped by (an edit refused for another's claim); when
  *   that claim is released, the session is told so at its turn's end or wakes.
+ * - `changed_files.renamed_from`: a session's file that git finds renamed, and from where.
  * - `message_reads.via` and `acted_at`: a message delivered to an agent's context, how (tool
  *   response, prompt, turn end, wake, wait, list), and when the recipient next acted after it.
  */
 export const turnEndsAndDeliveries: PortableMigration = {
   version: 26,
-  name: 'turn ends, claims waited for, and how messages were delivered',
+  name: 'turn ends, claims waited for, how messages were delivered, renamed files',
   build: (db) => [
     db.schema
       .alterTable('sessions')
@@ -34,6 +35,12 @@ export const turnEndsAndDeliveries: PortableMigration = {
       .addPrimaryKeyConstraint('claim_waits_pk', ['session_id', 'claim_id']),
     db.schema.createIndex('claim_waits_by_claim').on('claim_waits').columns(['claim_id']),
     db.schema.alterTable('message_reads').addColumn('via', 'text'),
+    // A changed file git found renamed: the path it had in the base.
+    db.schema.alterTable('changed_files').addColumn('renamed_from', 'text'),
+    db.schema
+      .createIndex('changed_files_by_old_path')
+      .on('changed_files')
+      .columns(['project_id', 'renamed_from']),
     db.schema.alterTable('message_reads').addColumn('acted_at', 'bigint'),
     // What a session was delivered and has not acted after yet: read on every call, by index.
     db.schema.createIndex('message_reads_unacted').on('message_reads').columns(['session_id', 'acted_at']),
