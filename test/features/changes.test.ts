@@ -103,6 +103,10 @@ describe('conflicts predicted between two clones', () => {
       '> -    validate(this);\n> +    validate(this, { loose: true });',
     );
     expect(textual.warning).toContain('will conflict with session "bob"');
+    // The text says what bob changed there, quoted.
+    expect(textual.warning).toContain(
+      'Their change there:\n> -    validate(this);\n> +    validate(this, { loose: true });',
+    );
     // Bob is told the same from his side.
     const fromBob = await bob.call<Check>('collab_check', { files: ['src/**'] });
     expect(fromBob.predicted_conflicts).toMatchObject([{ session_name: 'alice', level: 'textual' }]);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app/context.js';
 import { predictChanges } from '../../core/merge-prediction.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
-import { describeLines, type PairConflict } from './prediction-types.js';
+import { describeLines, type PairConflict, view } from './prediction-types.js';
 
 /**
  * Every predicted conflict between two live sessions of a project, by pair and file (for `status`
@@ -37,6 +37,10 @@ export async function pairConflicts(
             p.level === 'textual' || p.level === 'symbol'
               ? `${p.ours.map((h) => describeLines(h.base)).join(', ')} / ${p.theirs.map((h) => describeLines(h.base)).join(', ')}`
               : (p.why ?? ''),
+          excerpts: {
+            a: p.ours[0] ? view(p.ours[0]).excerpt : '',
+            b: p.theirs[0] ? view(p.theirs[0]).excerpt : '',
+          },
         });
       }
     }

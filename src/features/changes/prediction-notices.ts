@@ -54,9 +54,21 @@ export async function tellOnce(
   { other, prediction: p }: Meeting,
 ): Promise<void> {
   const lines = (hunks: Hunk[]) => hunks.map((h) => describeLines(h.base)).join(', ');
+  // What the other side changed there, as a notification's one line holds it (fenced when shown).
+  const excerpt = (hunks: Hunk[]) => (hunks[0]?.excerpt ?? '').split('\n').slice(0, 4).join(' ⏎ ');
   const sides = [
-    { to: session, about: other, lines: `yours ${lines(p.ours)}, theirs ${lines(p.theirs)}` },
-    { to: other, about: session, lines: `yours ${lines(p.theirs)}, theirs ${lines(p.ours)}` },
+    {
+      to: session,
+      about: other,
+      lines: `yours ${lines(p.ours)}, theirs ${lines(p.theirs)}`,
+      theirs: excerpt(p.theirs),
+    },
+    {
+      to: other,
+      about: session,
+      lines: `yours ${lines(p.theirs)}, theirs ${lines(p.ours)}`,
+      theirs: excerpt(p.ours),
+    },
   ];
   for (const side of sides) {
     const subject = predictionSubject(side.about.id, p.path, p.level);
@@ -72,6 +84,7 @@ export async function tellOnce(
         level: p.level,
         symbols: p.symbols,
         lines: p.level === 'file' ? (p.why ?? '') : side.lines,
+        theirs: side.theirs,
       },
     });
   }

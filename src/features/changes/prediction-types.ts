@@ -34,6 +34,8 @@ export interface PairConflict {
   symbols: string[];
   /** Each side's lines of the base ("10–12 / 11"), or why they could not be compared. */
   lines: string;
+  /** What each side changed there: its first meeting hunk's lines, quoted (empty when none). */
+  excerpts: { a: string; b: string };
 }
 
 /** Base lines as a person reads them: "12–14", "12", or "after 12" for an insertion. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { newHash } from '../../core/digest.js';
-import { inline } from '../../core/fence.js';
+import { inline, quoteBlock } from '../../core/fence.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
 import { lineHunks } from '../../core/line-diff.js';
 import { meetingHunks, toBase } from '../../core/merge-prediction.js';
@@ -137,7 +137,8 @@ export async function editMeetsChanges(
     if (!other || stateOf(app, other) !== 'active') continue;
     const symbols = [...new Set(met.flatMap(([, h]) => h.symbols ?? []))];
     meetings.push(
-      `- session "${inline(other.name, 60)}" (session_id ${other.id}) changed ${[...new Set(met.map(([, h]) => lines(h.base)))].join(', ')}${symbols.length > 0 ? ` (${symbols.map((s) => inline(s, 80)).join(', ')})` : ''}, where this edit writes ${[...new Set(met.map(([h]) => lines(h.base)))].join(', ')}`,
+      `- session "${inline(other.name, 60)}" (session_id ${other.id}) changed ${[...new Set(met.map(([, h]) => lines(h.base)))].join(', ')}${symbols.length > 0 ? ` (${symbols.map((s) => inline(s, 80)).join(', ')})` : ''}, where this edit writes ${[...new Set(met.map(([h]) => lines(h.base)))].join(', ')}; its change there:`,
+      quoteBlock(met[0]![1].excerpt, 600, 6, '[… cut]'),
     );
   }
   if (meetings.length === 0) return null;

@@ -264,7 +264,7 @@ ${
   board.predicted.length > 0
     ? html`<h3>Predicted at merge</h3><ul class="conflicts predicted">${board.predicted.map(
         (c) =>
-          html`<li class="${c.level === 'symbol' || c.level === 'unknown' ? 'predicted-look' : 'conflict'}" data-predicted="${c.level}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> ${PREDICTED_WORDS[c.level]} <code>${c.file}</code>${c.symbols.length > 0 ? html` (${c.symbols.join(', ')})` : ''} <span class="muted">${c.lines}</span></li>`,
+          html`<li class="${c.level === 'symbol' || c.level === 'unknown' ? 'predicted-look' : 'conflict'}" data-predicted="${c.level}"><strong>${c.a.session}</strong> and <strong>${c.b.session}</strong> ${PREDICTED_WORDS[c.level]} <code>${c.file}</code>${c.symbols.length > 0 ? html` (${c.symbols.join(', ')})` : ''} <span class="muted">${c.lines}</span>${c.excerpts.a || c.excerpts.b ? html`<details class="excerpts"><summary>their changes</summary>${c.excerpts.a ? html`<p><strong>${c.a.session}</strong></p><pre>${c.excerpts.a}</pre>` : ''}${c.excerpts.b ? html`<p><strong>${c.b.session}</strong></p><pre>${c.excerpts.b}</pre>` : ''}</details>` : ''}</li>`,
       )}</ul>`
     : ''
 }
