@@ -17,7 +17,7 @@ export type PredictionLevel = 'textual' | 'symbol' | 'file' | 'unknown';
 export interface FilePrediction {
   level: PredictionLevel;
   path: string;
-  /** The symbols both sides changed (for `symbol`; for `textual`, those of the meeting hunks). */
+  /** The symbols both sides changed (for `symbol`; for `textual`, those of either side's meeting hunks). */
   symbols: string[];
   /** The hunks of each side that meet (for `textual` and `symbol`), at most a few. */
   ours: Hunk[];
@@ -105,11 +105,11 @@ export function predictFile(ours: FileChange, theirs: FileChange): FilePredictio
   if (meeting.length > 0) {
     const mine = meeting.map(([a]) => a);
     const other = meeting.map(([, b]) => b);
-    const shared = symbolsOf(mine);
     return {
       level: 'textual',
       path,
-      symbols: [...symbolsOf(other)].filter((s) => shared.has(s)),
+      // Every function, method or class either side's meeting lines are in.
+      symbols: [...new Set([...symbolsOf(mine), ...symbolsOf(other)])],
       ours: unique(mine),
       theirs: unique(other),
       why: null,
