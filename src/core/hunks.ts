@@ -3,7 +3,9 @@
  * its line ranges on both sides, a digest of its new lines and a short excerpt. Read from git's own
  * output (`parseGitDiff`), so that two copies of a repository describe one change alike.
  */
+
 import { newHash } from './digest.js';
+import type { InterfaceChange, Use } from './semantic.js';
 
 /** Lines `[start, start + count)`, 1-based; a count of 0 is the point after line `start`. */
 export type LineRange = [start: number, count: number];
@@ -40,6 +42,10 @@ export interface FileChange {
    * with its new text here).
    */
   renamedFrom?: string;
+  /** How its functions' interfaces changed from the base (parsed files only; see core/semantic.ts). */
+  interface?: InterfaceChange[];
+  /** The names its changed lines call or construct (parsed files only). */
+  uses?: Use[];
 }
 
 /** Limits on what one file's change keeps: past them the file is compared as a whole. */

@@ -11,8 +11,9 @@
  * Different symbols of one file, or distant lines of a file without symbols, predict nothing.
  */
 import type { FileChange, Hunk } from './hunks.js';
+import { describeChange, type SemanticConflict, semanticConflicts } from './semantic.js';
 
-export type PredictionLevel = 'textual' | 'symbol' | 'file' | 'unknown';
+export type PredictionLevel = 'textual' | 'symbol' | 'file' | 'unknown' | 'semantic';
 
 export interface FilePrediction {
   level: PredictionLevel;
@@ -22,8 +23,10 @@ export interface FilePrediction {
   /** The hunks of each side that meet (for `textual` and `symbol`), at most a few. */
   ours: Hunk[];
   theirs: Hunk[];
-  /** A sentence for `file` and `unknown`. */
+  /** A sentence for `file` and `unknown` (and a rename, or a `semantic` one). */
   why: string | null;
+  /** For `semantic`: the definition whose interface one side changed, and the other side's use of it. */
+  semantic?: SemanticConflict;
 }
 
 /** Meeting hunks kept per side in a prediction. */
@@ -215,4 +218,27 @@ export function toBase(range: [number, number], ours: Array<Pick<Hunk, 'base' | 
   const first = point(start, 'start');
   const last = point(start + count - 1, 'end');
   return last < first ? [first - 1, 0] : [first, last - first + 1];
+}
+
+/**
+ * The conflicts git cannot see between two change sets (core/semantic.ts), one prediction each: at
+ * the file where the use is, naming the definition; `why` says who changed what and where the
+ * other uses it, from `ours`'s side.
+ */
+export function semanticPredictions(ours: FileChange[], theirs: FileChange[]): FilePrediction[] {
+  return semanticConflicts(ours, theirs).map((c) => {
+    const use = `${c.usedIn}:${c.use.line}`;
+    return {
+      level: 'semantic' as const,
+      path: c.usedIn,
+      symbols: [c.change.name],
+      ours: [],
+      theirs: [],
+      why:
+        c.changedBy === 'ours'
+          ? `${describeChange(c.change, 'you')} (${c.definedIn}); their uncommitted code uses it at ${use}`
+          : `${describeChange(c.change, 'they')} (${c.definedIn}); your uncommitted code uses it at ${use}`,
+      semantic: c,
+    };
+  });
 }

@@ -174,6 +174,8 @@ export function describeNotification(n: Delivered): string {
     case 'predicted_conflict': {
       const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
       const theirs = n.theirs ? `; theirs: ${n.theirs}` : '';
+      if (n.level === 'semantic')
+        return `With "${n.session}": git will merge, but the build breaks: ${n.lines}`;
       if (n.level === 'symbol')
         return `"${n.session}" also changes ${n.symbols.join(', ')} in ${n.file}, not committed yet: git will merge the two, so read both before merging${theirs}`;
       return `Your changes to ${n.file}${symbols} will conflict with "${n.session}"'s uncommitted ones when merged (${n.lines})${theirs}`;

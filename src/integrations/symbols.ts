@@ -30,6 +30,13 @@ export interface SymbolSpan {
   start: number;
   end: number;
   parent: number | null;
+  /**
+   * A function's or method's interface as written: its parameters and return type, whitespace
+   * folded (absent for what takes none: a class, an interface).
+   */
+  signature?: string;
+  /** A short digest of its body (what a rename keeps). */
+  body?: string;
 }
 
 /** What declares a symbol, per language, and how it is named. */
@@ -287,7 +294,7 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
   const binding = load(language);
   const grammar = GRAMMARS[language];
   const root = binding.parse(langName(binding, language), text).root();
-  const found: Array<{ own: string; start: number; end: number }> = [];
+  const found: Array<{ own: string; start: number; end: number; signature?: string; body?: string }> = [];
   for (const node of root.findAll({ rule: { any: grammar.kinds.map((kind) => ({ kind })) } })) {
     const own = grammar.name(node);
     if (own === null || own === '') continue;
@@ -295,7 +302,7 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
     const { start, end } = holderOf(node).range();
     // A node that ends at the start of a line ends on the line before.
     const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
-    found.push({ own, start: startOf(node) + 1, end: last + 1 });
+    found.push({ own, start: startOf(node) + 1, end: last + 1, ...interfaceOf(node) });
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const spans: SymbolSpan[] = [];
@@ -304,10 +311,170 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
     while (open.length > 0 && spans[open.at(-1)!]!.end < f.start) open.pop();
     const parent = open.at(-1) ?? null;
     const qualified = parent === null ? f.own : `${spans[parent]!.name}.${f.own}`;
-    spans.push({ name: qualified, start: f.start, end: f.end, parent });
+    spans.push({
+      name: qualified,
+      start: f.start,
+      end: f.end,
+      parent,
+      ...(f.signature !== undefined ? { signature: f.signature, body: f.body ?? '' } : {}),
+    });
     open.push(spans.length - 1);
   }
   return spans;
+}
+
+/** Whitespace folded: a signature reads the same however it is wrapped. */
+const folded = (text: string) => text.replace(/\s+/g, ' ').replace(/\(\s/g, '(').replace(/\s\)/g, ')').trim();
+
+/** FNV-1a of a text, as 8 hex digits (no crypto module to load in a hook). */
+function digest(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/**
+ * A function's interface and body, from its declaration or the function value it names (`const f
+ * = (a) => …`, `res.send = function (body) {…}`, `key: function (…) {…}`): nothing for a symbol
+ * that takes no parameters at all (a class, an interface, a type).
+ */
+function interfaceOf(node: SgNode): { signature?: string; body?: string } {
+  const fn =
+    node.field('parameters') || node.field('parameter') ? node : (node.field('value') ?? node.field('right'));
+  if (!fn) return {};
+  const params = fn.field('parameters') ?? fn.field('parameter');
+  if (!params) return {};
+  const returns = fn.field('return_type') ?? fn.field('result');
+  const body = fn.field('body');
+  return {
+    signature: folded(`${params.text()}${returns ? ` ${returns.text().replace(/^:\s*/, ': ')}` : ''}`),
+    body: digest(folded(body?.text() ?? '')),
+  };
+}
+
+/** A call, a `new`, or an import of a name in a file's text: what may break when that name's interface changes. */
+export interface NameUse {
+  /** The name called or imported (a method's own name for `obj.m()`). */
+  name: string;
+  /** 1-based line. */
+  line: number;
+  /** Called on something (`obj.m()`, `mod.f()`): a method, or a namespace's member. */
+  member: boolean;
+  /**
+   * Where the name comes from when an import says so: the module as written (`./auth`,
+   * `.auth`, `app.auth`), for the caller to resolve; null when it is the file's own or unknown.
+   */
+  from: string | null;
+  /** The line's text, folded and cut (for an excerpt). */
+  text: string;
+}
+
+const CALLS: Record<SymbolLanguage, string[]> = {
+  typescript: ['call_expression', 'new_expression'],
+  tsx: ['call_expression', 'new_expression'],
+  javascript: ['call_expression', 'new_expression'],
+  python: ['call'],
+  go: ['call_expression'],
+  rust: ['call_expression'],
+  java: ['method_invocation', 'object_creation_expression'],
+};
+
+/** What a file imports, by local name: the module it names and the name there. */
+function importsOf(language: SymbolLanguage, root: SgNode): Map<string, { from: string; name: string }> {
+  const out = new Map<string, { from: string; name: string }>();
+  if (language === 'python') {
+    for (const node of root.findAll({ rule: { kind: 'import_from_statement' } })) {
+      const from = node.field('module_name')?.text() ?? '';
+      for (const n of node.children()) {
+        if (n.kind() === 'aliased_import') {
+          const name = n.field('name')?.text();
+          const alias = n.field('alias')?.text();
+          if (name && alias) out.set(alias, { from, name });
+        } else if (
+          n.kind() === 'dotted_name' &&
+          n.range().start.index > (node.field('module_name')?.range().end.index ?? 0)
+        )
+          out.set(n.text(), { from, name: n.text() });
+      }
+    }
+    return out;
+  }
+  if (language !== 'typescript' && language !== 'tsx' && language !== 'javascript') return out;
+  for (const node of root.findAll({ rule: { kind: 'import_statement' } })) {
+    const from = (node.field('source')?.text() ?? '').replace(/^['"`]|['"`]$/g, '');
+    for (const spec of node.findAll({ rule: { kind: 'import_specifier' } })) {
+      const name = spec.field('name')?.text();
+      if (name) out.set(spec.field('alias')?.text() ?? name, { from, name });
+    }
+    for (const ns of node.findAll({ rule: { kind: 'namespace_import' } })) {
+      const local = ns
+        .children()
+        .find((c) => c.kind() === 'identifier')
+        ?.text();
+      if (local) out.set(local, { from, name: '*' });
+    }
+    const clause = node.children().find((c) => c.kind() === 'import_clause');
+    const dflt = clause
+      ?.children()
+      .find((c) => c.kind() === 'identifier')
+      ?.text();
+    if (dflt) out.set(dflt, { from, name: 'default' });
+  }
+  return out;
+}
+
+/**
+ * The names `text` calls or constructs on the lines `changed` says, each with where an import
+ * says it comes from; null when the language is not read here (or past the limits).
+ */
+export function usesIn(path: string, text: string, changed: (line: number) => boolean): NameUse[] | null {
+  const language = languageOf(path);
+  if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
+  const binding = load(language);
+  const root = binding.parse(langName(binding, language), text).root();
+  const imports = importsOf(language, root);
+  const lines = text.split('\n');
+  const out: NameUse[] = [];
+  const seen = new Set<string>();
+  for (const node of root.findAll({ rule: { any: CALLS[language].map((kind) => ({ kind })) } })) {
+    const line = node.range().start.line + 1;
+    if (!changed(line)) continue;
+    const callee =
+      node.field('function') ?? node.field('constructor') ?? node.field('name') ?? node.field('type') ?? null;
+    if (!callee) continue;
+    const kind = String(callee.kind());
+    let name: string | null = null;
+    let member = false;
+    let from: string | null = null;
+    if (kind === 'identifier' || kind === 'type_identifier') {
+      name = callee.text();
+      const imported = imports.get(name);
+      if (imported) {
+        from = imported.from;
+        if (imported.name !== 'default' && imported.name !== '*') name = imported.name;
+      }
+    } else if (['member_expression', 'attribute', 'selector_expression', 'field_expression'].includes(kind)) {
+      const property = callee.field('property') ?? callee.field('attribute') ?? callee.field('field');
+      const object = callee.field('object') ?? callee.field('operand') ?? callee.field('value');
+      name = property?.text() ?? null;
+      member = true;
+      const ns = object?.kind() === 'identifier' ? imports.get(object.text()) : undefined;
+      if (ns) from = ns.from;
+    } else if (language === 'java') {
+      name = node.field('name')?.text() ?? callee.text();
+      member = node.field('object') !== null;
+    }
+    if (!name) continue;
+    const key = `${name}\0${line}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ name, line, member, from, text: folded(lines[line - 1] ?? '').slice(0, 160) });
+    if (out.length >= 200) break;
+  }
+  return out;
 }
 
 /** For each line (1-based; index 0 unused), the innermost symbol holding it, or -1. */

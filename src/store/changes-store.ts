@@ -1,4 +1,5 @@
 import type { FileChange, Hunk } from '../core/hunks.js';
+import type { InterfaceChange, Use } from '../core/semantic.js';
 import type { SessionRow } from './sessions-store.js';
 import { inList, type Sql } from './sql.js';
 
@@ -27,6 +28,8 @@ interface ChangedFileRow {
   reason: string | null;
   hunks: string;
   renamed_from: string | null;
+  interface_changes: string | null;
+  name_uses: string | null;
 }
 
 function fileOf(row: ChangedFileRow): FileChange {
@@ -38,11 +41,13 @@ function fileOf(row: ChangedFileRow): FileChange {
     reason: row.reason,
     hunks: JSON.parse(row.hunks) as Hunk[],
     ...(row.renamed_from ? { renamedFrom: row.renamed_from } : {}),
+    ...(row.interface_changes ? { interface: JSON.parse(row.interface_changes) as InterfaceChange[] } : {}),
+    ...(row.name_uses ? { uses: JSON.parse(row.name_uses) as Use[] } : {}),
   };
 }
 
 const FILE_COLUMNS =
-  'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from';
+  'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from, f.interface_changes, f.name_uses';
 
 /** What each session changed, file by file: written whole on a refresh, or a few files after an edit. */
 export class ChangesStore {
@@ -94,11 +99,13 @@ export class ChangesStore {
     }
     for (const f of files) {
       await this.sql.run(
-        `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at, renamed_from)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at, renamed_from,
+           interface_changes, name_uses)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session_id, path) DO UPDATE SET project_id = excluded.project_id, base_blob = excluded.base_blob,
            new_blob = excluded.new_blob, level = excluded.level, reason = excluded.reason, hunks = excluded.hunks,
-           updated_at = excluded.updated_at, renamed_from = excluded.renamed_from`,
+           updated_at = excluded.updated_at, renamed_from = excluded.renamed_from,
+           interface_changes = excluded.interface_changes, name_uses = excluded.name_uses`,
         [
           sessionId,
           projectId,
@@ -110,6 +117,8 @@ export class ChangesStore {
           JSON.stringify(f.hunks),
           now,
           f.renamedFrom ?? null,
+          f.interface ? JSON.stringify(f.interface) : null,
+          f.uses ? JSON.stringify(f.uses) : null,
         ],
       );
     }
@@ -181,6 +190,31 @@ export class ChangesStore {
        ORDER BY f.session_id, f.path`,
       [projectId, list.param, list.param, sessionId, sessionId],
     );
+    for (const row of rows) {
+      const files = out.get(row.session_id) ?? [];
+      files.push(fileOf(row));
+      out.set(row.session_id, files);
+    }
+    return out;
+  }
+
+  /**
+   * Other live sessions' files that change a function's interface or call names in their changed
+   * lines (what semantic conflicts are read from), by session, at most `limit` files in all.
+   */
+  async semanticOthers(
+    projectId: string,
+    sessionId: string | null,
+    limit = 2_000,
+  ): Promise<Map<string, FileChange[]>> {
+    const rows = await this.sql.all<ChangedFileRow>(
+      `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
+       WHERE f.project_id = ? AND (f.interface_changes IS NOT NULL OR f.name_uses IS NOT NULL)
+         AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
+       ORDER BY f.session_id, f.path LIMIT ?`,
+      [projectId, sessionId, sessionId, limit],
+    );
+    const out = new Map<string, FileChange[]>();
     for (const row of rows) {
       const files = out.get(row.session_id) ?? [];
       files.push(fileOf(row));

@@ -253,6 +253,9 @@ describe('reading a worktree again', () => {
         .map((l) => l.replace(/^-c \S+ /, '').split(' ')[0]);
     };
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    // The changed file's text in the base, once (its functions' interfaces: core/semantic.ts).
+    expect(await asked()).toEqual(['diff', 'ls-files', 'show']);
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
     expect(await asked()).toEqual(['diff', 'ls-files']);
     git(dir, 'commit', '-qam', 'a moves');
     expect(await asked()).toContain('merge-base');

@@ -6,10 +6,11 @@ import { glob, matchPath } from '../../core/glob.js';
 import type { FileChange } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { isGlob } from '../../core/paths.js';
-import { type ChangeBase, findBase, readChanges } from '../../integrations/git-changes.js';
+import { type Definition, interfaceChanges } from '../../core/semantic.js';
+import { type ChangeBase, fileAt, findBase, readChanges } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
-import { markSymbols, symbolSpans } from '../../integrations/symbols.js';
+import { markSymbols, type SymbolSpan, symbolSpans, usesIn } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -28,6 +29,17 @@ const RETAKE_MS = 60_000;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
+/** Base files whose definitions are kept in memory (by path and blob). */
+const BASES_KEPT = 500;
+
+/** A parsed file's definitions, as interface changes compare them. */
+function definitions(spans: SymbolSpan[]): Definition[] {
+  return spans.map((d) => ({
+    name: d.name,
+    line: d.start,
+    ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
+  }));
+}
 
 /** The commit of the branch a base was measured against, read from the git folder (null: none, or not readable so). */
 function refCommit(place: FolderLocation, base: ChangeBase): string | null {
@@ -44,6 +56,8 @@ function refCommit(place: FolderLocation, base: ChangeBase): string | null {
 export class ChangesService {
   /** Whole reads of a worktree under way, by session: a second asked meanwhile waits for it. */
   private readonly wholeReads = new Map<string, Promise<'recorded' | 'none' | 'failed'>>();
+  /** Base files' definitions, by path and blob (`baseDefinitions`). */
+  private readonly bases = new Map<string, Definition[] | null>();
 
   constructor(
     private readonly app: AppContext,
@@ -98,7 +112,7 @@ export class ChangesService {
     const known = new Map(
       (await store.changes.filesOf(session.id, incremental ? paths : undefined)).map((f) => [f.path, f]),
     );
-    this.addSymbols(place.worktree, read.files, known);
+    await this.addSymbols(place.worktree, read.base.commit, read.files, known);
     const met = await meetings(this.app, session, read.files);
     await store.write(
       async () => {
@@ -212,16 +226,25 @@ export class ChangesService {
   }
 
   /**
-   * Sets each hunk's symbols: kept from what was recorded when the file is the same on both sides,
-   * else parsed from the worktree's text (at most `PARSED_PER_REFRESH` files).
+   * Sets each hunk's symbols, and the file's interface changes and the names its changed lines use
+   * (core/semantic.ts): kept from what was recorded when the file is the same on both sides, else
+   * parsed from the worktree's text and, for the interfaces, the base's (`baseCommit`; at most
+   * `PARSED_PER_REFRESH` files).
    */
-  private addSymbols(worktree: string, files: FileChange[], known: Map<string, FileChange>): void {
+  private async addSymbols(
+    worktree: string,
+    baseCommit: string,
+    files: FileChange[],
+    known: Map<string, FileChange>,
+  ): Promise<void> {
     let parsed = 0;
     for (const file of files) {
       if (file.level !== 'lines' || file.newBlob === null || !languageOf(file.path)) continue;
       const before = known.get(file.path);
       if (before && before.newBlob === file.newBlob && before.baseBlob === file.baseBlob) {
         file.hunks = before.hunks;
+        if (before.interface) file.interface = before.interface;
+        if (before.uses) file.uses = before.uses;
         continue;
       }
       if (parsed >= PARSED_PER_REFRESH) continue;
@@ -234,11 +257,42 @@ export class ChangesService {
       }
       try {
         const spans = symbolSpans(file.path, text);
-        if (spans) markSymbols(file.hunks, spans, text);
+        if (!spans) continue;
+        markSymbols(file.hunks, spans, text);
+        const written = file.hunks
+          .filter((h) => h.next[1] > 0)
+          .map((h) => [h.next[0], h.next[0] + h.next[1] - 1]);
+        const uses = usesIn(file.path, text, (line) => written.some(([a, b]) => line >= a! && line <= b!));
+        if (uses && uses.length > 0) file.uses = uses;
+        if (file.baseBlob === null) continue;
+        const base = await this.baseDefinitions(worktree, baseCommit, file);
+        if (!base) continue;
+        const changes = interfaceChanges(base, definitions(spans));
+        if (changes.length > 0) file.interface = changes;
       } catch (error) {
         this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
       }
     }
+  }
+
+  /**
+   * The definitions of a changed file in its base, read once per base blob (every session of a
+   * repository starts from the same ones; a file edited again keeps its base).
+   */
+  private async baseDefinitions(
+    worktree: string,
+    baseCommit: string,
+    file: FileChange,
+  ): Promise<Definition[] | null> {
+    const key = `${file.path}\0${file.baseBlob}`;
+    const kept = this.bases.get(key);
+    if (kept !== undefined) return kept;
+    const text = await fileAt(worktree, baseCommit, file.renamedFrom ?? file.path);
+    const spans = text === null ? null : symbolSpans(file.path, text);
+    const found = spans ? definitions(spans) : null;
+    if (this.bases.size >= BASES_KEPT) this.bases.delete(this.bases.keys().next().value!);
+    this.bases.set(key, found);
+    return found;
   }
 
   /**
@@ -287,13 +341,14 @@ export class ChangesService {
     }
     const place = locateFolder(viewer.worktree);
     if (place.kind !== 'git') return { conflicts: [], more: 0 };
-    let files: FileChange[];
+    let read: Awaited<ReturnType<typeof readChanges>>;
     try {
-      files = (await readChanges(place.worktree, place.commonDir, { paths })).files;
+      read = await readChanges(place.worktree, place.commonDir, { paths });
     } catch {
       return { conflicts: [], more: 0 };
     }
-    this.addSymbols(place.worktree, files, new Map());
+    const files = read.files;
+    await this.addSymbols(place.worktree, read.base.commit, files, new Map());
     return conflictsAgainst(
       this.app,
       files,

@@ -6,12 +6,12 @@
 import type { AppContext } from '../../app/context.js';
 import type { FileChange } from '../../core/hunks.js';
 import { LIMITS } from '../../core/limits.js';
-import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
+import { type FilePrediction, predictChanges, semanticPredictions } from '../../core/merge-prediction.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
 import type { PredictedConflict } from './prediction-types.js';
-import { view } from './prediction-types.js';
+import { semanticView, view } from './prediction-types.js';
 
 /** A session's worktree, when it is on this machine (git can read it). */
 export function copyOf(app: AppContext, session: SessionRow): LocalCopy | null {
@@ -54,6 +54,16 @@ export async function conflictsAgainst(
       if (p) all.push(entry(other, p));
     }
   }
+  // The conflicts git cannot see: an interface one side changed, used by the other's new code.
+  if (mine.some((f) => f.interface || f.uses)) {
+    for (const [otherId, files] of await store.changes.semanticOthers(projectId, null)) {
+      if (skip.has(otherId)) continue;
+      const other = await store.sessions.get(otherId);
+      if (!other || stateOf(app, other) !== 'active') continue;
+      if (worktree !== null && other.worktree === worktree && other.host === app.host) continue;
+      for (const p of semanticPredictions(mine, files)) all.push(entry(other, p));
+    }
+  }
   return {
     conflicts: all.slice(0, LIMITS.listedConflicts),
     more: Math.max(0, all.length - LIMITS.listedConflicts),
@@ -71,5 +81,6 @@ function entry(other: SessionRow, p: FilePrediction & { git?: 'conflicts' | 'mer
     theirs: p.theirs.map(view),
     ...(p.why ? { why: p.why } : {}),
     ...(p.git ? { git: p.git } : {}),
+    ...(p.semantic ? { semantic: semanticView(p.semantic) } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /** Predicted conflicts between every pair of live sessions of a project, as `status` and the dashboard show them. */
 import type { AppContext } from '../../app/context.js';
-import { predictChanges } from '../../core/merge-prediction.js';
+import { predictChanges, semanticPredictions } from '../../core/merge-prediction.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import { describeLines, type PairConflict, view } from './prediction-types.js';
@@ -25,7 +25,8 @@ export async function pairConflicts(
   for (let i = 0; i < live.length; i++) {
     for (let j = i + 1; j < live.length; j++) {
       const [a, b] = [live[i]!, live[j]!];
-      for (const p of predictChanges(bySession.get(a.id)!, bySession.get(b.id)!)) {
+      const [fa, fb] = [bySession.get(a.id)!, bySession.get(b.id)!];
+      for (const p of [...predictChanges(fa, fb), ...semanticPredictions(fa, fb)]) {
         if (pairs.length === limit) return { pairs, more: true };
         pairs.push({
           a: { session_id: a.id, session: a.name },

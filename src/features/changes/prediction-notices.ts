@@ -5,7 +5,8 @@
  */
 import type { AppContext } from '../../app/context.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
-import { type FilePrediction, predictChanges } from '../../core/merge-prediction.js';
+import { type FilePrediction, predictChanges, semanticPredictions } from '../../core/merge-prediction.js';
+import { describeChange } from '../../core/semantic.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
@@ -41,6 +42,14 @@ export async function meetings(
     for (const prediction of predictChanges(files, theirs))
       if (prediction.level !== 'unknown') out.push({ other, prediction });
   }
+  // An interface changed under a new use, either way round.
+  if (files.some((f) => f.interface || f.uses)) {
+    for (const [otherId, theirs] of await app.store.changes.semanticOthers(session.project_id, session.id)) {
+      const other = await app.store.sessions.get(otherId);
+      if (!other || stateOf(app, other) !== 'active') continue;
+      for (const prediction of semanticPredictions(files, theirs)) out.push({ other, prediction });
+    }
+  }
   return out;
 }
 
@@ -70,7 +79,21 @@ export async function tellOnce(
       theirs: excerpt(p.ours),
     },
   ];
+  // A semantic one is told from each side: who changed the interface, who uses it.
+  const semanticWhy = (toChanger: boolean) => {
+    const c = p.semantic!;
+    const use = `${c.usedIn}:${c.use.line}`;
+    return toChanger
+      ? `${describeChange(c.change, 'you')} (${c.definedIn}); their uncommitted code uses it at ${use}: ${c.use.text}`
+      : `${describeChange(c.change, 'they')} (${c.definedIn}); your uncommitted code uses it at ${use}: ${c.use.text}`;
+  };
   for (const side of sides) {
+    if (p.level === 'semantic' && p.semantic) {
+      // `p` is from `session`'s side: its `ours` changed the interface when changedBy is 'ours'.
+      const toChanger = (side.to === session) === (p.semantic.changedBy === 'ours');
+      side.lines = semanticWhy(toChanger);
+      side.theirs = '';
+    }
     const subject = predictionSubject(side.about.id, p.path, p.level);
     if (await notifications.wasDelivered(side.to.id, 'predicted_conflict', subject)) continue;
     await notifications.notify([side.to.id], {

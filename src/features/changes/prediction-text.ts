@@ -16,6 +16,8 @@ export function describePredictions(conflicts: PredictedConflict[], more: number
     switch (c.level) {
       case 'textual':
         return `${c.file}${symbols ? ` (${symbols})` : ''}: will conflict with ${who} when merged — ${lines}${c.why ? ` (${c.why})` : ''}.${theirs(c)}`;
+      case 'semantic':
+        return `${c.file}: git will merge it with ${who}, but the build breaks: ${c.why}.${c.semantic ? `\nThe use:\n${c.semantic.use}\n` : ''}`;
       case 'symbol':
         return `${c.file}: you and ${who} both change ${symbols} (git merges it; read both before merging).${theirs(c)}`;
       default:

@@ -2,6 +2,7 @@
 import { quoteBlock } from '../../core/fence.js';
 import type { Hunk } from '../../core/hunks.js';
 import type { PredictionLevel } from '../../core/merge-prediction.js';
+import { describeChange, type SemanticConflict } from '../../core/semantic.js';
 
 /** A hunk as an agent or a person reads it: its lines on both sides and a fenced excerpt. */
 export interface HunkView {
@@ -23,6 +24,35 @@ export interface PredictedConflict {
   why?: string;
   /** Both copies on this machine: what git's own merge of the file said. */
   git?: 'conflicts' | 'merges';
+  /** For `semantic`: the definition one side changed and the other's use of it. */
+  semantic?: SemanticView;
+}
+
+/** A semantic conflict as tools give it (the use's line quoted: another session's text). */
+export interface SemanticView {
+  symbol: string;
+  defined_in: string;
+  change: string;
+  before: string;
+  after: string | null;
+  used_in: string;
+  line: number;
+  use: string;
+  changed_by: 'you' | 'them';
+}
+
+export function semanticView(c: SemanticConflict): SemanticView {
+  return {
+    symbol: c.change.name,
+    defined_in: c.definedIn,
+    change: describeChange(c.change, c.changedBy === 'ours' ? 'you' : 'they'),
+    before: c.change.before,
+    after: c.change.after,
+    used_in: c.usedIn,
+    line: c.use.line,
+    use: quoteBlock(c.use.text, 200, 1, '[… cut]'),
+    changed_by: c.changedBy === 'ours' ? 'you' : 'them',
+  };
 }
 
 /** A predicted conflict between two sessions, as `status` and the dashboard show it. */

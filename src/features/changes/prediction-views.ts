@@ -13,15 +13,28 @@ export const predictedConflict = z.object({
   session_id: z.string(),
   session_name: z.string(),
   level: z
-    .enum(['textual', 'symbol', 'file', 'unknown'])
+    .enum(['textual', 'symbol', 'file', 'unknown', 'semantic'])
     .describe(
-      'textual: git will conflict; symbol: both change one function (git merges, look); file: compared whole; unknown: different bases',
+      'textual: git will conflict; symbol: both change one function (git merges, look); file: compared whole; unknown: different bases; semantic: git merges, the build breaks (an interface changed under a new use)',
     ),
   file: z.string(),
   symbols: z.array(z.string()),
   ours: z.array(hunk),
   theirs: z.array(hunk),
   why: z.string().optional(),
+  semantic: z
+    .object({
+      symbol: z.string(),
+      defined_in: z.string(),
+      change: z.string().describe('how its interface changed'),
+      before: z.string(),
+      after: z.string().nullable(),
+      used_in: z.string(),
+      line: z.number(),
+      use: z.string().describe('the line that uses it, quoted'),
+      changed_by: z.enum(['you', 'them']),
+    })
+    .optional(),
   git: z
     .enum(['conflicts', 'merges'])
     .optional()

@@ -168,7 +168,10 @@ export const check = defineTool({
       );
       return entries.map((e, i) => ({ ...e, file: files[i]! }));
     };
-    const merging = predicted.conflicts.filter((p) => p.level === 'textual' || p.level === 'file');
+    // What will not merge, or will not build once merged.
+    const merging = predicted.conflicts.filter(
+      (p) => p.level === 'textual' || p.level === 'file' || p.level === 'semantic',
+    );
     const result = {
       ...full,
       safe: full.safe && merging.length === 0,

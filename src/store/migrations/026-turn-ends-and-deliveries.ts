@@ -9,7 +9,9 @@ import type { PortableMigration } from './portable.js';
  *   wake hook watches it for news that wakes it.
  * - `claim_waits`: a claim a session was stopped by (an edit refused for another's claim); when
  *   that claim is released, the session is told so at its turn's end or wakes.
- * - `changed_files.renamed_from`: a session's file that git finds renamed, and from where.
+ * - `changed_files.renamed_from`: a session's file that git finds renamed, and from where;
+ *   `interface_changes` and `name_uses`: what its changes do to its functions' interfaces, and
+ *   which names its changed lines call (the conflicts git cannot see: core/semantic.ts).
  * - `message_reads.via` and `acted_at`: a message delivered to an agent's context, how (tool
  *   response, prompt, turn end, wake, wait, list), and when the recipient next acted after it.
  */
@@ -41,6 +43,9 @@ export const turnEndsAndDeliveries: PortableMigration = {
       .createIndex('changed_files_by_old_path')
       .on('changed_files')
       .columns(['project_id', 'renamed_from']),
+    // Its functions' interface changes and the names its changed lines use (JSON, core/semantic.ts).
+    db.schema.alterTable('changed_files').addColumn('interface_changes', 'text'),
+    db.schema.alterTable('changed_files').addColumn('name_uses', 'text'),
     db.schema.alterTable('message_reads').addColumn('acted_at', 'bigint'),
     // What a session was delivered and has not acted after yet: read on every call, by index.
     db.schema.createIndex('message_reads_unacted').on('message_reads').columns(['session_id', 'acted_at']),

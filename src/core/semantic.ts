@@ -1,0 +1,178 @@
+/**
+ * The conflicts git cannot see: one session changes a definition's interface (removes it, renames
+ * it, changes its parameters or return type) while another session's changes add or change a use
+ * of it that resolves to that definition (the same module, or imported from it). Git merges both
+ * cleanly; the build breaks. Read from each side's parsed definitions and uses, no text matching:
+ * a change of a body alone says nothing.
+ */
+
+/** A definition as a change set keeps it: its qualified name, interface and body digest. */
+export interface Definition {
+  name: string;
+  signature?: string;
+  body?: string;
+  /** 1-based line of its start. */
+  line: number;
+}
+
+/** How one definition's interface changed between the base and the new text. */
+export interface InterfaceChange {
+  name: string;
+  kind: 'removed' | 'renamed' | 'signature';
+  /** Its interface in the base (`(user)`), and now (null when removed; the new name when renamed). */
+  before: string;
+  after: string | null;
+  /** 1-based line in the base. */
+  line: number;
+}
+
+/** A use of a name in the lines a session wrote (see `NameUse` in integrations/symbols.ts). */
+export interface Use {
+  name: string;
+  line: number;
+  member: boolean;
+  /** The module an import names (as written), or null. */
+  from: string | null;
+  text: string;
+}
+
+/** Interface changes kept per file (the rest is counted, not told). */
+const KEPT = 50;
+
+/**
+ * What changed in the interfaces of a file's definitions from `base` to `next`: removed ones (a
+ * removed one whose body reappears under a new name, once, is renamed), and those whose parameters
+ * or return type changed. Only definitions with an interface (functions, methods) count.
+ */
+export function interfaceChanges(base: Definition[], next: Definition[]): InterfaceChange[] {
+  const now = new Map(next.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
+  const before = new Map(base.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
+  const added = [...now.values()].filter((d) => !before.has(d.name));
+  const out: InterfaceChange[] = [];
+  for (const d of before.values()) {
+    const after = now.get(d.name);
+    if (after) {
+      if (after.signature !== d.signature)
+        out.push({
+          name: d.name,
+          kind: 'signature',
+          before: d.signature!,
+          after: after.signature!,
+          line: d.line,
+        });
+      continue;
+    }
+    const same = added.filter((a) => a.body === d.body && a.body !== undefined);
+    if (same.length === 1)
+      out.push({ name: d.name, kind: 'renamed', before: d.signature!, after: same[0]!.name, line: d.line });
+    else out.push({ name: d.name, kind: 'removed', before: d.signature!, after: null, line: d.line });
+  }
+  return out.slice(0, KEPT);
+}
+
+/** A path as modules name it: no extension, no trailing `/index` or `/__init__`. */
+export function moduleStem(path: string): string {
+  return path.replace(/\.[^./]+$/, '').replace(/\/(index|__init__)$/, '');
+}
+
+/**
+ * Where an import of `from` in the file at `path` points, as a module stem of the repository; null
+ * for a package outside it (`react`, `os`). JavaScript and TypeScript: relative paths (`./auth`,
+ * `../lib/util`). Python: relative (`.auth`, `..pkg.auth`) and absolute dotted names (`app.auth`,
+ * taken from the repository's root).
+ */
+export function resolveModule(path: string, from: string): string | null {
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  const join = (parts: string[]) => {
+    const out: string[] = [];
+    for (const p of parts) {
+      if (p === '' || p === '.') continue;
+      if (p === '..') {
+        if (out.length === 0) return null;
+        out.pop();
+      } else out.push(p);
+    }
+    return out.join('/');
+  };
+  if (from.startsWith('./') || from.startsWith('../')) {
+    const joined = join([...dir.split('/'), ...from.split('/')]);
+    return joined === null ? null : moduleStem(joined);
+  }
+  if (/\.(py|pyi)$/.test(path)) {
+    const dots = /^\.+/.exec(from)?.[0].length ?? 0;
+    const rest = from.slice(dots).split('.').filter(Boolean);
+    if (dots === 0) return rest.join('/');
+    const up = Array.from({ length: dots - 1 }, () => '..');
+    return join([...dir.split('/'), ...up, ...rest]);
+  }
+  return null;
+}
+
+/** One file's definitions' interface changes and the uses its changes add. */
+export interface SemanticFile {
+  path: string;
+  interface?: InterfaceChange[];
+  uses?: Use[];
+}
+
+/** A use in one session's changes of a definition whose interface the other session changed. */
+export interface SemanticConflict {
+  /** Where the definition is, and how its interface changed. */
+  definedIn: string;
+  change: InterfaceChange;
+  /** Where the other side uses it. */
+  usedIn: string;
+  use: Use;
+  /** Which side changed the definition. */
+  changedBy: 'ours' | 'theirs';
+}
+
+/** Semantic conflicts told per pair of sessions, at most. */
+const PER_PAIR = 20;
+
+/**
+ * Every use in one side's changes of a definition whose interface the other side changed: by name
+ * (the definition's own, or its old name when renamed), and where the use says where the name
+ * comes from, only from that definition's module. A plain call meets a function of the file it is
+ * in, or of the module it is imported from; a call on something (`this.save()`, `obj.save()`) meets
+ * a changed method of that name in the same file, or a namespace's function it imports.
+ */
+export function semanticConflicts(ours: SemanticFile[], theirs: SemanticFile[]): SemanticConflict[] {
+  const out: SemanticConflict[] = [];
+  const look = (defs: SemanticFile[], uses: SemanticFile[], changedBy: 'ours' | 'theirs') => {
+    for (const d of defs) {
+      for (const change of d.interface ?? []) {
+        const own = change.name.split('.').at(-1)!;
+        const method = change.name.includes('.');
+        for (const u of uses) {
+          for (const use of u.uses ?? []) {
+            if (use.name !== own) continue;
+            const sameFile = u.path === d.path;
+            const imported = use.from !== null ? resolveModule(u.path, use.from) : null;
+            // Without types, a call on an object is taken for the changed method only in its own
+            // file, or on a namespace imported from its module: `obj.save()` elsewhere could be
+            // any class's `save`.
+            const fits =
+              imported !== null ? imported === moduleStem(d.path) : sameFile && use.member === method;
+            if (!fits) continue;
+            out.push({ definedIn: d.path, change, usedIn: u.path, use, changedBy });
+            if (out.length >= PER_PAIR) return;
+          }
+        }
+      }
+    }
+  };
+  look(ours, theirs, 'ours');
+  if (out.length < PER_PAIR) look(theirs, ours, 'theirs');
+  return out.slice(0, PER_PAIR);
+}
+
+/**
+ * How an interface change reads, said of `who`: "you changed login(user) to login(user, token)",
+ * "they renamed login(user) to signIn", "you removed login(user)".
+ */
+export function describeChange(c: InterfaceChange, who = 'one side'): string {
+  if (c.kind === 'removed') return `${who} removed ${c.name}${c.before}`;
+  if (c.kind === 'renamed') return `${who} renamed ${c.name}${c.before} to ${c.after}`;
+  return `${who} changed ${c.name}${c.before} to ${c.name}${c.after}`;
+}
