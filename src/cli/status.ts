@@ -164,7 +164,9 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
               ? yellow('same code')
               : c.level === 'file'
                 ? red('will conflict (whole file)')
-                : dim('cannot compare');
+                : c.level === 'semantic'
+                  ? red('merges, build breaks')
+                  : dim('cannot compare');
         const symbols = c.symbols.length > 0 ? ` ${inline(c.symbols.join(', '), 120)}` : '';
         line(
           `    ${what} ${inline(c.file, 200)}${symbols}: "${inline(c.a.session, 40)}" and "${inline(c.b.session, 40)}" ${dim(`(${inline(c.lines, 160)})`)}`,

@@ -76,6 +76,15 @@ describe('semantic: an interface changed under another session’s new use', () 
       }),
     ]);
     expect(check.warning).toContain('but the build breaks');
+    // For status and the dashboard, said of both by name.
+    const projectId = (await app.sessions.get(alice.connection.currentId!)).project_id;
+    expect((await app.changes.betweenSessions(projectId, 10)).pairs).toContainEqual(
+      expect.objectContaining({
+        level: 'semantic',
+        file: 'src/app.ts',
+        lines: `"alice" changed login(user: string) to login(user: string, token: string) (src/auth.ts); "bob" uses it at src/app.ts:3: login('bob');`,
+      }),
+    );
     later();
     const fromBob = await bob.call<Check>('collab_check');
     expect(fromBob.predicted_conflicts).toEqual([

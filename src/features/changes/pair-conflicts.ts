@@ -1,6 +1,7 @@
 /** Predicted conflicts between every pair of live sessions of a project, as `status` and the dashboard show them. */
 import type { AppContext } from '../../app/context.js';
 import { predictChanges, semanticPredictions } from '../../core/merge-prediction.js';
+import { describeChange, type SemanticConflict } from '../../core/semantic.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import { describeLines, type PairConflict, view } from './prediction-types.js';
@@ -34,8 +35,9 @@ export async function pairConflicts(
           level: p.level,
           file: p.path,
           symbols: p.symbols,
-          lines:
-            p.level === 'textual' || p.level === 'symbol'
+          lines: p.semantic
+            ? pairSentence(p.semantic, a.name, b.name)
+            : p.level === 'textual' || p.level === 'symbol'
               ? `${p.ours.map((h) => describeLines(h.base)).join(', ')} / ${p.theirs.map((h) => describeLines(h.base)).join(', ')}`
               : (p.why ?? ''),
           excerpts: {
@@ -47,4 +49,10 @@ export async function pairConflicts(
     }
   }
   return { pairs, more: false };
+}
+
+/** A semantic conflict between two sessions, said of both by name ("alice" changed…; "bob" uses it at…). */
+function pairSentence(c: SemanticConflict, a: string, b: string): string {
+  const [changer, user] = c.changedBy === 'ours' ? [a, b] : [b, a];
+  return `${describeChange(c.change, `"${changer}"`)} (${c.definedIn}); "${user}" uses it at ${c.usedIn}:${c.use.line}: ${c.use.text}`;
 }

@@ -36,6 +36,7 @@ const PREDICTED_WORDS: Record<string, string> = {
   file: 'will conflict in (whole file)',
   symbol: 'both change the same code in',
   unknown: 'cannot be compared in',
+  semantic: 'merge cleanly, and the build breaks, at',
 };
 
 /** A time as a person reads it at a glance ("3 min ago"; the script keeps it current), exact on hover. */
