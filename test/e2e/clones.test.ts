@@ -194,6 +194,42 @@ describe('an edit that would conflict with another clone’s uncommitted change'
   });
 });
 
+describe('an edit that would merge cleanly and break the build', () => {
+  it('the PreToolUse hook asks before an edit changes the interface another clone now calls; a body edit goes ahead', async () => {
+    const auth = 'export function login(user: string) {\n  return user;\n}\n';
+    const { alice, bob, a, b } = await aliceAndBob({
+      'src/auth.ts': auth,
+      'src/app.ts': 'export const app = 1;\n',
+    });
+    // Bob's uncommitted code calls login (his check records it, as his edit hooks would).
+    writeFileSync(
+      join(bob, 'src/app.ts'),
+      "import { login } from './auth';\nexport const app = 1;\nlogin('bob');\n",
+    );
+    await b.call('collab_check');
+    const edit = (old_string: string, new_string: string) =>
+      a.hook(
+        'pre-tool-use',
+        hookFixture('claude-code/pre-tool-use-edit', alice, 'A-1', {
+          file_path: join(alice, 'src/auth.ts'),
+          old_string,
+          new_string,
+        }),
+      );
+    const asked = JSON.parse(
+      (await edit('login(user: string)', 'login(user: string, token: string)')).stdout,
+    ).hookSpecificOutput;
+    expect(asked.permissionDecision).toBe('ask');
+    expect(asked.permissionDecisionReason).toContain('the build would break');
+    expect(asked.permissionDecisionReason).toContain(
+      'this edit changed login(user: string) to login(user: string, token: string), which session "bob"',
+    );
+    expect(asked.permissionDecisionReason).toContain("src/app.ts:3:\n> login('bob');");
+    // The body alone: its interface stays, nothing to ask.
+    expect((await edit('  return user;', '  return user.trim();')).stdout).toBe('');
+  });
+});
+
 describe('a database from before repositories were named', () => {
   it('the projects of two clones (keyed by their git folders) merge into one, losing no row, and say so', async () => {
     const home = tempDir('collab-home-');

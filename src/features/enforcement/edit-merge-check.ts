@@ -4,9 +4,11 @@ import type { AppContext } from '../../app/context.js';
 import { newHash } from '../../core/digest.js';
 import { inline, quoteBlock } from '../../core/fence.js';
 import type { FileChange, Hunk } from '../../core/hunks.js';
+import { languageOf } from '../../core/languages.js';
 import { lineHunks } from '../../core/line-diff.js';
 import { meetingHunks, toBase } from '../../core/merge-prediction.js';
-import type { SymbolSpan } from '../../integrations/symbols.js';
+import { describeChange, interfaceChanges, semanticConflicts } from '../../core/semantic.js';
+import { type SymbolSpan, symbolSpans, usesIn } from '../../integrations/symbols.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 
@@ -146,5 +148,61 @@ export async function editMeetsChanges(
     `session-collab: this edit of ${inline(path, 300)} would conflict, when both are merged, with changes another session has not committed yet (lines of the version both started from):`,
     ...meetings,
     'Look at both first (collab_check shows their lines), message that session with collab_message_send, or ask the user whether to go ahead.',
+  ].join('\n');
+}
+
+/**
+ * Before an edit: whether it would make a conflict git cannot see with another live session's
+ * uncommitted work (core/semantic.ts) — it changes the interface of a function the other's new code
+ * calls, or adds a call to one whose interface the other changed: null when clear, else the reason
+ * to show. Parses the file only when some other session has such changes recorded in the project.
+ */
+export async function editBreaksUses(
+  app: AppContext,
+  viewer: Viewpoint,
+  path: string,
+  propose: (current: string) => string | null,
+): Promise<string | null> {
+  if (!languageOf(path)) return null;
+  const others = await app.store.changes.semanticOthers(viewer.project_id, viewer.id, 500);
+  const skip = new Set(viewer.also ?? []);
+  if ([...others.keys()].every((id) => skip.has(id))) return null;
+  const edit = await readEdit(app, viewer, path, propose);
+  if (edit === null) return null;
+  const before = symbolSpans(path, edit.current);
+  const after = symbolSpans(path, edit.proposed);
+  if (!before || !after) return null;
+  const definitions = (spans: SymbolSpan[]) =>
+    spans.map((d) => ({
+      name: d.name,
+      line: d.start,
+      ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
+    }));
+  const written = edit.local.filter((h) => h.next[1] > 0).map((h) => [h.next[0], h.next[0] + h.next[1] - 1]);
+  const mine = {
+    path,
+    interface: interfaceChanges(definitions(before), definitions(after)),
+    uses: usesIn(path, edit.proposed, (line) => written.some(([a, b]) => line >= a! && line <= b!)) ?? [],
+  };
+  if (mine.interface.length === 0 && mine.uses.length === 0) return null;
+  const told: string[] = [];
+  for (const [otherId, files] of others) {
+    if (skip.has(otherId)) continue;
+    const met = semanticConflicts([mine], files);
+    if (met.length === 0) continue;
+    const other = await app.store.sessions.get(otherId);
+    if (!other || stateOf(app, other) !== 'active') continue;
+    for (const c of met.slice(0, 3))
+      told.push(
+        c.changedBy === 'ours'
+          ? `- ${describeChange(c.change, 'this edit')}, which session "${inline(other.name, 60)}" (session_id ${other.id}) calls in its uncommitted ${inline(c.usedIn, 200)}:${c.use.line}:\n${quoteBlock(c.use.text, 200, 1, '[… cut]')}`
+          : `- this edit calls ${inline(c.use.name, 80)}, whose interface session "${inline(other.name, 60)}" (session_id ${other.id}) changed in its uncommitted ${inline(c.definedIn, 200)}: ${describeChange(c.change, 'it')}`,
+      );
+  }
+  if (told.length === 0) return null;
+  return [
+    `session-collab: git would merge this edit of ${inline(path, 300)} with another session's uncommitted work, and the build would break:`,
+    ...told,
+    'Agree on the interface first (collab_message_send), or ask the user whether to go ahead.',
   ].join('\n');
 }

@@ -18,7 +18,7 @@ import type { CheckConflict, StaleClaim, Viewpoint } from '../claims/claim-types
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
-import { blobOf, editMeetsChanges, editOf, readEdit } from './edit-merge-check.js';
+import { blobOf, editBreaksUses, editMeetsChanges, editOf, readEdit } from './edit-merge-check.js';
 import { holdsPart, reachedBy } from './partial-holds.js';
 
 export type Enforcement = 'deny' | 'ask' | 'warn';
@@ -129,6 +129,21 @@ export class EnforcementService {
   ): Promise<string | null> {
     const [path] = normalizeInside([file], cwd, viewer, this.app.log);
     return path ? editMeetsChanges(this.app, viewer, path, propose) : null;
+  }
+
+  /**
+   * Whether an edit of one file would break another live session's uncommitted work once both
+   * merge (an interface it changes that the other calls, or a call of one the other changed:
+   * `editBreaksUses`): the reason, or null.
+   */
+  async checkEditSemantic(
+    viewer: Viewpoint,
+    file: string,
+    cwd: string,
+    propose: (current: string) => string | null,
+  ): Promise<string | null> {
+    const [path] = normalizeInside([file], cwd, viewer, this.app.log);
+    return path ? editBreaksUses(this.app, viewer, path, propose) : null;
   }
 
   /**

@@ -125,10 +125,20 @@ export async function answerHook(
     // uncommitted change.
     const merge =
       single === null ? null : await app.enforcement.checkEditMerge(viewpoint, single, input.cwd, propose);
-    if (merge) {
-      app.log.info('hook.predicted_conflict', { session: session?.id ?? null, tool: input.toolName });
+    // Or merge cleanly and break the build: an interface changed under another's new use.
+    const breaks =
+      merge ??
+      (single === null
+        ? null
+        : await app.enforcement.checkEditSemantic(viewpoint, single, input.cwd, propose));
+    if (breaks) {
+      app.log.info('hook.predicted_conflict', {
+        session: session?.id ?? null,
+        tool: input.toolName,
+        semantic: merge === null,
+      });
       return {
-        output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', merge, input.clientEvent),
+        output: toolDecision(input.format, decision === 'warn' ? 'warn' : 'ask', breaks, input.clientEvent),
       };
     }
     return {
