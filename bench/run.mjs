@@ -26,6 +26,7 @@ import { hooks } from './hooks.mjs';
 import { hubRound, stdioRound, teamRound } from './hub.mjs';
 import { describeHistory, historySection, mergeHistory, recordedHistorySection } from './merge-history.mjs';
 import { predict } from './predict.mjs';
+import { semanticBench } from './semantic.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
@@ -345,6 +346,7 @@ progress('hook processes with 1,000 live claims (40 rounds)…');
 const hook = await hooks(servers);
 progress('conflict prediction, a pair of sessions with 1,000-line diffs…');
 const prediction = await predict();
+const semantic = semanticBench();
 // Prediction on real merge history: repositories a person fetched (none are downloaded here).
 const HISTORY_REPOS = (process.env.MERGE_HISTORY_REPOS ?? '').split(':').filter(Boolean);
 const history = HISTORY_REPOS.length > 0 ? await mergeHistory(HISTORY_REPOS, progress) : null;
@@ -588,6 +590,15 @@ row(
   '',
   null,
 );
+for (const [language, r] of Object.entries(semantic.byLanguage))
+  row(
+    `semantic conflicts (an interface changed under the other session's new use; git merges, the build breaks), ${language}, hand-made cases (\`bench/semantic.mjs\`): precision / recall (cases, of which breaking)`,
+    `${fmt(r.precision * 100, 1)} % / ${fmt(r.recall * 100, 1)} % (${r.cases}, ${r.positives})`,
+    '–',
+    `one pair p99 ${fmt(semantic.p99, 2)} ms`,
+    'precision ≥ 95 %, recall ≥ 90 %',
+    r.precision >= 0.95 && r.recall >= 0.9,
+  );
 row(
   'default `tools/list` as received (JSON bytes / 4)',
   `${size.ours.tokens} tokens`,

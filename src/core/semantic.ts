@@ -42,7 +42,8 @@ const KEPT = 50;
 /**
  * What changed in the interfaces of a file's definitions from `base` to `next`: removed ones (a
  * removed one whose body reappears under a new name, once, is renamed), and those whose parameters
- * or return type changed. Only definitions with an interface (functions, methods) count.
+ * or return type changed (but for parameters added that a call may leave out). Only definitions
+ * with an interface (functions, methods) count.
  */
 export function interfaceChanges(base: Definition[], next: Definition[]): InterfaceChange[] {
   const now = new Map(next.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
@@ -52,7 +53,7 @@ export function interfaceChanges(base: Definition[], next: Definition[]): Interf
   for (const d of before.values()) {
     const after = now.get(d.name);
     if (after) {
-      if (after.signature !== d.signature)
+      if (after.signature !== d.signature && !widened(d.signature!, after.signature!))
         out.push({
           name: d.name,
           kind: 'signature',
@@ -68,6 +69,45 @@ export function interfaceChanges(base: Definition[], next: Definition[]): Interf
     else out.push({ name: d.name, kind: 'removed', before: d.signature!, after: null, line: d.line });
   }
   return out.slice(0, KEPT);
+}
+
+/** Top-level parts of a parameter list, split at commas outside brackets and strings. */
+function parameters(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let part = '';
+  for (const ch of list) {
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === '"' || ch === "'" || ch === '`') quote = ch;
+    else if ('([{<'.includes(ch)) depth++;
+    else if (')]}>'.includes(ch)) depth--;
+    else if (ch === ',' && depth === 0) {
+      out.push(part.trim());
+      part = '';
+      continue;
+    }
+    part += ch;
+  }
+  if (part.trim() !== '') out.push(part.trim());
+  return out;
+}
+
+/**
+ * Whether `after` only adds parameters a call written for `before` may leave out (optional, with
+ * a default, rest: `b?: T`, `b = 1`, `...rest`, `*args`, `**kw`), keeping the rest and the return
+ * type: every call of the old interface still fits.
+ */
+function widened(before: string, after: string): boolean {
+  const split = (sig: string) => /^\((.*)\)(.*)$/s.exec(sig);
+  const b = split(before);
+  const a = split(after);
+  if (!b || !a || b[2] !== a[2]) return false;
+  const old = parameters(b[1]!);
+  const now = parameters(a[1]!);
+  if (now.length <= old.length || old.some((p, i) => now[i] !== p)) return false;
+  return now.slice(old.length).every((p) => /^[\w$]+\s*\?\s*:|=|^\.\.\.|^\*/.test(p));
 }
 
 /** A path as modules name it: no extension, no trailing `/index` or `/__init__`. */

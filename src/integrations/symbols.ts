@@ -386,6 +386,14 @@ const CALLS: Record<SymbolLanguage, string[]> = {
 function importsOf(language: SymbolLanguage, root: SgNode): Map<string, { from: string; name: string }> {
   const out = new Map<string, { from: string; name: string }>();
   if (language === 'python') {
+    // `import app.auth as auth`: a namespace (its members called as `auth.f()`).
+    for (const node of root.findAll({ rule: { kind: 'import_statement' } }))
+      for (const n of node.children())
+        if (n.kind() === 'aliased_import') {
+          const name = n.field('name')?.text();
+          const alias = n.field('alias')?.text();
+          if (name && alias) out.set(alias, { from: name, name: '*' });
+        }
     for (const node of root.findAll({ rule: { kind: 'import_from_statement' } })) {
       const from = node.field('module_name')?.text() ?? '';
       for (const n of node.children()) {
@@ -461,7 +469,15 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
       const object = callee.field('object') ?? callee.field('operand') ?? callee.field('value');
       name = property?.text() ?? null;
       member = true;
-      const ns = object?.kind() === 'identifier' ? imports.get(object.text()) : undefined;
+      // Called on a namespace (`auth.f()`), or on an instance made right there of an imported
+      // class (`new Store().save()`, `Store().save()`): the import says where it comes from.
+      const made =
+        object?.kind() === 'new_expression'
+          ? object.field('constructor')
+          : object?.kind() === 'call' || object?.kind() === 'call_expression'
+            ? object.field('function')
+            : object;
+      const ns = made?.kind() === 'identifier' ? imports.get(made.text()) : undefined;
       if (ns) from = ns.from;
     } else if (language === 'java') {
       name = node.field('name')?.text() ?? callee.text();

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { interfaceChanges, moduleStem, resolveModule, semanticConflicts } from '../../src/core/semantic.js';
+import { symbolSpans, usesIn } from '../../src/integrations/symbols.js';
+
+const defs = (path: string, text: string) =>
+  (symbolSpans(path, text) ?? []).map((d) => ({
+    name: d.name,
+    line: d.start,
+    ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
+  }));
+
+describe('interface changes', () => {
+  it('parameters added that a call may leave out keep the interface; required ones, a rename or a removal change it', () => {
+    const base = 'export function f(a: string): void {}\nexport function g(x) { return x; }\n';
+    const change = (next: string) =>
+      interfaceChanges(defs('a.ts', base), defs('a.ts', next)).map((c) => [c.name, c.kind, c.after]);
+    expect(change(base.replace('f(a: string)', 'f(a: string, b?: number)'))).toEqual([]);
+    expect(change(base.replace('f(a: string)', 'f(a: string, b = 1)'))).toEqual([]);
+    expect(change(base.replace('f(a: string)', 'f(a: string, ...rest: string[])'))).toEqual([]);
+    expect(change(base.replace('f(a: string)', 'f(a: string, b: number)'))).toEqual([
+      ['f', 'signature', '(a: string, b: number) : void'],
+    ]);
+    expect(change(base.replace('f(a: string): void', 'f(a: string): string'))).toEqual([
+      ['f', 'signature', '(a: string) : string'],
+    ]);
+    expect(change(base.replace('function g(', 'function h('))).toEqual([['g', 'renamed', 'h']]);
+    expect(change('export function f(a: string): void {}\n')).toEqual([['g', 'removed', null]]);
+    const py = 'def f(a):\n    pass\n';
+    expect(
+      interfaceChanges(defs('a.py', py), defs('a.py', 'def f(a, *args, b=2, **kw):\n    pass\n')),
+    ).toEqual([]);
+  });
+});
+
+describe('modules', () => {
+  it('resolves relative imports in JavaScript and TypeScript, relative and dotted ones in Python', () => {
+    expect(resolveModule('src/app.ts', './auth')).toBe('src/auth');
+    expect(resolveModule('src/ui/app.ts', '../auth/index.js')).toBe('src/auth');
+    expect(resolveModule('src/app.ts', 'react')).toBeNull();
+    expect(resolveModule('src/app.ts', '../../outside')).toBeNull();
+    expect(resolveModule('app/views.py', '.auth')).toBe('app/auth');
+    expect(resolveModule('app/web/views.py', '..auth')).toBe('app/auth');
+    expect(resolveModule('app/views.py', 'app.auth')).toBe('app/auth');
+    expect(moduleStem('app/__init__.py')).toBe('app');
+  });
+
+  it('a call on an instance of an imported class, or on an imported module, knows where it comes from', () => {
+    const ts = "import { Store } from './store';\nnew Store().save(1);\n";
+    expect(usesIn('src/a.ts', ts, () => true)).toContainEqual(
+      expect.objectContaining({ name: 'save', member: true, from: './store' }),
+    );
+    const py = 'import app.auth as auth\nfrom app.models import Store\n\nauth.login(1)\nStore().save(2)\n';
+    expect(usesIn('app/v.py', py, () => true)).toEqual([
+      expect.objectContaining({ name: 'login', member: true, from: 'app.auth' }),
+      expect.objectContaining({ name: 'save', member: true, from: 'app.models' }),
+      expect.objectContaining({ name: 'Store', member: false, from: 'app.models' }),
+    ]);
+    // A method changed in app/models.py meets Store().save() in another module.
+    const met = semanticConflicts(
+      [
+        {
+          path: 'app/models.py',
+          interface: [
+            { name: 'Store.save', kind: 'signature', before: '(self)', after: '(self, x)', line: 2 },
+          ],
+        },
+      ],
+      [{ path: 'app/v.py', uses: usesIn('app/v.py', py, () => true) ?? [] }],
+    );
+    expect(met.map((c) => [c.change.name, c.usedIn, c.use.line])).toEqual([['Store.save', 'app/v.py', 5]]);
+  });
+});
