@@ -1,7 +1,8 @@
-// Conflict prediction for one pair of sessions with 1,000-line diffs, as a client sees it: two clones
+// Conflict prediction for one pair of sessions with 2,000-line diffs, as a client sees it: two clones
 // of one repository, a `serve` process in each over real stdio; each session's uncommitted diff
-// changes 1,002 lines of a 7,000-line TypeScript file (3 lines in each of 334 functions; 34 of
-// those functions both change, in the same lines). Timed: `collab_check` without files (the caller's worktree read again with git, its
+// changes 2,002 lines of a 7,000-line TypeScript file (7 lines in each of 286 functions: 286 hunks,
+// under the 400 a file is compared by lines with; 36 of those functions both change, in the same
+// lines). Timed: `collab_check` without files (the caller's worktree read again with git, its
 // symbols parsed, compared with the other's recorded changes), and the comparison alone
 // (`predictChanges` in process), each paired with a bare `node -e 0`. Run alone:
 //   node bench/predict.mjs     (after npm run build)
@@ -21,24 +22,31 @@ const ID = {
 const git = (cwd, ...args) =>
   execFileSync('git', args, { cwd, env: { ...process.env, ...ID }, encoding: 'utf8' });
 
-/** 700 functions of 10 lines; `tag` rewrites the bodies of the functions `pick` selects (3 lines each). */
+/** 700 functions of 10 lines; `tag` rewrites the bodies of the functions `pick` selects (7 lines each). */
 function source(tag = null, pick = () => false) {
   const out = [];
   for (let f = 0; f < 700; f++) {
     const body =
       tag && pick(f)
-        ? [`  const a = ${tag}${f};`, `  const b = a * ${f};`, `  return a + b; // ${tag}`]
-        : ['  const a = x;', '  const b = a * 2;', '  return a + b;'];
-    out.push(
-      `export function step${f}(x: number): number {`,
-      ...body,
-      '  // one',
-      '  // two',
-      '  // three',
-      '  // four',
-      '}',
-      '',
-    );
+        ? [
+            `  const a = ${tag}${f};`,
+            `  const b = a * ${f};`,
+            `  return a + b; // ${tag}`,
+            `  // one ${tag}`,
+            `  // two ${tag}`,
+            `  // three ${tag}`,
+            `  // four ${tag}`,
+          ]
+        : [
+            '  const a = x;',
+            '  const b = a * 2;',
+            '  return a + b;',
+            '  // one',
+            '  // two',
+            '  // three',
+            '  // four',
+          ];
+    out.push(`export function step${f}(x: number): number {`, ...body, '}', '');
   }
   return `${out.join('\n')}\n`;
 }
@@ -56,14 +64,14 @@ export async function predict(rounds = 40) {
     git(origin, 'clone', '-q', origin, dir);
     return { name, dir };
   });
-  // Alice functions 0–333, Bob 300–633: 1,002 changed lines each, 34 functions in common.
+  // Alice functions 0–285, Bob 250–535: 2,002 changed lines each, 36 functions in common.
   writeFileSync(
     join(clones[0].dir, 'src', 'steps.ts'),
-    source('alice', (f) => f < 334),
+    source('alice', (f) => f < 286),
   );
   writeFileSync(
     join(clones[1].dir, 'src', 'steps.ts'),
-    source('bob', (f) => f >= 300 && f < 634),
+    source('bob', (f) => f >= 250 && f < 536),
   );
   const env = { ...process.env, ...ours.env(home) };
   const servers = clones.map((c) => ({ ...c, s: stdioServer(ours.command, { cwd: c.dir, env }) }));
