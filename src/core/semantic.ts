@@ -148,6 +148,31 @@ export function resolveModule(path: string, from: string): string | null {
   return null;
 }
 
+/**
+ * Whether an import written `from` in the file at `usePath` names the module the file at `defPath`
+ * is (or, in Go, the package its folder is). JavaScript, TypeScript, Python: `resolveModule`. Go:
+ * the import path ends with the definition's folder. Java: the imported class's path ends the
+ * definition file's. Rust: `crate::a::b` is `a/b.rs` or `a/b/mod.rs` under the crate's `src`.
+ */
+export function importsFrom(usePath: string, from: string, defPath: string): boolean {
+  if (usePath.endsWith('.go')) {
+    const dir = defPath.includes('/') ? defPath.slice(0, defPath.lastIndexOf('/')) : '';
+    return dir !== '' && (from === dir || from.endsWith(`/${dir}`));
+  }
+  if (usePath.endsWith('.java')) {
+    const cls = from.replace(/\./g, '/');
+    const stem = moduleStem(defPath);
+    return stem === cls || stem.endsWith(`/${cls}`);
+  }
+  if (usePath.endsWith('.rs')) {
+    if (!from.startsWith('crate::')) return false;
+    const mod = from.slice('crate::'.length).replace(/::/g, '/');
+    const stem = moduleStem(defPath).replace(/\/mod$/, '');
+    return stem === `src/${mod}` || stem.endsWith(`/src/${mod}`);
+  }
+  return resolveModule(usePath, from) === moduleStem(defPath);
+}
+
 /** One file's definitions' interface changes and the uses its changes add. */
 export interface SemanticFile {
   path: string;
@@ -188,12 +213,11 @@ export function semanticConflicts(ours: SemanticFile[], theirs: SemanticFile[]):
           for (const use of u.uses ?? []) {
             if (use.name !== own) continue;
             const sameFile = u.path === d.path;
-            const imported = use.from !== null ? resolveModule(u.path, use.from) : null;
             // Without types, a call on an object is taken for the changed method only in its own
             // file, or on a namespace imported from its module: `obj.save()` elsewhere could be
             // any class's `save`.
             const fits =
-              imported !== null ? imported === moduleStem(d.path) : sameFile && use.member === method;
+              use.from !== null ? importsFrom(u.path, use.from, d.path) : sameFile && use.member === method;
             if (!fits) continue;
             out.push({ definedIn: d.path, change, usedIn: u.path, use, changedBy });
             if (out.length >= PER_PAIR) return;

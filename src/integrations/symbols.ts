@@ -410,6 +410,38 @@ function importsOf(language: SymbolLanguage, root: SgNode): Map<string, { from: 
     }
     return out;
   }
+  if (language === 'go') {
+    // `import auth "example.com/app/auth"`, or by the path's last segment.
+    for (const spec of root.findAll({ rule: { kind: 'import_spec' } })) {
+      const from = (spec.field('path')?.text() ?? '').replace(/^["`]|["`]$/g, '');
+      const local = spec.field('name')?.text() ?? from.split('/').at(-1) ?? '';
+      if (from && local && local !== '_' && local !== '.') out.set(local, { from, name: '*' });
+    }
+    return out;
+  }
+  if (language === 'java') {
+    // `import com.example.auth.Login;`: the class, by its own name.
+    for (const node of root.findAll({ rule: { kind: 'import_declaration' } })) {
+      const from = node
+        .children()
+        .find((c) => c.kind() === 'scoped_identifier')
+        ?.text();
+      if (from && !node.text().includes('*')) out.set(from.split('.').at(-1)!, { from, name: '*' });
+    }
+    return out;
+  }
+  if (language === 'rust') {
+    // `use crate::auth::login;`, `use crate::auth;` (then `auth::login()`).
+    for (const node of root.findAll({ rule: { kind: 'use_declaration' } })) {
+      const path = node.field('argument');
+      if (path?.kind() !== 'scoped_identifier') continue;
+      const text = path.text().replace(/\s+/g, '');
+      const at = text.lastIndexOf('::');
+      out.set(text.slice(at + 2), { from: text.slice(0, at), name: text.slice(at + 2) });
+      out.set(`${text.slice(at + 2)}::`, { from: text, name: '*' });
+    }
+    return out;
+  }
   if (language !== 'typescript' && language !== 'tsx' && language !== 'javascript') return out;
   for (const node of root.findAll({ rule: { kind: 'import_statement' } })) {
     const from = (node.field('source')?.text() ?? '').replace(/^['"`]|['"`]$/g, '');
@@ -457,7 +489,21 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
     let name: string | null = null;
     let member = false;
     let from: string | null = null;
-    if (kind === 'identifier' || kind === 'type_identifier') {
+    if (language === 'java') {
+      // `obj.m()`, `Cls.m()`, `new Cls().m()`; `new Cls()` names the class.
+      const object = node.field('object');
+      const creation = node.kind() === 'object_creation_expression';
+      name = creation ? (node.field('type')?.text() ?? null) : (node.field('name')?.text() ?? null);
+      member = object !== null;
+      const made = object?.kind() === 'object_creation_expression' ? object.field('type') : object;
+      const ns =
+        made && ['identifier', 'type_identifier'].includes(String(made.kind()))
+          ? imports.get(made.text())
+          : creation && name
+            ? imports.get(name)
+            : undefined;
+      if (ns) from = ns.from;
+    } else if (kind === 'identifier' || kind === 'type_identifier') {
       name = callee.text();
       const imported = imports.get(name);
       if (imported) {
@@ -479,9 +525,12 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
             : object;
       const ns = made?.kind() === 'identifier' ? imports.get(made.text()) : undefined;
       if (ns) from = ns.from;
-    } else if (language === 'java') {
-      name = node.field('name')?.text() ?? callee.text();
-      member = node.field('object') !== null;
+    } else if (kind === 'scoped_identifier') {
+      // Rust's `auth::login()`: the module a `use` names.
+      name = callee.field('name')?.text() ?? null;
+      const module = callee.field('path')?.text().replace(/\s+/g, '') ?? '';
+      const used = imports.get(`${module}::`) ?? imports.get(module);
+      from = used ? (used.name === '*' ? used.from : `${used.from}::${used.name}`) : null;
     }
     if (!name) continue;
     const key = `${name}\0${line}`;

@@ -69,4 +69,27 @@ describe('modules', () => {
     );
     expect(met.map((c) => [c.change.name, c.usedIn, c.use.line])).toEqual([['Store.save', 'app/v.py', 5]]);
   });
+
+  it('Go, Java and Rust: imports name the package, class or module a call goes to', () => {
+    const change = (path: string, name: string) => [
+      { path, interface: [{ name, kind: 'signature' as const, before: '(a)', after: '(a, b)', line: 1 }] },
+    ];
+    const meets = (defPath: string, name: string, usePath: string, text: string) =>
+      semanticConflicts(change(defPath, name), [
+        { path: usePath, uses: usesIn(usePath, text, () => true) ?? [] },
+      ]).map((c) => `${c.change.name}@${c.use.line}`);
+    const go =
+      'package main\n\nimport (\n\t"example.com/app/auth"\n\tother "example.com/app/other"\n)\n\nfunc main() {\n\tauth.Login("x")\n\tother.Login("y")\n}\n';
+    expect(meets('auth/login.go', 'Login', 'main.go', go)).toEqual(['Login@9']);
+    const java =
+      'package com.x.app;\n\nimport com.x.auth.Login;\n\nclass App {\n  void run() {\n    Login.login("x");\n    new Login().login("y");\n    other.login("z");\n  }\n}\n';
+    expect(
+      meets('src/main/java/com/x/auth/Login.java', 'Login.login', 'src/main/java/com/x/app/App.java', java),
+    ).toEqual(['Login.login@7', 'Login.login@8']);
+    const rust =
+      'use crate::auth::login;\nuse crate::store;\n\nfn main() {\n    login("x");\n    store::save(1);\n}\n';
+    expect(meets('src/auth.rs', 'login', 'src/main.rs', rust)).toEqual(['login@5']);
+    expect(meets('src/store/mod.rs', 'save', 'src/main.rs', rust)).toEqual(['save@6']);
+    expect(meets('src/other.rs', 'login', 'src/main.rs', rust)).toEqual([]);
+  });
 });
