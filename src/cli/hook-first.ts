@@ -5,6 +5,7 @@
  * server answers, or its answer needs more than printing (it could not decide; Cursor's own
  * shapes), the whole hook runs, handed what this step read and asked (`hook-server.ts`).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveHome } from '../app/home.js';
 import { VERSION } from '../core/version.js';
@@ -40,9 +41,8 @@ async function first(eventName: string): Promise<void> {
     const input = parseHookInput(raw, process.cwd(), eventName);
     // Cursor runs Claude Code's hooks too, and takes answers of its own shapes: the whole hook's.
     if (input.format === 'cursor') return whole({ raw, startedAt });
-    const client = clientProcess();
-    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: client };
-    if (eventName === 'wake') return wake(raw, identity, client?.cmdline ?? '');
+    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: clientProcess() };
+    if (eventName === 'wake') return wake(raw, identity);
   } catch {
     return whole({ raw, startedAt });
   }
@@ -62,12 +62,14 @@ async function first(eventName: string): Promise<void> {
  * 2, which wakes the session with it. Nothing to say: exits 0. A client that runs without a person
  * (`claude -p`) runs this hook in the foreground and waits for it: it ends at once there.
  */
-async function wake(
-  raw: string,
-  identity: Parameters<typeof hookRequest>[1],
-  cmdline: string,
-): Promise<void> {
-  const words = cmdline.split(' ');
+async function wake(raw: string, identity: Parameters<typeof hookRequest>[1]): Promise<void> {
+  // Its arguments one by one (a prompt that says " -p " is one argument, not the flag).
+  let words: string[] = [];
+  try {
+    if (identity.process) words = readFileSync(`/proc/${identity.process.pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    // Not Linux, or gone: a client that waits for its hooks is then not told apart.
+  }
   if (words.includes('-p') || words.includes('--print')) process.exit(0);
   const news = await waitForWake(
     relaySocketPath(resolveHome().home, serverKey(VERSION)),

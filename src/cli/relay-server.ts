@@ -140,9 +140,12 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       large = false;
     };
     socket.once('close', settled);
+    let hook = false;
     const read = lineReader(
       MAX_FIRST_LINE_BYTES,
       (line) => {
+        // A hook says one line; what it sends after is nothing to keep.
+        if (hook) return socket.destroy();
         if (said) {
           first.push(line);
           return;
@@ -150,8 +153,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         said = true;
         settled();
         clearTimeout(timer);
-        if (line.startsWith('{"hook":1')) void answerHook(socket, line);
-        else void welcome(socket, line, first);
+        if (line.startsWith('{"hook":1')) {
+          hook = true;
+          void answerHook(socket, line);
+        } else void welcome(socket, line, first);
       },
       () => socket.destroy(),
     );
@@ -161,17 +166,31 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     });
   };
 
+  /** Wake hooks held until news comes: ended when this server closes. */
+  const held = new Set<AbortController>();
+
   /** A hook process of this machine asks for its answer (one line each way), as over HTTP. */
   const answerHook = async (socket: Socket, line: string): Promise<void> => {
     let reply: unknown;
     try {
       const { event, request } = JSON.parse(line) as { event?: unknown; request?: unknown };
       if (event === 'wake') {
-        // Held until news wakes the session, or the hook goes away (then nothing is delivered).
+        // Held until news wakes the session, or the hook goes away, ends its side, or this
+        // server closes (then nothing is delivered).
         const gone = new AbortController();
-        socket.once('close', () => gone.abort());
-        const news = await wakeRequest(app, request, gone.signal);
-        reply = news === null ? { answer: { output: null } } : { wake: news };
+        const abort = () => gone.abort();
+        socket.once('close', abort);
+        socket.once('end', abort);
+        socket.once('error', abort);
+        held.add(gone);
+        try {
+          const news = await wakeRequest(app, request, gone.signal);
+          // This server closing: no answer, so that the hook asks the next one.
+          if (closing !== null) return void socket.destroy();
+          reply = news === null ? { answer: { output: null } } : { wake: news };
+        } finally {
+          held.delete(gone);
+        }
       } else reply = { answer: await answerHookRequest(app, String(event), request, null) };
     } catch (error) {
       if (!(error instanceof CollabError) && !(error instanceof SyntaxError))
@@ -349,6 +368,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       clearInterval(heartbeat);
       clearInterval(ownCheck);
       realm.stop();
+      // Wake hooks held here end with nothing (the next server is asked again by them).
+      for (const wait of held) wait.abort();
       // The listener's close waits for its connections: they are let go beside it.
       const listening = new Promise<void>((resolve) => net.close(() => resolve()));
       await Promise.all([...live].map((r) => r.close()));

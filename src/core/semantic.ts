@@ -5,6 +5,7 @@
  * cleanly; the build breaks. Read from each side's parsed definitions and uses, no text matching:
  * a change of a body alone says nothing.
  */
+import { inline } from './fence.js';
 
 /** A definition as a change set keeps it: its qualified name, interface and body digest. */
 export interface Definition {
@@ -48,7 +49,11 @@ const KEPT = 50;
 export function interfaceChanges(base: Definition[], next: Definition[]): InterfaceChange[] {
   const now = new Map(next.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
   const before = new Map(base.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
-  const added = [...now.values()].filter((d) => !before.has(d.name));
+  // Added definitions by body: a removed one whose body is there once was renamed.
+  const addedByBody = new Map<string, Definition[]>();
+  for (const d of now.values())
+    if (!before.has(d.name) && d.body !== undefined)
+      addedByBody.set(d.body, [...(addedByBody.get(d.body) ?? []), d].slice(0, 2));
   const out: InterfaceChange[] = [];
   for (const d of before.values()) {
     const after = now.get(d.name);
@@ -63,7 +68,7 @@ export function interfaceChanges(base: Definition[], next: Definition[]): Interf
         });
       continue;
     }
-    const same = added.filter((a) => a.body === d.body && a.body !== undefined);
+    const same = d.body === undefined ? [] : (addedByBody.get(d.body) ?? []);
     if (same.length === 1)
       out.push({ name: d.name, kind: 'renamed', before: d.signature!, after: same[0]!.name, line: d.line });
     else out.push({ name: d.name, kind: 'removed', before: d.signature!, after: null, line: d.line });
@@ -204,24 +209,29 @@ const PER_PAIR = 20;
  */
 export function semanticConflicts(ours: SemanticFile[], theirs: SemanticFile[]): SemanticConflict[] {
   const out: SemanticConflict[] = [];
-  const look = (defs: SemanticFile[], uses: SemanticFile[], changedBy: 'ours' | 'theirs') => {
+  const look = (defs: SemanticFile[], files: SemanticFile[], changedBy: 'ours' | 'theirs') => {
+    // The uses by name: each change looks up its own, whatever the number of uses.
+    const byName = new Map<string, Array<{ u: SemanticFile; use: Use }>>();
+    for (const u of files)
+      for (const use of u.uses ?? []) {
+        const list = byName.get(use.name);
+        if (list) list.push({ u, use });
+        else byName.set(use.name, [{ u, use }]);
+      }
     for (const d of defs) {
       for (const change of d.interface ?? []) {
         const own = change.name.split('.').at(-1)!;
         const method = change.name.includes('.');
-        for (const u of uses) {
-          for (const use of u.uses ?? []) {
-            if (use.name !== own) continue;
-            const sameFile = u.path === d.path;
-            // Without types, a call on an object is taken for the changed method only in its own
-            // file, or on a namespace imported from its module: `obj.save()` elsewhere could be
-            // any class's `save`.
-            const fits =
-              use.from !== null ? importsFrom(u.path, use.from, d.path) : sameFile && use.member === method;
-            if (!fits) continue;
-            out.push({ definedIn: d.path, change, usedIn: u.path, use, changedBy });
-            if (out.length >= PER_PAIR) return;
-          }
+        for (const { u, use } of byName.get(own) ?? []) {
+          const sameFile = u.path === d.path;
+          // Without types, a call on an object is taken for the changed method only in its own
+          // file, or on a namespace imported from its module: `obj.save()` elsewhere could be
+          // any class's `save`.
+          const fits =
+            use.from !== null ? importsFrom(u.path, use.from, d.path) : sameFile && use.member === method;
+          if (!fits) continue;
+          out.push({ definedIn: d.path, change, usedIn: u.path, use, changedBy });
+          if (out.length >= PER_PAIR) return;
         }
       }
     }
@@ -236,7 +246,11 @@ export function semanticConflicts(ours: SemanticFile[], theirs: SemanticFile[]):
  * "they renamed login(user) to signIn", "you removed login(user)".
  */
 export function describeChange(c: InterfaceChange, who = 'one side'): string {
-  if (c.kind === 'removed') return `${who} removed ${c.name}${c.before}`;
-  if (c.kind === 'renamed') return `${who} renamed ${c.name}${c.before} to ${c.after}`;
-  return `${who} changed ${c.name}${c.before} to ${c.name}${c.after}`;
+  // Another session's code: one line, bounded, controls gone.
+  const name = inline(c.name, 120);
+  const before = inline(c.before, 200);
+  const after = inline(c.after ?? '', 200);
+  if (c.kind === 'removed') return `${who} removed ${name}${before}`;
+  if (c.kind === 'renamed') return `${who} renamed ${name}${before} to ${after}`;
+  return `${who} changed ${name}${before} to ${name}${after}`;
 }

@@ -350,7 +350,11 @@ function interfaceOf(node: SgNode): { signature?: string; body?: string } {
   const returns = fn.field('return_type') ?? fn.field('result');
   const body = fn.field('body');
   return {
-    signature: folded(`${params.text()}${returns ? ` ${returns.text().replace(/^:\s*/, ': ')}` : ''}`),
+    // Bounded: it is shown to other sessions (fenced where shown).
+    signature: folded(`${params.text()}${returns ? ` ${returns.text().replace(/^:\s*/, ': ')}` : ''}`).slice(
+      0,
+      300,
+    ),
     body: digest(folded(body?.text() ?? '')),
   };
 }

@@ -263,6 +263,9 @@ export async function callTool(
     if (acting) await app.inbox.acting(acting);
     const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
     output = d.output.parse(raw) as Record<string, unknown>;
+    // The row as this call read it: a session idle until this call is idle no more.
+    const fresh = connection.lastRow;
+    if (fresh && fresh.turn_ended_at !== null) await app.inbox.acting(fresh);
   } catch (error) {
     const body = toErrorBody(error);
     app.log[body.code === 'INTERNAL_ERROR' || body.code === 'DB_ERROR' ? 'error' : 'info']('tool.error', {

@@ -337,6 +337,14 @@ export class ClaimQueries {
     return { conflicts: out, more: false };
   }
 
+  /**
+   * How many of the project's claims have stopped being active so far (a counter: when it has not
+   * moved, no claim was released, expired or ended with its session since it was read).
+   */
+  async releasedCount(projectId: string): Promise<number> {
+    return Number((await this.app.store.claimPatterns.mark(projectId)).released);
+  }
+
   /** The status of each claim named (active, completed, abandoned, expired; absent: deleted). */
   async statuses(claimIds: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();

@@ -62,10 +62,12 @@ export class EnforcementService {
     cwd: string,
     client: string | null,
     continues = false,
+    /** Whether a client session with none yet gets one (a wake hook never starts one). */
+    create = true,
   ): Promise<{ session: SessionRow | null; viewpoint: Viewpoint }> {
     const location = this.sessions.locate(cwd);
     const found = await this.sessions.clients.forHook(identity, location.worktree, {
-      create: { projectRoot: cwd, client },
+      create: create ? { projectRoot: cwd, client } : null,
       continues,
     });
     if (found.session) {

@@ -23,9 +23,12 @@ export const ACTIONABLE = [
   'claim_taken_over',
 ] as const;
 
-/** Said with news that sends an agent back at its turn's end, or wakes it. */
+/** Said with news that sends an agent back at its turn's end. */
 const SENT_BACK =
   'session-collab: this arrived for you while you worked (no person typed it). Deal with what concerns your task, reply if asked, then end your turn.';
+/** Said with news that wakes an idle agent. */
+const WOKEN =
+  'session-collab: this arrived for you while you were idle, and woke you (no person typed it). Deal with what concerns your task, reply if asked, then end your turn.';
 
 /** Shown in full; beyond these, a count and where to read the rest. */
 const MAX_MESSAGES = 3;
@@ -118,23 +121,31 @@ export class InboxService {
     turn: { stopHookActive: boolean; loopCount: number | null },
   ): Promise<string | null> {
     const { store, config } = this.app;
-    const inARow = turn.loopCount ?? (turn.stopHookActive ? session.continued_in_a_row : 0);
-    if (inARow < config.turn_end_continuations && (await this.hasActionable(session))) {
-      const news = await this.deliver(session, 'turn_end');
-      if (news !== null) {
-        await store.sessions.turnEnded(session.id, inARow + 1, null);
-        return `${SENT_BACK}\n\n${news}`;
-      }
-    }
-    await store.sessions.turnEnded(session.id, 0, this.app.now());
-    return null;
+    const actionable = await this.hasActionable(session);
+    // One write: the news delivered and the turn's end recorded together (or neither).
+    return store.write(
+      async () => {
+        const row = (await store.sessions.get(session.id)) ?? session;
+        const inARow = turn.loopCount ?? (turn.stopHookActive ? row.continued_in_a_row : 0);
+        if (actionable && inARow < config.turn_end_continuations) {
+          const news = await this.deliver(row, 'turn_end');
+          if (news !== null) {
+            await store.sessions.turnEnded(session.id, inARow + 1, null);
+            return `${SENT_BACK}\n\n${news}`;
+          }
+        }
+        await store.sessions.turnEnded(session.id, 0, this.app.now());
+        return null;
+      },
+      { project: session.project_id },
+    );
   }
 
   /** What wakes an idle session: its actionable news, delivered (null: none now). */
   async wakeNews(session: SessionRow): Promise<string | null> {
     if (!(await this.hasActionable(session))) return null;
     const news = await this.deliver(session, 'wake');
-    return news === null ? null : `${SENT_BACK}\n\n${news}`;
+    return news === null ? null : `${WOKEN}\n\n${news}`;
   }
 
   /**

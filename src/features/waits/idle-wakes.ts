@@ -42,25 +42,29 @@ export class IdleWakes {
     const bound = app.config.wake_idle_minutes * 60_000;
     const input = parseHookInput(raw, cwd, 'wake');
     if (bound <= 0 || input.format !== 'claude' || input.agentId) return null;
-    const { session } = await app.enforcement.sessionFor(identity, input.cwd, 'claude-code');
-    if (!session) return null;
+    // Only a session its client's other hooks made: a wake never starts one.
+    const { session } = await app.enforcement.sessionFor(identity, input.cwd, 'claude-code', false, false);
+    if (!session || signal.aborted) return null;
     this.bySession.get(session.id)?.abort();
     const mine = new AbortController();
     this.bySession.set(session.id, mine);
     const stop = AbortSignal.any([signal, mine.signal]);
     const started = Date.now();
     const until = app.now() + bound;
-    // Watched: news wakes it, and its person need not be told (Telegram) it waits.
-    await app.sessions.wakeWatch(session.id, until);
-    const watch = await app.wakeups.watch();
+    let watch: Awaited<ReturnType<typeof app.wakeups.watch>> | null = null;
     let sawIdle = false;
     try {
+      // Watched: news wakes it, and its person need not be told (Telegram) it waits.
+      await app.sessions.wakeWatch(session.id, until);
+      watch = await app.wakeups.watch();
       for (;;) {
         const row = await app.sessions.get(session.id).catch(() => null);
         if (row?.status !== 'active') return null;
         if (row.turn_ended_at !== null) sawIdle = true;
         else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
         if (sawIdle && (await app.inbox.hasActionable(row))) {
+          // Gone meanwhile: nothing is delivered (it waits for the session's next turn).
+          if (stop.aborted) return null;
           const news = await app.inbox.wakeNews(row);
           if (news !== null) {
             app.log.info('wake.woken', { session: row.id, after_ms: Date.now() - started });
@@ -70,13 +74,13 @@ export class IdleWakes {
         const looked = Date.now();
         const left = started + bound - looked;
         // Until seen idle, looked at again within the grace, whatever else happens.
-        const woken = await watch.next(sawIdle ? left : Math.min(left, 1_000), stop);
+        const woken = await watch!.next(sawIdle ? left : Math.min(left, 1_000), stop);
         if (woken === 'cancelled' || Date.now() - started >= bound) return null;
         const early = LOOK_EVERY_MS - (Date.now() - looked);
         if (woken === 'changed' && early > 0) await new Promise((r) => setTimeout(r, early));
       }
     } finally {
-      watch.close();
+      watch?.close();
       if (this.bySession.get(session.id) === mine) this.bySession.delete(session.id);
       await app.sessions
         .wakeWatch(session.id, null, until)

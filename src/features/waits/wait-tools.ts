@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CollabError } from '../../core/errors.js';
 import { inline, quoteBlock } from '../../core/fence.js';
-import { MAX_WAIT_SECONDS, PROGRESS_EVERY_MS } from '../../core/waits.js';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS } from '../../core/waits.js';
 import { normalizeFiles } from '../claims/claim-paths.js';
 import type { CheckConflict } from '../claims/claim-types.js';
 import { list, sessionIdField } from '../fields.js';
@@ -10,6 +10,13 @@ import type { Watch } from './wakeups.js';
 
 /** Calls of one process waiting at once; more are refused (each wait re-reads a little at each change). */
 const MAX_WAITING = 200;
+/** Calls of one session waiting at once (one connection cannot take every slot). */
+const MAX_WAITING_PER_SESSION = 10;
+/** A wait for files reads their holders again at least this often (a holder may go inactive). */
+const HOLDERS_AGAIN_MS = 30_000;
+
+/** Waiting calls by session. */
+const perSession = new Map<string, number>();
 /** A waiting call looks again at most this often, however fast others write. */
 const LOOK_EVERY_MS = 200;
 
@@ -51,7 +58,7 @@ export const wait = defineTool({
   waits: true,
   input: z.strictObject({
     files: list(z.string().min(1), 'filesPerRequest').min(1).optional(),
-    wait_seconds: z.number().int().min(1).max(MAX_WAIT_SECONDS).default(60),
+    wait_seconds: z.number().int().min(1).max(MAX_WAIT_SECONDS).default(DEFAULT_WAIT_SECONDS),
     session_id: sessionIdField,
   }),
   output: z.object({
@@ -66,37 +73,55 @@ export const wait = defineTool({
     const session = await connection.actor(input.session_id);
     // Bad paths are refused before any wait.
     if (input.files) normalizeFiles(input.files, session);
-    if (waiting >= MAX_WAITING)
+    if (waiting >= MAX_WAITING || (perSession.get(session.id) ?? 0) >= MAX_WAITING_PER_SESSION)
       throw new CollabError(
-        'DB_BUSY',
-        `${MAX_WAITING} calls already wait in this server.`,
-        'Call again in a moment, or go on with other work.',
+        'INVALID_STATE',
+        waiting >= MAX_WAITING
+          ? `${MAX_WAITING} calls already wait in this server.`
+          : `This session already has ${MAX_WAITING_PER_SESSION} calls waiting.`,
+        'Let one of them return first, or go on with other work.',
       );
     waiting++;
+    perSession.set(session.id, (perSession.get(session.id) ?? 0) + 1);
     const started = Date.now();
     const deadline = started + input.wait_seconds * 1000;
-    const watch = await app.wakeups.watch();
+    let watch: Watch | null = null;
     try {
+      watch = await app.wakeups.watch();
       const held = input.files ? await holders(app, session, input.files) : [];
       let now = held;
+      // Holders are read again only when a claim of the project stopped being active (a counter
+      // read by one seek), or a while has passed (a holder may have gone inactive): a write of
+      // anything else, however frequent, costs a wait one read.
+      let released = input.files ? await app.claims.releasedCount(session.project_id) : 0;
+      let readAt = Date.now();
       for (;;) {
-        if (await hasNews(app, session)) return done('news', now, [], await unreadMessages(app, session));
-        if (input.files) {
-          if (now !== held) now = await holders(app, session, input.files);
-          if (now.length === 0)
-            return done(
-              'free',
-              now,
-              held.length > 0 ? await releasedOf(app, held) : await recentReleases(app, session, input.files),
-            );
+        if (await hasNews(app, session)) {
+          if (call?.signal.aborted) return done('timed_out', now, []);
+          return done('news', now, [], await unreadMessages(app, session));
         }
+        if (input.files && now.length === 0)
+          return done(
+            'free',
+            now,
+            held.length > 0 ? await releasedOf(app, held) : await recentReleases(app, session, input.files),
+          );
         const woken = await nextChange(watch, deadline, call);
         if (woken !== 'changed') return done('timed_out', now, await releasedOf(app, held, now));
-        now = input.files ? await holders(app, session, input.files) : [];
+        if (!input.files) continue;
+        const count = await app.claims.releasedCount(session.project_id);
+        if (count !== released || Date.now() - readAt > HOLDERS_AGAIN_MS) {
+          released = count;
+          readAt = Date.now();
+          now = await holders(app, session, input.files);
+        }
       }
     } finally {
-      watch.close();
+      watch?.close();
       waiting--;
+      const left = (perSession.get(session.id) ?? 1) - 1;
+      if (left > 0) perSession.set(session.id, left);
+      else perSession.delete(session.id);
     }
 
     function done(
@@ -254,7 +279,7 @@ function describeOutcome(
   still: Array<{ file: string }>,
 ): string {
   if (outcome === 'news')
-    return `News for you arrived${gaveFiles && still.length > 0 ? ` (${still.length} of the files still held)` : ''}: see the notifications below.`;
+    return `News for you arrived${gaveFiles && still.length > 0 ? ` (${still.length} of the files still held)` : ''}: the messages and notifications below.`;
   if (outcome === 'free')
     return released.length > 0
       ? 'The files are free: no other live session holds them now. Claim them (collab_claim) before editing.'
