@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { interfaceChanges, moduleStem, resolveModule, semanticConflicts } from '../../src/core/semantic.js';
+import {
+  describeChange,
+  interfaceChanges,
+  moduleStem,
+  resolveModule,
+  semanticConflicts,
+} from '../../src/core/semantic.js';
 import { symbolSpans, usesIn } from '../../src/integrations/symbols.js';
 
 const defs = (path: string, text: string) =>
@@ -91,5 +97,21 @@ describe('modules', () => {
     expect(meets('src/auth.rs', 'login', 'src/main.rs', rust)).toEqual(['login@5']);
     expect(meets('src/store/mod.rs', 'save', 'src/main.rs', rust)).toEqual(['save@6']);
     expect(meets('src/other.rs', 'login', 'src/main.rs', rust)).toEqual([]);
+  });
+
+  it("another session's signatures reach a text on one line, bounded, with no control characters", () => {
+    const said = describeChange(
+      {
+        name: 'f\u001b[31m',
+        kind: 'signature',
+        before: `(a${'x'.repeat(5_000)})`,
+        after: '(a,\n b)\u0007',
+        line: 1,
+      },
+      'they',
+    );
+    expect(said).not.toMatch(/[\u0000-\u001f]/);
+    expect(said.length).toBeLessThan(600);
+    expect(said.startsWith('they changed f')).toBe(true);
   });
 });

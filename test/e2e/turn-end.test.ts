@@ -7,6 +7,9 @@
  * session acts again. Real hook processes under fake client processes; the news sent over a real
  * relay.
  */
+import { readdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
@@ -264,5 +267,42 @@ describe('the wake hook (Claude Code asyncRewake)', () => {
     const woke = await newer;
     expect(woke.code).toBe(2);
     expect(woke.stderr).toContain('> one wake only');
+  }, 60_000);
+
+  it('a wake hook that went away delivers nothing; a wake for a client session nobody started starts none', async () => {
+    const { home, repo, b, tell, messenger } = await withMessenger();
+    const id = await started(b, 'claude-code/session-start', repo, 'B-1');
+    const stopInput = hookFixture('claude-code/stop', repo, 'B-1');
+    await b.hook('turn-end', stopInput);
+    // A wake held on the machine server's socket, whose hook then ends its side.
+    const link = readdirSync(home).find((f) => /^server-.*\.sock$/.test(f))!;
+    const socket = createConnection(join(home, link));
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `${JSON.stringify({ hook: 1, event: 'wake', request: { input: JSON.stringify(stopInput), cwd: repo, identity: { sessionId: 'B-1', pid: null, start: null } } })}\n`,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    socket.end();
+    await new Promise((r) => setTimeout(r, 300));
+    await tell(id, 'after the hook went away');
+    await new Promise((r) => setTimeout(r, 1_000));
+    socket.destroy();
+    type Sent = { messages: Array<{ receipts: Array<{ delivered_at: string | null }> }> };
+    const sent = await messenger.call<Sent>('collab_message_list', { box: 'sent' });
+    expect(sent.messages[0]!.receipts[0]!.delivered_at).toBeNull();
+    // Its next turn's end hears it.
+    expect(parse((await b.hook('turn-end', stopInput)).stdout).reason).toContain(
+      '> after the hook went away',
+    );
+
+    // A wake for a client session no hook started: nothing to wait for, and no session made.
+    type Listed = { sessions: unknown[] };
+    const before = (await messenger.call<Listed>('collab_session_list', { include_inactive: true })).sessions
+      .length;
+    const none = await b.hook('wake', hookFixture('claude-code/stop', repo, 'NOBODY-1'));
+    expect(none.code).toBe(0);
+    expect(
+      (await messenger.call<Listed>('collab_session_list', { include_inactive: true })).sessions,
+    ).toHaveLength(before);
   }, 60_000);
 });
