@@ -7,12 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { lib, percentile } from './common.mjs';
 
-const defs = (path, text) =>
-  (lib.symbolSpans(path, text) ?? []).map((d) => ({
-    name: d.name,
-    line: d.start,
-    ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
-  }));
+const defs = (path, text) => lib.definitionsOf(lib.symbolSpans(path, text) ?? []);
 
 /**
  * The cases of one language: every change of the definition against every use of it; `breaks`

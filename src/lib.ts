@@ -11,7 +11,7 @@ export { Connection } from './features/sessions/connection.js';
 export { claudeHooks } from './integrations/client-hook-sets.js';
 export { COLLABORATION_RULES } from './integrations/client-setup.js';
 export { readChanges } from './integrations/git-changes.js';
-export { markSymbols, symbolSpans, usesIn } from './integrations/symbols.js';
+export { definitionsOf, markSymbols, symbolSpans, usesIn } from './integrations/symbols.js';
 export { allTools, everyToolset, select, selectTools } from './mcp/registry.js';
 export { callTool, toolDefinitions } from './mcp/server.js';
 export { renderToolDocs, replaceToolDocs } from './mcp/tool-docs.js';

@@ -216,3 +216,11 @@ export function addedFile(path: string, text: string, newBlob: string | null): F
   finishHunk(hunk, [], lines);
   return { path, baseBlob: null, newBlob, level: 'lines', reason: null, hunks: [hunk] };
 }
+
+/** Whether a line of the new text (1-based) is one of those `hunks` write. */
+export function writtenBy(hunks: Array<Pick<Hunk, 'next'>>): (line: number) => boolean {
+  const spans = hunks
+    .filter((h) => h.next[1] > 0)
+    .map((h) => [h.next[0], h.next[0] + h.next[1] - 1] as const);
+  return (line) => spans.some(([a, b]) => line >= a && line <= b);
+}

@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import type { Hunk } from '../core/hunks.js';
 import { languageOf, type SymbolLanguage } from '../core/languages.js';
+import type { Definition } from '../core/semantic.js';
 
 type Napi = typeof import('@ast-grep/napi');
 type SgNode = import('@ast-grep/napi').SgNode;
@@ -321,6 +322,15 @@ export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
     open.push(spans.length - 1);
   }
   return spans;
+}
+
+/** A parsed file's definitions as interface changes compare them (core/semantic.ts). */
+export function definitionsOf(spans: SymbolSpan[]): Definition[] {
+  return spans.map((d) => ({
+    name: d.name,
+    line: d.start,
+    ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
+  }));
 }
 
 /** Whitespace folded: a signature reads the same however it is wrapped. */

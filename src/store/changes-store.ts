@@ -46,6 +46,17 @@ function fileOf(row: ChangedFileRow): FileChange {
   };
 }
 
+/** Changed files' rows, by session. */
+function bySession(rows: ChangedFileRow[]): Map<string, FileChange[]> {
+  const out = new Map<string, FileChange[]>();
+  for (const row of rows) {
+    const files = out.get(row.session_id) ?? [];
+    files.push(fileOf(row));
+    out.set(row.session_id, files);
+  }
+  return out;
+}
+
 const FILE_COLUMNS =
   'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from, f.interface_changes, f.name_uses';
 
@@ -180,8 +191,7 @@ export class ChangesStore {
     sessionId: string | null,
     paths: string[],
   ): Promise<Map<string, FileChange[]>> {
-    const out = new Map<string, FileChange[]>();
-    if (paths.length === 0) return out;
+    if (paths.length === 0) return new Map();
     const list = inList(this.sql.dialect, paths);
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
@@ -190,12 +200,7 @@ export class ChangesStore {
        ORDER BY f.session_id, f.path`,
       [projectId, list.param, list.param, sessionId, sessionId],
     );
-    for (const row of rows) {
-      const files = out.get(row.session_id) ?? [];
-      files.push(fileOf(row));
-      out.set(row.session_id, files);
-    }
-    return out;
+    return bySession(rows);
   }
 
   /**
@@ -214,13 +219,7 @@ export class ChangesStore {
        ORDER BY f.session_id, f.path LIMIT ?`,
       [projectId, sessionId, sessionId, limit],
     );
-    const out = new Map<string, FileChange[]>();
-    for (const row of rows) {
-      const files = out.get(row.session_id) ?? [];
-      files.push(fileOf(row));
-      out.set(row.session_id, files);
-    }
-    return out;
+    return bySession(rows);
   }
 
   /** Every active session's changes in a project, by session (for `status` and the dashboard). */
@@ -230,13 +229,7 @@ export class ChangesStore {
        WHERE f.project_id = ? AND s.status = 'active' ORDER BY f.session_id, f.path`,
       [projectId],
     );
-    const out = new Map<string, FileChange[]>();
-    for (const row of rows) {
-      const files = out.get(row.session_id) ?? [];
-      files.push(fileOf(row));
-      out.set(row.session_id, files);
-    }
-    return out;
+    return bySession(rows);
   }
 
   /** Active sessions of a project on a host, besides one, those read longest ago first. */

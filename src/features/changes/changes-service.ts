@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { glob, matchPath } from '../../core/glob.js';
-import type { FileChange } from '../../core/hunks.js';
+import { type FileChange, writtenBy } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { isGlob } from '../../core/paths.js';
 import { type Definition, interfaceChanges } from '../../core/semantic.js';
 import { type ChangeBase, fileAt, findBase, readChanges } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
-import { markSymbols, type SymbolSpan, symbolSpans, usesIn } from '../../integrations/symbols.js';
+import { definitionsOf, markSymbols, symbolSpans, usesIn } from '../../integrations/symbols.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -31,15 +31,6 @@ const RETAKE_MS = 60_000;
 const PARSED_PER_REFRESH = 200;
 /** Base files whose definitions are kept in memory (by path and blob). */
 const BASES_KEPT = 500;
-
-/** A parsed file's definitions, as interface changes compare them. */
-function definitions(spans: SymbolSpan[]): Definition[] {
-  return spans.map((d) => ({
-    name: d.name,
-    line: d.start,
-    ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
-  }));
-}
 
 /** The commit of the branch a base was measured against, read from the git folder (null: none, or not readable so). */
 function refCommit(place: FolderLocation, base: ChangeBase): string | null {
@@ -259,15 +250,12 @@ export class ChangesService {
         const spans = symbolSpans(file.path, text);
         if (!spans) continue;
         markSymbols(file.hunks, spans, text);
-        const written = file.hunks
-          .filter((h) => h.next[1] > 0)
-          .map((h) => [h.next[0], h.next[0] + h.next[1] - 1]);
-        const uses = usesIn(file.path, text, (line) => written.some(([a, b]) => line >= a! && line <= b!));
+        const uses = usesIn(file.path, text, writtenBy(file.hunks));
         if (uses && uses.length > 0) file.uses = uses;
         if (file.baseBlob === null) continue;
         const base = await this.baseDefinitions(worktree, baseCommit, file);
         if (!base) continue;
-        const changes = interfaceChanges(base, definitions(spans));
+        const changes = interfaceChanges(base, definitionsOf(spans));
         if (changes.length > 0) file.interface = changes;
       } catch (error) {
         this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
@@ -289,7 +277,7 @@ export class ChangesService {
     if (kept !== undefined) return kept;
     const text = await fileAt(worktree, baseCommit, file.renamedFrom ?? file.path);
     const spans = text === null ? null : symbolSpans(file.path, text);
-    const found = spans ? definitions(spans) : null;
+    const found = spans ? definitionsOf(spans) : null;
     if (this.bases.size >= BASES_KEPT) this.bases.delete(this.bases.keys().next().value!);
     this.bases.set(key, found);
     return found;

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { newHash } from '../../core/digest.js';
 import { inline, quoteBlock } from '../../core/fence.js';
-import type { FileChange, Hunk } from '../../core/hunks.js';
+import { type FileChange, type Hunk, writtenBy } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { lineHunks } from '../../core/line-diff.js';
 import { meetingHunks, toBase } from '../../core/merge-prediction.js';
 import { describeChange, interfaceChanges, semanticConflicts } from '../../core/semantic.js';
-import { type SymbolSpan, symbolSpans, usesIn } from '../../integrations/symbols.js';
+import { definitionsOf, type SymbolSpan, symbolSpans, usesIn } from '../../integrations/symbols.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import { stateOf } from '../sessions/liveness.js';
 
@@ -172,17 +172,10 @@ export async function editBreaksUses(
   const before = symbolSpans(path, edit.current);
   const after = symbolSpans(path, edit.proposed);
   if (!before || !after) return null;
-  const definitions = (spans: SymbolSpan[]) =>
-    spans.map((d) => ({
-      name: d.name,
-      line: d.start,
-      ...(d.signature !== undefined ? { signature: d.signature, body: d.body ?? '' } : {}),
-    }));
-  const written = edit.local.filter((h) => h.next[1] > 0).map((h) => [h.next[0], h.next[0] + h.next[1] - 1]);
   const mine = {
     path,
-    interface: interfaceChanges(definitions(before), definitions(after)),
-    uses: usesIn(path, edit.proposed, (line) => written.some(([a, b]) => line >= a! && line <= b!)) ?? [],
+    interface: interfaceChanges(definitionsOf(before), definitionsOf(after)),
+    uses: usesIn(path, edit.proposed, writtenBy(edit.local)) ?? [],
   };
   if (mine.interface.length === 0 && mine.uses.length === 0) return null;
   const told: string[] = [];

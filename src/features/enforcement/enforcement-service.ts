@@ -123,14 +123,13 @@ export class EnforcementService {
    * Whether an edit of one file (absolute, or relative to `cwd`) would write lines that meet
    * another live session's uncommitted change to it (`edit-merge-check.ts`): the reason, or null.
    */
-  async checkEditMerge(
+  checkEditMerge(
     viewer: Viewpoint,
     file: string,
     cwd: string,
     propose: (current: string) => string | null,
   ): Promise<string | null> {
-    const [path] = normalizeInside([file], cwd, viewer, this.app.log);
-    return path ? editMeetsChanges(this.app, viewer, path, propose) : null;
+    return this.editOfOne(viewer, file, cwd, (path) => editMeetsChanges(this.app, viewer, path, propose));
   }
 
   /**
@@ -138,14 +137,24 @@ export class EnforcementService {
    * merge (an interface it changes that the other calls, or a call of one the other changed:
    * `editBreaksUses`): the reason, or null.
    */
-  async checkEditSemantic(
+  checkEditSemantic(
     viewer: Viewpoint,
     file: string,
     cwd: string,
     propose: (current: string) => string | null,
   ): Promise<string | null> {
+    return this.editOfOne(viewer, file, cwd, (path) => editBreaksUses(this.app, viewer, path, propose));
+  }
+
+  /** A check of an edit of one file, by its path inside the worktree (null: outside it). */
+  private async editOfOne(
+    viewer: Viewpoint,
+    file: string,
+    cwd: string,
+    check: (path: string) => Promise<string | null>,
+  ): Promise<string | null> {
     const [path] = normalizeInside([file], cwd, viewer, this.app.log);
-    return path ? editBreaksUses(this.app, viewer, path, propose) : null;
+    return path ? check(path) : null;
   }
 
   /**
