@@ -12,6 +12,8 @@ const IDLE_GRACE_MS = 10_000;
  * index; a busy server's writes would otherwise make every idle session's watch read at each one).
  */
 const LOOK_EVERY_MS = 250;
+/** How often a watch looks whether its session's client still runs, nothing else happening. */
+const ALIVE_EVERY_MS = 15_000;
 
 /**
  * Idle sessions watched for news (Claude Code's `asyncRewake` hook, started at each turn's end, asks
@@ -59,7 +61,8 @@ export class IdleWakes {
       watch = await app.wakeups.watch();
       for (;;) {
         const row = await app.sessions.get(session.id).catch(() => null);
-        if (row?.status !== 'active') return null;
+        // Ended, or its client gone (killed, closed): nobody to wake.
+        if (row?.status !== 'active' || app.sessions.processGone(row)) return null;
         if (row.turn_ended_at !== null) sawIdle = true;
         else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
         if (sawIdle && (await app.inbox.hasActionable(row))) {
@@ -73,8 +76,9 @@ export class IdleWakes {
         }
         const looked = Date.now();
         const left = started + bound - looked;
-        // Until seen idle, looked at again within the grace, whatever else happens.
-        const woken = await watch!.next(sawIdle ? left : Math.min(left, 1_000), stop);
+        // Until seen idle, looked at again within the grace; then every so often all the same
+        // (a client that went away writes nothing).
+        const woken = await watch!.next(Math.min(left, sawIdle ? ALIVE_EVERY_MS : 1_000), stop);
         if (woken === 'cancelled' || Date.now() - started >= bound) return null;
         const early = LOOK_EVERY_MS - (Date.now() - looked);
         if (woken === 'changed' && early > 0) await new Promise((r) => setTimeout(r, early));
