@@ -155,6 +155,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         clearTimeout(timer);
         if (line.startsWith('{"hook":1')) {
           hook = true;
+          hookSockets.add(socket);
+          socket.once('close', () => hookSockets.delete(socket));
           void answerHook(socket, line);
         } else void welcome(socket, line, first);
       },
@@ -168,6 +170,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
 
   /** Wake hooks held until news comes: ended when this server closes. */
   const held = new Set<AbortController>();
+  /** Hook connections open now (destroyed when this server closes). */
+  const hookSockets = new Set<Socket>();
 
   /** A hook process of this machine asks for its answer (one line each way), as over HTTP. */
   const answerHook = async (socket: Socket, line: string): Promise<void> => {
@@ -368,8 +372,10 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       clearInterval(heartbeat);
       clearInterval(ownCheck);
       realm.stop();
-      // Wake hooks held here end with nothing (the next server is asked again by them).
+      // Wake hooks held here end with nothing (the next server is asked again by them), and a
+      // hook that has its answer but keeps its side open holds the listener's close no longer.
       for (const wait of held) wait.abort();
+      for (const socket of hookSockets) socket.destroy();
       // The listener's close waits for its connections: they are let go beside it.
       const listening = new Promise<void>((resolve) => net.close(() => resolve()));
       await Promise.all([...live].map((r) => r.close()));

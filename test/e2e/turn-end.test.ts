@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, type hookClient } from '../helpers/stdio.js';
+import { connectStdio, type hookClient, serverPid, waitFor, waitForExit } from '../helpers/stdio.js';
 
 type Closable = { close: () => Promise<unknown> };
 const open: Closable[] = [];
@@ -304,5 +304,30 @@ describe('the wake hook (Claude Code asyncRewake)', () => {
     expect(
       (await messenger.call<Listed>('collab_session_list', { include_inactive: true })).sessions,
     ).toHaveLength(before);
+  }, 60_000);
+
+  it("the machine's server stops at once on SIGTERM while a wake hook waits on it, and the hook asks the next one", async () => {
+    const { home, repo, b, tell } = await withMessenger();
+    const id = await started(b, 'claude-code/session-start', repo, 'B-1');
+    const stopInput = hookFixture('claude-code/stop', repo, 'B-1');
+    await b.hook('turn-end', stopInput);
+    const waking = b.hook('wake', stopInput);
+    await new Promise((r) => setTimeout(r, 800));
+    const pid = serverPid(home)!;
+    const stopped = Date.now();
+    process.kill(pid, 'SIGTERM');
+    await waitForExit(pid, 5_000);
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    // The hook was given no answer: it waits on the next server (the messenger's relay starts
+    // one), which wakes it when news comes.
+    await waitFor(() => {
+      const next = serverPid(home);
+      return next !== null && next !== pid;
+    }, 15_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    await tell(id, 'after the restart');
+    const woke = await waking;
+    expect(woke.code).toBe(2);
+    expect(woke.stderr).toContain('> after the restart');
   }, 60_000);
 });

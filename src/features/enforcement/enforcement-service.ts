@@ -76,6 +76,9 @@ export class EnforcementService {
         await this.sessions.touch(found.session.id);
       return { session: found.session, viewpoint: found.session };
     }
+    // Not made (`create` false) and nobody else here: a viewpoint outside any session.
+    if (found.ambiguous.length === 0)
+      return { session: null, viewpoint: { id: null, project_id: '', worktree: location.worktree } };
     return { session: null, viewpoint: this.amongSeveral(found.ambiguous, location.worktree) };
   }
 
