@@ -2,6 +2,7 @@ import { AgentsService } from '../features/agents/agents-service.js';
 import { HubServices } from '../features/hub/hub.js';
 import { AuditTrail } from '../features/human/audit-trail.js';
 import { QuestionsService } from '../features/human/questions-service.js';
+import { LandingService } from '../features/landing/landing-service.js';
 import { RealmService } from '../features/realm/realm-service.js';
 import { ReviewService } from '../features/reviews/review-service.js';
 import type { Services } from '../features/tool-context.js';
@@ -20,6 +21,7 @@ interface MadeOnUse {
   hub: HubServices;
   wakeups: Wakeups;
   idleWakes: IdleWakes;
+  landing: LandingService;
 }
 
 /**
@@ -63,7 +65,24 @@ export class App extends CoreApp implements Services {
     return this.#once('idleWakes', () => new IdleWakes(this));
   }
 
+  /** The landing queue: requests, and landing this machine's (features/landing/). */
+  get landing(): LandingService {
+    return this.#once(
+      'landing',
+      () =>
+        new LandingService({
+          app: this,
+          enforcement: this.enforcement,
+          changes: this.changes,
+          notifications: this.notifications,
+          sessions: this.sessions,
+          wakeups: this.wakeups,
+        }),
+    );
+  }
+
   override async close(): Promise<void> {
+    this.#made.landing?.stop();
     await this.#made.wakeups?.close();
     await super.close();
   }

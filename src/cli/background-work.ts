@@ -17,6 +17,8 @@ export interface BackgroundWork {
 
 /** How often a serving process looks for files edit hooks saw change. */
 const CHANGES_POLL_MS = 500;
+/** How often a serving process looks for requests to land of this machine (its own are landed at once). */
+const LANDINGS_POLL_MS = 2_000;
 
 /**
  * The housekeeping of a serving process (`serve`, `hub`): purges when due (any process's purge
@@ -76,7 +78,13 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
         reading = false;
       });
   }, CHANGES_POLL_MS);
-  for (const t of [...timers, interval, readChanges]) t.unref();
+  // The landing queues: requests of this machine's copies are landed by a serving process here.
+  const landings = setInterval(() => {
+    app.landing
+      .driveHere()
+      .catch((error: Error) => app.log.warn('landing.drive_failed', { message: error.message }));
+  }, LANDINGS_POLL_MS);
+  for (const t of [...timers, interval, readChanges, landings]) t.unref();
   // Writes to held files that no hook saw (one serving process of the machine watches).
   const unseen = new UnseenWrites(app, app.notifications);
   unseen.start();
@@ -105,7 +113,8 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   return {
     audit: () => audit,
     async stop(reason) {
-      for (const t of [...timers, interval, readChanges]) clearTimeout(t);
+      for (const t of [...timers, interval, readChanges, landings]) clearTimeout(t);
+      app.made('landing')?.stop();
       await unseen.stop();
       // This process's own runs end with it (when it has any: only a service made has runs).
       await app.made('agents')?.stopAll(`its server stopped (${reason})`);

@@ -97,6 +97,18 @@ export function nextSteps(input: StepInput): string[] {
           `Your changes to ${n.file} meet "${n.session}"'s (${n.session_id}): compare with collab_check, then coordinate with collab_message_send.`,
         );
         break;
+      case 'land_outcome':
+        steps.push(
+          n.outcome === 'landed'
+            ? `Your work is on ${n.onto} (${n.commit}): move your branch onto it (git reset --keep ${n.commit}) before going on.`
+            : `Landing ${n.landing_id} was ${n.outcome}: collab_land_status shows why; fix it, then collab_land again.`,
+        );
+        break;
+      case 'landed_conflict':
+        steps.push(
+          `What "${n.session}" landed on ${n.onto} meets your changes to ${n.file}: collab_check shows both sides; bring your work onto ${n.onto} (git rebase) and settle it.`,
+        );
+        break;
       case 'unseen_write':
         steps.push(
           `${n.file} changed behind the hooks: read it again before editing it${n.by ? `, and ask "${n.by}" (collab_message_send) what it changed` : ''}.`,

@@ -77,6 +77,33 @@ export interface NotificationPayloads {
     by_session_id: string | null;
     evidence: string;
   };
+  /** How this session's request to land its work ended (`collab_land`), once it had returned. */
+  land_outcome: {
+    landing_id: string;
+    /** landed, rejected or cancelled. */
+    outcome: string;
+    onto: string;
+    /** The target's commit now holding the work (landed), else null. */
+    commit: string | null;
+    /** Why it was refused (rejected, cancelled), else null. */
+    reason: string | null;
+  };
+  /**
+   * Work another session just landed meets this session's uncommitted or unlanded changes: merging
+   * them with the target will conflict (`textual`), touch one function (`symbol`), or break a use
+   * of a changed interface (`semantic`).
+   */
+  landed_conflict: {
+    landing_id: string;
+    session: string;
+    session_id: string | null;
+    onto: string;
+    commit: string;
+    file: string;
+    level: string;
+    symbols: string[];
+    lines: string;
+  };
   /** A person answered a question this session asked, after the call that asked had returned. */
   question_answered: {
     question_id: string;
@@ -182,6 +209,20 @@ export function describeNotification(n: Delivered): string {
     }
     case 'unseen_write':
       return `${n.file}, which you hold, was changed in ${n.folder}${times} and no agent's edit tool did it: ${n.by ? `most likely "${n.by}" (${n.by_session_id}; ${n.evidence})` : `by whom is unknown (${n.evidence})`}. Read it again before you edit it`;
+    case 'land_outcome':
+      return n.outcome === 'landed'
+        ? `Your work landed on ${n.onto} as ${n.commit} (landing ${n.landing_id}); your own branch is as it was`
+        : `Your request to land on ${n.onto} was ${n.outcome} (landing ${n.landing_id}): ${n.reason ?? ''}`;
+    case 'landed_conflict': {
+      const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
+      const what =
+        n.level === 'semantic'
+          ? `git will merge, but the build breaks: ${n.lines}`
+          : n.level === 'symbol'
+            ? `both change ${n.symbols.join(', ')}: git will merge, read both`
+            : `merging will conflict (${n.lines})`;
+      return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}) that meets your changes to ${n.file}${symbols}: ${what}`;
+    }
     case 'question_answered':
       return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
   }

@@ -21,6 +21,8 @@ export interface ToolDescriptor<
   kind: ToolKind;
   /** Whether calling twice with the same input has the effect of calling once. */
   idempotent?: boolean;
+  /** A tool that reaches outside the store (pushes to a git remote): its `openWorldHint` stays true. */
+  openWorld?: boolean;
   /**
    * A `write` tool whose only change is to what the caller itself has seen (its messages marked
    * read, its answers collected): nothing another session or a person sees changes, so

@@ -20,6 +20,7 @@ const KINDS: Record<IdKind, { noun: string; head: string; whole: RegExp }> = {
   message: { noun: 'message', head: '', whole: UUID },
   question: { noun: 'question', head: '', whole: UUID },
   run: { noun: 'run', head: '', whole: UUID },
+  landing: { noun: 'landing', head: '', whole: UUID },
   work_item: { noun: 'work item', head: 'work_', whole: /^work_[0-9a-f]{8}$/ },
   review: { noun: 'review', head: 'review_', whole: /^review_[0-9a-f]{8}$/ },
   suggestion: { noun: 'suggestion', head: 'sugg_', whole: /^sugg_[0-9a-f]{8}$/ },

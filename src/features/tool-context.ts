@@ -12,6 +12,7 @@ import type { EnforcementService } from './enforcement/enforcement-service.js';
 import type { HubServices } from './hub/hub.js';
 import type { QuestionsService } from './human/questions-service.js';
 import type { InboxService } from './inbox/inbox-service.js';
+import type { LandingService } from './landing/landing-service.js';
 import type { MaintenanceService } from './maintenance/maintenance-service.js';
 import type { MessagesService } from './messages/messages-service.js';
 import type { NotificationsService } from './notifications/notifications-service.js';
@@ -53,6 +54,7 @@ export interface Services extends CoreServices {
   readonly hub: HubServices;
   readonly wakeups: Wakeups;
   readonly idleWakes: IdleWakes;
+  readonly landing: LandingService;
 }
 
 /** The context of one tool call: the services, and the connection it came over. */

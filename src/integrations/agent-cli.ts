@@ -100,8 +100,13 @@ export function findCli(
  * group whose leader carries it whole, a marked process in another group (one that left the CLI's
  * group) alone. Whether anything was; null where /proc cannot tell.
  */
-export async function endMarked(runId: string): Promise<boolean | null> {
-  const marked = markedProcesses(`${RUN_MARKER}=${runId}`);
+export function endMarked(runId: string): Promise<boolean | null> {
+  return endMarkedBy(`${RUN_MARKER}=${runId}`);
+}
+
+/** As `endMarked`, for any mark (`NAME=value` in the environment). */
+export async function endMarkedBy(marker: string): Promise<boolean | null> {
+  const marked = markedProcesses(marker);
   if (marked === null) return null;
   if (marked.length === 0) return false;
   const pids = new Set(marked.map((p) => p.pid));

@@ -173,6 +173,48 @@ export async function readChanges(
 }
 
 /**
+ * What changed between two commits (`paths` only, when named), as `readChanges` reads a worktree:
+ * the same diff options, so hunks compare with any copy's. Every file is kept (landed work is
+ * bounded by what one request carried); a diff too large to read by lines is compared whole.
+ */
+export async function readCommitChanges(
+  worktree: string,
+  from: string,
+  to: string,
+  paths?: string[],
+): Promise<FileChange[]> {
+  const pathspec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : ['--'];
+  let files: FileChange[];
+  try {
+    files = parseGitDiff(
+      await gitOutputAsync(
+        worktree,
+        [...DIFF_ARGS, from, to, ...pathspec],
+        CHANGE_LIMITS.timeoutMs,
+        CHANGE_LIMITS.diffBytes,
+      ),
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOBUFS') throw error;
+    const names = await gitOutputAsync(worktree, [
+      'diff',
+      '--name-only',
+      '-z',
+      '--no-renames',
+      from,
+      to,
+      ...pathspec,
+    ]);
+    files = names
+      .split('\0')
+      .filter((p) => p.length > 0)
+      .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
+  }
+  await blobsOfPureRenames(worktree, from, files);
+  return files.slice(0, CHANGE_LIMITS.files);
+}
+
+/**
  * A file renamed with no change of content has no `index` line: its blob, the same on both sides,
  * is the base's (one git process for all of them).
  */

@@ -1,6 +1,7 @@
 import { CollabError } from '../core/errors.js';
 import { claimTools } from '../features/claims/claim-tools.js';
 import { decisionTools } from '../features/decisions/decision-tools.js';
+import { landTools } from '../features/landing/land-tools.js';
 import { messageTools } from '../features/messages/message-tools.js';
 import { sessionTools } from '../features/sessions/session-tools.js';
 import type { Tool } from '../features/tool-context.js';
@@ -14,7 +15,7 @@ import { TOOLSET_IDS, TOOLSETS, type Toolset, type ToolsetId } from './toolsets.
  */
 const LOAD: Record<ToolsetId, () => Promise<Tool[]>> = {
   collab: async () =>
-    [...sessionTools, ...claimTools, ...messageTools, ...decisionTools, ...waitTools] as Tool[],
+    [...sessionTools, ...claimTools, ...messageTools, ...decisionTools, ...waitTools, ...landTools] as Tool[],
   realm: async () => {
     const [{ realmTools }, { notificationTools }] = await Promise.all([
       import('../features/realm/realm-tools.js'),

@@ -35,14 +35,14 @@ interface ListedTool {
  * context on every turn (the default list is kept under 2,000 tokens: docs/benchmarks.md).
  * - Inputs list every field, type, default and enum; length limits and the refusal of unknown fields
  *   are enforced server-side only (a bad value is an INVALID_INPUT that names the field).
- * - Outputs describe their top-level fields, none marked required (a client reads what is there);
- *   objects nested in them are listed as objects, and lists of objects as lists (their
- *   fields are in the README's tool reference, generated from the same descriptors), and stay open,
- *   since the response envelope adds fields to every result.
+ * - Outputs name their top-level fields, each open (`{}`) and none marked required: a client reads
+ *   what is there. What each field holds (its type, its values, the fields of its entries) is in the
+ *   README's tool reference, generated from the same descriptors; the server validates every result
+ *   against the whole schema before it answers. The response envelope adds fields to every result.
  */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  return (io === 'input' ? compactInput(rest) : compactOutput(rest, 0)) as Record<string, unknown>;
+  return (io === 'input' ? compactInput(rest) : compactOutput(rest)) as Record<string, unknown>;
 }
 
 function compactInput(node: unknown): unknown {
@@ -57,21 +57,9 @@ function compactInput(node: unknown): unknown {
   return out;
 }
 
-function compactOutput(node: unknown, depth: number): unknown {
-  if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
-  const schema = node as Record<string, unknown>;
-  if (schema.type === 'object' && depth > 0) return { type: 'object' };
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'additionalProperties' || key === 'required') continue;
-    if (key === 'properties') out[key] = mapValues(value, (v) => compactOutput(v, depth + 1));
-    // A list of objects is listed as a list (what its entries hold is in the tool reference).
-    else if (key === 'items') {
-      const items = compactOutput(value, depth + 1) as Record<string, unknown>;
-      if (!(items && items.type === 'object' && Object.keys(items).length === 1)) out[key] = items;
-    } else out[key] = value;
-  }
-  return out;
+function compactOutput(node: unknown): unknown {
+  const schema = node as { properties?: Record<string, unknown> };
+  return { type: 'object', properties: mapValues(schema.properties ?? {}, () => ({})) };
 }
 
 function mapValues(record: unknown, fn: (v: unknown) => unknown): Record<string, unknown> {
@@ -84,7 +72,8 @@ function annotations(d: ToolDescriptor): NonNullable<Tool['annotations']> {
   return {
     destructiveHint: d.kind === 'destructive',
     ...(d.idempotent ? { idempotentHint: true } : {}),
-    openWorldHint: false,
+    // Absent, the hint is the protocol's default: true.
+    ...(d.openWorld ? {} : { openWorldHint: false }),
   };
 }
 

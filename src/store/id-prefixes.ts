@@ -10,6 +10,7 @@ export const ID_TABLES = {
   message: { table: 'messages', byProject: true },
   question: { table: 'questions', byProject: true },
   run: { table: 'agent_runs', byProject: true },
+  landing: { table: 'landings', byProject: true },
   work_item: { table: 'work_items', byProject: false },
   review: { table: 'reviews', byProject: false },
   suggestion: { table: 'suggestions', byProject: false },

@@ -20,6 +20,7 @@ import { DecisionsStore } from './decisions-store.js';
 import { EventsStore } from './events-store.js';
 import { HubStore } from './hub-store.js';
 import { IdPrefixesStore } from './id-prefixes.js';
+import { LandingsStore } from './landings-store.js';
 import { LeasesStore } from './leases-store.js';
 import { MessagesStore } from './messages-store.js';
 import { MetaStore } from './meta-store.js';
@@ -102,6 +103,10 @@ export class Store {
   }
   get sightings(): SightingsStore {
     return this.module('sightings', () => new SightingsStore(this.sql));
+  }
+  /** The landing queue (features/landing/). */
+  get landings(): LandingsStore {
+    return this.module('landings', () => new LandingsStore(this.sql));
   }
   get leases(): LeasesStore {
     return this.module('leases', () => new LeasesStore(this.sql));

@@ -29,6 +29,8 @@ export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
   { table: 'messages', order: 'id' },
   { table: 'message_reads', order: 'message_id, session_id' },
   { table: 'claim_waits', order: 'session_id, claim_id' },
+  { table: 'landings', order: 'id' },
+  { table: 'landing_meetings', order: 'id' },
   { table: 'decisions', order: 'seq' },
   { table: 'notifications', order: 'id' },
   { table: 'realm_state', order: 'realm, key' },

@@ -72,6 +72,14 @@ export class WorkItemsStore {
     await this.index(row);
   }
 
+  /** The work item a session submitted last (what a landing that asks for reviews looks at). */
+  latestBy(sessionId: string): Promise<WorkItemRow | undefined> {
+    return this.sql.get<WorkItemRow>(
+      'SELECT * FROM work_items WHERE submitted_by = ? ORDER BY updated_at DESC, seq DESC LIMIT 1',
+      [sessionId],
+    );
+  }
+
   get(id: string): Promise<WorkItemRow | undefined> {
     return this.sql.get<WorkItemRow>('SELECT * FROM work_items WHERE id = ?', [id]);
   }

@@ -52,9 +52,13 @@ describe('tools/list', () => {
       'collab_decision_add',
       'collab_decision_list',
       'collab_wait',
+      'collab_land',
+      'collab_land_status',
     ]);
     expect(tools.find((t) => t.name === 'collab_check')?.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === 'collab_session_end')?.annotations?.destructiveHint).toBe(true);
+    // Landing pushes to the repository's remote: it reaches outside, as the protocol's default says.
+    expect(tools.find((t) => t.name === 'collab_land')?.annotations?.openWorldHint).toBeUndefined();
   });
 });
 
@@ -100,6 +104,7 @@ describe('toolsets', () => {
         'collab_message_list',
         'collab_decision_list',
         'collab_wait',
+        'collab_land_status',
       ]);
       // Annotations stay honest: reading messages marks them read.
       expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual([

@@ -2,12 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
-import { glob, matchPath } from '../../core/glob.js';
+import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
 import { type FileChange, writtenBy } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
+import { LIMITS } from '../../core/limits.js';
 import { isGlob } from '../../core/paths.js';
 import { type Definition, interfaceChanges } from '../../core/semantic.js';
-import { type ChangeBase, fileAt, findBase, readChanges } from '../../integrations/git-changes.js';
+import {
+  type ChangeBase,
+  fileAt,
+  findBase,
+  readChanges,
+  readCommitChanges,
+} from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
 import { definitionsOf, markSymbols, symbolSpans, usesIn } from '../../integrations/symbols.js';
@@ -227,6 +234,9 @@ export class ChangesService {
     baseCommit: string,
     files: FileChange[],
     known: Map<string, FileChange>,
+    /** A changed file's new text: by default as it is in the worktree. */
+    textOf: (path: string) => Promise<string | null> = async (path) =>
+      readFileSync(join(worktree, path), 'utf8'),
   ): Promise<void> {
     let parsed = 0;
     for (const file of files) {
@@ -240,12 +250,13 @@ export class ChangesService {
       }
       if (parsed >= PARSED_PER_REFRESH) continue;
       parsed++;
-      let text: string;
+      let text: string | null;
       try {
-        text = readFileSync(join(worktree, file.path), 'utf8');
+        text = await textOf(file.path);
       } catch {
         continue;
       }
+      if (text === null) continue;
       try {
         const spans = symbolSpans(file.path, text);
         if (!spans) continue;
@@ -298,7 +309,35 @@ export class ChangesService {
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
     const row = await this.app.store.sessions.get(session.id);
-    return this.sessionAgainst(mine, session, row ? copyOf(this.app, row) : null);
+    const found = await this.sessionAgainst(mine, session, row ? copyOf(this.app, row) : null);
+    const landed = await this.landedMeetings(session.id, globs);
+    if (landed.length === 0) return found;
+    const all = [...landed, ...found.conflicts];
+    return {
+      conflicts: all.slice(0, LIMITS.listedConflicts),
+      more: found.more + Math.max(0, all.length - LIMITS.listedConflicts),
+    };
+  }
+
+  /**
+   * What work landed since this session's base meets in its changes (recorded at each landing,
+   * `features/landing/landed-meetings.ts`): shown until its base moves (it brought its work onto
+   * the target).
+   */
+  private async landedMeetings(sessionId: string, globs?: CompiledGlob[]): Promise<PredictedConflict[]> {
+    const set = await this.app.store.changes.setOf(sessionId);
+    if (!set) return [];
+    const rows = await this.app.store.landings.meetingsOf(sessionId, set.base_commit, LIMITS.listedConflicts);
+    const out: PredictedConflict[] = [];
+    for (const row of rows) {
+      if (globs && !globs.some((g) => matchPath(g, row.file))) continue;
+      try {
+        out.push(JSON.parse(row.detail) as PredictedConflict);
+      } catch {
+        // A damaged row says nothing.
+      }
+    }
+    return out;
   }
 
   /** A session's own changes `mine` against every other live session's. */
@@ -347,6 +386,17 @@ export class ChangesService {
         worktree: viewer.worktree,
       },
     );
+  }
+
+  /**
+   * What changed between two commits of a worktree's repository (`paths` only, when named), with
+   * the symbols each hunk touches and what it does to interfaces: the other side when a session's
+   * changes are compared with work that landed.
+   */
+  async between(worktree: string, from: string, to: string, paths?: string[]): Promise<FileChange[]> {
+    const files = await readCommitChanges(worktree, from, to, paths);
+    await this.addSymbols(worktree, from, files, new Map(), (path) => fileAt(worktree, to, path));
+    return files;
   }
 
   /**

@@ -70,7 +70,11 @@ export async function conflictsAgainst(
   };
 }
 
-function entry(other: SessionRow, p: FilePrediction & { git?: 'conflicts' | 'merges' }): PredictedConflict {
+/** A prediction against another side (a session; or landed work, named by who landed it) as a check gives it. */
+export function entry(
+  other: { id: string; name: string },
+  p: FilePrediction & { git?: 'conflicts' | 'merges' },
+): PredictedConflict {
   return {
     session_id: other.id,
     session_name: other.name,

@@ -194,18 +194,22 @@ export class EnforcementService {
     viewer: Viewpoint,
     verdict: Verdict,
     action: string,
+    /** Commits to judge instead (landing): from `base` to `head`, not to what is staged. */
+    range?: { base: string; head: string },
+    audience: 'agent' | 'person' = 'person',
   ): Promise<Verdict & { notes: string[] }> {
     const partial = verdict.conflicts.filter(holdsPart);
     const place = partial.length > 0 ? locateFolder(viewer.worktree) : null;
     if (place === null || place.kind !== 'git') return { ...verdict, notes: [] };
-    const recorded = viewer.id ? await this.app.store.changes.setOf(viewer.id) : undefined;
-    const base = recorded?.base_commit ?? (await findBase(place.worktree, place.commonDir)).commit;
+    const recorded = viewer.id && !range ? await this.app.store.changes.setOf(viewer.id) : undefined;
+    const base =
+      range?.base ?? recorded?.base_commit ?? (await findBase(place.worktree, place.commonDir)).commit;
     const reached = verdict.conflicts.filter((c) => !holdsPart(c));
     const notes: string[] = [];
     for (const path of new Set(partial.map((c) => pathOf(c.file)))) {
       const held = partial.filter((c) => pathOf(c.file) === path);
       const before = (await fileAt(place.worktree, base, path)) ?? '';
-      const staged = await fileAt(place.worktree, null, path);
+      const staged = await fileAt(place.worktree, range?.head ?? null, path);
       const edit =
         staged === null
           ? null
@@ -221,7 +225,7 @@ export class EnforcementService {
     return {
       conflicts: reached,
       stale: verdict.stale,
-      reason: reached.length > 0 ? this.describe(reached, action, 'person') : null,
+      reason: reached.length > 0 ? this.describe(reached, action, audience) : null,
       notes,
     };
   }

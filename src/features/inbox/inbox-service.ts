@@ -21,6 +21,8 @@ export const ACTIONABLE = [
   'predicted_conflict',
   'claim_released',
   'claim_taken_over',
+  'land_outcome',
+  'landed_conflict',
 ] as const;
 
 /** Said with news that sends an agent back at its turn's end. */

@@ -1,0 +1,277 @@
+/**
+ * Landing one request, never in an agent's working tree: in a scratch worktree of the requester's
+ * repository, the target fetched, the work replayed on it, the project's check run, and the target
+ * moved only from the commit the work was replayed on. Refused (with what was found) on a
+ * conflict, a failed check, held or stale work, work not approved when reviews are required, an
+ * unknown target. A takeover of a landing whose lander died first finds out whether that lander
+ * moved the target already (the candidate it noted is in the target).
+ */
+import { join } from 'node:path';
+import type { AppContext } from '../../app/context.js';
+import { quoteBlock } from '../../core/fence.js';
+import {
+  addScratch,
+  commitsBetween,
+  commitsTouching,
+  contains,
+  currentTarget,
+  gitWords,
+  landingRemote,
+  moveTarget,
+  type ReplayConflict,
+  removeScratch,
+  replay,
+  workToLand,
+} from '../../integrations/git-landing.js';
+import { locateFolder } from '../../integrations/git-repo.js';
+import { runCheck } from '../../integrations/land-check.js';
+import type { LandingOutcome, LandingRow } from '../../store/landings-store.js';
+import { heldWork, type Refusal } from './land-rules.js';
+import { type LandSettings, landSettings } from './land-settings.js';
+import type { LandingServices } from './landing-service.js';
+
+/** Replays again on a target that moved during the check, at most this many times. */
+const MAX_REPLAYS = 5;
+/** The check's output kept (its tail). */
+const OUTPUT_CHARS = 8_000;
+
+/** What a lander does while it lands: renew its hold, and stop when it lost it. */
+export interface Runner {
+  id: string;
+  /** Aborted when another process took the landing over (the lease was lost). */
+  signal: AbortSignal;
+}
+
+/** The scratch worktree of a landing: in the home folder, one per request. */
+export function scratchPath(app: AppContext, row: LandingRow): string {
+  return join(app.paths.home, 'landings', row.id);
+}
+
+/**
+ * Lands `row` (taken by `runner`): the outcome, or null when the landing was taken over meanwhile
+ * (the taker records it).
+ */
+export async function landOne(
+  services: LandingServices,
+  row: LandingRow,
+  runner: Runner,
+): Promise<(LandingOutcome & { before?: string; commits?: string[] }) | null> {
+  const { app } = services;
+  const scratch = scratchPath(app, row);
+  try {
+    return await attempt(services, row, runner, scratch);
+  } catch (error) {
+    if (runner.signal.aborted) return null;
+    app.log.warn('landing.failed', { landing: row.id, message: String(error).slice(0, 500) });
+    return refused('GIT_FAILED', `Landing stopped on an error: ${gitWords(error)}`);
+  } finally {
+    await removeScratch(row.worktree, scratch).catch(() => {});
+  }
+}
+
+function refused(code: string, reason: string, details?: unknown, extra: Partial<LandingOutcome> = {}) {
+  return {
+    state: 'rejected' as const,
+    reason_code: code,
+    reason,
+    details: details === undefined ? null : JSON.stringify(details),
+    ...extra,
+  };
+}
+
+async function attempt(services: LandingServices, row: LandingRow, runner: Runner, scratch: string) {
+  const place = locateFolder(row.worktree);
+  if (place.kind !== 'git')
+    return refused('NOT_A_REPOSITORY', `${row.worktree} is no longer a git worktree.`);
+  // The rules come from the target, and may name the remote to land through: git's own choice first.
+  let remote = landingRemote(place.commonDir, row.onto, null);
+  let target = await currentTarget(row.worktree, remote, row.onto);
+  if (target === null) return unknownTarget(row, remote);
+  const read = await landSettings(row.worktree, target);
+  if ('error' in read) return refused('SETTINGS', read.error);
+  if (read.settings.remote && read.settings.remote !== remote) {
+    remote = landingRemote(place.commonDir, row.onto, read.settings.remote);
+    target = null;
+  }
+  return attemptOn(services, row, runner, scratch, remote, read.settings, target);
+}
+
+function unknownTarget(row: LandingRow, remote: string | null) {
+  return refused(
+    'UNKNOWN_TARGET',
+    `There is no branch "${row.onto}" ${remote ? `on ${remote}` : 'in this repository'} to land on: name an existing one (onto).`,
+  );
+}
+
+async function attemptOn(
+  services: LandingServices,
+  row: LandingRow,
+  runner: Runner,
+  scratch: string,
+  remote: string | null,
+  settings: LandSettings,
+  known: string | null,
+) {
+  const { app } = services;
+  const store = app.store;
+  for (let round = 0; round < MAX_REPLAYS; round++) {
+    if (runner.signal.aborted) return null;
+    const target = round === 0 && known ? known : await currentTarget(row.worktree, remote, row.onto);
+    if (target === null) return unknownTarget(row, remote);
+    // A lander that died after moving the target: the candidate it noted is there.
+    if (row.candidate && (await contains(row.worktree, target, row.candidate)))
+      return landedAs(row, row.candidate, row.target_before ?? target);
+    const work = await workToLand(row.worktree, target, row.head_commit);
+    if (work.commits === 0)
+      return landedAs(row, target, target, 'Every commit of it was on the target already.');
+    const held = await heldWork(services, row, work.files, { base: work.base, head: row.head_commit });
+    if (held) return refused(held.code, held.reason, held.details);
+    const review = await reviewGate(services, row, settings.require_review);
+    if (review) return refused(review.code, review.reason, review.details);
+
+    await addScratch(row.worktree, scratch, row.head_commit);
+    const replayed = await replay(scratch, target, work.base);
+    if (!replayed.ok) {
+      const conflicts = await describeConflicts(services, row, replayed.conflicts, work.base, target);
+      return refused(
+        'CONFLICT',
+        `Replaying it on ${row.onto} (${target.slice(0, 12)}) stops on a conflict in ${conflicts
+          .map(
+            (c) =>
+              `${c.file}${c.lines.length > 0 ? ` (lines ${c.lines.join(', ')})` : ''}${c.meets[0] ? `, which ${c.meets[0].by} changed in ${c.meets[0].commit.slice(0, 12)}` : ''}`,
+          )
+          .join('; ')}. Bring your branch onto ${row.onto} (git rebase), settle it, then ask again.`,
+        { conflicts, target },
+      );
+    }
+    if (
+      !(await store.write(() =>
+        store.landings.note(row.id, runner.id, { target_before: target, candidate: null }),
+      ))
+    )
+      return null;
+    let output: string | null = null;
+    let ms: number | null = null;
+    if (settings.check) {
+      const check = await runCheck({
+        command: settings.check,
+        cwd: scratch,
+        landingId: row.id,
+        timeoutMs: settings.check_timeout_seconds * 1000,
+        tailChars: OUTPUT_CHARS,
+        signal: runner.signal,
+      });
+      if (check.cancelled || runner.signal.aborted) return null;
+      output = check.output;
+      ms = check.ms;
+      if (!check.passed)
+        return refused(
+          'CHECK_FAILED',
+          check.timedOut
+            ? `The check (${settings.check}) ran past ${settings.check_timeout_seconds} s and was ended.`
+            : `The check (${settings.check}) failed (exit ${check.code ?? 'by signal'}); the end of its output is with this request.`,
+          { target, replayed: replayed.commit },
+          { check_output: output, check_ms: ms },
+        );
+    }
+    // Noted before the target moves: a taker after a crash here knows whether it moved.
+    if (!(await store.write(() => store.landings.note(row.id, runner.id, { candidate: replayed.commit }))))
+      return null;
+    if (runner.signal.aborted) return null;
+    const moved = await moveTarget(scratch, remote, row.onto, target, replayed.commit);
+    if (moved.moved) {
+      const commits = await commitsBetween(scratch, target, replayed.commit);
+      return {
+        state: 'landed' as const,
+        landed_commit: replayed.commit,
+        reason: moved.worktree
+          ? `The worktree ${moved.worktree}, which has ${row.onto} checked out, moved with it.`
+          : null,
+        details: JSON.stringify({ commits, target_before: target, dropped: work.commits - replayed.commits }),
+        check_output: output,
+        check_ms: ms,
+        before: target,
+        commits,
+      };
+    }
+    if (moved.why === 'checked_out_dirty')
+      return refused(
+        'TARGET_CHECKED_OUT',
+        `${row.onto} is checked out in ${moved.worktree}, whose uncommitted changes are in the way of moving it: commit or stash them there, then ask again. git said: ${moved.detail}`,
+        { worktree: moved.worktree },
+        { check_output: output, check_ms: ms },
+      );
+    // The target moved during the check: replayed again on the new one, and checked again.
+    app.log.info('landing.target_moved', { landing: row.id, round });
+    await removeScratch(row.worktree, scratch);
+  }
+  return refused(
+    'TARGET_BUSY',
+    `${row.onto} moved ${MAX_REPLAYS} times while this work was checked; ask again when it is quieter.`,
+  );
+}
+
+/** A landing that ended with the work on the target (`commit`), found or made. */
+async function landedAs(row: LandingRow, commit: string, before: string, note?: string) {
+  const commits = before === commit ? [] : await commitsBetween(row.worktree, before, commit);
+  return {
+    state: 'landed' as const,
+    landed_commit: commit,
+    reason: note ?? null,
+    details: JSON.stringify({ commits, target_before: before, dropped: 0 }),
+    before,
+    commits,
+  };
+}
+
+/** When the project asks for reviews: the requester's work item must be approved. */
+async function reviewGate(
+  services: LandingServices,
+  row: LandingRow,
+  required: boolean,
+): Promise<Refusal | null> {
+  if (!required) return null;
+  const item = row.session_id ? await services.app.store.workItems.latestBy(row.session_id) : undefined;
+  if (item && item.status === 'approved') return null;
+  return {
+    code: 'NOT_APPROVED',
+    reason: item
+      ? `This project lands only approved work (land.require_review), and your work item "${item.title}" (${item.id}) is ${item.status}.`
+      : 'This project lands only approved work (land.require_review), and this session has submitted no work item: submit_work, get it approved, then ask again.',
+    details: item ? { work_item_id: item.id, status: item.status } : {},
+  };
+}
+
+/** The conflicts as said: each file's lines, both sides quoted, and the landed work it meets (whose, which commit). */
+async function describeConflicts(
+  services: LandingServices,
+  row: LandingRow,
+  conflicts: ReplayConflict[],
+  base: string,
+  target: string,
+) {
+  const landed = await services.app.store.landings.recent(row.project_id, 50);
+  const landedBy = (commit: string) =>
+    landed.find((l) => l.state === 'landed' && l.details?.includes(commit)) ?? null;
+  const out = [];
+  for (const c of conflicts.slice(0, 10)) {
+    const touching = await commitsTouching(row.worktree, base, target, c.file);
+    out.push({
+      file: c.file,
+      lines: c.lines,
+      target_side: quoteBlock(c.target, 800, 12, '[… cut]'),
+      your_side: quoteBlock(c.work, 800, 12, '[… cut]'),
+      meets: touching.map((t) => {
+        const by = landedBy(t.commit);
+        return {
+          commit: t.commit,
+          subject: quoteBlock(t.subject, 200, 1, '…'),
+          by: by ? `"${by.requester}" (landing ${by.id.slice(0, 8)})` : `${quoteBlock(t.author, 80, 1, '…')}`,
+          landing_id: by?.id ?? null,
+          session_id: by?.session_id ?? null,
+        };
+      }),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,456 @@
+/**
+ * The landing queue: one per repository (project), whatever copy or machine asks. A request is
+ * checked when it is made (a dirty or detached copy, an unknown target, nothing to land, held
+ * work: refused at once, recorded); the queue is then landed one request at a time per project,
+ * oldest first, by a serving process of the requester's machine (its copy holds the commits).
+ * The process landing one holds it with a lease it renews; if it dies, another process of that
+ * machine takes the request over. After each landing the requester is told its outcome, and every
+ * other live session whose changes meet what landed is told so (`landed-meetings.ts`).
+ */
+import type { AppContext } from '../../app/context.js';
+import { CollabError } from '../../core/errors.js';
+import { inline } from '../../core/fence.js';
+import { newId } from '../../core/ids.js';
+import { tryGitAsync } from '../../integrations/git.js';
+import {
+  copyState,
+  currentTarget,
+  gitWords,
+  landingRemote,
+  workToLand,
+} from '../../integrations/git-landing.js';
+import { endLeftCheck } from '../../integrations/land-check.js';
+import { processAlive, processStartTime } from '../../integrations/process-probe.js';
+import type { LandingOutcome, LandingRow, NewLanding } from '../../store/landings-store.js';
+import type { SessionRow } from '../../store/sessions-store.js';
+import type { ChangesService } from '../changes/changes-service.js';
+import type { EnforcementService } from '../enforcement/enforcement-service.js';
+import type { NotificationsService } from '../notifications/notifications-service.js';
+import type { SessionsService } from '../sessions/sessions-service.js';
+import type { Wakeups } from '../waits/wakeups.js';
+import { landOne, type Runner } from './land-one.js';
+import { heldWork } from './land-rules.js';
+import { landSettings } from './land-settings.js';
+import { tellWhoseWorkMeets } from './landed-meetings.js';
+
+/** What landing uses. */
+export interface LandingServices {
+  app: AppContext;
+  enforcement: EnforcementService;
+  changes: ChangesService;
+  notifications: NotificationsService;
+  sessions: SessionsService;
+  wakeups: Wakeups;
+}
+
+/** A lander's hold on a landing: renewed every `RENEW_MS`, taken over once it runs out. */
+const LEASE_MS = 30_000;
+const RENEW_MS = 5_000;
+/** The requests and outcomes a status shows. */
+const LISTED = 50;
+
+export const FINAL = new Set(['landed', 'rejected', 'cancelled']);
+
+/** A request as tools, `status` and the dashboard show it. */
+export interface LandingView {
+  id: string;
+  state: LandingRow['state'];
+  requester: string;
+  session_id: string | null;
+  branch: string;
+  onto: string;
+  commits: number;
+  /** Requests before it in the queue (0: next or landing); null once it ended. */
+  ahead: number | null;
+  /** The target's commit holding the work, once landed. */
+  commit: string | null;
+  reason_code: string | null;
+  reason: string | null;
+  details: unknown;
+  check_output: string | null;
+  check_ms: number | null;
+  attempts: number;
+  host: string;
+  worktree: string;
+  requested_at: string;
+  finished_at: string | null;
+}
+
+export class LandingService {
+  /** This process as a lander. */
+  private readonly runner = { id: newId(), pid: process.pid, start: processStartTime(process.pid) };
+  /** Projects this process is landing (one loop each), and whether to look again when it ends. */
+  private readonly driving = new Map<string, { again: boolean }>();
+  /** Landings under way here, each with what aborts it. */
+  private readonly under = new Set<AbortController>();
+
+  constructor(private readonly services: LandingServices) {}
+
+  private get app(): AppContext {
+    return this.services.app;
+  }
+
+  /**
+   * Asks to land the committed work of the copy at `folder` (its branch's commits `onto` lacks;
+   * `onto` defaults to the repository's default branch). Refusals found now are recorded and
+   * returned (state `rejected`); a request of the same copy and target still waiting takes the
+   * copy's new HEAD. The request is landed by this machine's serving processes (`drive`).
+   */
+  async request(input: {
+    session: SessionRow | null;
+    folder: string;
+    onto?: string | undefined;
+    requester: string;
+  }): Promise<{ row: LandingRow; existing: boolean }> {
+    const { app } = this;
+    const { store } = app;
+    const copy = await copyState(input.folder);
+    if (copy === null)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `${input.folder} is not in a git repository: only committed work of a git branch lands.`,
+        'Run it from inside the copy whose branch should land.',
+      );
+    const projectId =
+      input.session?.project_id ??
+      (
+        await store.write(() =>
+          store.projects.ensure(this.services.sessions.locate(copy.worktree), app.host, app.now()),
+        )
+      ).id;
+    const onto = input.onto ?? (await defaultTarget(copy.worktree, copy.commonDir));
+    const base = {
+      id: newId(),
+      project_id: projectId,
+      session_id: input.session?.id ?? null,
+      requester: input.requester,
+      host: app.host,
+      worktree: copy.worktree,
+      branch: copy.branch ?? '',
+      head_commit: copy.head ?? '',
+      onto,
+      commits: 0,
+      requested_at: app.now(),
+    };
+    const refuse = (code: string, reason: string, details?: unknown) =>
+      this.recordRefused(base, {
+        state: 'rejected',
+        reason_code: code,
+        reason,
+        details: details === undefined ? null : JSON.stringify(details),
+      });
+    if (copy.head === null)
+      return refuse('NOTHING_TO_LAND', 'This copy has no commit yet: commit the work first.');
+    if (copy.branch === null)
+      return refuse(
+        'DETACHED',
+        `This copy's HEAD is detached (at ${copy.head.slice(0, 12)}): only a branch's commits land. Create one (git switch -c <name>) and ask again.`,
+      );
+    if (copy.dirty.length > 0)
+      return refuse(
+        'DIRTY',
+        `This copy has uncommitted changes (${copy.dirty.slice(0, 5).join(', ')}${copy.dirty.length > 5 ? ', …' : ''}): only committed work lands. Commit or stash them, then ask again.`,
+        { files: copy.dirty },
+      );
+    let target: string | null;
+    const remote = landingRemote(copy.commonDir, onto, null);
+    try {
+      target = await currentTarget(copy.worktree, remote, onto);
+    } catch (error) {
+      return refuse('GIT_FAILED', `Could not read ${onto} from ${remote}: ${gitWords(error)}`);
+    }
+    if (target === null)
+      return refuse(
+        'UNKNOWN_TARGET',
+        `There is no branch "${inline(onto, 200)}" ${remote ? `on ${remote}` : 'in this repository'} to land on: name an existing one (onto).`,
+      );
+    const work = await workToLand(copy.worktree, target, copy.head);
+    base.commits = work.commits;
+    if (work.commits === 0)
+      return refuse(
+        'NOTHING_TO_LAND',
+        `Every commit of ${copy.branch} is on ${onto} already: nothing to land.`,
+      );
+    const held = await heldWork(this.services, base, work.files, { base: work.base, head: copy.head });
+    if (held) return refuse(held.code, held.reason, held.details);
+    const settings = await landSettings(copy.worktree, target);
+    if ('error' in settings) return refuse('SETTINGS', settings.error);
+    const queued = await store.write(
+      async () => {
+        const open = await store.landings.openFor(projectId, copy.worktree, app.host, onto);
+        if (open?.state === 'queued') {
+          await store.landings.retarget(open.id, copy.head!, work.commits);
+          return { row: (await store.landings.get(open.id))!, existing: true };
+        }
+        if (open) return { row: open, existing: true };
+        await store.landings.add(base);
+        return { row: (await store.landings.get(base.id))!, existing: false };
+      },
+      { project: projectId },
+    );
+    this.kick(projectId);
+    return queued;
+  }
+
+  private async recordRefused(
+    row: NewLanding,
+    outcome: LandingOutcome,
+  ): Promise<{ row: LandingRow; existing: boolean }> {
+    const { store } = this.app;
+    await store.write(
+      async () => {
+        await store.landings.add(row);
+        await store.landings.finish(row.id, null, outcome, this.app.now());
+      },
+      { project: row.project_id },
+    );
+    return { row: (await store.landings.get(row.id))!, existing: false };
+  }
+
+  /** Lands what this process can of a project's queue, in the background. */
+  kick(projectId: string): void {
+    this.drive(projectId).catch((error: Error) =>
+      this.app.log.warn('landing.drive_failed', { project: projectId, message: error.message }),
+    );
+  }
+
+  /** Every project with requests of this machine waiting or left landing (what serving processes run on a timer). */
+  async driveHere(): Promise<void> {
+    for (const open of await this.app.store.landings.openProjects())
+      if (open.host === this.app.host) this.kick(open.project_id);
+  }
+
+  /**
+   * Lands a project's queue one request at a time while the next is this machine's to land; one
+   * loop per project in this process (asked again meanwhile, it looks again when done).
+   */
+  async drive(projectId: string): Promise<void> {
+    const running = this.driving.get(projectId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.driving.set(projectId, state);
+    try {
+      for (;;) {
+        state.again = false;
+        const taken = await this.take(projectId);
+        if (taken) {
+          await this.landTaken(taken);
+          continue;
+        }
+        if (!state.again) return;
+      }
+    } finally {
+      this.driving.delete(projectId);
+    }
+  }
+
+  /** The next request of the project this process may land, taken; null when none is. */
+  private async take(projectId: string): Promise<LandingRow | null> {
+    const { app } = this;
+    const { store } = app;
+    const me = { ...this.runner, host: app.host };
+    const queue = await store.landings.queue(projectId, 20);
+    for (const head of queue) {
+      const now = app.now();
+      if (head.state === 'landing') {
+        if (head.host !== app.host) return null;
+        const alive =
+          head.lease_until !== null &&
+          head.lease_until > now &&
+          (head.runner_host !== app.host ||
+            head.runner_pid === null ||
+            processAlive(head.runner_pid, head.runner_start));
+        if (alive) return null;
+        const taken = await store.write(() => store.landings.takeOver(head, me, now + LEASE_MS), {
+          project: projectId,
+        });
+        if (!taken) return null;
+        app.log.info('landing.taken_over', { landing: head.id, from: head.runner_pid });
+        // What the dead lander left running: its check, its scratch worktree (landOne removes it).
+        if (head.runner_host === app.host) await endLeftCheck(head.id);
+        return (await store.landings.get(head.id)) ?? null;
+      }
+      // A request whose session ended is withdrawn, whoever looks.
+      if (head.session_id) {
+        const session = await store.sessions.get(head.session_id);
+        if (!session || session.status === 'ended') {
+          await store.write(() =>
+            store.landings.finish(
+              head.id,
+              null,
+              {
+                state: 'cancelled',
+                reason_code: 'SESSION_ENDED',
+                reason: 'The session that asked ended before its turn came.',
+              },
+              now,
+            ),
+          );
+          continue;
+        }
+      }
+      // First come, first served: the head is landed by its own machine.
+      if (head.host !== app.host) return null;
+      const started = await store.write(() => store.landings.start(head.id, me, now, now + LEASE_MS), {
+        project: projectId,
+      });
+      return started ? ((await store.landings.get(head.id)) ?? null) : null;
+    }
+    return null;
+  }
+
+  /** Lands a taken request, renewing the hold meanwhile, and records and tells the outcome. */
+  private async landTaken(row: LandingRow): Promise<void> {
+    const { app } = this;
+    const { store } = app;
+    const abort = new AbortController();
+    this.under.add(abort);
+    const renew = setInterval(() => {
+      store
+        .write(() => store.landings.renew(row.id, this.runner.id, app.now() + LEASE_MS))
+        .then((held) => {
+          if (!held) abort.abort();
+        })
+        .catch((error: Error) =>
+          app.log.warn('landing.renew_failed', { landing: row.id, message: error.message }),
+        );
+    }, RENEW_MS);
+    renew.unref();
+    const runner: Runner = { id: this.runner.id, signal: abort.signal };
+    try {
+      const outcome = await landOne(this.services, row, runner);
+      if (outcome === null || abort.signal.aborted) return;
+      const finished = await store.write(
+        async () => {
+          const done = await store.landings.finish(row.id, runner.id, outcome, app.now());
+          if (done && row.session_id)
+            await this.services.notifications.notify([row.session_id], {
+              type: 'land_outcome',
+              subject: row.id,
+              project: row.project_id,
+              payload: {
+                landing_id: row.id,
+                outcome: outcome.state,
+                onto: row.onto,
+                commit: outcome.landed_commit ?? null,
+                reason: outcome.reason ? inline(outcome.reason, 300) : null,
+              },
+            });
+          return done;
+        },
+        { project: row.project_id },
+      );
+      app.log.info('landing.finished', {
+        landing: row.id,
+        state: outcome.state,
+        code: outcome.reason_code ?? null,
+      });
+      if (
+        finished &&
+        outcome.state === 'landed' &&
+        outcome.before &&
+        outcome.landed_commit &&
+        outcome.before !== outcome.landed_commit
+      )
+        await tellWhoseWorkMeets(this.services, row, outcome.before, outcome.landed_commit).catch(
+          (error: Error) =>
+            app.log.warn('landing.meetings_failed', { landing: row.id, message: error.message }),
+        );
+    } finally {
+      clearInterval(renew);
+      this.under.delete(abort);
+    }
+  }
+
+  /** Waits until the request ends, `ms` pass, or `signal` aborts: the request as it is then. */
+  async wait(id: string, ms: number, signal?: AbortSignal): Promise<LandingRow | undefined> {
+    const deadline = Date.now() + ms;
+    const watch = await this.services.wakeups.watch();
+    try {
+      for (;;) {
+        const row = await this.app.store.landings.get(id);
+        if (!row || FINAL.has(row.state)) return row;
+        const left = deadline - Date.now();
+        if (left <= 0 || signal?.aborted) return row;
+        await watch.next(Math.min(left, 1_000), signal);
+      }
+    } finally {
+      watch.close();
+    }
+  }
+
+  async get(id: string): Promise<LandingRow | undefined> {
+    return this.app.store.landings.get(id);
+  }
+
+  /** A project's queue (landing first, then waiting) and its latest outcomes. */
+  async status(projectId: string, limit = LISTED): Promise<{ queue: LandingView[]; recent: LandingView[] }> {
+    const { landings } = this.app.store;
+    const queue = await landings.queue(projectId, limit);
+    const recent = await landings.recent(projectId, limit);
+    return {
+      queue: queue.map((row, i) => this.view(row, i)),
+      recent: recent.map((row) => this.view(row, null)),
+    };
+  }
+
+  /** Requests before this one in its queue. */
+  ahead(row: LandingRow): Promise<number> {
+    return this.app.store.landings.ahead(row);
+  }
+
+  view(row: LandingRow, ahead: number | null): LandingView {
+    let details: unknown = null;
+    try {
+      details = row.details ? JSON.parse(row.details) : null;
+    } catch {
+      details = null;
+    }
+    return {
+      id: row.id,
+      state: row.state,
+      requester: row.requester,
+      session_id: row.session_id,
+      branch: row.branch,
+      onto: row.onto,
+      commits: row.commits,
+      ahead: FINAL.has(row.state) ? null : ahead,
+      commit: row.landed_commit,
+      reason_code: row.reason_code,
+      reason: row.reason,
+      details,
+      check_output: row.check_output,
+      check_ms: row.check_ms,
+      attempts: row.attempts,
+      host: row.host,
+      worktree: row.worktree,
+      requested_at: new Date(row.requested_at).toISOString(),
+      finished_at: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
+    };
+  }
+
+  /** Stops landing in this process (it is closing): what was under way is left to the next lander. */
+  stop(): void {
+    for (const abort of this.under) abort.abort();
+  }
+}
+
+/** The repository's default branch: the remote's HEAD, else `init.defaultBranch`, `main` or `master`. */
+async function defaultTarget(worktree: string, commonDir: string): Promise<string> {
+  const remote = landingRemote(commonDir, 'main', null);
+  if (remote) {
+    const head = await tryGitAsync(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
+    if (head) return head.slice(remote.length + 1);
+    for (const name of ['main', 'master'])
+      if (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
+        return name;
+  }
+  const configured = await tryGitAsync(worktree, 'config', 'init.defaultBranch');
+  for (const name of [configured, 'main', 'master'])
+    if (name && (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`)))
+      return name;
+  return 'main';
+}

@@ -1,0 +1,356 @@
+/**
+ * The git side of landing (`features/landing/`): a copy's state, its target fetched, the work
+ * replayed on it in a scratch worktree (never the agent's own), and the target moved only from
+ * the commit it was replayed on (compare-and-swap: a push with a lease, or a fast-forward).
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitOutputAsync, tryGitAsync } from './git.js';
+import { parseGitConfig, remotesOf } from './git-config.js';
+import { locateFolder } from './git-repo.js';
+
+/** git run for landing: no hooks of the repository (the project's check is `land.check`), no signing. */
+const QUIET = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'commit.gpgSign=false',
+  '-c',
+  'advice.detachedHead=false',
+];
+const TIMEOUT_MS = 60_000;
+
+/** The committer git records when the repository names none (a CI machine, a fresh container). */
+const FALLBACK_COMMITTER = {
+  GIT_COMMITTER_NAME: 'session-collab',
+  GIT_COMMITTER_EMAIL: 'session-collab@localhost',
+};
+
+async function run(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+  const { runProgramAsync } = await import('./run-program.js');
+  return runProgramAsync('git', [...QUIET, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+    ...(env ? { env } : {}),
+  });
+}
+
+/** git's own words when it failed (its standard error, trimmed), for a reason. */
+export function gitWords(error: unknown): string {
+  const e = error as { stderr?: string; message?: string };
+  return (e.stderr || e.message || String(error)).trim().slice(0, 500);
+}
+
+/** A copy asking to land: where it is, its branch and HEAD, and what is uncommitted. */
+export interface CopyState {
+  worktree: string;
+  commonDir: string;
+  /** The branch checked out; null when HEAD is detached. */
+  branch: string | null;
+  head: string | null;
+  /** Tracked files with uncommitted changes (staged or not), the first few. */
+  dirty: string[];
+}
+
+export async function copyState(folder: string): Promise<CopyState | null> {
+  const place = locateFolder(folder);
+  if (place.kind !== 'git') return null;
+  const head = await tryGitAsync(place.worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
+  const branch = await tryGitAsync(place.worktree, 'symbolic-ref', '-q', '--short', 'HEAD');
+  const status = await gitOutputAsync(place.worktree, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=no',
+  ]);
+  const dirty = status
+    .split('\0')
+    .filter((e) => e.length > 3 && /^[ MADRCUT?!]{2} /.test(e))
+    .map((e) => e.slice(3))
+    .slice(0, 20);
+  return { worktree: place.worktree, commonDir: place.commonDir, branch, head, dirty };
+}
+
+/**
+ * The remote a copy lands through: `preferred` (the project's `land.remote`), else the one
+ * `branch.<onto>.remote` names, else `origin`, else the first; null for a copy with no remote
+ * (worktrees of one repository share its branches).
+ */
+export function landingRemote(commonDir: string, onto: string, preferred: string | null): string | null {
+  let config: ReturnType<typeof parseGitConfig>;
+  try {
+    config = parseGitConfig(readFileSync(join(commonDir, 'config'), 'utf8'));
+  } catch {
+    return null;
+  }
+  const names = remotesOf(config).map((r) => r.name);
+  if (names.length === 0) return null;
+  if (preferred && names.includes(preferred)) return preferred;
+  const tracked = config.get(`branch.${onto}.remote`)?.at(-1);
+  if (tracked && names.includes(tracked)) return tracked;
+  return names.includes('origin') ? 'origin' : names[0]!;
+}
+
+/**
+ * The target's commit now: fetched from `remote` first (into `refs/remotes/<remote>/<onto>`), or
+ * the local branch when there is no remote. Null when there is no such branch.
+ */
+export async function currentTarget(
+  worktree: string,
+  remote: string | null,
+  onto: string,
+): Promise<string | null> {
+  if (remote === null)
+    return tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${onto}^{commit}`);
+  try {
+    await run(worktree, [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      remote,
+      `+refs/heads/${onto}:refs/remotes/${remote}/${onto}`,
+    ]);
+  } catch (error) {
+    if (/couldn't find remote ref|no such ref/i.test(gitWords(error))) return null;
+    throw error;
+  }
+  return tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${onto}^{commit}`);
+}
+
+/** What a copy would land on `target`: its commits not there (merges among them) and the files they change. */
+export async function workToLand(
+  worktree: string,
+  target: string,
+  head: string,
+): Promise<{ commits: number; merges: number; files: string[]; base: string }> {
+  const base = (await gitOutputAsync(worktree, ['merge-base', target, head])).trim();
+  const list = (await gitOutputAsync(worktree, ['rev-list', '--parents', `${target}..${head}`])).trim();
+  const lines = list ? list.split('\n') : [];
+  const merges = lines.filter((l) => l.split(' ').length > 2).length;
+  const files = (await gitOutputAsync(worktree, ['diff', '--name-only', '-z', '--no-renames', base, head]))
+    .split('\0')
+    .filter((p) => p.length > 0);
+  return { commits: lines.length, merges, files, base };
+}
+
+/** Adds a scratch worktree of the copy's repository at `path`, detached at `commit`. */
+export async function addScratch(worktree: string, path: string, commit: string): Promise<void> {
+  await removeScratch(worktree, path);
+  await run(worktree, ['worktree', 'add', '--quiet', '--detach', path, commit]);
+}
+
+/** Removes a scratch worktree (what a killed lander left too) and forgets it in the repository. */
+export async function removeScratch(worktree: string, path: string): Promise<void> {
+  if (existsSync(path)) {
+    await run(worktree, ['worktree', 'remove', '--force', '--force', path]).catch(() => {});
+    rmSync(path, { recursive: true, force: true });
+  }
+  await run(worktree, ['worktree', 'prune']).catch(() => {});
+}
+
+/** One place where the replay stopped: a file, and what each side has there. */
+export interface ReplayConflict {
+  file: string;
+  /** Lines of the file as git left it with markers, where each conflict starts (empty: no markers, e.g. deleted on one side). */
+  lines: number[];
+  /** The target's side and the work's side of the first conflict, quoted by the caller. */
+  target: string;
+  work: string;
+}
+
+export type Replayed =
+  | { ok: true; commit: string; commits: number }
+  | { ok: false; conflicts: ReplayConflict[]; stoppedAt: string | null };
+
+/**
+ * Replays the commits of the scratch worktree's HEAD that `target` lacks onto `target` (a rebase:
+ * merge commits are not kept, the commits they brought are replayed one by one; commits already
+ * on the target are dropped). On a conflict the rebase is undone and what met is said.
+ */
+export async function replay(scratch: string, target: string, base: string): Promise<Replayed> {
+  const env = (await tryGitAsync(scratch, 'config', 'user.email'))
+    ? process.env
+    : { ...process.env, ...FALLBACK_COMMITTER };
+  try {
+    await run(
+      scratch,
+      [
+        '-c',
+        'rebase.autoStash=false',
+        '-c',
+        'rebase.updateRefs=false',
+        'rebase',
+        '--quiet',
+        '--onto',
+        target,
+        base,
+      ],
+      env,
+    );
+  } catch (error) {
+    const conflicted = (await tryGitAsync(scratch, 'diff', '--name-only', '--diff-filter=U')) ?? '';
+    if (!conflicted) throw new Error(`git could not replay the work: ${gitWords(error)}`);
+    const stoppedAt = await tryGitAsync(scratch, 'rev-parse', '-q', '--verify', 'REBASE_HEAD');
+    const conflicts = conflicted
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 20)
+      .map((file) => conflictIn(scratch, file));
+    await run(scratch, ['rebase', '--abort']).catch(() => {});
+    return { ok: false, conflicts, stoppedAt };
+  }
+  const commit = (await gitOutputAsync(scratch, ['rev-parse', 'HEAD'])).trim();
+  const commits = Number((await tryGitAsync(scratch, 'rev-list', '--count', `${target}..HEAD`)) ?? 0);
+  return { ok: true, commit, commits };
+}
+
+/** A file git left with conflict markers: where each conflict starts and the first one's two sides. */
+function conflictIn(scratch: string, file: string): ReplayConflict {
+  let text: string;
+  try {
+    text = readFileSync(join(scratch, file), 'utf8');
+  } catch {
+    return { file, lines: [], target: '', work: '' };
+  }
+  const lines = text.split('\n');
+  const starts: number[] = [];
+  let target = '';
+  let work = '';
+  for (let i = 0; i < lines.length && starts.length < 20; i++) {
+    if (!lines[i]!.startsWith('<<<<<<< ')) continue;
+    starts.push(i + 1);
+    if (starts.length > 1) continue;
+    const middle = lines.findIndex((l, j) => j > i && l.startsWith('======='));
+    const end = lines.findIndex((l, j) => j > middle && l.startsWith('>>>>>>> '));
+    if (middle === -1 || end === -1) continue;
+    // With diff3 markers the base's lines sit between `|||||||` and `=======`.
+    const ours = lines.slice(i + 1, middle);
+    const baseAt = ours.findIndex((l) => l.startsWith('||||||| '));
+    target = (baseAt === -1 ? ours : ours.slice(0, baseAt)).join('\n');
+    work = lines.slice(middle + 1, end).join('\n');
+  }
+  return { file, lines: starts, target, work };
+}
+
+/** The target's commits since `base` that changed `file`, newest first (who the work meets). */
+export async function commitsTouching(
+  worktree: string,
+  base: string,
+  target: string,
+  file: string,
+  limit = 3,
+): Promise<Array<{ commit: string; author: string; subject: string }>> {
+  const out =
+    (await tryGitAsync(
+      worktree,
+      'log',
+      `-n${limit}`,
+      '--format=%H%x09%an%x09%s',
+      `${base}..${target}`,
+      '--',
+      `:(literal)${file}`,
+    )) ?? '';
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [commit = '', author = '', ...subject] = line.split('\t');
+      return { commit, author, subject: subject.join('\t') };
+    });
+}
+
+/** The commits between two commits, oldest first (what a landing put on the target). */
+export async function commitsBetween(
+  worktree: string,
+  from: string,
+  to: string,
+  limit = 200,
+): Promise<string[]> {
+  const out = (await tryGitAsync(worktree, 'rev-list', '--reverse', `-n${limit}`, `${from}..${to}`)) ?? '';
+  return out.split('\n').filter(Boolean);
+}
+
+/** Whether `commit` is `target` or in its history. */
+export async function contains(worktree: string, target: string, commit: string): Promise<boolean> {
+  try {
+    await gitOutputAsync(worktree, ['merge-base', '--is-ancestor', commit, target]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file's text at a commit (a `.session-collab.yaml` as landed), or null. */
+export function textAt(worktree: string, commit: string, path: string): Promise<string | null> {
+  return tryGitAsync(worktree, 'show', `${commit}:${path}`);
+}
+
+export type Moved =
+  | { moved: true; worktree: string | null }
+  | { moved: false; why: 'target_moved' }
+  | { moved: false; why: 'checked_out_dirty'; worktree: string; detail: string };
+
+/** Where a local branch is checked out (a worktree of the repository), if anywhere. */
+async function checkedOutAt(worktree: string, branch: string): Promise<string | null> {
+  const list = (await tryGitAsync(worktree, 'worktree', 'list', '--porcelain')) ?? '';
+  let path: string | null = null;
+  for (const line of list.split('\n')) {
+    if (line.startsWith('worktree ')) path = line.slice('worktree '.length);
+    if (line === `branch refs/heads/${branch}` && path) return path;
+  }
+  return null;
+}
+
+/**
+ * Moves the target from `from` to `to`, only if it is still at `from`: a push with a lease on
+ * `from` through `remote`, else the local branch — by a fast-forward of the worktree that has it
+ * checked out (its files move with it; refused when its uncommitted changes are in the way), or
+ * `update-ref` with the old value. Says whether it moved, or why not.
+ */
+export async function moveTarget(
+  worktree: string,
+  remote: string | null,
+  onto: string,
+  from: string,
+  to: string,
+): Promise<Moved> {
+  if (remote !== null) {
+    try {
+      await run(worktree, [
+        'push',
+        '--porcelain',
+        '--quiet',
+        `--force-with-lease=refs/heads/${onto}:${from}`,
+        remote,
+        `${to}:refs/heads/${onto}`,
+      ]);
+      return { moved: true, worktree: null };
+    } catch (error) {
+      const words = `${(error as { stdout?: string }).stdout ?? ''}\n${gitWords(error)}`;
+      if (/stale info|fetch first|non-fast-forward|rejected/i.test(words))
+        return { moved: false, why: 'target_moved' };
+      throw new Error(`git could not push to ${remote}: ${gitWords(error)}`);
+    }
+  }
+  const at = await checkedOutAt(worktree, onto);
+  if (at !== null) {
+    const head = await tryGitAsync(at, 'rev-parse', '-q', '--verify', 'HEAD');
+    if (head !== from) return { moved: false, why: 'target_moved' };
+    try {
+      await run(at, ['merge', '--ff-only', '--quiet', to]);
+      return { moved: true, worktree: at };
+    } catch (error) {
+      const moved = await tryGitAsync(at, 'rev-parse', '-q', '--verify', 'HEAD');
+      if (moved !== from) return { moved: false, why: 'target_moved' };
+      return { moved: false, why: 'checked_out_dirty', worktree: at, detail: gitWords(error) };
+    }
+  }
+  try {
+    await run(worktree, ['update-ref', '-m', 'session-collab: landed', `refs/heads/${onto}`, to, from]);
+    return { moved: true, worktree: null };
+  } catch {
+    return { moved: false, why: 'target_moved' };
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * The landing queue on real git, over real relays and the machine's server: a bare origin and
+ * several clones (one session each). Three sessions ask to land at once: the two compatible
+ * pieces of work land one after the other, the project's check run on each replayed result; the
+ * conflicting one is refused naming the file, its lines and the landed work it meets; the target
+ * never holds unchecked work; a session whose uncommitted work meets what landed is told, and its
+ * collab_check shows it. Refusals that change nothing: a failed check (its output's end), held
+ * work, a dirty or detached copy, an unknown target, nothing to land. Worktrees of one repository
+ * with no remote land on the shared branch. On SQLite and PostgreSQL.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+import { connectStdio } from '../helpers/stdio.js';
+import { git, gitRepo, tempDir } from '../helpers/temp.js';
+
+type Closable = { close: () => Promise<unknown> };
+const open: Closable[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
+});
+
+let pgUp = false;
+beforeAll(async () => {
+  pgUp = await pgAvailable('test/e2e/land.test.ts');
+});
+
+interface Landed {
+  id: string;
+  state: string;
+  message: string;
+  commit: string | null;
+  reason: string | null;
+  output: string | null;
+  notifications?: Array<{ type: string }>;
+}
+
+const AUTH = [
+  'export function login(user: string) {',
+  '  return user;',
+  '}',
+  '',
+  'export function logout() {}',
+  '',
+].join('\n');
+
+/** A bare origin whose main holds `files` and a check that logs each commit it checks to `log`. */
+function origin(log: string, check = `git rev-parse HEAD >> ${log} && test ! -e BROKEN`) {
+  const seed = gitRepo({
+    'src/auth.ts': AUTH,
+    'src/ui.ts': 'export const title = "app";\n',
+    '.session-collab.yaml': `land:\n  check: ${JSON.stringify(check)}\n  check_timeout_seconds: 60\n`,
+  });
+  const bare = join(tempDir('collab-origin-'), 'app.git');
+  git(tempDir(), 'clone', '-q', '--bare', seed, bare);
+  return bare;
+}
+
+function clone(bare: string, name: string): string {
+  const dir = join(tempDir('collab-clone-'), name);
+  git(tempDir(), 'clone', '-q', bare, dir);
+  return dir;
+}
+
+/** A branch in `dir` with one commit writing `files`. */
+function commitOn(dir: string, branch: string, files: Record<string, string>, message: string) {
+  git(dir, 'switch', '-q', '-c', branch);
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', message);
+}
+
+async function homeFor(backend: 'sqlite' | 'postgresql') {
+  const home = tempDir('collab-home-');
+  if (backend === 'postgresql')
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ database_url: await freshPgDatabase() }));
+  return home;
+}
+
+async function session(cwd: string, home: string, name: string) {
+  const client = await connectStdio({ cwd, home, name });
+  open.push(client);
+  await client.call('collab_session_start', { name, project_root: cwd });
+  return client;
+}
+
+describe.each(['sqlite', 'postgresql'] as const)('landing (%s)', (backend) => {
+  it('three clones at once: two land in turn, each checked; the conflicting one is refused; a session left behind is told', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log);
+    const home = await homeFor(backend);
+    const [a, b, c, d] = ['alice', 'bob', 'carol', 'dave'].map((n) => clone(bare, n)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    commitOn(
+      a,
+      'rename-login',
+      { 'src/auth.ts': AUTH.replace('return user;', 'return user.trim();') },
+      'trim users',
+    );
+    commitOn(b, 'title', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    commitOn(
+      c,
+      'lower',
+      { 'src/auth.ts': AUTH.replace('return user;', 'return user.toLowerCase();') },
+      'lower users',
+    );
+    const [alice, bob, carol, dave] = await Promise.all([
+      session(a, home, 'alice'),
+      session(b, home, 'bob'),
+      session(c, home, 'carol'),
+      session(d, home, 'dave'),
+    ]);
+    // Dave's uncommitted work is in the lines the others change: recorded by his check.
+    writeFileSync(join(d, 'src/auth.ts'), AUTH.replace('return user;', 'return user + "!";'));
+    await dave.call('collab_check', {});
+
+    const results = await Promise.all(
+      [alice, bob, carol].map((s) => s.call<Landed>('collab_land', { wait_seconds: 100 })),
+    );
+    const [ra, rb, rc] = results;
+    expect(rb!.state).toBe('landed');
+    // Of alice and carol, one lands and the other is refused, naming the file and who it meets.
+    const authOnes = [ra!, rc!];
+    const landedAuth = authOnes.filter((r) => r.state === 'landed');
+    const refused = authOnes.filter((r) => r.state === 'rejected');
+    expect(landedAuth).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    const winner = ra!.state === 'landed' ? 'alice' : 'carol';
+    expect(refused[0]!.reason).toContain('src/auth.ts');
+    expect(refused[0]!.reason).toContain(`"${winner}"`);
+    expect(refused[0]!.message).toContain('rejected');
+
+    // The target holds both landed pieces, in one line of history, and each landed tip was checked.
+    const main = git(bare, 'rev-parse', 'main').trim();
+    const history = git(bare, 'log', '--format=%H %s', 'main').trim().split('\n');
+    expect(history).toHaveLength(3);
+    expect(history.map((h) => h.slice(41))).toEqual(
+      expect.arrayContaining(['capital title', winner === 'alice' ? 'trim users' : 'lower users']),
+    );
+    const checked = readFileSync(log, 'utf8').trim().split('\n');
+    for (const r of [rb!, landedAuth[0]!]) expect(checked).toContain(r.commit);
+    expect([rb!.commit, landedAuth[0]!.commit]).toContain(main);
+    // Nothing unchecked: every commit the target ever pointed at past the start was checked.
+    expect(checked).toContain(main);
+    // The requesters' own branches are as they were.
+    expect(git(a, 'log', '-1', '--format=%s').trim()).toBe('trim users');
+
+    // Dave's uncommitted work meets what landed: told on his next call, and his check shows it.
+    const told = await dave.call<{ notifications?: Array<{ type: string; message?: string }> }>(
+      'collab_session_list',
+      {},
+    );
+    expect(told.notifications?.map((n) => n.type)).toContain('landed_conflict');
+    const check = await dave.call<{
+      predicted_conflicts: Array<{ file: string; level: string; session_name: string }>;
+    }>('collab_check', {});
+    expect(check.predicted_conflicts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          file: 'src/auth.ts',
+          level: 'textual',
+          session_name: expect.stringContaining(winner),
+        }),
+      ]),
+    );
+
+    // The queue is empty; the outcomes are listed, newest first.
+    const status = await bob.call<{ queue: unknown[]; recent: Array<{ state: string; requester: string }> }>(
+      'collab_land_status',
+      {},
+    );
+    expect(status.queue).toEqual([]);
+    expect(status.recent.map((r) => r.state).sort()).toEqual(['landed', 'landed', 'rejected']);
+  });
+
+  it('refuses, changing nothing: a failed check with its output, held work, a dirty or detached copy, an unknown target, nothing to land', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log, `echo checking; echo "the check says no" >&2; test ! -e BROKEN`);
+    const home = await homeFor(backend);
+    const a = clone(bare, 'alice');
+    const b = clone(bare, 'bob');
+    const before = git(bare, 'rev-parse', 'main').trim();
+    const alice = await session(a, home, 'alice');
+    const bob = await session(b, home, 'bob');
+
+    // Nothing to land yet.
+    const none = await alice.call<Landed>('collab_land', {});
+    expect(none).toMatchObject({ state: 'rejected' });
+    expect(none.reason).toContain('nothing to land');
+
+    // A failed check: refused with the end of its output.
+    commitOn(a, 'broken', { BROKEN: 'yes\n' }, 'break the build');
+    const failed = await alice.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(failed.state).toBe('rejected');
+    expect(failed.reason).toContain('failed');
+    expect(failed.output).toContain('the check says no');
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(before);
+
+    // Held work: bob holds src/ui.ts, alice's commit changes it.
+    git(a, 'rm', '-q', 'BROKEN');
+    writeFileSync(join(a, 'src/ui.ts'), 'export const title = "held";\n');
+    git(a, 'add', '-A');
+    git(a, 'commit', '-qm', 'change the title');
+    await bob.call('collab_claim', { files: ['src/ui.ts'], intent: 'restyle the title' });
+    const held = await alice.call<Landed>('collab_land', {});
+    expect(held.state).toBe('rejected');
+    expect(held.reason).toContain('src/ui.ts');
+    expect(held.reason).toContain('"bob"');
+
+    // A dirty copy, an unknown target, a detached HEAD.
+    writeFileSync(join(a, 'src/auth.ts'), 'dirty\n');
+    const dirty = await alice.call<Landed>('collab_land', {});
+    expect(dirty.reason).toContain('uncommitted changes (src/auth.ts)');
+    git(a, 'checkout', '-q', '--', 'src/auth.ts');
+    const unknown = await alice.call<Landed>('collab_land', { onto: 'no-such-branch' });
+    expect(unknown.reason).toContain('no branch "no-such-branch"');
+    git(a, 'checkout', '-q', '--detach');
+    const detached = await alice.call<Landed>('collab_land', {});
+    expect(detached.reason).toContain('detached');
+
+    // A bad branch name is bad input, refused before anything is recorded.
+    const bad = await alice.fail('collab_land', { onto: '../main' });
+    expect(bad.code).toBe('INVALID_INPUT');
+    expect(bad.message).toContain('not a branch name git allows');
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(before);
+  });
+});
+
+describe('landing without a remote', () => {
+  it('lands a worktree branch on the shared main, moving the clean worktree that has main checked out', async () => {
+    const repo = gitRepo({
+      'src/a.ts': 'export const a = 1;\n',
+      '.session-collab.yaml': 'land:\n  check: "test -f src/a.ts"\n',
+    });
+    const home = tempDir('collab-home-');
+    const wt = join(tempDir('collab-wt-'), 'feature');
+    git(repo, 'worktree', 'add', '-q', '-b', 'feature', wt);
+    writeFileSync(join(wt, 'src/b.ts'), 'export const b = 2;\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-qm', 'add b');
+    const s = await session(wt, home, 'feature');
+    const landed = await s.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(landed.state).toBe('landed');
+    expect(landed.reason).toContain('moved with it');
+    expect(git(repo, 'rev-parse', 'main').trim()).toBe(landed.commit);
+    // The main worktree's files moved with its branch: nothing shows as changed there.
+    expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('export const b = 2;\n');
+    expect(git(repo, 'status', '--porcelain').trim()).toBe('');
+  });
+});
