@@ -144,14 +144,16 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
 
 /**
  * The machine's server a relay started goes once nothing has been attached for
- * `hub.idle_exit_minutes`: no relay, and no browser or client over HTTP.
+ * `hub.idle_exit_minutes`: no relay, no browser or client over HTTP, and no landing under way.
  */
 function exitWhenIdle(app: App, relays: RelayServer, running: RunningHub, exit: () => void): void {
   const idleMs = app.config.hub.idle_exit_minutes * 60_000;
   let quietSince = Date.now();
   const check = setInterval(
     async () => {
-      if (relays.connections() > 0 || (await running.connected())) quietSince = Date.now();
+      // A landing under way here is finished first (its target must not be left to a takeover).
+      if (relays.connections() > 0 || (await running.connected()) || app.made('landing')?.busy())
+        quietSince = Date.now();
       else if (Date.now() - quietSince >= idleMs) {
         clearInterval(check);
         exit();

@@ -127,6 +127,17 @@ program
   .action(async (options) => (await hubCommands()).cleanCommand(options));
 
 program
+  .command('land')
+  .description(
+    "Land this branch's commits on the target: replayed, checked (land.check), then moved, or refused",
+  )
+  .option('--onto <branch>', "the target branch (default: the repository's default branch)")
+  .option('--no-wait', 'queue it and return; a session-collab server of this machine lands it')
+  .option('--status', "show this repository's landing queue and latest outcomes")
+  .option('--json', 'machine-readable output')
+  .action(async (options) => (await import('./land.js')).landCommand(options));
+
+program
   .command('status')
   .description("Show this project's sessions (where to find them), their claims, and conflicts")
   .option('--json', 'machine-readable output')

@@ -5,6 +5,7 @@ import { describeAge } from '../core/liveness.js';
 import { projectOfFolder } from '../features/sessions/references.js';
 import { type ProjectStatus, type SessionStatus, StatusService } from '../features/status/status-service.js';
 import { bold, dim, green, printJson, red, yellow } from './format.js';
+import { queueLine } from './land.js';
 
 export interface StatusOptions {
   json?: boolean;
@@ -173,6 +174,10 @@ function render(projects: ProjectStatus[], app: App, here: boolean): string {
         );
       }
       if (p.more.predicted) line(dim(`    and more: ${MORE_HINT}`));
+    }
+    if (p.landing.queue.length > 0 || p.landing.recent.length > 0) {
+      line(`  Landing ${dim('(session-collab land --status for more)')}`);
+      for (const v of [...p.landing.queue, ...p.landing.recent.slice(0, 3)]) line(`    ${queueLine(v)}`);
     }
     line('');
   }

@@ -8,11 +8,12 @@
  * work, a dirty or detached copy, an unknown target, nothing to land. Worktrees of one repository
  * with no remote land on the shared branch. On SQLite and PostgreSQL.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { markedProcesses } from '../../src/integrations/process-probe.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
-import { connectStdio } from '../helpers/stdio.js';
+import { connectStdio, runCli, serverPid, waitFor } from '../helpers/stdio.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -230,6 +231,135 @@ describe.each(['sqlite', 'postgresql'] as const)('landing (%s)', (backend) => {
     expect(bad.code).toBe('INVALID_INPUT');
     expect(bad.message).toContain('not a branch name git allows');
     expect(git(bare, 'rev-parse', 'main').trim()).toBe(before);
+  });
+});
+
+describe.each(['sqlite', 'postgresql'] as const)('landing when the lander dies (%s)', (backend) => {
+  it('the machine server SIGKILLed during the check: the next one takes the request over, the target moves once', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const dir = tempDir('collab-checks-');
+    const log = join(dir, 'checked.log');
+    const bare = origin(log, `git rev-parse HEAD >> ${log}; sleep 3`);
+    const home = await homeFor(backend);
+    const a = clone(bare, 'alice');
+    commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    const alice = await session(a, home, 'alice');
+    const landing = alice.call<Landed>('collab_land', { wait_seconds: 100 });
+    await waitFor(() => existsSync(log), 30_000);
+    const first = serverPid(home)!;
+    process.kill(first, 'SIGKILL');
+    const landed = await landing;
+    expect(landed.state).toBe('landed');
+    // Checked twice (the first check was ended with its lander), landed once.
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(git(bare, 'log', '--format=%s', 'main').trim().split('\n')).toEqual([
+      'capital title',
+      expect.any(String),
+    ]);
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(landed.commit);
+    const status = await alice.call<{ recent: Array<{ id: string; attempts: number }> }>(
+      'collab_land_status',
+      {},
+    );
+    expect(status.recent.find((r) => r.id === landed.id)?.attempts).toBe(2);
+    // The check the dead lander left running was ended by the one that took over.
+    expect(markedProcesses(`SESSION_COLLAB_LANDING=${landed.id}`)).toEqual([]);
+  }, 120_000);
+});
+
+describe('landing from two machines on one PostgreSQL', () => {
+  it('four clones under two homes ask at once: each lands once, in one line of history, each checked', async (ctx) => {
+    if (!pgUp) return ctx.skip();
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log);
+    const url = await freshPgDatabase();
+    const homes = [tempDir('collab-home-'), tempDir('collab-home-')];
+    for (const h of homes) writeFileSync(join(h, 'config.json'), JSON.stringify({ database_url: url }));
+    const names = ['ann', 'ben', 'cat', 'dan'];
+    const clients = await Promise.all(
+      names.map(async (name, i) => {
+        const dir = clone(bare, name);
+        commitOn(dir, name, { [`src/${name}.ts`]: `export const ${name} = ${i};\n` }, `add ${name}`);
+        return session(dir, homes[i % 2]!, name);
+      }),
+    );
+    const results = await Promise.all(
+      clients.map((c) => c.call<Landed>('collab_land', { wait_seconds: 100 })),
+    );
+    expect(results.map((r) => r.state)).toEqual(['landed', 'landed', 'landed', 'landed']);
+    const subjects = git(bare, 'log', '--format=%s', '--first-parent', 'main').trim().split('\n');
+    expect(subjects).toHaveLength(5);
+    expect(subjects.slice(0, 4).sort()).toEqual(names.map((n) => `add ${n}`));
+    const checked = readFileSync(log, 'utf8').trim().split('\n');
+    for (const r of results) expect(checked).toContain(r.commit);
+  }, 120_000);
+});
+
+describe('landing from a terminal, and with reviews required', () => {
+  it('`session-collab land` lands as the person at the terminal, says so, and `land --status` and `status` show it', async () => {
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log);
+    const home = tempDir('collab-home-');
+    const a = clone(bare, 'alice');
+    commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    const landed = await runCli(home, ['land', '--json'], a);
+    expect(landed.code).toBe(0);
+    const view = JSON.parse(landed.stdout) as { state: string; commit: string; requester: string };
+    expect(view.state).toBe('landed');
+    expect(view.requester).toContain('(terminal)');
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(view.commit);
+    // Nothing more to land: refused, exit code 1, said in words.
+    const again = await runCli(home, ['land'], a);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('Refused');
+    expect(again.stdout).toContain('nothing to land');
+    const status = await runCli(home, ['land', '--status'], a);
+    expect(status.stdout).toContain('landed');
+    expect(status.stdout).toContain('rejected');
+    const all = await runCli(home, ['status'], a);
+    expect(all.stdout).toContain('Landing');
+  });
+
+  it('with land.require_review, only work whose work item is approved lands', async () => {
+    const seed = gitRepo({
+      'src/a.ts': 'export const a = 1;\n',
+      '.session-collab.yaml': 'land:\n  require_review: true\n',
+    });
+    const bare = join(tempDir('collab-origin-'), 'app.git');
+    git(tempDir(), 'clone', '-q', '--bare', seed, bare);
+    const home = tempDir('collab-home-');
+    const a = clone(bare, 'worker');
+    const r = clone(bare, 'reviewer');
+    commitOn(a, 'feature', { 'src/a.ts': 'export const a = 2;\n' }, 'a is 2');
+    const worker = await connectStdio({
+      cwd: a,
+      home,
+      name: 'worker',
+      args: ['--toolsets', 'collab,review'],
+    });
+    const reviewer = await connectStdio({
+      cwd: r,
+      home,
+      name: 'reviewer',
+      args: ['--toolsets', 'collab,review'],
+    });
+    open.push(worker, reviewer);
+    await worker.call('collab_session_start', { name: 'worker', project_root: a });
+    await reviewer.call('collab_session_start', { name: 'reviewer', project_root: r });
+    const unsubmitted = await worker.call<Landed>('collab_land', {});
+    expect(unsubmitted.state).toBe('rejected');
+    expect(unsubmitted.reason).toContain('require_review');
+    const item = await worker.call<{ id: string }>('submit_work', {
+      type: 'code',
+      phase: 'review',
+      title: 'a is 2',
+      content: 'export const a = 2;',
+    });
+    const pending = await worker.call<Landed>('collab_land', {});
+    expect(pending.reason).toContain('pending_review');
+    await reviewer.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'good' });
+    const approved = await worker.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(approved.state).toBe('landed');
   });
 });
 

@@ -113,6 +113,17 @@ export class EventLog {
         if (row.op === 'changes_requested') return `changes requested on ${what}`;
         return `${what} is ${row.op.replace(/_/g, ' ')}`;
       }
+      case 'landing': {
+        const l = await store.landings.get(row.subject);
+        if (!l) return `a landing was ${row.op}`;
+        const work = `${l.commits} commit(s) of ${l.branch || 'a detached HEAD'} onto ${l.onto}`;
+        if (row.op === 'queued') return `"${l.requester}" asks to land ${work}`;
+        if (row.op === 'landing')
+          return `landing "${l.requester}"'s ${work}${l.attempts > 1 ? ` (taken over, attempt ${l.attempts})` : ''}`;
+        if (row.op === 'landed')
+          return `"${l.requester}" landed ${work} as ${(l.landed_commit ?? '').slice(0, 12)}`;
+        return `"${l.requester}"'s request to land ${work} was ${row.op}: ${l.reason ?? ''}`;
+      }
       case 'notification': {
         // A held file changed behind every hook: said whole, with whom it was said to.
         const n = row.op === 'unseen_write' ? await store.notifications.get(row.subject) : undefined;

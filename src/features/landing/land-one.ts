@@ -169,7 +169,7 @@ async function attemptOn(
           'CHECK_FAILED',
           check.timedOut
             ? `The check (${settings.check}) ran past ${settings.check_timeout_seconds} s and was ended.`
-            : `The check (${settings.check}) failed (exit ${check.code ?? 'by signal'}); the end of its output is with this request.`,
+            : `The check (${settings.check}) failed (exit ${check.code ?? 'by signal'}): nothing landed. Fix what it reports, commit, and ask again.`,
           { target, replayed: replayed.commit },
           { check_output: output, check_ms: ms },
         );

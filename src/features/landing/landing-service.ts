@@ -432,6 +432,11 @@ export class LandingService {
     };
   }
 
+  /** Whether this process is landing, or looking at a queue. */
+  busy(): boolean {
+    return this.under.size > 0 || this.driving.size > 0;
+  }
+
   /** Stops landing in this process (it is closing): what was under way is left to the next lander. */
   stop(): void {
     for (const abort of this.under) abort.abort();

@@ -4,6 +4,7 @@ import { projectLabel } from '../../core/project-label.js';
 import { terminalOf } from '../../integrations/process-tree.js';
 import type { PairConflict } from '../changes/prediction-types.js';
 import type { ClaimView } from '../claims/claim-types.js';
+import type { LandingView } from '../landing/landing-service.js';
 import type { SessionView } from '../sessions/session-types.js';
 import type { Wiring } from '../tool-context.js';
 
@@ -28,9 +29,13 @@ export interface ProjectStatus {
   conflicts: Array<{ path: string; a: ClaimView; b: ClaimView }>;
   /** Conflicts predicted between live sessions' uncommitted changes, per pair and file. */
   predicted: PairConflict[];
+  /** Its landing queue (landing first, then waiting) and its latest outcomes (a few). */
+  landing: { queue: LandingView[]; recent: LandingView[] };
   /** Rows of each list beyond the limit (for conflicts: whether there are more). */
   more: { sessions: boolean; claims: number; conflicts: boolean; predicted: boolean };
 }
+
+const DAY_MS = 86_400_000;
 
 /**
  * What `session-collab status` shows: per project, its sessions, claims and current conflicts, a
@@ -74,7 +79,19 @@ export class StatusService {
         if (claims.length === limit) break;
         claims.push(app.claims.view(c));
       }
-      if (!options.all && sessions.length === 0 && claims.length === 0) continue;
+      const landing = await app.landing.status(project.id, Math.min(limit || 1000, 1000));
+      // A project with nothing going on is left out, unless work landed (or was refused) in the last day.
+      const lately = landing.recent.some(
+        (l) => l.finished_at !== null && Date.parse(l.finished_at) > app.now() - DAY_MS,
+      );
+      if (
+        !options.all &&
+        sessions.length === 0 &&
+        claims.length === 0 &&
+        landing.queue.length === 0 &&
+        !lately
+      )
+        continue;
       const conflicts = await app.claims.projectConflicts(project.id, Math.min(limit, 1000));
       const predicted = await app.changes.betweenSessions(project.id, Math.min(limit, 1000));
       projects.push({
@@ -86,6 +103,7 @@ export class StatusService {
         claims,
         conflicts: this.honest(project, sessions, conflicts.conflicts),
         predicted: predicted.pairs,
+        landing: { queue: landing.queue, recent: landing.recent.slice(0, 5) },
         more: {
           predicted: predicted.more,
           sessions: sessionPage.next_cursor !== null,
