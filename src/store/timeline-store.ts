@@ -131,4 +131,16 @@ export class TimelineStore {
       [projectId, since, limit],
     );
   }
+
+  /** Requests to land, each from its asking to its outcome (or now): by its requesting session. */
+  landings(projectId: string, since: number, limit: number): Promise<SessionMoment[]> {
+    return this.sql.all<SessionMoment>(
+      `SELECT session_id, requested_at AS at, finished_at AS until,
+              state || ': ' || CAST(commits AS TEXT) || ' commit(s) of ' || branch || ' onto ' || onto ||
+                coalesce(' — ' || reason, '') AS text, NULL AS to_name
+       FROM landings WHERE project_id = ? AND session_id IS NOT NULL AND requested_at >= ?
+       ORDER BY requested_at DESC LIMIT ?`,
+      [projectId, since, limit],
+    );
+  }
 }

@@ -154,6 +154,53 @@ describe.skipIf(!available)('the dashboard in a real browser', () => {
     expect(await page.locator('#sessions > div table tr[data-session]').count()).toBe(1);
   });
 
+  it("shows the landing queue live: a landing, a refusal with the check's output, and both on the timeline", async () => {
+    const home = tempDir('collab-home-');
+    const seed = gitRepo({
+      'src/a.ts': 'export const a = 1;\n',
+      '.session-collab.yaml': 'land:\n  check: "echo \\"the check says <b>no</b>\\" >&2; test ! -e BROKEN"\n',
+    });
+    const bare = join(tempDir('collab-origin-'), 'app.git');
+    git(tempDir(), 'clone', '-q', '--bare', seed, bare);
+    const clone = (name: string, files: Record<string, string>) => {
+      const dir = join(tempDir('collab-clone-'), name);
+      git(tempDir(), 'clone', '-q', bare, dir);
+      git(dir, 'switch', '-q', '-c', name);
+      for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-qm', `work of ${name}`);
+      return dir;
+    };
+    const aliceDir = clone('alice', { 'src/b.ts': 'export const b = 2;\n' });
+    const bobDir = clone('bob', { BROKEN: 'yes\n' });
+    const h = await hub(home);
+    const alice = await agent({ mcp: h.mcp, project: aliceDir, name: 'alice' });
+    const bob = await agent({ mcp: h.mcp, project: bobDir, name: 'bob' });
+    await alice.call('collab_session_start', { name: 'alice', project_root: aliceDir });
+    await bob.call('collab_session_start', { name: 'bob', project_root: bobDir });
+    const page = await dashboard(h);
+    await page.locator('#projects a[href^="/projects/"]').first().click();
+    await page.locator('#landing').waitFor();
+    expect(await page.locator('#landing').textContent()).toContain('Nothing is waiting to land.');
+    const landed = await alice.call<{ state: string; commit: string }>('collab_land', { wait_seconds: 60 });
+    expect(landed.state).toBe('landed');
+    const refused = await bob.call<{ state: string }>('collab_land', { wait_seconds: 60 });
+    expect(refused.state).toBe('rejected');
+    // Without a reload: the outcomes arrive with the live feed.
+    const ok = page.locator('#landing li[data-state="landed"]');
+    await ok.waitFor({ timeout: 10_000 });
+    expect(await ok.textContent()).toContain(landed.commit.slice(0, 12));
+    const no = page.locator('#landing li[data-state="rejected"]');
+    await no.waitFor({ timeout: 10_000 });
+    expect(await no.textContent()).toContain('failed');
+    await no.locator('details.check-output summary').click();
+    // The check's output is text, never markup.
+    expect(await no.locator('details.check-output pre').textContent()).toContain('the check says <b>no</b>');
+    expect(await no.locator('details.check-output pre b').count()).toBe(0);
+    expect(await page.locator('#timeline .mark.kind-landing').count()).toBe(2);
+    await shot(page, 'landing');
+  });
+
   it('shows the conflicts two clones will meet at merge, by pair, file, function and lines', async () => {
     const home = tempDir('collab-home-');
     const upstream = gitRepo({

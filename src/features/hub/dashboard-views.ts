@@ -6,6 +6,7 @@ import { projectLabel } from '../../core/project-label.js';
 import { loadRealm } from '../../integrations/realm-files.js';
 import type { PairConflict } from '../changes/prediction-types.js';
 import type { ClaimView } from '../claims/claim-types.js';
+import type { LandingView } from '../landing/landing-service.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { Wiring } from '../tool-context.js';
 import { type Timeline, Timelines } from './timeline.js';
@@ -97,6 +98,8 @@ export interface Board {
     at: string;
   }>;
   reviews: WorkSummary[];
+  /** The landing queue (landing first, then waiting) and the latest outcomes. */
+  landing: { queue: LandingView[]; recent: LandingView[] };
   notifications: Array<{
     id: string;
     session: string | null;
@@ -313,6 +316,7 @@ export class DashboardViews {
       predicted: (await app.changes.betweenSessions(projectId, BOARD_LIMITS.conflicts)).pairs,
       questions: await this.questions(projectId),
       timeline: await this.timelines.of(projectId),
+      landing: await app.landing.status(projectId, BOARD_LIMITS.lines),
       messages: await this.messagesWithReceipts(projectId),
       decisions: (await store.dashboard.decisions(projectId, BOARD_LIMITS.lines)).map((d) => ({
         id: d.id,

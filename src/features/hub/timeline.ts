@@ -14,7 +14,8 @@ export type MarkKind =
   | 'question'
   | 'decision'
   | 'review'
-  | 'commit';
+  | 'commit'
+  | 'landing';
 
 /** One thing on a session's lane: a moment, or a span (a claim held, a question waiting). */
 export interface TimelineMark {
@@ -107,12 +108,13 @@ export class Timelines {
     );
     const claimOf = new Map(claims.map((c) => [c.claim_id, c]));
     const spans: ClaimSpan[] = files.map((f) => ({ ...claimOf.get(f.claim_id)!, ...f }));
-    const [messages, deliveries, questions, decisions, reviews] = await Promise.all([
+    const [messages, deliveries, questions, decisions, reviews, landings] = await Promise.all([
       timeline.messages(projectId, since, L.moments),
       timeline.deliveries(projectId, since, L.moments),
       timeline.questions(projectId, since, L.moments),
       timeline.decisions(projectId, since, L.moments),
       timeline.reviews(projectId, since, L.moments),
+      timeline.landings(projectId, since, L.moments),
     ]);
     let cut =
       sessions.length === L.lanes || claims.length === L.claims || claims.some((c) => c.files > perClaim);
@@ -165,6 +167,9 @@ export class Timelines {
       add(d.session_id, { kind: 'decision', at: d.at, until: null, text: inline(d.text) });
     for (const w of reviews)
       add(w.session_id, { kind: 'review', at: w.at, until: null, text: inline(w.text) });
+    // A request to land: from its asking to its outcome (while queued or landing, until now).
+    for (const l of landings)
+      add(l.session_id, { kind: 'landing', at: l.at, until: l.until ?? now, text: inline(l.text, 300) });
     cut = (await this.addCommits(sessions, lanes, spans, since)) || cut;
 
     const laneList = [...lanes.values()].sort((a, b) => a.from - b.from || a.name.localeCompare(b.name));

@@ -113,6 +113,8 @@ nav.projects a[aria-current="page"] { font-weight: 600; text-decoration: none; }
 .badge.quiet { color: var(--stale); } details.ended > summary { color: var(--muted); cursor: pointer; margin: 6px 0; }
 .badge.idle { color: var(--stale); font-weight: 600; } .badge.unread { color: var(--warn); } small.receipts { color: var(--muted); }
 .badge.conflict, li.conflict > strong { color: var(--warn); }
+.badge.landing-landed { color: var(--ok); } .badge.landing-rejected, .badge.landing-cancelled { color: var(--warn); }
+.badge.landing-queued, .badge.landing-landing { color: var(--stale); font-weight: 600; } #landing p.reason { margin: 2px 0 0 0; }
 li.claim.conflict { border-left: 3px solid var(--warn); padding-left: 6px; }
 li.predicted-look > strong { color: var(--stale); }
 li.claim.stale { opacity: .75; }
@@ -154,6 +156,7 @@ button.danger { color: var(--warn); }
 .mark.kind-decision { fill: #0aa; } .key.kind-decision::before { background: #0aa; }
 .mark.kind-review { fill: #c4a; } .key.kind-review::before { background: #c4a; }
 .mark.kind-commit { stroke: currentColor; stroke-width: 2; } .key.kind-commit::before { background: currentColor; }
+.mark.kind-landing { fill: #2a9d5c; } .key.kind-landing::before { background: #2a9d5c; }
 .timeline .meeting line { stroke: var(--warn); stroke-width: 2; } .timeline .meeting circle { fill: none; stroke: var(--warn); stroke-width: 2; }
 .key.kind-meeting::before { background: var(--warn); }
 .legend { font-size: .8em; color: var(--muted); display: flex; flex-wrap: wrap; gap: 2px 12px; }

@@ -11,6 +11,7 @@ import type {
   SessionItem,
 } from '../../features/hub/dashboard-views.js';
 import type { FeedEvent } from '../../features/hub/event-log.js';
+import type { LandingView } from '../../features/landing/landing-service.js';
 import { type Html, html } from './html.js';
 import { timelineSection } from './timeline-section.js';
 
@@ -241,6 +242,32 @@ ${node.items.length > 0 ? html`<ul class="claims">${node.items.map((c) => claimL
 ${node.children.length > 0 ? html`<ul>${node.children.map((c) => treeNode(c, ctx))}</ul>` : ''}</li>`;
 }
 
+/** One request to land, as the board lists it; a refusal with its reason and the check's output. */
+function landingItem(v: LandingView): Html {
+  const what = html`<strong>${v.requester}</strong> ${v.commits} commit(s) of <code>${v.branch}</code> → <code>${v.onto}</code>`;
+  const state = html`<span class="badge landing-${v.state}">${v.state}</span>`;
+  const where =
+    v.state === 'queued'
+      ? html` <span class="muted">${v.ahead ? `${v.ahead} ahead` : 'next'}</span>`
+      : v.state === 'landing'
+        ? html` <span class="muted">replaying and checking${v.attempts > 1 ? ` (attempt ${v.attempts})` : ''}</span>`
+        : v.state === 'landed'
+          ? html` as <code>${(v.commit ?? '').slice(0, 12)}</code>`
+          : '';
+  const why = v.reason ? html`<p class="reason">${v.reason}</p>` : '';
+  const output = v.check_output
+    ? html`<details class="check-output"><summary>the check's output (its end)</summary><pre>${v.check_output}</pre></details>`
+    : '';
+  return html`<li data-landing="${v.id}" data-state="${v.state}">${state} ${what}${where} ${when(v.finished_at ?? v.requested_at)}${why}${output}</li>`;
+}
+
+function landingSection(landing: Board['landing']): Html {
+  return html`<section data-live="landing" id="landing"><h2>Landing queue (${landing.queue.length})</h2>
+${landing.queue.length === 0 ? html`<p class="muted">Nothing is waiting to land.</p>` : html`<ol class="lines landing-queue">${landing.queue.map(landingItem)}</ol>`}
+${landing.recent.length > 0 ? html`<h3>Latest outcomes</h3><ul class="lines landing-recent">${landing.recent.map(landingItem)}</ul>` : ''}
+</section>`;
+}
+
 export function boardPage(board: Board, ctx: PageContext): string {
   const { project } = board;
   return layout(
@@ -252,6 +279,7 @@ ${questions(board.questions, ctx, false)}
 ${board.sessions.length === 0 ? html`<p class="muted">No sessions.</p>` : sessionTables(board.sessions, ctx)}
 </section>
 ${timelineSection(board.timeline)}
+${landingSection(board.landing)}
 <section data-live="claims" id="claims"><h2>Claims (${board.claims.length})${board.conflicts.length > 0 ? html` <span class="badge conflict">${board.conflicts.length} collision${board.conflicts.length === 1 ? '' : 's'}</span>` : ''}</h2>
 ${
   board.conflicts.length > 0

@@ -16,6 +16,7 @@ const WORDS: Record<MarkKind, string> = {
   decision: 'decided',
   review: 'submitted for review',
   commit: 'committed',
+  landing: 'asked to land',
 };
 
 const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
@@ -36,7 +37,7 @@ export function timelineSection(t: Timeline): Html {
   const mark = (m: TimelineMark, top: number): Html => {
     const title = html`<title>${WORDS[m.kind]} ${clock(m.at)}${m.until !== null ? html`–${clock(m.until)}` : ''}: ${m.text}</title>`;
     if (m.until !== null)
-      return html`<rect class="mark kind-${m.kind}" data-kind="${m.kind}" x="${x(m.at, 0)}" width="${width(m.at, m.until)}" y="${top + (m.kind === 'question' ? 30 : 19)}" height="${m.kind === 'question' ? 4 : 9}" rx="2">${title}</rect>`;
+      return html`<rect class="mark kind-${m.kind}" data-kind="${m.kind}" x="${x(m.at, 0)}" width="${width(m.at, m.until)}" y="${top + (m.kind === 'question' ? 30 : m.kind === 'landing' ? 14 : 19)}" height="${m.kind === 'question' || m.kind === 'landing' ? 4 : 9}" rx="2">${title}</rect>`;
     if (m.kind === 'commit')
       return html`<line class="mark kind-commit" data-kind="commit" x1="${x(m.at)}" x2="${x(m.at)}" y1="${top + 15}" y2="${top + 35}">${title}</line>`;
     return html`<circle class="mark kind-${m.kind}" data-kind="${m.kind}" cx="${x(m.at)}" cy="${top + 23.5}" r="${m.kind === 'edit' ? 3 : 4.5}">${title}</circle>`;
