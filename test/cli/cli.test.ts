@@ -370,7 +370,7 @@ describe('session-collab serve', () => {
     const home = tempDir('collab-home-');
     const c = await connectStdio({ cwd: gitRepo(), home, args: ['--toolsets', 'collab'] });
     try {
-      expect((await c.client.listTools()).tools).toHaveLength(13);
+      expect((await c.client.listTools()).tools).toHaveLength(15);
     } finally {
       await c.close();
     }

@@ -1,6 +1,6 @@
 /**
- * The landing queue on real git, over real relays and the machine's server: a bare origin and
- * several clones (one session each). Three sessions ask to land at once: the two compatible
+ * The landing queue on real git, over real relays and the machine's server: a bare origin,
+ * several clones and two worktrees of one clone (one session each). Three sessions ask to land at once: the two compatible
  * pieces of work land one after the other, the project's check run on each replayed result; the
  * conflicting one is refused naming the file, its lines and the landed work it meets; the target
  * never holds unchecked work; a session whose uncommitted work meets what landed is told, and its
@@ -87,17 +87,15 @@ async function session(cwd: string, home: string, name: string) {
 }
 
 describe.each(['sqlite', 'postgresql'] as const)('landing (%s)', (backend) => {
-  it('three clones at once: two land in turn, each checked; the conflicting one is refused; a session left behind is told', async (ctx) => {
+  it('three copies at once (two clones, a second worktree of one): two land in turn, each checked; the conflicting one is refused; a session left behind is told', async (ctx) => {
     if (backend === 'postgresql' && !pgUp) return ctx.skip();
     const log = join(tempDir('collab-checks-'), 'checked.log');
     const bare = origin(log);
     const home = await homeFor(backend);
-    const [a, b, c, d] = ['alice', 'bob', 'carol', 'dave'].map((n) => clone(bare, n)) as [
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [a, b, d] = ['alice', 'bob', 'dave'].map((n) => clone(bare, n)) as [string, string, string];
+    // Carol works in a second worktree of alice's clone: two worktrees of one clone, one queue.
+    const c = join(tempDir('collab-wt-'), 'carol');
+    git(a, 'worktree', 'add', '-q', '-b', 'lower', c);
     commitOn(
       a,
       'rename-login',
@@ -105,12 +103,8 @@ describe.each(['sqlite', 'postgresql'] as const)('landing (%s)', (backend) => {
       'trim users',
     );
     commitOn(b, 'title', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
-    commitOn(
-      c,
-      'lower',
-      { 'src/auth.ts': AUTH.replace('return user;', 'return user.toLowerCase();') },
-      'lower users',
-    );
+    writeFileSync(join(c, 'src/auth.ts'), AUTH.replace('return user;', 'return user.toLowerCase();'));
+    git(c, 'commit', '-qam', 'lower users');
     const [alice, bob, carol, dave] = await Promise.all([
       session(a, home, 'alice'),
       session(b, home, 'bob'),

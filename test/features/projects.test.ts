@@ -131,6 +131,36 @@ async function everyKindOfRow(app: App, name: string, clone: string): Promise<vo
       app.now(),
     ),
   );
+  // A request to land its work, and what landed work met in its changes.
+  await app.store.write(async () => {
+    const id = `landing-${name}-${session.id}`;
+    await app.store.landings.add({
+      id,
+      project_id: session.project_id,
+      session_id: session.id,
+      requester: name,
+      host: app.host,
+      worktree: clone,
+      branch: 'main',
+      head_commit: '0'.repeat(40),
+      onto: 'main',
+      commits: 1,
+      requested_at: app.now(),
+    });
+    await app.store.landings.addMeetings([
+      {
+        id: `meeting-${id}`,
+        landing_id: id,
+        session_id: session.id,
+        project_id: session.project_id,
+        base_commit: '0'.repeat(40),
+        level: 'textual',
+        file: 'src/api.ts',
+        detail: '{}',
+        at: app.now(),
+      },
+    ]);
+  });
 }
 
 describe('a project is a repository', () => {

@@ -250,9 +250,11 @@ async function describeConflicts(
   base: string,
   target: string,
 ) {
-  const landed = await services.app.store.landings.recent(row.project_id, 50);
-  const landedBy = (commit: string) =>
-    landed.find((l) => l.state === 'landed' && l.details?.includes(commit)) ?? null;
+  // The commits each recent landing put on the target (its details), to tell whose work a commit is.
+  const landed = (await services.app.store.landings.recent(row.project_id, 50))
+    .filter((l) => l.state === 'landed')
+    .map((l) => ({ row: l, commits: new Set(landedCommits(l)) }));
+  const landedBy = (commit: string) => landed.find((l) => l.commits.has(commit))?.row ?? null;
   const out = [];
   for (const c of conflicts.slice(0, 10)) {
     const touching = await commitsTouching(row.worktree, base, target, c.file);
@@ -274,4 +276,16 @@ async function describeConflicts(
     });
   }
   return out;
+}
+
+/** The commits a landing put on the target, from its details. */
+function landedCommits(row: LandingRow): string[] {
+  try {
+    const details = JSON.parse(row.details ?? '{}') as { commits?: unknown };
+    return Array.isArray(details.commits)
+      ? details.commits.filter((c): c is string => typeof c === 'string')
+      : [];
+  } catch {
+    return [];
+  }
 }

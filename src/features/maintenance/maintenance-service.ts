@@ -78,6 +78,8 @@ export class MaintenanceService {
       // What a call's writes did matters until its answer reached its client: left over only by
       // clients that went away before it did.
       await store.callRecords.purge(now - CALL_RECORDS_KEPT_MS);
+      // Landing outcomes, and what landed work met, go with the retention period.
+      await store.landings.purge(before);
       await store.meta.set(LAST_PURGE, String(now));
       return { sessions, claims, messages, expired, notifications };
     });
