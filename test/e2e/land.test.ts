@@ -357,6 +357,53 @@ describe('landing from a terminal, and with reviews required', () => {
   });
 });
 
+describe('what landed work meets', () => {
+  it('a session whose uncommitted code calls a function the landed work re-signed is told: the build would break', async () => {
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log);
+    const home = tempDir('collab-home-');
+    const a = clone(bare, 'alice');
+    const d = clone(bare, 'dave');
+    commitOn(
+      a,
+      'token',
+      { 'src/auth.ts': AUTH.replace('login(user: string)', 'login(user: string, token: string)') },
+      'login takes a token',
+    );
+    const alice = await session(a, home, 'alice');
+    const dave = await session(d, home, 'dave');
+    // Dave's new code calls login as it was: git merges both, the build breaks.
+    writeFileSync(
+      join(d, 'src/use.ts'),
+      "import { login } from './auth';\nexport const who = login('dave');\n",
+    );
+    await dave.call('collab_check', {});
+    const landed = await alice.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(landed.state).toBe('landed');
+    const check = await dave.call<{
+      safe: boolean;
+      predicted_conflicts: Array<{
+        file: string;
+        level: string;
+        semantic?: { symbol: string; changed_by: string };
+      }>;
+      notifications?: Array<{ type: string; level?: string }>;
+    }>('collab_check', {});
+    expect(check.notifications?.find((n) => n.type === 'landed_conflict')).toMatchObject({
+      level: 'semantic',
+    });
+    expect(check.safe).toBe(false);
+    expect(check.predicted_conflicts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          level: 'semantic',
+          semantic: expect.objectContaining({ symbol: 'login', changed_by: 'them' }),
+        }),
+      ]),
+    );
+  });
+});
+
 describe('landing without a remote', () => {
   it('lands a worktree branch on the shared main, moving the clean worktree that has main checked out', async () => {
     const repo = gitRepo({
