@@ -416,11 +416,20 @@ describe('landing without a remote', () => {
     writeFileSync(join(wt, 'src/b.ts'), 'export const b = 2;\n');
     git(wt, 'add', '-A');
     git(wt, 'commit', '-qm', 'add b');
+    // A side branch merged into the feature: its merge commit is not kept, its commit is replayed.
+    git(wt, 'switch', '-q', '-c', 'side', 'main');
+    writeFileSync(join(wt, 'src/c.ts'), 'export const c = 3;\n');
+    git(wt, 'add', '-A');
+    git(wt, 'commit', '-qm', 'add c');
+    git(wt, 'switch', '-q', 'feature');
+    git(wt, 'merge', '-q', '--no-ff', '-m', 'merge side', 'side');
     const s = await session(wt, home, 'feature');
     const landed = await s.call<Landed>('collab_land', { wait_seconds: 60 });
     expect(landed.state).toBe('landed');
     expect(landed.reason).toContain('moved with it');
     expect(git(repo, 'rev-parse', 'main').trim()).toBe(landed.commit);
+    expect(git(repo, 'rev-list', '--merges', 'main').trim()).toBe('');
+    expect(git(repo, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 2).sort()).toEqual(['add b', 'add c']);
     // The main worktree's files moved with its branch: nothing shows as changed there.
     expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('export const b = 2;\n');
     expect(git(repo, 'status', '--porcelain').trim()).toBe('');
