@@ -6,7 +6,9 @@
  * `--status` shows the repository's queue and latest outcomes.
  */
 import { App } from '../app/app.js';
-import { inline } from '../core/fence.js';
+import { isBranchName } from '../core/branch-name.js';
+import { CollabError } from '../core/errors.js';
+import { inline, outputTail } from '../core/fence.js';
 import { describe as describeLanding } from '../features/landing/land-tools.js';
 import { FINAL, type LandingView } from '../features/landing/landing-service.js';
 import { projectOfFolder } from '../features/sessions/references.js';
@@ -29,6 +31,11 @@ export async function landCommand(options: LandOptions): Promise<void> {
   const app = await App.open();
   try {
     if (options.status) return await showStatus(app, options);
+    if (options.onto !== undefined && !isBranchName(options.onto))
+      throw new CollabError(
+        'INVALID_INPUT',
+        `--onto: "${inline(options.onto, 100)}" is not a branch name git allows.`,
+      );
     const cwd = process.cwd();
     const identity = { sessionId: shellClientSessionId(process.env), process: clientProcess() };
     const viewer = await app.enforcement.viewpointFor(identity, cwd);
@@ -41,10 +48,26 @@ export async function landCommand(options: LandOptions): Promise<void> {
     });
     let now = row;
     if (!FINAL.has(row.state) && options.wait !== false) {
+      // Ctrl-C stops waiting; what this process was landing is left to the next lander.
+      let stopped = false;
+      const stop = () => {
+        stopped = true;
+        app.landing.stop();
+      };
+      process.once('SIGINT', stop);
       let said = '';
       for (;;) {
+        // This process lands while it waits, whenever the request's turn comes.
+        app.landing.kick(row.project_id);
         now = (await app.landing.wait(row.id, PROGRESS_MS)) ?? now;
         if (FINAL.has(now.state)) break;
+        if (stopped) {
+          process.stderr.write(
+            `Stopped waiting. Request ${now.id} stays ${now.state}: a session-collab server of this machine lands it (\`session-collab land --status\` shows it).\n`,
+          );
+          process.exitCode = 130;
+          return;
+        }
         const line = describeLanding(app.landing.view(now, await app.landing.ahead(now)));
         if (line !== said && !options.json) process.stderr.write(`${dim(line)}\n`);
         said = line;
@@ -71,7 +94,7 @@ function render(v: LandingView): string {
     return `${green('Landed')} ${v.commits} commit(s) of ${bold(v.branch)} on ${bold(v.onto)} as ${v.commit}.${v.reason ? ` ${v.reason}` : ''}\nYour branch is as it was: \`git reset --keep ${v.commit}\` moves it onto the landed work.`;
   if (v.state === 'rejected' || v.state === 'cancelled') {
     const output = v.check_output
-      ? `\n${dim('The end of the check’s output:')}\n${v.check_output.slice(-2_000)}`
+      ? `\n${dim('The end of the check’s output:')}\n${outputTail(v.check_output, 2_000)}`
       : '';
     return `${red(v.state === 'rejected' ? 'Refused' : 'Cancelled')}: ${v.reason ?? ''}${output}`;
   }

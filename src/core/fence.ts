@@ -32,3 +32,12 @@ export function quoteBlock(
   if (cut) lines.push(cutNote);
   return lines.map((l) => `> ${l}`).join('\n');
 }
+
+/**
+ * The end of a program's output run on other sessions' work (a check's): controls gone, lines
+ * kept, its last `max` characters (where a failure is said).
+ */
+export function outputTail(text: string, max: number): string {
+  const body = text.replace(/\r\n?/g, '\n').replace(CONTROLS, '');
+  return body.length > max ? `[… cut]${body.slice(-max)}` : body;
+}

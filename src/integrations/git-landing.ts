@@ -3,8 +3,10 @@
  * replayed on it in a scratch worktree (never the agent's own), and the target moved only from
  * the commit it was replayed on (compare-and-swap: a push with a lease, or a fast-forward).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { inline } from '../core/fence.js';
 import { gitOutputAsync, tryGitAsync } from './git.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
 import { locateFolder } from './git-repo.js';
@@ -19,6 +21,11 @@ const QUIET = [
   'advice.detachedHead=false',
 ];
 const TIMEOUT_MS = 60_000;
+/** What may take long: a first fetch, a worktree of a large repository (LFS), a long replay. */
+const LONG_TIMEOUT_MS = 10 * 60_000;
+
+/** A conflicted file larger than this is not read for its markers. */
+const CONFLICT_BYTES = 2 * 1024 * 1024;
 
 /** The committer git records when the repository names none (a CI machine, a fresh container). */
 const FALLBACK_COMMITTER = {
@@ -26,21 +33,54 @@ const FALLBACK_COMMITTER = {
   GIT_COMMITTER_EMAIL: 'session-collab@localhost',
 };
 
-async function run(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The environment git runs in: the process's, without what would point git at another repository
+ * or index (a hook's `GIT_DIR`, `GIT_INDEX_FILE`…), and never waiting for a password at a prompt.
+ */
+function gitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...extra };
+  for (const key of [
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'GIT_INDEX_FILE',
+    'GIT_COMMON_DIR',
+    'GIT_OBJECT_DIRECTORY',
+    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+    'GIT_PREFIX',
+  ])
+    delete env[key];
+  return env;
+}
+
+async function run(
+  cwd: string,
+  args: string[],
+  extra?: NodeJS.ProcessEnv,
+  timeoutMs = TIMEOUT_MS,
+): Promise<string> {
   const { runProgramAsync } = await import('./run-program.js');
   return runProgramAsync('git', [...QUIET, ...args], {
     cwd,
     encoding: 'utf8',
-    timeout: TIMEOUT_MS,
+    timeout: timeoutMs,
     maxBuffer: 16 * 1024 * 1024,
-    ...(env ? { env } : {}),
+    env: gitEnv(extra),
   });
+}
+
+/** As `run`, null when git fails. */
+async function tryRun(cwd: string, ...args: string[]): Promise<string | null> {
+  try {
+    return (await run(cwd, args)).trim();
+  } catch {
+    return null;
+  }
 }
 
 /** git's own words when it failed (its standard error, trimmed), for a reason. */
 export function gitWords(error: unknown): string {
   const e = error as { stderr?: string; message?: string };
-  return (e.stderr || e.message || String(error)).trim().slice(0, 500);
+  return inline(e.stderr || e.message || String(error), 500);
 }
 
 /** A copy asking to land: where it is, its branch and HEAD, and what is uncommitted. */
@@ -124,8 +164,10 @@ export async function workToLand(
   worktree: string,
   target: string,
   head: string,
-): Promise<{ commits: number; merges: number; files: string[]; base: string }> {
-  const base = (await gitOutputAsync(worktree, ['merge-base', target, head])).trim();
+): Promise<{ commits: number; merges: number; files: string[]; base: string } | null> {
+  const base = await tryRun(worktree, 'merge-base', target, head);
+  // No common history (unrelated, or cut by a shallow clone): nothing to replay onto it.
+  if (!base) return null;
   const list = (await gitOutputAsync(worktree, ['rev-list', '--parents', `${target}..${head}`])).trim();
   const lines = list ? list.split('\n') : [];
   const merges = lines.filter((l) => l.split(' ').length > 2).length;
@@ -138,16 +180,34 @@ export async function workToLand(
 /** Adds a scratch worktree of the copy's repository at `path`, detached at `commit`. */
 export async function addScratch(worktree: string, path: string, commit: string): Promise<void> {
   await removeScratch(worktree, path);
-  await run(worktree, ['worktree', 'add', '--quiet', '--detach', path, commit]);
+  await run(worktree, ['worktree', 'add', '--quiet', '--detach', path, commit], undefined, LONG_TIMEOUT_MS);
 }
 
-/** Removes a scratch worktree (what a killed lander left too) and forgets it in the repository. */
+/**
+ * Removes a scratch worktree (what a killed lander left too) and git's record of it — only of it:
+ * other worktrees' records stay, whether their folders are reachable from here or not.
+ */
 export async function removeScratch(worktree: string, path: string): Promise<void> {
-  if (existsSync(path)) {
+  if (existsSync(path))
     await run(worktree, ['worktree', 'remove', '--force', '--force', path]).catch(() => {});
-    rmSync(path, { recursive: true, force: true });
+  rmSync(path, { recursive: true, force: true });
+  const place = locateFolder(worktree);
+  if (place.kind !== 'git') return;
+  const records = join(place.commonDir, 'worktrees');
+  let names: string[];
+  try {
+    names = readdirSync(records);
+  } catch {
+    return;
   }
-  await run(worktree, ['worktree', 'prune']).catch(() => {});
+  for (const name of names) {
+    try {
+      const gitdir = readFileSync(join(records, name, 'gitdir'), 'utf8').trim();
+      if (gitdir === join(path, '.git')) rmSync(join(records, name), { recursive: true, force: true });
+    } catch {
+      // Not a record of ours.
+    }
+  }
 }
 
 /** One place where the replay stopped: a file, and what each side has there. */
@@ -170,9 +230,8 @@ export type Replayed =
  * on the target are dropped). On a conflict the rebase is undone and what met is said.
  */
 export async function replay(scratch: string, target: string, base: string): Promise<Replayed> {
-  const env = (await tryGitAsync(scratch, 'config', 'user.email'))
-    ? process.env
-    : { ...process.env, ...FALLBACK_COMMITTER };
+  const named =
+    (await tryRun(scratch, 'config', 'user.email')) && (await tryRun(scratch, 'config', 'user.name'));
   try {
     await run(
       scratch,
@@ -183,16 +242,18 @@ export async function replay(scratch: string, target: string, base: string): Pro
         'rebase.updateRefs=false',
         'rebase',
         '--quiet',
+        '--no-rebase-merges',
         '--onto',
         target,
         base,
       ],
-      env,
+      named ? {} : FALLBACK_COMMITTER,
+      LONG_TIMEOUT_MS,
     );
   } catch (error) {
-    const conflicted = (await tryGitAsync(scratch, 'diff', '--name-only', '--diff-filter=U')) ?? '';
+    const conflicted = (await tryRun(scratch, 'diff', '--name-only', '--diff-filter=U')) ?? '';
     if (!conflicted) throw new Error(`git could not replay the work: ${gitWords(error)}`);
-    const stoppedAt = await tryGitAsync(scratch, 'rev-parse', '-q', '--verify', 'REBASE_HEAD');
+    const stoppedAt = await tryRun(scratch, 'rev-parse', '-q', '--verify', 'REBASE_HEAD');
     const conflicts = conflicted
       .split('\n')
       .filter(Boolean)
@@ -201,8 +262,8 @@ export async function replay(scratch: string, target: string, base: string): Pro
     await run(scratch, ['rebase', '--abort']).catch(() => {});
     return { ok: false, conflicts, stoppedAt };
   }
-  const commit = (await gitOutputAsync(scratch, ['rev-parse', 'HEAD'])).trim();
-  const commits = Number((await tryGitAsync(scratch, 'rev-list', '--count', `${target}..HEAD`)) ?? 0);
+  const commit = (await run(scratch, ['rev-parse', 'HEAD'])).trim();
+  const commits = Number((await tryRun(scratch, 'rev-list', '--count', `${target}..HEAD`)) ?? 0);
   return { ok: true, commit, commits };
 }
 
@@ -210,6 +271,8 @@ export async function replay(scratch: string, target: string, base: string): Pro
 function conflictIn(scratch: string, file: string): ReplayConflict {
   let text: string;
   try {
+    // A file too large to read for its markers is named without them.
+    if (statSync(join(scratch, file)).size > CONFLICT_BYTES) return { file, lines: [], target: '', work: '' };
     text = readFileSync(join(scratch, file), 'utf8');
   } catch {
     return { file, lines: [], target: '', work: '' };
@@ -318,31 +381,42 @@ export async function moveTarget(
 ): Promise<Moved> {
   if (remote !== null) {
     try {
-      await run(worktree, [
-        'push',
-        '--porcelain',
-        '--quiet',
-        `--force-with-lease=refs/heads/${onto}:${from}`,
-        remote,
-        `${to}:refs/heads/${onto}`,
-      ]);
+      await run(
+        worktree,
+        [
+          'push',
+          '--porcelain',
+          `--force-with-lease=refs/heads/${onto}:${from}`,
+          remote,
+          `${to}:refs/heads/${onto}`,
+        ],
+        undefined,
+        LONG_TIMEOUT_MS,
+      );
       return { moved: true, worktree: null };
     } catch (error) {
-      const words = `${(error as { stdout?: string }).stdout ?? ''}\n${gitWords(error)}`;
-      if (/stale info|fetch first|non-fast-forward|rejected/i.test(words))
+      const porcelain = String((error as { stdout?: unknown }).stdout ?? '');
+      // The lease said no: someone moved the target since it was read.
+      if (/^!\t.*\[rejected\].*\((stale info|fetch first|non-fast-forward)\)/m.test(porcelain))
         return { moved: false, why: 'target_moved' };
-      throw new Error(`git could not push to ${remote}: ${gitWords(error)}`);
+      // Anything else (the remote refused it, or took it and answered too late): what is there now says.
+      const now = await currentTarget(worktree, remote, onto).catch(() => null);
+      if (now !== null && now !== from && (await contains(worktree, now, to)))
+        return { moved: true, worktree: null };
+      if (now !== null && now !== from) return { moved: false, why: 'target_moved' };
+      throw new Error(`git could not push to ${remote}: ${gitWords(error)} ${porcelain.trim()}`.trim());
     }
   }
   const at = await checkedOutAt(worktree, onto);
   if (at !== null) {
-    const head = await tryGitAsync(at, 'rev-parse', '-q', '--verify', 'HEAD');
+    const head = await tryRun(at, 'rev-parse', '-q', '--verify', 'HEAD');
     if (head !== from) return { moved: false, why: 'target_moved' };
     try {
-      await run(at, ['merge', '--ff-only', '--quiet', to]);
+      // Never a stash of the worktree's own changes (merge.autoStash): in the way, they refuse it.
+      await run(at, ['merge', '--ff-only', '--no-autostash', '--quiet', to]);
       return { moved: true, worktree: at };
     } catch (error) {
-      const moved = await tryGitAsync(at, 'rev-parse', '-q', '--verify', 'HEAD');
+      const moved = await tryRun(at, 'rev-parse', '-q', '--verify', 'HEAD');
       if (moved !== from) return { moved: false, why: 'target_moved' };
       return { moved: false, why: 'checked_out_dirty', worktree: at, detail: gitWords(error) };
     }
@@ -350,7 +424,9 @@ export async function moveTarget(
   try {
     await run(worktree, ['update-ref', '-m', 'session-collab: landed', `refs/heads/${onto}`, to, from]);
     return { moved: true, worktree: null };
-  } catch {
-    return { moved: false, why: 'target_moved' };
+  } catch (error) {
+    const now = await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${onto}`);
+    if (now !== from) return { moved: false, why: 'target_moved' };
+    throw new Error(`git could not move ${onto}: ${gitWords(error)}`);
   }
 }

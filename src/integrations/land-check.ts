@@ -61,7 +61,10 @@ export function runCheck(options: {
       end();
     };
     options.signal.addEventListener('abort', onAbort, { once: true });
+    let finished = false;
     const finish = (code: number | null) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       const output = tail.slice(-options.tailChars);
@@ -78,7 +81,23 @@ export function runCheck(options: {
       keep(`\n${error.message}\n`);
       finish(null);
     });
-    child.on('close', (code) => finish(code));
+    // Once the shell exits, what it left running goes (it would outlive its scratch worktree, and
+    // hold the output open): the whole group, then its output is read to its end.
+    let exitCode: number | null = null;
+    child.on('exit', (code) => {
+      exitCode = code;
+      if (child.pid === undefined) return;
+      // A process that left the group may still hold the pipes: they are closed once it is ended.
+      // (after a second for what is still in them to be read).
+      void endProcessGroup(child.pid, 500).then(() =>
+        setTimeout(() => {
+          if (finished) return;
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, 1_000).unref(),
+      );
+    });
+    child.on('close', () => finish(exitCode));
   });
 }
 

@@ -33,7 +33,7 @@ export function runProgramAsync(
   const run = childProcess;
   return new Promise((resolve, reject) => {
     const child = run.execFile(file, args, options, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(error, { stderr }));
+      if (error) reject(Object.assign(error, { stderr, stdout }));
       else resolve(stdout);
     });
     // Its standard input is `input`, else nothing (as `stdio: 'ignore'` for the blocking kind).

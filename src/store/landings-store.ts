@@ -104,13 +104,12 @@ export class LandingsStore {
     );
   }
 
-  /** A waiting request takes its copy's newer HEAD (the copy committed more before its turn). */
-  async retarget(id: string, head: string, commits: number): Promise<void> {
-    await this.sql.run("UPDATE landings SET head_commit = ?, commits = ? WHERE id = ? AND state = 'queued'", [
-      head,
-      commits,
-      id,
-    ]);
+  /** A waiting request takes its copy's newer HEAD and branch (the copy committed more before its turn). */
+  async retarget(id: string, branch: string, head: string, commits: number): Promise<void> {
+    await this.sql.run(
+      "UPDATE landings SET branch = ?, head_commit = ?, commits = ? WHERE id = ? AND state = 'queued'",
+      [branch, head, commits, id],
+    );
   }
 
   get(id: string): Promise<LandingRow | undefined> {
@@ -209,7 +208,9 @@ export class LandingsStore {
     fields: { target_before?: string | null; candidate?: string | null },
   ): Promise<boolean> {
     const { changes } = await this.sql.run(
-      `UPDATE landings SET target_before = coalesce(?, target_before), candidate = ?
+      // A candidate stays until another replaces it: a takeover of a takeover still knows what
+      // the first lander may have moved the target to.
+      `UPDATE landings SET target_before = coalesce(?, target_before), candidate = coalesce(?, candidate)
        WHERE id = ? AND runner = ? AND state = 'landing'`,
       [fields.target_before ?? null, fields.candidate ?? null, id, runner],
     );
@@ -236,6 +237,27 @@ export class LandingsStore {
         now,
         id,
         ...(runner === null ? [] : [runner]),
+      ],
+    );
+    return changes > 0;
+  }
+
+  /**
+   * Ends a request that will never land (its session went away, its lander stopped for good): only
+   * as it was read (its state and runner), so that a lander that got to it meanwhile wins.
+   */
+  async abandon(row: LandingRow, outcome: LandingOutcome, now: number): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      `UPDATE landings SET state = ?, reason_code = ?, reason = ?, finished_at = ?, lease_until = NULL
+       WHERE id = ? AND state = ? AND coalesce(runner, '') = ?`,
+      [
+        outcome.state,
+        outcome.reason_code ?? null,
+        outcome.reason ?? null,
+        now,
+        row.id,
+        row.state,
+        row.runner ?? '',
       ],
     );
     return changes > 0;

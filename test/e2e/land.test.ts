@@ -357,6 +357,54 @@ describe('landing from a terminal, and with reviews required', () => {
   });
 });
 
+describe('a target that moves', () => {
+  it('moved on the remote during the check: the work is replayed on it and checked again, then lands', async () => {
+    const dir = tempDir('collab-checks-');
+    const log = join(dir, 'checked.log');
+    // Someone else's commit, ready in another clone: pushed by the first check, as if landed meanwhile.
+    const other = join(dir, 'other');
+    const check = `git rev-parse HEAD >> ${log}; if [ ! -e ${dir}/pushed ]; then touch ${dir}/pushed; git -C ${other} push -q origin HEAD:main; fi`;
+    const bare = origin(log, check);
+    git(tempDir(), 'clone', '-q', bare, other);
+    writeFileSync(join(other, 'src/other.ts'), 'export const other = 1;\n');
+    git(other, 'add', '-A');
+    git(other, 'commit', '-qm', 'meanwhile');
+    const home = tempDir('collab-home-');
+    const a = clone(bare, 'alice');
+    commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    const alice = await session(a, home, 'alice');
+    const landed = await alice.call<Landed>('collab_land', { wait_seconds: 100 });
+    expect(landed.state).toBe('landed');
+    // Checked on the first target, then again on the one that moved; it sits on top of both.
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(git(bare, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 2)).toEqual([
+      'capital title',
+      'meanwhile',
+    ]);
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(landed.commit);
+  });
+
+  it('checked out with uncommitted changes in the way: refused, and nothing of them is stashed or touched', async () => {
+    const repo = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
+    git(repo, 'config', 'merge.autoStash', 'true');
+    const home = tempDir('collab-home-');
+    const wt = join(tempDir('collab-wt-'), 'feature');
+    git(repo, 'worktree', 'add', '-q', '-b', 'feature', wt);
+    writeFileSync(join(wt, 'src/a.ts'), 'export const a = 2;\n');
+    git(wt, 'commit', '-qam', 'a is 2');
+    // Someone's uncommitted edit of the same file, in the worktree that has main checked out.
+    writeFileSync(join(repo, 'src/a.ts'), 'export const a = 3;\n');
+    const before = git(repo, 'rev-parse', 'main').trim();
+    const s = await session(wt, home, 'feature');
+    const refused = await s.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(refused.state).toBe('rejected');
+    expect(refused.reason).toContain('uncommitted changes are in the way');
+    expect(git(repo, 'rev-parse', 'main').trim()).toBe(before);
+    expect(readFileSync(join(repo, 'src/a.ts'), 'utf8')).toBe('export const a = 3;\n');
+    expect(git(repo, 'stash', 'list').trim()).toBe('');
+  });
+});
+
 describe('what landed work meets', () => {
   it('a session whose uncommitted code calls a function the landed work re-signed is told: the build would break', async () => {
     const log = join(tempDir('collab-checks-'), 'checked.log');
@@ -429,7 +477,10 @@ describe('landing without a remote', () => {
     expect(landed.reason).toContain('moved with it');
     expect(git(repo, 'rev-parse', 'main').trim()).toBe(landed.commit);
     expect(git(repo, 'rev-list', '--merges', 'main').trim()).toBe('');
-    expect(git(repo, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 2).sort()).toEqual(['add b', 'add c']);
+    expect(git(repo, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 2).sort()).toEqual([
+      'add b',
+      'add c',
+    ]);
     // The main worktree's files moved with its branch: nothing shows as changed there.
     expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('export const b = 2;\n');
     expect(git(repo, 'status', '--porcelain').trim()).toBe('');

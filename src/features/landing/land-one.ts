@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
-import { quoteBlock } from '../../core/fence.js';
+import { inline, outputTail, quoteBlock } from '../../core/fence.js';
+import { tryGitAsync } from '../../integrations/git.js';
 import {
   addScratch,
   commitsBetween,
@@ -122,11 +123,12 @@ async function attemptOn(
     if (row.candidate && (await contains(row.worktree, target, row.candidate)))
       return landedAs(row, row.candidate, row.target_before ?? target);
     const work = await workToLand(row.worktree, target, row.head_commit);
+    if (work === null) return unrelated(row);
     if (work.commits === 0)
       return landedAs(row, target, target, 'Every commit of it was on the target already.');
     const held = await heldWork(services, row, work.files, { base: work.base, head: row.head_commit });
     if (held) return refused(held.code, held.reason, held.details);
-    const review = await reviewGate(services, row, settings.require_review);
+    const review = await reviewGate(services, row, settings.require_review, await commitTime(row));
     if (review) return refused(review.code, review.reason, review.details);
 
     await addScratch(row.worktree, scratch, row.head_commit);
@@ -145,9 +147,9 @@ async function attemptOn(
       );
     }
     if (
-      !(await store.write(() =>
-        store.landings.note(row.id, runner.id, { target_before: target, candidate: null }),
-      ))
+      !(await store.write(() => store.landings.note(row.id, runner.id, { target_before: target }), {
+        project: row.project_id,
+      }))
     )
       return null;
     let output: string | null = null;
@@ -162,20 +164,25 @@ async function attemptOn(
         signal: runner.signal,
       });
       if (check.cancelled || runner.signal.aborted) return null;
-      output = check.output;
+      // Output of a program run on the requester's work: its controls go before anyone reads it.
+      output = outputTail(check.output, OUTPUT_CHARS);
       ms = check.ms;
       if (!check.passed)
         return refused(
           'CHECK_FAILED',
           check.timedOut
-            ? `The check (${settings.check}) ran past ${settings.check_timeout_seconds} s and was ended.`
-            : `The check (${settings.check}) failed (exit ${check.code ?? 'by signal'}): nothing landed. Fix what it reports, commit, and ask again.`,
+            ? `The check (${inline(settings.check, 200)}) ran past ${settings.check_timeout_seconds} s and was ended.`
+            : `The check (${inline(settings.check, 200)}) failed (exit ${check.code ?? 'by signal'}): nothing landed. Fix what it reports, commit, and ask again.`,
           { target, replayed: replayed.commit },
           { check_output: output, check_ms: ms },
         );
     }
     // Noted before the target moves: a taker after a crash here knows whether it moved.
-    if (!(await store.write(() => store.landings.note(row.id, runner.id, { candidate: replayed.commit }))))
+    if (
+      !(await store.write(() => store.landings.note(row.id, runner.id, { candidate: replayed.commit }), {
+        project: row.project_id,
+      }))
+    )
       return null;
     if (runner.signal.aborted) return null;
     const moved = await moveTarget(scratch, remote, row.onto, target, replayed.commit);
@@ -224,22 +231,40 @@ async function landedAs(row: LandingRow, commit: string, before: string, note?: 
   };
 }
 
-/** When the project asks for reviews: the requester's work item must be approved. */
+/** When the project asks for reviews: the requester's work item, approved after its last commit. */
 async function reviewGate(
   services: LandingServices,
   row: LandingRow,
   required: boolean,
+  committedAt: number | null,
 ): Promise<Refusal | null> {
   if (!required) return null;
   const item = row.session_id ? await services.app.store.workItems.latestBy(row.session_id) : undefined;
-  if (item && item.status === 'approved') return null;
+  if (item && item.status === 'approved' && (committedAt === null || item.updated_at >= committedAt))
+    return null;
+  const title = item ? `"${inline(item.title, 120)}" (${item.id})` : '';
   return {
     code: 'NOT_APPROVED',
-    reason: item
-      ? `This project lands only approved work (land.require_review), and your work item "${item.title}" (${item.id}) is ${item.status}.`
-      : 'This project lands only approved work (land.require_review), and this session has submitted no work item: submit_work, get it approved, then ask again.',
+    reason: !item
+      ? 'This project lands only approved work (land.require_review), and this session has submitted no work item: submit_work, get it approved, then ask again.'
+      : item.status !== 'approved'
+        ? `This project lands only approved work (land.require_review), and your work item ${title} is ${item.status}.`
+        : `This project lands only approved work (land.require_review), and your work item ${title} was approved before your last commit: update_work with what changed, and get it approved again.`,
     details: item ? { work_item_id: item.id, status: item.status } : {},
   };
+}
+
+/** When the request's HEAD was committed (ms), or null when git cannot say. */
+async function commitTime(row: LandingRow): Promise<number | null> {
+  const seconds = await tryGitAsync(row.worktree, 'show', '-s', '--format=%ct', row.head_commit);
+  return seconds && /^\d+$/.test(seconds) ? Number(seconds) * 1000 : null;
+}
+
+function unrelated(row: LandingRow) {
+  return refused(
+    'UNRELATED',
+    `${row.branch} shares no history with ${row.onto} here (unrelated histories, or a shallow clone cut it): fetch the whole history (git fetch --unshallow), or land onto a branch it grew from.`,
+  );
 }
 
 /** The conflicts as said: each file's lines, both sides quoted, and the landed work it meets (whose, which commit). */
@@ -267,8 +292,10 @@ async function describeConflicts(
         const by = landedBy(t.commit);
         return {
           commit: t.commit,
-          subject: quoteBlock(t.subject, 200, 1, '…'),
-          by: by ? `"${by.requester}" (landing ${by.id.slice(0, 8)})` : `${quoteBlock(t.author, 80, 1, '…')}`,
+          subject: inline(t.subject, 200),
+          by: by
+            ? `"${inline(by.requester, 60)}" (landing ${by.id.slice(0, 8)})`
+            : `"${inline(t.author, 60)}"`,
           landing_id: by?.id ?? null,
           session_id: by?.session_id ?? null,
         };

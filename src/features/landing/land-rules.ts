@@ -6,6 +6,9 @@ import { describeFences } from '../claims/claim-fences.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { LandingServices } from './landing-service.js';
 
+/** Files of one request checked for holders, at most. */
+const HELD_FILES = 2_000;
+
 /** Why a request is refused: a code, a reason to read, and what was found. */
 export interface Refusal {
   code: string;
@@ -24,6 +27,8 @@ export async function heldWork(
   range: { base: string; head: string },
 ): Promise<Refusal | null> {
   if (files.length === 0) return null;
+  // A request's files are judged up to a bound (each is a read of the claims over it).
+  files = files.slice(0, HELD_FILES);
   const { enforcement } = services;
   const viewer: Viewpoint = {
     id: request.session_id,

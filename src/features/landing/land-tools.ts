@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isBranchName } from '../../core/branch-name.js';
 import { inline, quoteBlock } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS } from '../../core/waits.js';
 import type { LandingRow } from '../../store/landings-store.js';
@@ -7,10 +8,7 @@ import { type CallControls, defineTool, type Services } from '../tool-context.js
 import { FINAL, type LandingView } from './landing-service.js';
 
 /** A branch name as git allows it (`git check-ref-format --branch`), checked before git sees it. */
-const branchName = text('idChars').refine(
-  (name) => !/^-|\.\.|@\{|\/\/|\.lock$|\/$|\.$|^\/|[\s~^:?*[\\\x00-\x1f\x7f]/.test(name),
-  'is not a branch name git allows',
-);
+const branchName = text('idChars').refine(isBranchName, 'is not a branch name git allows');
 
 /** What an answer shows of the check's output: its end. */
 const OUTPUT_SHOWN = 2_000;
@@ -79,13 +77,16 @@ export const land = defineTool({
   output: outcome,
   async handler({ app, connection, call }, input) {
     const session = await connection.actor(input.session_id);
+    const asked = Date.now();
     const { row } = await app.landing.request({
       session,
       folder: session.worktree,
       onto: input.onto,
       requester: session.name,
     });
-    const now = FINAL.has(row.state) ? row : await waitFor(app, row.id, input.wait_seconds, call);
+    // The call's whole time stays within wait_seconds where it can: what asking took (a fetch) counts.
+    const left = Math.max(0, input.wait_seconds - Math.ceil((Date.now() - asked) / 1000));
+    const now = FINAL.has(row.state) ? row : await waitFor(app, row.id, left, call);
     const final = now ?? row;
     // Its outcome is in this answer: the notification saying it is not delivered again.
     if (FINAL.has(final.state)) await app.notifications.markSeen(session.id, 'land_outcome', final.id);

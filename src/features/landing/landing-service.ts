@@ -8,6 +8,7 @@
  * other live session whose changes meet what landed is told so (`landed-meetings.ts`).
  */
 import type { AppContext } from '../../app/context.js';
+import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
@@ -26,6 +27,7 @@ import type { SessionRow } from '../../store/sessions-store.js';
 import type { ChangesService } from '../changes/changes-service.js';
 import type { EnforcementService } from '../enforcement/enforcement-service.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { stateOf } from '../sessions/liveness.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 import type { Wakeups } from '../waits/wakeups.js';
 import { landOne, type Runner } from './land-one.js';
@@ -46,6 +48,12 @@ export interface LandingServices {
 /** A lander's hold on a landing: renewed every `RENEW_MS`, taken over once it runs out. */
 const LEASE_MS = 30_000;
 const RENEW_MS = 5_000;
+/** A request taken over this many times (its lander died each time) is refused. */
+const MAX_ATTEMPTS = 5;
+/** A request landing on another machine whose lander stopped renewing this long ago is cancelled. */
+const FOREIGN_LEASE_GRACE_MS = 10 * 60_000;
+/** A terminal's request of another machine that none of its servers took this long after. */
+const FOREIGN_QUEUED_MS = 60 * 60_000;
 /** The requests and outcomes a status shows. */
 const LISTED = 50;
 
@@ -81,6 +89,8 @@ export class LandingService {
   private readonly runner = { id: newId(), pid: process.pid, start: processStartTime(process.pid) };
   /** Projects this process is landing (one loop each), and whether to look again when it ends. */
   private readonly driving = new Map<string, { again: boolean }>();
+  /** Set once this process stops landing (it is closing, or its person pressed Ctrl-C). */
+  private stopped = false;
   /** Landings under way here, each with what aborts it. */
   private readonly under = new Set<AbortController>();
 
@@ -111,13 +121,21 @@ export class LandingService {
         `${input.folder} is not in a git repository: only committed work of a git branch lands.`,
         'Run it from inside the copy whose branch should land.',
       );
+    // The queue of the repository the copy is in (an agent may ask from another repository's folder).
+    const location = this.services.sessions.locate(copy.worktree);
     const projectId =
-      input.session?.project_id ??
-      (
-        await store.write(() =>
-          store.projects.ensure(this.services.sessions.locate(copy.worktree), app.host, app.now()),
-        )
-      ).id;
+      input.session && input.session.worktree === copy.worktree
+        ? input.session.project_id
+        : (
+            (await store.projects.findFor(location)) ??
+            (await store.write(() => store.projects.ensure(location, app.host, app.now())))
+          ).id;
+    if (input.onto !== undefined && !isBranchName(input.onto))
+      throw new CollabError(
+        'INVALID_INPUT',
+        `onto: "${inline(input.onto, 100)}" is not a branch name git allows.`,
+        'Name an existing branch, e.g. main.',
+      );
     const onto = input.onto ?? (await defaultTarget(copy.worktree, copy.commonDir));
     const base = {
       id: newId(),
@@ -165,6 +183,11 @@ export class LandingService {
         `There is no branch "${inline(onto, 200)}" ${remote ? `on ${remote}` : 'in this repository'} to land on: name an existing one (onto).`,
       );
     const work = await workToLand(copy.worktree, target, copy.head);
+    if (work === null)
+      return refuse(
+        'UNRELATED',
+        `${copy.branch} shares no history with ${onto} here (unrelated histories, or a shallow clone cut it): fetch the whole history (git fetch --unshallow), or land onto a branch it grew from.`,
+      );
     base.commits = work.commits;
     if (work.commits === 0)
       return refuse(
@@ -179,7 +202,7 @@ export class LandingService {
       async () => {
         const open = await store.landings.openFor(projectId, copy.worktree, app.host, onto);
         if (open?.state === 'queued') {
-          await store.landings.retarget(open.id, copy.head!, work.commits);
+          await store.landings.retarget(open.id, copy.branch!, copy.head!, work.commits);
           return { row: (await store.landings.get(open.id))!, existing: true };
         }
         if (open) return { row: open, existing: true };
@@ -225,6 +248,7 @@ export class LandingService {
    * loop per project in this process (asked again meanwhile, it looks again when done).
    */
   async drive(projectId: string): Promise<void> {
+    if (this.stopped) return;
     const running = this.driving.get(projectId);
     if (running) {
       running.again = true;
@@ -235,6 +259,7 @@ export class LandingService {
     try {
       for (;;) {
         state.again = false;
+        if (this.stopped) return;
         const taken = await this.take(projectId);
         if (taken) {
           await this.landTaken(taken);
@@ -252,9 +277,15 @@ export class LandingService {
     const { app } = this;
     const { store } = app;
     const me = { ...this.runner, host: app.host };
+    const scope = { project: projectId };
     const queue = await store.landings.queue(projectId, 20);
     for (const head of queue) {
       const now = app.now();
+      const gone = await this.abandoned(head, now);
+      if (gone) {
+        await store.write(() => store.landings.abandon(head, { state: 'cancelled', ...gone }, now), scope);
+        continue;
+      }
       if (head.state === 'landing') {
         if (head.host !== app.host) return null;
         const alive =
@@ -264,41 +295,69 @@ export class LandingService {
             head.runner_pid === null ||
             processAlive(head.runner_pid, head.runner_start));
         if (alive) return null;
-        const taken = await store.write(() => store.landings.takeOver(head, me, now + LEASE_MS), {
-          project: projectId,
-        });
+        if (head.attempts >= MAX_ATTEMPTS) {
+          await store.write(
+            () =>
+              store.landings.abandon(
+                head,
+                {
+                  state: 'rejected',
+                  reason_code: 'LANDER_STOPPED',
+                  reason: `Its lander stopped ${head.attempts} times while landing it${head.candidate ? ` (the last replayed commit was ${head.candidate}; if ${head.onto} holds it, it landed)` : ''}: ask again, and see the log (logs/collab.log) if it happens again.`,
+                },
+                now,
+              ),
+            scope,
+          );
+          continue;
+        }
+        const taken = await store.write(() => store.landings.takeOver(head, me, now + LEASE_MS), scope);
         if (!taken) return null;
         app.log.info('landing.taken_over', { landing: head.id, from: head.runner_pid });
         // What the dead lander left running: its check, its scratch worktree (landOne removes it).
         if (head.runner_host === app.host) await endLeftCheck(head.id);
         return (await store.landings.get(head.id)) ?? null;
       }
-      // A request whose session ended is withdrawn, whoever looks.
-      if (head.session_id) {
-        const session = await store.sessions.get(head.session_id);
-        if (!session || session.status === 'ended') {
-          await store.write(() =>
-            store.landings.finish(
-              head.id,
-              null,
-              {
-                state: 'cancelled',
-                reason_code: 'SESSION_ENDED',
-                reason: 'The session that asked ended before its turn came.',
-              },
-              now,
-            ),
-          );
-          continue;
-        }
-      }
       // First come, first served: the head is landed by its own machine.
       if (head.host !== app.host) return null;
-      const started = await store.write(() => store.landings.start(head.id, me, now, now + LEASE_MS), {
-        project: projectId,
-      });
+      const started = await store.write(() => store.landings.start(head.id, me, now, now + LEASE_MS), scope);
       return started ? ((await store.landings.get(head.id)) ?? null) : null;
     }
+    return null;
+  }
+
+  /**
+   * Why a request at the head of a queue will never land, so that it stops holding up the rest:
+   * its session ended or went inactive; asked from a terminal on another machine an hour ago and
+   * not landed since (that machine runs no server to land it); or landing on another machine whose
+   * lander stopped renewing its hold 10 minutes ago. Null while it may still land.
+   */
+  private async abandoned(
+    row: LandingRow,
+    now: number,
+  ): Promise<{ reason_code: string; reason: string } | null> {
+    const { app } = this;
+    if (row.state === 'landing') {
+      if (row.host === app.host || row.lease_until === null || now - row.lease_until < FOREIGN_LEASE_GRACE_MS)
+        return null;
+      return {
+        reason_code: 'LANDER_STOPPED',
+        reason: `Its lander on ${row.host} stopped ${Math.round((now - row.lease_until) / 60_000)} min ago without ending it${row.candidate ? ` (its last replayed commit was ${row.candidate}; if ${row.onto} holds it, it landed)` : ''}.`,
+      };
+    }
+    if (row.session_id) {
+      const session = await app.store.sessions.get(row.session_id);
+      if (session && stateOf(app, session) === 'active') return null;
+      return {
+        reason_code: 'SESSION_ENDED',
+        reason: 'The session that asked is no longer active (ended, or silent) and its turn came.',
+      };
+    }
+    if (row.host !== app.host && now - row.requested_at > FOREIGN_QUEUED_MS)
+      return {
+        reason_code: 'NOT_TAKEN',
+        reason: `Asked from a terminal on ${row.host} over an hour ago, and no session-collab server there landed it.`,
+      };
     return null;
   }
 
@@ -310,7 +369,9 @@ export class LandingService {
     this.under.add(abort);
     const renew = setInterval(() => {
       store
-        .write(() => store.landings.renew(row.id, this.runner.id, app.now() + LEASE_MS))
+        .write(() => store.landings.renew(row.id, this.runner.id, app.now() + LEASE_MS), {
+          project: row.project_id,
+        })
         .then((held) => {
           if (!held) abort.abort();
         })
@@ -439,6 +500,7 @@ export class LandingService {
 
   /** Stops landing in this process (it is closing): what was under way is left to the next lander. */
   stop(): void {
+    this.stopped = true;
     for (const abort of this.under) abort.abort();
   }
 }
