@@ -21,6 +21,9 @@ import type { LandingServices } from './landing-service.js';
 const LANDED_FILES = 300;
 const SESSIONS = 200;
 const NOTICES_PER_SESSION = 5;
+/** Meetings recorded per session (what its collab_check lists), and bases of sessions read (a diff each). */
+const MEETINGS_PER_SESSION = 20;
+const BASES = 20;
 
 export async function tellWhoseWorkMeets(
   services: LandingServices,
@@ -43,6 +46,7 @@ export async function tellWhoseWorkMeets(
   const sinceBase = new Map<string, Promise<FileChange[] | null>>();
   const theirsFrom = (base: string) => {
     let found = sinceBase.get(base);
+    if (!found && sinceBase.size >= BASES) return Promise.resolve(null);
     if (!found) {
       found = services.changes.between(row.worktree, base, landed, landedFiles).catch(() => null);
       sinceBase.set(base, found);
@@ -65,7 +69,7 @@ export async function tellWhoseWorkMeets(
     );
     if (predictions.length === 0) continue;
     told++;
-    for (const p of predictions) {
+    for (const p of predictions.slice(0, MEETINGS_PER_SESSION)) {
       const view = entry(target, p);
       const m: LandingMeetingRow = {
         id: newId(),

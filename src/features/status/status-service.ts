@@ -79,7 +79,7 @@ export class StatusService {
         if (claims.length === limit) break;
         claims.push(app.claims.view(c));
       }
-      const landing = await app.landing.status(project.id, Math.min(limit || 1000, 1000));
+      const landing = await app.landing.status(project.id, Math.min(limit || 50, 50));
       // A project with nothing going on is left out, unless work landed (or was refused) in the last day.
       const lately = landing.recent.some(
         (l) => l.finished_at !== null && Date.parse(l.finished_at) > app.now() - DAY_MS,
