@@ -41,12 +41,21 @@ function setup(config: Record<string, unknown> = {}) {
   return { home, state, repo, connect };
 }
 
+/**
+ * Whether a process still runs. A zombie does not: it has ended, and waits only to be reaped by
+ * whatever adopted it (on some machines a PID 1 that reaps late, or never).
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX] /s.test(stat);
+  } catch {
+    return true;
   }
 }
 

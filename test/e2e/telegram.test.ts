@@ -230,7 +230,8 @@ describe('a server whose connection closes while Telegram keeps it busy', () => 
     child.stdin.write('x'.repeat(11 * 1024 * 1024)); // no newline: over the transport's 10 MB
     const started = Date.now();
     expect(await server.exit).toBe(0);
-    expect(Date.now() - started).toBeLessThan(8_000);
+    // It exits rather than hangs (how fast is the machine's business: a bound, not a timing).
+    expect(Date.now() - started).toBeLessThan(30_000);
     const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     try {
       expect(db.prepare('SELECT status FROM sessions').all()).toEqual([{ status: 'ended' }]);

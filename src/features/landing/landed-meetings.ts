@@ -25,12 +25,26 @@ const NOTICES_PER_SESSION = 5;
 const MEETINGS_PER_SESSION = 20;
 const BASES = 20;
 
-export async function tellWhoseWorkMeets(
+/** What a landing's work meets: the rows `collab_check` lists, and the notices to send. */
+export interface Meetings {
+  rows: LandingMeetingRow[];
+  notices: Array<{ sessionId: string; m: LandingMeetingRow; lines: string; symbols: string[] }>;
+  sessions: number;
+  /** The landed commit they meet. */
+  commit: string;
+}
+
+/**
+ * What the work that moved the target from `before` to `landed` meets in the other live sessions'
+ * changes. Git and the parser run here, before any write: `recordMeetings` writes it, in the
+ * transaction that records the landing, so that once a landing shows, those it meets are told.
+ */
+export async function meetingsOf(
   services: LandingServices,
   row: LandingRow,
   before: string,
   landed: string,
-): Promise<number> {
+): Promise<Meetings> {
   const { app } = services;
   const { store } = app;
   const landedFiles = (
@@ -39,7 +53,7 @@ export async function tellWhoseWorkMeets(
     .split('\0')
     .filter((p) => p.length > 0)
     .slice(0, LANDED_FILES);
-  if (landedFiles.length === 0) return 0;
+  if (landedFiles.length === 0) return { rows: [], notices: [], sessions: 0, commit: landed };
   const bySession = await store.changes.ofProject(row.project_id);
   const target = { id: row.session_id ?? '', name: `${row.requester} (landed on ${row.onto})` };
   // What the target changed since a base, read once per base (sessions of one repository share few).
@@ -54,7 +68,7 @@ export async function tellWhoseWorkMeets(
     return found;
   };
   const meetings: LandingMeetingRow[] = [];
-  const notices: Array<{ sessionId: string; m: LandingMeetingRow; lines: string; symbols: string[] }> = [];
+  const notices: Meetings['notices'] = [];
   let told = 0;
   for (const [sessionId, mine] of bySession) {
     if (sessionId === row.session_id || told >= SESSIONS) continue;
@@ -92,30 +106,38 @@ export async function tellWhoseWorkMeets(
         notices.push({ sessionId, m, lines, symbols: p.symbols });
     }
   }
-  if (meetings.length === 0) return 0;
-  await store.write(
-    async () => {
-      await store.landings.addMeetings(meetings);
-      for (const n of notices)
-        await services.notifications.notify([n.sessionId], {
-          type: 'landed_conflict',
-          subject: `${row.id}:${n.m.file}:${n.m.level}`,
-          project: row.project_id,
-          payload: {
-            landing_id: row.id,
-            session: row.requester,
-            session_id: row.session_id,
-            onto: row.onto,
-            commit: landed,
-            file: n.m.file,
-            level: n.m.level,
-            symbols: n.symbols,
-            lines: inline(n.lines, 300),
-          },
-        });
-    },
-    { project: row.project_id },
-  );
-  app.log.info('landing.meetings', { landing: row.id, sessions: told, meetings: meetings.length });
-  return told;
+  return { rows: meetings, notices, sessions: told, commit: landed };
+}
+
+/** Records what a landing met and tells each session it met (inside the landing's write). */
+export async function recordMeetings(
+  services: LandingServices,
+  row: LandingRow,
+  met: Meetings,
+): Promise<void> {
+  if (met.rows.length === 0) return;
+  const { store } = services.app;
+  await store.landings.addMeetings(met.rows);
+  for (const n of met.notices)
+    await services.notifications.notify([n.sessionId], {
+      type: 'landed_conflict',
+      subject: `${row.id}:${n.m.file}:${n.m.level}`,
+      project: row.project_id,
+      payload: {
+        landing_id: row.id,
+        session: row.requester,
+        session_id: row.session_id,
+        onto: row.onto,
+        commit: met.commit,
+        file: n.m.file,
+        level: n.m.level,
+        symbols: n.symbols,
+        lines: inline(n.lines, 300),
+      },
+    });
+  services.app.log.info('landing.meetings', {
+    landing: row.id,
+    sessions: met.sessions,
+    meetings: met.rows.length,
+  });
 }

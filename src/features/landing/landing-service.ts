@@ -33,7 +33,7 @@ import type { Wakeups } from '../waits/wakeups.js';
 import { landOne, type Runner } from './land-one.js';
 import { heldWork } from './land-rules.js';
 import { landSettings } from './land-settings.js';
-import { tellWhoseWorkMeets } from './landed-meetings.js';
+import { meetingsOf, recordMeetings } from './landed-meetings.js';
 
 /** What landing uses. */
 export interface LandingServices {
@@ -384,9 +384,24 @@ export class LandingService {
     try {
       const outcome = await landOne(this.services, row, runner);
       if (outcome === null || abort.signal.aborted) return;
-      const finished = await store.write(
+      // What the landed work meets in others' changes: read now, recorded with the outcome.
+      const met =
+        outcome.state === 'landed' &&
+        outcome.before &&
+        outcome.landed_commit &&
+        outcome.before !== outcome.landed_commit
+          ? await meetingsOf(this.services, row, outcome.before, outcome.landed_commit).catch(
+              (error: Error) => {
+                app.log.warn('landing.meetings_failed', { landing: row.id, message: error.message });
+                return null;
+              },
+            )
+          : null;
+      if (abort.signal.aborted) return;
+      await store.write(
         async () => {
           const done = await store.landings.finish(row.id, runner.id, outcome, app.now());
+          if (done && met) await recordMeetings(this.services, row, met);
           if (done && row.session_id)
             await this.services.notifications.notify([row.session_id], {
               type: 'land_outcome',
@@ -409,17 +424,6 @@ export class LandingService {
         state: outcome.state,
         code: outcome.reason_code ?? null,
       });
-      if (
-        finished &&
-        outcome.state === 'landed' &&
-        outcome.before &&
-        outcome.landed_commit &&
-        outcome.before !== outcome.landed_commit
-      )
-        await tellWhoseWorkMeets(this.services, row, outcome.before, outcome.landed_commit).catch(
-          (error: Error) =>
-            app.log.warn('landing.meetings_failed', { landing: row.id, message: error.message }),
-        );
     } finally {
       clearInterval(renew);
       this.under.delete(abort);
