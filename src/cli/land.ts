@@ -19,6 +19,7 @@ import { runningHub } from './machine-server.js';
 
 interface LandOptions {
   onto?: string;
+  cancel?: string;
   wait?: boolean;
   status?: boolean;
   json?: boolean;
@@ -31,6 +32,7 @@ export async function landCommand(options: LandOptions): Promise<void> {
   const app = await App.open();
   try {
     if (options.status) return await showStatus(app, options);
+    if (options.cancel) return await cancel(app, options.cancel, options);
     if (options.onto !== undefined && !isBranchName(options.onto))
       throw new CollabError(
         'INVALID_INPUT',
@@ -45,6 +47,7 @@ export async function landCommand(options: LandOptions): Promise<void> {
       folder: cwd,
       onto: options.onto,
       requester: session?.name ?? `${terminalUser()} (terminal)`,
+      land: options.wait !== false,
     });
     let now = row;
     if (!FINAL.has(row.state) && options.wait !== false) {
@@ -99,6 +102,18 @@ function render(v: LandingView): string {
     return `${red(v.state === 'rejected' ? 'Refused' : 'Cancelled')}: ${v.reason ?? ''}${output}`;
   }
   return describeLanding(v);
+}
+
+/** `land --cancel <id>`: withdraws a waiting request (one landing now ends by itself). */
+async function cancel(app: App, reference: string, options: LandOptions): Promise<void> {
+  const project = await projectOfFolder(app, process.cwd());
+  const row = await app.landing.cancel(reference, project, `${terminalUser()} (terminal)`);
+  const view = app.landing.view(row, null);
+  if (options.json) printJson(view);
+  else
+    process.stdout.write(
+      `${yellow('Cancelled')} request ${row.id} of "${inline(row.requester, 60)}" (${row.commits} commit(s) of ${inline(row.branch, 60)} → ${inline(row.onto, 60)}).\n`,
+    );
 }
 
 async function showStatus(app: App, options: LandOptions): Promise<void> {

@@ -134,6 +134,7 @@ program
   .option('--onto <branch>', "the target branch (default: the repository's default branch)")
   .option('--no-wait', 'queue it and return; a session-collab server of this machine lands it')
   .option('--status', "show this repository's landing queue and latest outcomes")
+  .option('--cancel <id>', 'withdraw a request still waiting (by the first characters of its id)')
   .option('--json', 'machine-readable output')
   .action(async (options) => (await import('./land.js')).landCommand(options));
 

@@ -312,6 +312,18 @@ describe('landing from a terminal, and with reviews required', () => {
     expect(status.stdout).toContain('rejected');
     const all = await runCli(home, ['status'], a);
     expect(all.stdout).toContain('Landing');
+    // Queued without waiting (no server runs here: it says so), then withdrawn by its id's start.
+    commitOn(a, 'more', { 'src/ui.ts': 'export const title = "Apps";\n' }, 'plural');
+    const queued = await runCli(home, ['land', '--no-wait'], a);
+    expect(queued.code).toBe(0);
+    expect(queued.stdout).toContain('is queued');
+    expect(queued.stdout).toContain('no session-collab server runs on this machine');
+    const id = /Request ([0-9a-f-]{36})/.exec(queued.stdout)![1]!;
+    const cancelled = await runCli(home, ['land', '--cancel', id.slice(0, 8)], a);
+    expect(cancelled.stdout).toContain('Cancelled');
+    const again2 = await runCli(home, ['land', '--cancel', id.slice(0, 8)], a);
+    expect(again2.code).not.toBe(0);
+    expect(again2.stderr).toContain('only a request still waiting can be cancelled');
   });
 
   it('with land.require_review, only work whose work item is approved lands', async () => {

@@ -26,6 +26,7 @@ import type { LandingOutcome, LandingRow, NewLanding } from '../../store/landing
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ChangesService } from '../changes/changes-service.js';
 import type { EnforcementService } from '../enforcement/enforcement-service.js';
+import { fullId } from '../id-references.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { stateOf } from '../sessions/liveness.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -111,6 +112,8 @@ export class LandingService {
     folder: string;
     onto?: string | undefined;
     requester: string;
+    /** Whether this process starts landing it (false: it only queues it, and is about to exit). */
+    land?: boolean;
   }): Promise<{ row: LandingRow; existing: boolean }> {
     const { app } = this;
     const { store } = app;
@@ -211,7 +214,7 @@ export class LandingService {
       },
       { project: projectId },
     );
-    this.kick(projectId);
+    if (input.land !== false) this.kick(projectId);
     return queued;
   }
 
@@ -445,6 +448,44 @@ export class LandingService {
     } finally {
       watch.close();
     }
+  }
+
+  /**
+   * Withdraws a waiting request (by its id or the first characters of it, in `projectId` when
+   * given), for `by`. One that is landing ends by itself, and one that ended stays as it ended.
+   */
+  async cancel(reference: string, projectId: string | null, by: string): Promise<LandingRow> {
+    const { app } = this;
+    const id = await fullId(app, 'landing', reference, projectId === null ? null : async () => projectId);
+    const row = await app.store.landings.get(id);
+    if (!row)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `No landing request ${inline(reference, 60)}.`,
+        'session-collab land --status lists them.',
+      );
+    if (row.state !== 'queued')
+      throw new CollabError(
+        'INVALID_STATE',
+        `Request ${row.id} is ${row.state}: only a request still waiting can be cancelled.`,
+        row.state === 'landing' ? 'It ends by itself: landed or refused.' : 'It has ended already.',
+      );
+    const done = await app.store.write(
+      () =>
+        app.store.landings.abandon(
+          row,
+          { state: 'cancelled', reason_code: 'CANCELLED', reason: `Cancelled by ${inline(by, 80)}.` },
+          app.now(),
+        ),
+      { project: row.project_id },
+    );
+    if (!done)
+      throw new CollabError(
+        'INVALID_STATE',
+        `Request ${row.id} started landing meanwhile.`,
+        'It ends by itself.',
+      );
+    return (await app.store.landings.get(row.id))!;
   }
 
   async get(id: string): Promise<LandingRow | undefined> {
