@@ -126,33 +126,8 @@ export async function readChanges(
   options: { base?: ChangeBase; paths?: string[] } = {},
 ): Promise<WorktreeChanges> {
   const base = options.base ?? (await findBase(worktree, commonDir));
-  const pathspec = options.paths ? ['--', ...options.paths.map((p) => `:(literal)${p}`)] : ['--'];
-  let files: FileChange[];
-  try {
-    files = parseGitDiff(
-      await gitOutputAsync(
-        worktree,
-        [...DIFF_ARGS, base.commit, ...pathspec],
-        CHANGE_LIMITS.timeoutMs,
-        CHANGE_LIMITS.diffBytes,
-      ),
-    );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOBUFS') throw error;
-    // Too much to read by lines: the files, each compared as a whole.
-    const names = await gitOutputAsync(worktree, [
-      'diff',
-      '--name-only',
-      '-z',
-      '--no-renames',
-      base.commit,
-      ...pathspec,
-    ]);
-    files = names
-      .split('\0')
-      .filter((p) => p.length > 0)
-      .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
-  }
+  const pathspec = pathspecOf(options.paths);
+  const files = await diffFiles(worktree, [base.commit], pathspec);
   await blobsOfPureRenames(worktree, base.commit, files);
   const seen = new Set(files.map((f) => f.path));
   const untracked = (
@@ -172,24 +147,21 @@ export async function readChanges(
   return { base, files: kept, omitted: seen.size + untracked.length - kept.length };
 }
 
+/** Paths relative to the root, each taken literally (no pathspec magic); none: every file. */
+function pathspecOf(paths: string[] | undefined): string[] {
+  return paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : ['--'];
+}
+
 /**
- * What changed between two commits (`paths` only, when named), as `readChanges` reads a worktree:
- * the same diff options, so hunks compare with any copy's. Every file is kept (landed work is
- * bounded by what one request carried); a diff too large to read by lines is compared whole.
+ * The files `git diff` of `revs` (a base against the worktree, or two commits) changes, by lines;
+ * a diff too large to read by lines gives every file compared as a whole.
  */
-export async function readCommitChanges(
-  worktree: string,
-  from: string,
-  to: string,
-  paths?: string[],
-): Promise<FileChange[]> {
-  const pathspec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : ['--'];
-  let files: FileChange[];
+async function diffFiles(worktree: string, revs: string[], pathspec: string[]): Promise<FileChange[]> {
   try {
-    files = parseGitDiff(
+    return parseGitDiff(
       await gitOutputAsync(
         worktree,
-        [...DIFF_ARGS, from, to, ...pathspec],
+        [...DIFF_ARGS, ...revs, ...pathspec],
         CHANGE_LIMITS.timeoutMs,
         CHANGE_LIMITS.diffBytes,
       ),
@@ -201,15 +173,28 @@ export async function readCommitChanges(
       '--name-only',
       '-z',
       '--no-renames',
-      from,
-      to,
+      ...revs,
       ...pathspec,
     ]);
-    files = names
+    return names
       .split('\0')
       .filter((p) => p.length > 0)
       .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
   }
+}
+
+/**
+ * What changed between two commits (`paths` only, when named), as `readChanges` reads a worktree:
+ * the same diff options, so hunks compare with any copy's. Every file is kept (landed work is
+ * bounded by what one request carried); a diff too large to read by lines is compared whole.
+ */
+export async function readCommitChanges(
+  worktree: string,
+  from: string,
+  to: string,
+  paths?: string[],
+): Promise<FileChange[]> {
+  const files = await diffFiles(worktree, [from, to], pathspecOf(paths));
   await blobsOfPureRenames(worktree, from, files);
   return files.slice(0, CHANGE_LIMITS.files);
 }
