@@ -24,6 +24,7 @@ import {
 import { driverBench, recordedDriversSection } from './driver-bench.mjs';
 import { hooks } from './hooks.mjs';
 import { hubRound, stdioRound, teamRound } from './hub.mjs';
+import { landBench } from './land.mjs';
 import { describeHistory, historySection, mergeHistory, recordedHistorySection } from './merge-history.mjs';
 import { predict } from './predict.mjs';
 import { semanticBench } from './semantic.mjs';
@@ -347,6 +348,8 @@ const hook = await hooks(servers);
 progress('conflict prediction, a pair of sessions with 2,000-line diffs…');
 const prediction = await predict();
 const semantic = semanticBench();
+progress('landing: 8 clones ask at once, beside plain git landing the same branches…');
+const landing = await landBench(2);
 // Prediction on real merge history: repositories a person fetched (none are downloaded here).
 const HISTORY_REPOS = (process.env.MERGE_HISTORY_REPOS ?? '').split(':').filter(Boolean);
 const history = HISTORY_REPOS.length > 0 ? await mergeHistory(HISTORY_REPOS, progress) : null;
@@ -600,6 +603,14 @@ for (const [language, r] of Object.entries(semantic.byLanguage))
     r.precision >= 0.95 && r.recall >= 0.9,
   );
 row(
+  `landing: ${landing.pieces} clones ask at once, no check (\`bench/land.mjs\`, median of 2): all landed, wall time, per landing`,
+  `${fmt(landing.ours.wall / 1000, 2)} s, ${fmt(landing.ours.wall / landing.pieces, 0)} ms each (${landing.ours.landed} landed, ${landing.ours.commits} commits on the target)`,
+  '–',
+  `plain git (fetch, rebase, push, branch after branch): ${fmt(landing.floor.wall / 1000, 2)} s; ours ÷ git ${ratio(landing.ours.wall, landing.floor.wall)}; bare node ${fmt(landing.bare, 0)} ms`,
+  'reported',
+  null,
+);
+row(
   'default `tools/list` as received (JSON bytes / 4)',
   `${size.ours.tokens} tokens`,
   size.peer ? `${size.peer.tokens} tokens` : '–',
@@ -670,6 +681,11 @@ the ratios are the figures to read.
 - **prediction** (\`bench/predict.mjs\`): two clones, a \`serve\` in each; each session changed 2,002
   lines of a 7,000-line TypeScript file (286 hunks; 36 functions in the same lines). The comparison alone
   (the two change sets as git prints them), and \`collab_check\` without files as a client sees it.
+- **landing** (\`bench/land.mjs\`): a bare origin and 8 clones, each one commit ahead on a branch of
+  its own, no \`land.check\`; 8 \`serve\` processes (relays to one machine server) call \`collab_land\`
+  at once and the queue lands them one at a time. Beside it, on a fresh copy of the same setup, a
+  script landing the same branches with plain git (fetch, rebase, push; again when refused). What
+  the queue costs over the git it must run anyway (a real check's time is the project's).
 - **tools/list**: the default toolset's \`tools/list\` result as the server sends it, bytes / 4.
 - **hub over HTTP**: 8 client processes, each a minimal Streamable HTTP client (\`fetch\`, no SDK)
   with its own MCP session on one \`session-collab hub\`, loop claim → check → release for 5 s;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { inline } from '../core/fence.js';
 import { gitOutputAsync, tryGitAsync } from './git.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
+import { readRef } from './git-refs.js';
 import { locateFolder } from './git-repo.js';
 
 /** git run for landing: no hooks of the repository (the project's check is `land.check`), no signing. */
@@ -144,19 +145,22 @@ export async function currentTarget(
 ): Promise<string | null> {
   if (remote === null)
     return tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${onto}^{commit}`);
+  const ref = `refs/remotes/${remote}/${onto}`;
   try {
-    await run(worktree, [
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      remote,
-      `+refs/heads/${onto}:refs/remotes/${remote}/${onto}`,
-    ]);
+    await run(
+      worktree,
+      ['fetch', '--quiet', '--no-tags', remote, `+refs/heads/${onto}:${ref}`],
+      undefined,
+      LONG_TIMEOUT_MS,
+    );
   } catch (error) {
     if (/couldn't find remote ref|no such ref/i.test(gitWords(error))) return null;
     throw error;
   }
-  return tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${onto}^{commit}`);
+  // What the fetch wrote, read from the git folder (no second process), else asked of git.
+  const place = locateFolder(worktree);
+  const read = place.kind === 'git' ? readRef(place.gitDir, place.commonDir, ref) : null;
+  return read ?? tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `${ref}^{commit}`);
 }
 
 /** What a copy would land on `target`: its commits not there (merges among them) and the files they change. */
@@ -221,7 +225,8 @@ export interface ReplayConflict {
 }
 
 export type Replayed =
-  | { ok: true; commit: string; commits: number }
+  /** The replayed tip, and the commits it put on the target, oldest first. */
+  | { ok: true; commit: string; commits: string[] }
   | { ok: false; conflicts: ReplayConflict[]; stoppedAt: string | null };
 
 /**
@@ -262,8 +267,10 @@ export async function replay(scratch: string, target: string, base: string): Pro
     await run(scratch, ['rebase', '--abort']).catch(() => {});
     return { ok: false, conflicts, stoppedAt };
   }
-  const commit = (await run(scratch, ['rev-parse', 'HEAD'])).trim();
-  const commits = Number((await tryRun(scratch, 'rev-list', '--count', `${target}..HEAD`)) ?? 0);
+  // One process: the replayed commits, newest first (the first is the tip).
+  const list = (await run(scratch, ['rev-list', '-n', '1000', `${target}..HEAD`])).trim();
+  const commits = list ? list.split('\n').reverse() : [];
+  const commit = commits.at(-1) ?? (await run(scratch, ['rev-parse', 'HEAD'])).trim();
   return { ok: true, commit, commits };
 }
 

@@ -56,7 +56,7 @@ export async function landOne(
   services: LandingServices,
   row: LandingRow,
   runner: Runner,
-): Promise<(LandingOutcome & { before?: string; commits?: string[] }) | null> {
+): Promise<(LandingOutcome & { before?: string; commits?: string[]; files?: string[] }) | null> {
   const { app } = services;
   const scratch = scratchPath(app, row);
   try {
@@ -128,7 +128,7 @@ async function attemptOn(
       return landedAs(row, target, target, 'Every commit of it was on the target already.');
     const held = await heldWork(services, row, work.files, { base: work.base, head: row.head_commit });
     if (held) return refused(held.code, held.reason, held.details);
-    const review = await reviewGate(services, row, settings.require_review, await commitTime(row));
+    const review = settings.require_review ? await reviewGate(services, row, await commitTime(row)) : null;
     if (review) return refused(review.code, review.reason, review.details);
 
     await addScratch(row.worktree, scratch, row.head_commit);
@@ -187,14 +187,15 @@ async function attemptOn(
     if (runner.signal.aborted) return null;
     const moved = await moveTarget(scratch, remote, row.onto, target, replayed.commit);
     if (moved.moved) {
-      const commits = await commitsBetween(scratch, target, replayed.commit);
+      const commits = replayed.commits;
       return {
         state: 'landed' as const,
         landed_commit: replayed.commit,
         reason: moved.worktree
           ? `The worktree ${moved.worktree}, which has ${row.onto} checked out, moved with it.`
           : null,
-        details: JSON.stringify({ commits, target_before: target, dropped: work.commits - replayed.commits }),
+        details: JSON.stringify({ commits, target_before: target, dropped: work.commits - commits.length }),
+        files: work.files,
         check_output: output,
         check_ms: ms,
         before: target,
@@ -235,10 +236,8 @@ async function landedAs(row: LandingRow, commit: string, before: string, note?: 
 async function reviewGate(
   services: LandingServices,
   row: LandingRow,
-  required: boolean,
   committedAt: number | null,
 ): Promise<Refusal | null> {
-  if (!required) return null;
   const item = row.session_id ? await services.app.store.workItems.latestBy(row.session_id) : undefined;
   if (item && item.status === 'approved' && (committedAt === null || item.updated_at >= committedAt))
     return null;

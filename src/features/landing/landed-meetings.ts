@@ -44,15 +44,17 @@ export async function meetingsOf(
   row: LandingRow,
   before: string,
   landed: string,
+  files?: string[],
 ): Promise<Meetings> {
   const { app } = services;
   const { store } = app;
+  // The files the landing changed: known to its lander, else asked of git.
   const landedFiles = (
-    await gitOutputAsync(row.worktree, ['diff', '--name-only', '-z', '--no-renames', before, landed])
-  )
-    .split('\0')
-    .filter((p) => p.length > 0)
-    .slice(0, LANDED_FILES);
+    files ??
+    (await gitOutputAsync(row.worktree, ['diff', '--name-only', '-z', '--no-renames', before, landed]))
+      .split('\0')
+      .filter((p) => p.length > 0)
+  ).slice(0, LANDED_FILES);
   if (landedFiles.length === 0) return { rows: [], notices: [], sessions: 0, commit: landed };
   const bySession = await store.changes.ofProject(row.project_id);
   const target = { id: row.session_id ?? '', name: `${row.requester} (landed on ${row.onto})` };

@@ -393,7 +393,7 @@ export class LandingService {
         outcome.before &&
         outcome.landed_commit &&
         outcome.before !== outcome.landed_commit
-          ? await meetingsOf(this.services, row, outcome.before, outcome.landed_commit).catch(
+          ? await meetingsOf(this.services, row, outcome.before, outcome.landed_commit, outcome.files).catch(
               (error: Error) => {
                 app.log.warn('landing.meetings_failed', { landing: row.id, message: error.message });
                 return null;
