@@ -7,7 +7,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inline } from '../core/fence.js';
-import { gitOutputAsync, tryGitAsync } from './git.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
 import { readRef } from './git-refs.js';
 import { locateFolder } from './git-repo.js';
@@ -98,14 +97,9 @@ export interface CopyState {
 export async function copyState(folder: string): Promise<CopyState | null> {
   const place = locateFolder(folder);
   if (place.kind !== 'git') return null;
-  const head = await tryGitAsync(place.worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
-  const branch = await tryGitAsync(place.worktree, 'symbolic-ref', '-q', '--short', 'HEAD');
-  const status = await gitOutputAsync(place.worktree, [
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=no',
-  ]);
+  const head = await tryRun(place.worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
+  const branch = await tryRun(place.worktree, 'symbolic-ref', '-q', '--short', 'HEAD');
+  const status = await run(place.worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=no']);
   const dirty = status
     .split('\0')
     .filter((e) => e.length > 3 && /^[ MADRCUT?!]{2} /.test(e))
@@ -143,8 +137,7 @@ export async function currentTarget(
   remote: string | null,
   onto: string,
 ): Promise<string | null> {
-  if (remote === null)
-    return tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${onto}^{commit}`);
+  if (remote === null) return tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${onto}^{commit}`);
   const ref = `refs/remotes/${remote}/${onto}`;
   try {
     await run(
@@ -160,25 +153,39 @@ export async function currentTarget(
   // What the fetch wrote, read from the git folder (no second process), else asked of git.
   const place = locateFolder(worktree);
   const read = place.kind === 'git' ? readRef(place.gitDir, place.commonDir, ref) : null;
-  return read ?? tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `${ref}^{commit}`);
+  return read ?? tryRun(worktree, 'rev-parse', '-q', '--verify', `${ref}^{commit}`);
 }
 
-/** What a copy would land on `target`: its commits not there (merges among them) and the files they change. */
+/** The repository's default branch: the remote's HEAD, else `init.defaultBranch`, `main` or `master`. */
+export async function defaultTarget(worktree: string, commonDir: string): Promise<string> {
+  const remote = landingRemote(commonDir, 'main', null);
+  if (remote) {
+    const head = await tryRun(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
+    if (head) return head.slice(remote.length + 1);
+    for (const name of ['main', 'master'])
+      if (await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
+        return name;
+  }
+  const configured = await tryRun(worktree, 'config', 'init.defaultBranch');
+  for (const name of [configured, 'main', 'master'])
+    if (name && (await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`))) return name;
+  return 'main';
+}
+
+/** What a copy would land on `target`: how many of its commits are not there, and the files they change. */
 export async function workToLand(
   worktree: string,
   target: string,
   head: string,
-): Promise<{ commits: number; merges: number; files: string[]; base: string } | null> {
+): Promise<{ commits: number; files: string[]; base: string } | null> {
   const base = await tryRun(worktree, 'merge-base', target, head);
   // No common history (unrelated, or cut by a shallow clone): nothing to replay onto it.
   if (!base) return null;
-  const list = (await gitOutputAsync(worktree, ['rev-list', '--parents', `${target}..${head}`])).trim();
-  const lines = list ? list.split('\n') : [];
-  const merges = lines.filter((l) => l.split(' ').length > 2).length;
-  const files = (await gitOutputAsync(worktree, ['diff', '--name-only', '-z', '--no-renames', base, head]))
+  const commits = Number((await run(worktree, ['rev-list', '--count', `${target}..${head}`])).trim());
+  const files = (await run(worktree, ['diff', '--name-only', '-z', '--no-renames', base, head]))
     .split('\0')
     .filter((p) => p.length > 0);
-  return { commits: lines.length, merges, files, base };
+  return { commits, files, base };
 }
 
 /** Adds a scratch worktree of the copy's repository at `path`, detached at `commit`. */
@@ -313,7 +320,7 @@ export async function commitsTouching(
   limit = 3,
 ): Promise<Array<{ commit: string; author: string; subject: string }>> {
   const out =
-    (await tryGitAsync(
+    (await tryRun(
       worktree,
       'log',
       `-n${limit}`,
@@ -338,23 +345,29 @@ export async function commitsBetween(
   to: string,
   limit = 200,
 ): Promise<string[]> {
-  const out = (await tryGitAsync(worktree, 'rev-list', '--reverse', `-n${limit}`, `${from}..${to}`)) ?? '';
+  const out = (await tryRun(worktree, 'rev-list', '--reverse', `-n${limit}`, `${from}..${to}`)) ?? '';
   return out.split('\n').filter(Boolean);
 }
 
 /** Whether `commit` is `target` or in its history. */
 export async function contains(worktree: string, target: string, commit: string): Promise<boolean> {
   try {
-    await gitOutputAsync(worktree, ['merge-base', '--is-ancestor', commit, target]);
+    await run(worktree, ['merge-base', '--is-ancestor', commit, target]);
     return true;
   } catch {
     return false;
   }
 }
 
+/** When a commit was made (its committer's time, in ms), or null when git cannot say. */
+export async function committedAt(worktree: string, commit: string): Promise<number | null> {
+  const seconds = await tryRun(worktree, 'show', '-s', '--format=%ct', commit);
+  return seconds && /^\d+$/.test(seconds) ? Number(seconds) * 1000 : null;
+}
+
 /** A file's text at a commit (a `.session-collab.yaml` as landed), or null. */
 export function textAt(worktree: string, commit: string, path: string): Promise<string | null> {
-  return tryGitAsync(worktree, 'show', `${commit}:${path}`);
+  return tryRun(worktree, 'show', `${commit}:${path}`);
 }
 
 export type Moved =
@@ -364,7 +377,7 @@ export type Moved =
 
 /** Where a local branch is checked out (a worktree of the repository), if anywhere. */
 async function checkedOutAt(worktree: string, branch: string): Promise<string | null> {
-  const list = (await tryGitAsync(worktree, 'worktree', 'list', '--porcelain')) ?? '';
+  const list = (await tryRun(worktree, 'worktree', 'list', '--porcelain')) ?? '';
   let path: string | null = null;
   for (const line of list.split('\n')) {
     if (line.startsWith('worktree ')) path = line.slice('worktree '.length);

@@ -9,11 +9,11 @@
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { inline, outputTail, quoteBlock } from '../../core/fence.js';
-import { tryGitAsync } from '../../integrations/git.js';
 import {
   addScratch,
   commitsBetween,
   commitsTouching,
+  committedAt,
   contains,
   currentTarget,
   gitWords,
@@ -128,7 +128,9 @@ async function attemptOn(
       return landedAs(row, target, target, 'Every commit of it was on the target already.');
     const held = await heldWork(services, row, work.files, { base: work.base, head: row.head_commit });
     if (held) return refused(held.code, held.reason, held.details);
-    const review = settings.require_review ? await reviewGate(services, row, await commitTime(row)) : null;
+    const review = settings.require_review
+      ? await reviewGate(services, row, await committedAt(row.worktree, row.head_commit))
+      : null;
     if (review) return refused(review.code, review.reason, review.details);
 
     await addScratch(row.worktree, scratch, row.head_commit);
@@ -251,12 +253,6 @@ async function reviewGate(
         : `This project lands only approved work (land.require_review), and your work item ${title} was approved before your last commit: update_work with what changed, and get it approved again.`,
     details: item ? { work_item_id: item.id, status: item.status } : {},
   };
-}
-
-/** When the request's HEAD was committed (ms), or null when git cannot say. */
-async function commitTime(row: LandingRow): Promise<number | null> {
-  const seconds = await tryGitAsync(row.worktree, 'show', '-s', '--format=%ct', row.head_commit);
-  return seconds && /^\d+$/.test(seconds) ? Number(seconds) * 1000 : null;
 }
 
 function unrelated(row: LandingRow) {

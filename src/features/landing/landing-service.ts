@@ -12,10 +12,10 @@ import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
-import { tryGitAsync } from '../../integrations/git.js';
 import {
   copyState,
   currentTarget,
+  defaultTarget,
   gitWords,
   landingRemote,
   workToLand,
@@ -548,21 +548,4 @@ export class LandingService {
     this.stopped = true;
     for (const abort of this.under) abort.abort();
   }
-}
-
-/** The repository's default branch: the remote's HEAD, else `init.defaultBranch`, `main` or `master`. */
-async function defaultTarget(worktree: string, commonDir: string): Promise<string> {
-  const remote = landingRemote(commonDir, 'main', null);
-  if (remote) {
-    const head = await tryGitAsync(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
-    if (head) return head.slice(remote.length + 1);
-    for (const name of ['main', 'master'])
-      if (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
-        return name;
-  }
-  const configured = await tryGitAsync(worktree, 'config', 'init.defaultBranch');
-  for (const name of [configured, 'main', 'master'])
-    if (name && (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`)))
-      return name;
-  return 'main';
 }
