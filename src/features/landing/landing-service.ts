@@ -7,6 +7,7 @@
  * machine takes the request over. After each landing the requester is told its outcome, and every
  * other live session whose changes meet what landed is told so (`landed-meetings.ts`).
  */
+import { existsSync } from 'node:fs';
 import type { AppContext } from '../../app/context.js';
 import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
@@ -119,11 +120,17 @@ export class LandingService {
     const { store } = app;
     const copy = await copyState(input.folder);
     if (copy === null)
-      throw new CollabError(
-        'INVALID_INPUT',
-        `${input.folder} is not in a git repository: only committed work of a git branch lands.`,
-        'Run it from inside the copy whose branch should land.',
-      );
+      throw existsSync(input.folder)
+        ? new CollabError(
+            'INVALID_INPUT',
+            `${input.folder} is not in a git repository: only committed work of a git branch lands.`,
+            'Run it from inside the copy whose branch should land.',
+          )
+        : new CollabError(
+            'INVALID_INPUT',
+            `${input.folder} is not on this machine (${app.host}): a request is landed where its copy is.`,
+            "Ask through that machine's session-collab server (a client's `serve` there), or run `session-collab land` there.",
+          );
     // The queue of the repository the copy is in (an agent may ask from another repository's folder).
     const location = this.services.sessions.locate(copy.worktree);
     const projectId =
