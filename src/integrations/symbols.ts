@@ -490,6 +490,13 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
   const binding = load(language);
   const root = binding.parse(langName(binding, language), text).root();
   const imports = importsOf(language, root);
+  // Names declared with an imported type (`s: Store`, `Store s`, `const s = new Store()`), read
+  // once, when a call on a name that is no import asks.
+  let typed: Map<string, { from: string; name: string }> | null = null;
+  const typedOnce = () => {
+    typed ??= typedNames(language, root, imports);
+    return typed;
+  };
   const lines = text.split('\n');
   const out: NameUse[] = [];
   const seen = new Set<string>();
@@ -512,7 +519,7 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
       const made = object?.kind() === 'object_creation_expression' ? object.field('type') : object;
       const ns =
         made && ['identifier', 'type_identifier'].includes(String(made.kind()))
-          ? imports.get(made.text())
+          ? (imports.get(made.text()) ?? typedOnce().get(made.text()))
           : creation && name
             ? imports.get(name)
             : undefined;
@@ -537,7 +544,10 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
           : object?.kind() === 'call' || object?.kind() === 'call_expression'
             ? object.field('function')
             : object;
-      const ns = made?.kind() === 'identifier' ? imports.get(made.text()) : undefined;
+      const ns =
+        made?.kind() === 'identifier'
+          ? (imports.get(made.text()) ?? typedOnce().get(made.text()))
+          : undefined;
       if (ns) from = ns.from;
     } else if (kind === 'scoped_identifier') {
       // Rust's `auth::login()`: the module a `use` names.
@@ -552,6 +562,80 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
     seen.add(key);
     out.push({ name, line, member, from, text: folded(lines[line - 1] ?? '').slice(0, 160) });
     if (out.length >= 200) break;
+  }
+  return out;
+}
+
+/** The declarations that give a name a type, per language: parameters and local variables. */
+const DECLARATIONS: Record<SymbolLanguage, string[]> = {
+  typescript: ['required_parameter', 'optional_parameter', 'variable_declarator'],
+  tsx: ['required_parameter', 'optional_parameter', 'variable_declarator'],
+  javascript: ['variable_declarator'],
+  python: ['typed_parameter', 'typed_default_parameter', 'assignment'],
+  java: ['formal_parameter', 'local_variable_declaration', 'field_declaration'],
+  go: ['parameter_declaration', 'var_spec'],
+  rust: ['parameter', 'let_declaration'],
+};
+
+/** The nodes that name a class or a package inside a type or a value, per language's grammar. */
+const NAME_KINDS: Record<SymbolLanguage, string[]> = {
+  typescript: ['identifier', 'type_identifier'],
+  tsx: ['identifier', 'type_identifier'],
+  javascript: ['identifier'],
+  python: ['identifier'],
+  java: ['identifier', 'type_identifier'],
+  go: ['identifier', 'type_identifier', 'package_identifier'],
+  rust: ['identifier', 'type_identifier'],
+};
+
+/** Declarations of a file read for types, at most (a file is bounded; this bounds the walk too). */
+const DECLARATIONS_READ = 2_000;
+
+/**
+ * Names a file declares with an imported class as their type or their value's maker — `s: Store`,
+ * `Store s`, `s *Store`, `s: &Store`, `const s = new Store()`, `s = Store()` — and the import it
+ * comes from: a call on such a name (`s.save()`) goes to that class's method. Without scopes: the
+ * first declaration of a name wins (a name typed differently in two functions is rare).
+ */
+function typedNames(
+  language: SymbolLanguage,
+  root: SgNode,
+  imports: Map<string, { from: string; name: string }>,
+): Map<string, { from: string; name: string }> {
+  const out = new Map<string, { from: string; name: string }>();
+  if (imports.size === 0) return out;
+  let read = 0;
+  for (const decl of root.findAll({ rule: { any: DECLARATIONS[language].map((kind) => ({ kind })) } })) {
+    if (++read > DECLARATIONS_READ) break;
+    const declarator = decl.field('declarator');
+    const named =
+      decl.field('pattern') ??
+      decl.field('name') ??
+      decl.field('left') ??
+      declarator?.field('name') ??
+      decl.children().find((c) => c.kind() === 'identifier') ??
+      null;
+    if (!named || named.kind() !== 'identifier') continue;
+    const name = named.text();
+    if (out.has(name) || imports.has(name)) continue;
+    // Its type may name a class or a package (`store.Store`); its value, only a class it makes.
+    const sources: Array<[SgNode | null, boolean]> = [
+      [decl.field('type'), true],
+      [decl.field('value') ?? decl.field('right') ?? declarator?.field('value') ?? null, false],
+    ];
+    for (const [source, isType] of sources) {
+      if (!source) continue;
+      const maker = [
+        source,
+        ...source.findAll({ rule: { any: NAME_KINDS[language].map((kind) => ({ kind })) } }),
+      ]
+        .map((n) => imports.get(n.text()))
+        .find((found) => found !== undefined && (isType || found.name !== '*'));
+      if (maker) {
+        out.set(name, maker);
+        break;
+      }
+    }
   }
   return out;
 }

@@ -99,6 +99,92 @@ describe('modules', () => {
     expect(meets('src/other.rs', 'login', 'src/main.rs', rust)).toEqual([]);
   });
 
+  it('a call on a name typed with an imported class (a parameter, a variable, what it was made from) goes to that class', () => {
+    const save = (path: string) => [
+      {
+        path,
+        interface: [
+          { name: 'Store.save', kind: 'signature' as const, before: '(a)', after: '(a, b)', line: 2 },
+        ],
+      },
+    ];
+    const meets = (defPath: string, usePath: string, text: string) =>
+      semanticConflicts(save(defPath), [
+        { path: usePath, uses: usesIn(usePath, text, () => true) ?? [] },
+      ]).map((c) => c.use.line);
+    const ts = [
+      "import { Store } from './store';",
+      'export function keep(s: Store, other: Cache) {',
+      '  s.save(1);',
+      '  other.save(2);',
+      '}',
+      'const t = new Store();',
+      't.save(3);',
+      'let u: Store | null = null;',
+      'u?.save(4);',
+      '',
+    ].join('\n');
+    // Typed or made from Store: it; `other` is typed with no import, so nothing says which `save`.
+    expect(meets('src/store.ts', 'src/app.ts', ts)).toEqual([3, 7, 9]);
+    const py = [
+      'from app.models import Store',
+      '',
+      'def keep(s: Store, n: int = 0):',
+      '    s.save(1)',
+      '',
+      'def other(t):',
+      '    t.save(2)',
+      '',
+      'u = Store()',
+      'u.save(3)',
+      '',
+    ].join('\n');
+    expect(meets('app/models.py', 'app/views.py', py)).toEqual([4, 10]);
+    const java = [
+      'package com.x.app;',
+      '',
+      'import com.x.data.Store;',
+      '',
+      'class App {',
+      '  void run(Store s, Other o) {',
+      '    s.save(1);',
+      '    o.save(2);',
+      '    Store t = make();',
+      '    t.save(3);',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    expect(meets('src/main/java/com/x/data/Store.java', 'src/main/java/com/x/app/App.java', java)).toEqual([
+      7, 10,
+    ]);
+    const go = [
+      'package main',
+      '',
+      'import "example.com/app/store"',
+      '',
+      'func keep(s *store.Store, n int) {',
+      '\ts.Save(1)',
+      '}',
+      '',
+    ].join('\n');
+    expect(
+      semanticConflicts(
+        [
+          {
+            path: 'store/store.go',
+            interface: [{ name: 'Store.Save', kind: 'signature', before: '(a)', after: '(a, b)', line: 2 }],
+          },
+        ],
+        [{ path: 'main.go', uses: usesIn('main.go', go, () => true) ?? [] }],
+      ).map((c) => c.use.line),
+    ).toEqual([6]);
+    const rust = ['use crate::store::Store;', '', 'fn keep(s: &Store) {', '    s.save(1);', '}', ''].join(
+      '\n',
+    );
+    expect(meets('src/store.rs', 'src/main.rs', rust)).toEqual([4]);
+  });
+
   it("another session's signatures reach a text on one line, bounded, with no control characters", () => {
     const said = describeChange(
       {
