@@ -613,9 +613,8 @@ function typedNames(
       decl.field('name') ??
       decl.field('left') ??
       declarator?.field('name') ??
-      decl.children().find((c) => c.kind() === 'identifier') ??
-      null;
-    if (!named || named.kind() !== 'identifier') continue;
+      decl.children().find((c) => c.kind() === 'identifier');
+    if (named?.kind() !== 'identifier') continue;
     const name = named.text();
     if (out.has(name) || imports.has(name)) continue;
     // Its type may name a class or a package (`store.Store`); its value, only a class it makes.
