@@ -104,6 +104,11 @@ export function nextSteps(input: StepInput): string[] {
             : `Landing ${n.landing_id} was ${n.outcome}: collab_land_status shows why; fix it, then collab_land again.`,
         );
         break;
+      case 'target_moved_here':
+        steps.push(
+          `${n.onto} moved under your worktree (now ${n.commit.slice(0, 12)}): read again the files you had open before editing them.`,
+        );
+        break;
       case 'landed_conflict':
         steps.push(
           `What "${n.session}" landed on ${n.onto} meets your changes to ${n.file}: collab_check shows both sides; bring your work onto ${n.onto} (git rebase) and settle it.`,

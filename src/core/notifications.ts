@@ -104,6 +104,14 @@ export interface NotificationPayloads {
     symbols: string[];
     lines: string;
   };
+  /** Landed work moved the branch this session's worktree has checked out: its files moved with it. */
+  target_moved_here: {
+    landing_id: string;
+    session: string;
+    onto: string;
+    commit: string;
+    worktree: string;
+  };
   /** A person answered a question this session asked, after the call that asked had returned. */
   question_answered: {
     question_id: string;
@@ -223,6 +231,8 @@ export function describeNotification(n: Delivered): string {
             : `merging will conflict (${n.lines})`;
       return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}) that meets your changes to ${n.file}${symbols}: ${what}`;
     }
+    case 'target_moved_here':
+      return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}), which your worktree ${n.worktree} has checked out: its files moved with it`;
     case 'question_answered':
       return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
   }

@@ -483,6 +483,8 @@ describe('landing without a remote', () => {
     git(wt, 'commit', '-qm', 'add c');
     git(wt, 'switch', '-q', 'feature');
     git(wt, 'merge', '-q', '--no-ff', '-m', 'merge side', 'side');
+    // A session works in the main worktree, which has main checked out.
+    const person = await session(repo, home, 'on-main');
     const s = await session(wt, home, 'feature');
     const landed = await s.call<Landed>('collab_land', { wait_seconds: 60 });
     expect(landed.state).toBe('landed');
@@ -496,5 +498,13 @@ describe('landing without a remote', () => {
     // The main worktree's files moved with its branch: nothing shows as changed there.
     expect(readFileSync(join(repo, 'src/b.ts'), 'utf8')).toBe('export const b = 2;\n');
     expect(git(repo, 'status', '--porcelain').trim()).toBe('');
+    // Its files moved under it: it is told so with its next call.
+    const told = await person.call<{ notifications?: Array<{ type: string; worktree?: string }> }>(
+      'collab_session_list',
+      {},
+    );
+    expect(told.notifications).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'target_moved_here', worktree: repo })]),
+    );
   });
 });

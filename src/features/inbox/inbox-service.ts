@@ -23,6 +23,7 @@ export const ACTIONABLE = [
   'claim_taken_over',
   'land_outcome',
   'landed_conflict',
+  'target_moved_here',
 ] as const;
 
 /** Said with news that sends an agent back at its turn's end. */

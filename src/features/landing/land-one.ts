@@ -56,7 +56,15 @@ export async function landOne(
   services: LandingServices,
   row: LandingRow,
   runner: Runner,
-): Promise<(LandingOutcome & { before?: string; commits?: string[]; files?: string[] }) | null> {
+): Promise<
+  | (LandingOutcome & {
+      before?: string;
+      commits?: string[];
+      files?: string[];
+      movedWorktree?: string | null;
+    })
+  | null
+> {
   const { app } = services;
   const scratch = scratchPath(app, row);
   try {
@@ -198,6 +206,7 @@ async function attemptOn(
           : null,
         details: JSON.stringify({ commits, target_before: target, dropped: work.commits - commits.length }),
         files: work.files,
+        movedWorktree: moved.worktree,
         check_output: output,
         check_ms: ms,
         before: target,

@@ -408,10 +408,34 @@ export class LandingService {
             )
           : null;
       if (abort.signal.aborted) return;
+      // Sessions working in the worktree whose checked-out target moved: their files changed.
+      const moved = outcome.movedWorktree ?? null;
+      const here =
+        moved === null
+          ? []
+          : (await this.services.sessions.liveInProject(row.project_id)).filter(
+              (s) => s.host === app.host && s.worktree === moved && s.id !== row.session_id,
+            );
       await store.write(
         async () => {
           const done = await store.landings.finish(row.id, runner.id, outcome, app.now());
           if (done && met) await recordMeetings(this.services, row, met);
+          if (done && here.length > 0 && moved !== null)
+            await this.services.notifications.notify(
+              here.map((s) => s.id),
+              {
+                type: 'target_moved_here',
+                subject: row.id,
+                project: row.project_id,
+                payload: {
+                  landing_id: row.id,
+                  session: row.requester,
+                  onto: row.onto,
+                  commit: outcome.landed_commit ?? '',
+                  worktree: moved,
+                },
+              },
+            );
           if (done && row.session_id)
             await this.services.notifications.notify([row.session_id], {
               type: 'land_outcome',
