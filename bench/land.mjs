@@ -6,23 +6,13 @@
 // plain git in each clone (fetch, rebase, push; again when the push is refused). Wall time for all 8,
 // and per landing; bare `node -e 0` in the same run.
 //   node bench/land.mjs     (after npm run build)
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareNode, cleanup, median, stdioServer, tempDir } from './common.mjs';
+import { bareNode, cleanup, git, median, stdioServer, tempDir } from './common.mjs';
 
 const CLI = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 const PIECES = 8;
-const ID = {
-  GIT_AUTHOR_NAME: 'b',
-  GIT_AUTHOR_EMAIL: 'b@b',
-  GIT_COMMITTER_NAME: 'b',
-  GIT_COMMITTER_EMAIL: 'b@b',
-};
-const git = (cwd, ...args) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, ...ID }, stdio: 'pipe' });
-
 /** A bare origin with a few files on main, and `n` clones each one commit ahead on a branch of its own. */
 function setup(n) {
   const root = tempDir('bench-land-');
@@ -68,7 +58,7 @@ async function ours() {
     );
     const wall = performance.now() - started;
     const landed = each.filter((e) => e.state === 'landed').length;
-    const commits = Number(git(bare, 'rev-list', '--count', 'main').toString().trim()) - 1;
+    const commits = Number(git(bare, 'rev-list', '--count', 'main').trim()) - 1;
     return { wall, landed, commits, p50: median(each.map((e) => e.ms)) };
   } finally {
     await Promise.all(servers.map((s) => s.close()));
@@ -99,7 +89,7 @@ function floor() {
       }
     }
     const wall = performance.now() - started;
-    const commits = Number(git(bare, 'rev-list', '--count', 'main').toString().trim()) - 1;
+    const commits = Number(git(bare, 'rev-list', '--count', 'main').trim()) - 1;
     return { wall, commits };
   } finally {
     cleanup(root);

@@ -6,21 +6,11 @@
 // symbols parsed, compared with the other's recorded changes), and the comparison alone
 // (`predictChanges` in process), each paired with a bare `node -e 0`. Run alone:
 //   node bench/predict.mjs     (after npm run build)
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareNode, cleanup, lib, median, percentile, stdioServer, tempDir } from './common.mjs';
+import { bareNode, cleanup, git, lib, median, percentile, stdioServer, tempDir } from './common.mjs';
 import { ours } from './servers.mjs';
-
-const ID = {
-  GIT_AUTHOR_NAME: 'b',
-  GIT_AUTHOR_EMAIL: 'b@b',
-  GIT_COMMITTER_NAME: 'b',
-  GIT_COMMITTER_EMAIL: 'b@b',
-};
-const git = (cwd, ...args) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, ...ID }, encoding: 'utf8' });
 
 /** 700 functions of 10 lines; `tag` rewrites the bodies of the functions `pick` selects (7 lines each). */
 function source(tag = null, pick = () => false) {
