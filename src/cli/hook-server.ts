@@ -4,7 +4,7 @@
  * (`hook-first.ts`, its own small bundle) and the whole hook (`hook.ts`, in dist/hot.cjs), which
  * the first step hands over to, with what it already read and asked.
  */
-import { request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import type { HookAnswer } from '../features/enforcement/hook-answers.js';
 
@@ -113,6 +113,8 @@ export async function waitForWake(path: string, request: string): Promise<string
 /** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
 export function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
   const token = process.env.SESSION_COLLAB_TOKEN?.trim();
+  // Loaded here: only a hook in team mode asks a hub, and node:http costs a hook ~2 ms.
+  const { request: httpRequest } = createRequire(__filename)('node:http') as typeof import('node:http');
   return new Promise((resolve) => {
     const req = httpRequest(
       `${url}/hook/${event}`,

@@ -9,9 +9,13 @@
  * bookkeeping) shifts no other.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
-import { deserialize, serialize } from 'node:v8';
+import { createRequire } from 'node:module';
+import { newHash } from '../core/digest.js';
 import { inList, type Sql } from './sql.js';
+
+let v8: typeof import('node:v8') | undefined;
+/** node:v8, loaded on first use: a hook process records no call, and loading it costs ~2 ms. */
+const serializer = () => (v8 ??= createRequire(__filename)('node:v8') as typeof import('node:v8'));
 
 /**
  * How long a call's records are kept at most: a client sends a call again within seconds of its
@@ -76,7 +80,7 @@ export function stepOf(call: CallRecording, fn: () => unknown): string {
   const text = fn.toString();
   let place = places.get(text);
   if (place === undefined) {
-    place = createHash('sha1').update(text).digest('base64url').slice(0, 12);
+    place = newHash('sha1').update(text).digest('base64url').slice(0, 12);
     if (places.size < 10_000) places.set(text, place);
   }
   const n = (call.seen.get(place) ?? 0) + 1;
@@ -96,7 +100,7 @@ export class CallRecordsStore {
       'SELECT value FROM call_records WHERE call = ? AND step = ?',
       [call, step],
     );
-    return row ? { value: deserialize(Buffer.from(row.value, 'base64')) } : undefined;
+    return row ? { value: serializer().deserialize(Buffer.from(row.value, 'base64')) } : undefined;
   }
 
   /**
@@ -106,7 +110,7 @@ export class CallRecordsStore {
   async put(call: string, step: string, value: unknown, at: number): Promise<boolean> {
     let text: string;
     try {
-      text = serialize(value).toString('base64');
+      text = serializer().serialize(value).toString('base64');
     } catch {
       return false;
     }

@@ -6,8 +6,8 @@
  * thread, those commits find it copied already.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
 
 export interface Checkpoints {
@@ -26,6 +26,8 @@ export function checkpointsApart(
   if (db.name === ':memory:' || db.name === '') return null;
   const script = join(dirname(__filename), 'checkpointer.cjs');
   if (!__filename.endsWith('.cjs') || !existsSync(script)) return null;
+  // Loaded here: a short process (a hook) never checkpoints apart, and node:worker_threads costs ~1 ms.
+  const { Worker } = createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads');
   const worker = new Worker(script, {
     workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs },
   });
