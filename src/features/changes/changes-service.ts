@@ -18,6 +18,7 @@ import {
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
 import { definitionsOf, markSymbols, symbolSpans, usesIn } from '../../integrations/symbols.js';
+import type { Neighbour } from '../../store/changes-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -31,6 +32,12 @@ import type { PairConflict, PredictedConflict } from './prediction-types.js';
 
 /** Other sessions of this machine whose copies of the checked files a check reads again, at most. */
 const NEIGHBOURS = 8;
+/**
+ * How long the list of those other sessions is reused: a check runs many times a second under load,
+ * and reading the list sorts every live session of the project. A session that ended meanwhile is
+ * read no more (its row is read before its copy is).
+ */
+const NEIGHBOURS_KEPT_MS = 1_000;
 /** A request to read taken this long ago by a process that never recorded it is taken again. */
 const RETAKE_MS = 60_000;
 
@@ -56,6 +63,8 @@ export class ChangesService {
   private readonly wholeReads = new Map<string, Promise<'recorded' | 'none' | 'failed'>>();
   /** Base files' definitions, by path and blob (`baseDefinitions`). */
   private readonly bases = new Map<string, Definition[] | null>();
+  /** The neighbours a check read lately, by project and session (`neighbours`). */
+  private readonly neighbourLists = new Map<string, { at: number; rows: Neighbour[] }>();
 
   constructor(
     private readonly app: AppContext,
@@ -193,11 +202,9 @@ export class ChangesService {
     const others =
       mine.length === 0
         ? []
-        : (
-            await store.changes.neighboursOnHost(session.project_id, this.app.host, session.id, NEIGHBOURS)
-          ).filter((other) => stateOf(this.app, other) === 'active');
+        : (await this.neighbours(session)).filter((other) => stateOf(this.app, other) === 'active');
     // Named files of the caller's own copy too; what each was read at, for all of them at once.
-    const looked = literal === null ? others : [session, ...others];
+    const looked: Neighbour[] = literal === null ? others : [session, ...others];
     if (looked.length === 0) return;
     const known = await store.changes.freshness(
       looked.map((s) => s.id),
@@ -207,20 +214,42 @@ export class ChangesService {
     for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!, stats);
   }
 
+  /** The other live sessions of the session's project on this machine, read longest ago first. */
+  private async neighbours(session: SessionRow): Promise<Neighbour[]> {
+    const key = `${session.project_id}\0${session.id}`;
+    const now = performance.now();
+    const kept = this.neighbourLists.get(key);
+    if (kept && now - kept.at < NEIGHBOURS_KEPT_MS) return kept.rows;
+    const rows = await this.app.store.changes.neighboursOnHost(
+      session.project_id,
+      this.app.host,
+      session.id,
+      NEIGHBOURS,
+    );
+    if (this.neighbourLists.size >= 1_000) this.neighbourLists.clear();
+    this.neighbourLists.set(key, { at: now, rows });
+    return rows;
+  }
+
   /** Reads those of `paths` modified since they were last read (all, before a first whole read). */
   private async refreshIfStale(
-    session: SessionRow,
+    session: Neighbour,
     paths: string[],
     known: { fullAt: number | null; times: Map<string, number>; pending: boolean },
     stats: Stats,
   ): Promise<void> {
-    if (known.fullAt === null) {
-      await this.refresh(session);
-      return;
-    }
     const fullAt = known.fullAt;
-    const stale = staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt, stats);
-    if (stale.length > 0 || known.pending) await this.refresh(session, paths);
+    const whole = fullAt === null;
+    if (
+      !whole &&
+      !known.pending &&
+      staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt, stats).length === 0
+    )
+      return;
+    // Read again: the whole row, which reading and telling use.
+    const row = await this.app.store.sessions.get(session.id);
+    if (!row || row.status !== 'active') return;
+    await this.refresh(row, whole ? undefined : paths);
   }
 
   /**

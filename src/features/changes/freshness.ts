@@ -22,8 +22,8 @@ function after(st: { mtimeMs: number; ctimeMs: number }, since: number): boolean
 type Stat = { mtimeMs: number; ctimeMs: number } | null;
 
 /**
- * Stats taken while judging several sessions at once, by absolute path: sessions working in one
- * folder have the same files, stat once.
+ * Stats taken while judging several sessions at once, by absolute path (and by worktree and path,
+ * `changeStat`): sessions working in one folder have the same files, stat once.
  */
 export type Stats = Map<string, Stat>;
 
@@ -48,6 +48,20 @@ function nearestFolder(root: string, path: string, stats: Stats): string {
 }
 
 /**
+ * What tells whether a file of a worktree changed: its stat, or where it does not exist, its
+ * nearest existing folder's (null: not even that). Kept in `stats` by worktree and path, since
+ * sessions of one worktree are judged on the same files.
+ */
+function changeStat(worktree: string, path: string, stats: Stats): Stat {
+  const key = `${worktree}\0${path}`;
+  let st = stats.get(key);
+  if (st !== undefined) return st;
+  st = statOf(join(worktree, path), stats) ?? statOf(nearestFolder(worktree, path, stats), stats);
+  stats.set(key, st);
+  return st;
+}
+
+/**
  * The paths among `paths` (relative to `worktree`) that may have changed since `readAt(path)` (ms;
  * when the read of that file began). `stats`: those already taken in this look (see `Stats`).
  */
@@ -58,10 +72,7 @@ export function staleAmong(
   stats: Stats = new Map(),
 ): string[] {
   return paths.filter((path) => {
-    const since = readAt(path);
-    const st = statOf(join(worktree, path), stats);
-    if (st) return after(st, since);
-    const folder = statOf(nearestFolder(worktree, path, stats), stats);
-    return folder === null || after(folder, since);
+    const st = changeStat(worktree, path, stats);
+    return st === null || after(st, readAt(path));
   });
 }
