@@ -32,4 +32,24 @@ describe('files changed since they were read', () => {
     utimesSync(join(root, 'src/b.ts'), coarse, coarse);
     expect(stale(['src/b.ts'])).toEqual(['src/b.ts']);
   });
+
+  it('stats shared by the sessions judged in one check: each judged by its own read time, each worktree by its own files', () => {
+    const one = tempDir('collab-fresh-');
+    const two = tempDir('collab-fresh-');
+    mkdirSync(join(one, 'src'));
+    writeFileSync(join(one, 'src/a.ts'), 'a\n');
+    const old = (Date.now() - 60_000) / 1000 + 0.123;
+    utimesSync(join(one, 'src/a.ts'), old, old);
+    for (const p of ['src', '.']) utimesSync(join(one, p), old, old);
+    utimesSync(two, old, old);
+    const stats = new Map();
+    const before = Date.now() - 120_000;
+    const after = Date.now() + 3_000;
+    // Two sessions in one worktree: the one that read it before the write is stale, the other not.
+    expect(staleAmong(one, ['src/a.ts'], () => before, stats)).toEqual(['src/a.ts']);
+    expect(staleAmong(one, ['src/a.ts'], () => after, stats)).toEqual([]);
+    // Another worktree without the file: judged by its own folder, not by the first one's file.
+    expect(staleAmong(two, ['src/a.ts'], () => after, stats)).toEqual([]);
+    expect(staleAmong(two, ['src/a.ts'], () => before, stats)).toEqual(['src/a.ts']);
+  });
 });
