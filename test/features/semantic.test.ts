@@ -5,7 +5,7 @@
  * told (`level: "semantic"`), with the definition, where it is used, and the line that uses it. A
  * change of the body alone, or a call of another module's function of the same name, says nothing.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testApp, twoClonesInMemory } from '../helpers/app.js';
@@ -106,6 +106,17 @@ describe('semantic: an interface changed under another session’s new use', () 
     expect(
       (await alice.call<Check>('collab_check')).predicted_conflicts.map((c) => c.semantic?.symbol),
     ).toEqual(['login']);
+    later();
+    // The whole module deleted: its functions are removed too.
+    rmSync(join(aliceDir, 'src/auth.ts'));
+    const deleted = (await alice.call<Check>('collab_check')).predicted_conflicts;
+    expect(deleted.map((c) => [c.level, c.semantic?.symbol, c.semantic?.defined_in])).toEqual([
+      ['semantic', 'login', 'src/auth.ts'],
+    ]);
+    expect(deleted[0]?.why).toBe(
+      'you removed login(user: string) (src/auth.ts); their uncommitted code uses it at src/app.ts:3',
+    );
+    writeFileSync(join(aliceDir, 'src/auth.ts'), 'export function logout() {}\n');
     later();
     // Bob calls another module's login instead: alice's change is not his concern.
     writeFileSync(

@@ -269,7 +269,26 @@ export class ChangesService {
   ): Promise<void> {
     let parsed = 0;
     for (const file of files) {
-      if (file.level !== 'lines' || file.newBlob === null || !languageOf(file.path)) continue;
+      if (file.newBlob === null) {
+        // Deleted: every definition its base had is gone, under any use another session adds.
+        if (file.baseBlob === null || !languageOf(file.path)) continue;
+        const before = known.get(file.path);
+        if (before && before.newBlob === null && before.baseBlob === file.baseBlob) {
+          if (before.interface) file.interface = before.interface;
+          continue;
+        }
+        if (parsed >= PARSED_PER_REFRESH) continue;
+        parsed++;
+        try {
+          const base = await this.baseDefinitions(worktree, baseCommit, file);
+          const changes = base ? interfaceChanges(base, []) : [];
+          if (changes.length > 0) file.interface = changes;
+        } catch (error) {
+          this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
+        }
+        continue;
+      }
+      if (file.level !== 'lines' || !languageOf(file.path)) continue;
       const before = known.get(file.path);
       if (before && before.newBlob === file.newBlob && before.baseBlob === file.baseBlob) {
         file.hunks = before.hunks;
