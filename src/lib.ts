@@ -2,7 +2,7 @@
 export { App } from './app/app.js';
 export { DEFAULT_CONFIG } from './app/config.js';
 export { homeAt, resolveHome } from './app/home.js';
-export { parseGitDiff } from './core/hunks.js';
+export { parseGitDiff, writtenBy } from './core/hunks.js';
 export { languageOf } from './core/languages.js';
 export { predictChanges } from './core/merge-prediction.js';
 export { interfaceChanges, semanticConflicts } from './core/semantic.js';

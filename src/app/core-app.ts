@@ -64,7 +64,8 @@ export class CoreApp implements AppContext {
     this.paths = options.paths ?? resolveHome();
     this.config = options.config ?? loadConfig(this.paths.config);
     applyLimits(this.config.limits);
-    useRandomSource(systemRandomBytes);
+    // Windows has no random device (a file at that path could be anyone's): Web Crypto there.
+    if (process.platform !== 'win32') useRandomSource(systemRandomBytes);
     this.log = createLogger(this.paths.log, this.config.log_level);
     this.now = options.now ?? Date.now;
     this.store =

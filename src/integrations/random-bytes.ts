@@ -1,13 +1,15 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /**
  * Fills `bytes` from the system's random device (/dev/urandom): what Web Crypto reads too, without
- * the ~4 ms Node spends loading it in a short process. Throws where there is none (Windows), and
- * core/ids.ts then uses Web Crypto.
+ * the ~4 ms Node spends loading it in a short process. Throws where there is none, or where that
+ * path is not a character device (a file put there would make ids repeat and be known): core/ids.ts
+ * then uses Web Crypto.
  */
-export function systemRandomBytes(bytes: Uint8Array): void {
-  const fd = openSync('/dev/urandom', 'r');
+export function systemRandomBytes(bytes: Uint8Array, device = '/dev/urandom'): void {
+  const fd = openSync(device, 'r');
   try {
+    if (!fstatSync(fd).isCharacterDevice()) throw new Error(`${device} is not a character device`);
     let at = 0;
     while (at < bytes.length) {
       const n = readSync(fd, bytes, at, bytes.length - at, null);

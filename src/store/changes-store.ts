@@ -3,7 +3,6 @@ import type { InterfaceChange, Use } from '../core/semantic.js';
 import type { SessionRow } from './sessions-store.js';
 import { inList, type Sql } from './sql.js';
 
-/** A session's base: what its changes are measured against (`integrations/git-changes.ts`). */
 /** What a check reads of another session whose copy it may read again (`neighboursOnHost`). */
 export type Neighbour = Pick<
   SessionRow,
@@ -19,6 +18,7 @@ export type Neighbour = Pick<
   | 'created_at'
 >;
 
+/** A session's base: what its changes are measured against (`integrations/git-changes.ts`). */
 export interface ChangeSetRow {
   session_id: string;
   project_id: string;
@@ -220,7 +220,8 @@ export class ChangesStore {
 
   /**
    * Other live sessions' files that change a function's interface or call names in their changed
-   * lines (what semantic conflicts are read from), by session, at most `limit` files in all.
+   * lines (what semantic conflicts are read from), by session, at most `limit` files in all, taken
+   * in turn from each session (one that deleted a folder crowds no other out).
    */
   async semanticOthers(
     projectId: string,
@@ -229,9 +230,11 @@ export class ChangesStore {
   ): Promise<Map<string, FileChange[]>> {
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
-       WHERE f.project_id = ? AND (f.interface_changes IS NOT NULL OR f.name_uses IS NOT NULL)
+       WHERE f.project_id = ? AND ((f.interface_changes IS NOT NULL AND f.interface_changes <> '[]')
+           OR f.name_uses IS NOT NULL)
          AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
-       ORDER BY f.session_id, f.path LIMIT ?`,
+       ORDER BY ROW_NUMBER() OVER (PARTITION BY f.session_id ORDER BY f.path), f.session_id, f.path
+       LIMIT ?`,
       [projectId, sessionId, sessionId, limit],
     );
     return bySession(rows);

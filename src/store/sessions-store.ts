@@ -286,6 +286,14 @@ export class SessionsStore {
   get(id: string): Promise<SessionRow | undefined> {
     return this.sql.get<SessionRow>(BY_ID, [id]);
   }
+  /** How many sessions of a project are not ended (a count over its index: one seek). */
+  async activeCount(projectId: string): Promise<number> {
+    const row = await this.sql.get<{ n: number | string }>(
+      "SELECT COUNT(*) AS n FROM sessions WHERE project_id = ? AND status = 'active'",
+      [projectId],
+    );
+    return Number(row?.n ?? 0);
+  }
 
   async heartbeat(id: string, now: number): Promise<boolean> {
     return (await this.sql.run(HEARTBEAT, [now, id])).changes > 0;

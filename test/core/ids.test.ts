@@ -1,6 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newId, useRandomSource } from '../../src/core/ids.js';
 import { systemRandomBytes } from '../../src/integrations/random-bytes.js';
+import { tempDir } from '../helpers/temp.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const webCrypto = (bytes: Uint8Array) => {
@@ -34,5 +37,14 @@ describe('newId', () => {
     expect(asked).toBe(1);
     for (const id of ids) expect(id).toMatch(UUID_V4);
     expect(ids[0]).not.toBe(ids[1]);
+  });
+
+  it('refuses a random device that is a plain file (its ids would repeat and be known): Web Crypto then', () => {
+    const file = join(tempDir('collab-ids-'), 'urandom');
+    writeFileSync(file, Buffer.alloc(64, 7));
+    expect(() => systemRandomBytes(new Uint8Array(16), file)).toThrow(/not a character device/);
+    useRandomSource((bytes) => systemRandomBytes(bytes, file));
+    const ids = Array.from({ length: 600 }, () => newId());
+    expect(new Set(ids).size).toBe(600);
   });
 });

@@ -142,6 +142,23 @@ describe('conflicts predicted between two clones', () => {
     expect((await alice.call<Check>('collab_check')).predicted_conflicts).toEqual([]);
   });
 
+  it('a session that starts between two checks, with no hooks, has its copy read by the next check', async () => {
+    const clock = Date.now();
+    const app = await testApp({ now: () => clock });
+    const { origin, aliceDir, alice } = await twoClonesInMemory(app, { 'src/auth.ts': AUTH });
+    edit(aliceDir, '    validate(this);', '    validate(this, { strict: true });');
+    expect((await alice.call<Check>('collab_check', { files: ['src/auth.ts'] })).predicted_conflicts).toEqual(
+      [],
+    );
+    // Within the same second (the clock stands still): carol starts, then edits the same line.
+    const carolDir = cloneOf(origin);
+    const carol = await connectInMemory(app, carolDir, 'carol');
+    await carol.call('collab_session_start', { name: 'carol', project_root: carolDir });
+    edit(carolDir, '    validate(this);', '    validate(this, { carol: true });');
+    const check = await alice.call<Check>('collab_check', { files: ['src/auth.ts'] });
+    expect(check.predicted_conflicts).toMatchObject([{ session_name: 'carol', level: 'textual' }]);
+  });
+
   it('a session with nothing changed, or outside git, is told nothing and loses nothing', async () => {
     const app = await testApp();
     const plain = tempDir('collab-plain-');

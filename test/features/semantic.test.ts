@@ -166,4 +166,41 @@ describe('semantic: an interface changed under another session’s new use', () 
       ['helper', 'app/views.py', 5],
     ]);
   });
+
+  it('a folder of modules deleted: its functions removed, read over refreshes, and the edited files still compared', async () => {
+    let clock = Date.now();
+    const app = await testApp({ now: () => clock });
+    const modules: Record<string, string> = {};
+    for (let i = 0; i < 60; i++)
+      modules[`src/mods/m${String(i).padStart(2, '0')}.ts`] = `export function f${i}() {}\n`;
+    const AUTH = 'export function login(user: string) {\n  return user;\n}\n';
+    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
+      ...modules,
+      'src/auth.ts': AUTH,
+      'src/app.ts': 'export const app = 1;\n',
+    });
+    clock += 2_500;
+    writeFileSync(
+      join(bobDir, 'src/app.ts'),
+      "import { login } from './auth';\nimport { f59 } from './mods/m59';\nexport const app = 1;\nlogin('bob');\nf59();\n",
+    );
+    await bob.call('collab_check');
+    // Alice deletes the 60 modules and changes login's parameters.
+    rmSync(join(aliceDir, 'src/mods'), { recursive: true });
+    writeFileSync(
+      join(aliceDir, 'src/auth.ts'),
+      AUTH.replace('(user: string)', '(user: string, token: string)'),
+    );
+    clock += 2_500;
+    const symbols = async () =>
+      (await alice.call<Check>('collab_check')).predicted_conflicts
+        .filter((c) => c.level === 'semantic')
+        .map((c) => c.semantic!.symbol)
+        .sort();
+    // The first read takes 50 deleted files (m00–m49): login is compared all the same.
+    expect(await symbols()).toEqual(['login']);
+    // The next takes the rest: f59, which bob's new code calls, is removed.
+    clock += 2_500;
+    expect(await symbols()).toEqual(['f59', 'login']);
+  });
 });

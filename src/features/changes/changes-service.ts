@@ -33,9 +33,9 @@ import type { PairConflict, PredictedConflict } from './prediction-types.js';
 /** Other sessions of this machine whose copies of the checked files a check reads again, at most. */
 const NEIGHBOURS = 8;
 /**
- * How long the list of those other sessions is reused: a check runs many times a second under load,
- * and reading the list sorts every live session of the project. A session that ended meanwhile is
- * read no more (its row is read before its copy is).
+ * How long the list of those other sessions is reused while no session of the project started or
+ * ended: a check runs many times a second under load, and reading the list sorts every live session
+ * of the project. A session that ended meanwhile is read no more (its row is read before its copy).
  */
 const NEIGHBOURS_KEPT_MS = 1_000;
 /** A request to read taken this long ago by a process that never recorded it is taken again. */
@@ -43,6 +43,8 @@ const RETAKE_MS = 60_000;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
+/** Deleted files whose base definitions one refresh reads at most (`git show` each). */
+const DELETED_PER_REFRESH = 50;
 /** Base files whose definitions are kept in memory (by path and blob). */
 const BASES_KEPT = 500;
 
@@ -64,7 +66,7 @@ export class ChangesService {
   /** Base files' definitions, by path and blob (`baseDefinitions`). */
   private readonly bases = new Map<string, Definition[] | null>();
   /** The neighbours a check read lately, by project and session (`neighbours`). */
-  private readonly neighbourLists = new Map<string, { at: number; rows: Neighbour[] }>();
+  private readonly neighbourLists = new Map<string, { at: number; live: number; rows: Neighbour[] }>();
 
   constructor(
     private readonly app: AppContext,
@@ -214,20 +216,26 @@ export class ChangesService {
     for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!, stats);
   }
 
-  /** The other live sessions of the session's project on this machine, read longest ago first. */
+  /**
+   * The other live sessions of the session's project on this machine, read longest ago first. The
+   * list is reused for `NEIGHBOURS_KEPT_MS` while the project's count of live sessions stays (an
+   * index count): a session that starts, as one with no hooks does, is looked at by the next check.
+   */
   private async neighbours(session: SessionRow): Promise<Neighbour[]> {
+    const { store } = this.app;
     const key = `${session.project_id}\0${session.id}`;
-    const now = performance.now();
+    const now = this.app.now();
+    const live = await store.sessions.activeCount(session.project_id);
     const kept = this.neighbourLists.get(key);
-    if (kept && now - kept.at < NEIGHBOURS_KEPT_MS) return kept.rows;
-    const rows = await this.app.store.changes.neighboursOnHost(
+    if (kept && kept.live === live && now >= kept.at && now - kept.at < NEIGHBOURS_KEPT_MS) return kept.rows;
+    const rows = await store.changes.neighboursOnHost(
       session.project_id,
       this.app.host,
       session.id,
       NEIGHBOURS,
     );
     if (this.neighbourLists.size >= 1_000) this.neighbourLists.clear();
-    this.neighbourLists.set(key, { at: now, rows });
+    this.neighbourLists.set(key, { at: now, live, rows });
     return rows;
   }
 
@@ -248,7 +256,7 @@ export class ChangesService {
       return;
     // Read again: the whole row, which reading and telling use.
     const row = await this.app.store.sessions.get(session.id);
-    if (!row || row.status !== 'active') return;
+    if (row?.status !== 'active') return;
     await this.refresh(row, whole ? undefined : paths);
   }
 
@@ -268,21 +276,24 @@ export class ChangesService {
       readFileSync(join(worktree, path), 'utf8'),
   ): Promise<void> {
     let parsed = 0;
+    let deleted = 0;
     for (const file of files) {
       if (file.newBlob === null) {
-        // Deleted: every definition its base had is gone, under any use another session adds.
+        // Deleted: every definition its base had is gone, under any use another session adds. Read
+        // once (`interface` set, empty when it had none); one never read, or whose base could not
+        // be read, is read at a later refresh. A budget of its own: deleting a folder leaves the
+        // edited files theirs.
         if (file.baseBlob === null || !languageOf(file.path)) continue;
         const before = known.get(file.path);
-        if (before && before.newBlob === null && before.baseBlob === file.baseBlob) {
-          if (before.interface) file.interface = before.interface;
+        if (before && before.newBlob === null && before.baseBlob === file.baseBlob && before.interface) {
+          file.interface = before.interface;
           continue;
         }
-        if (parsed >= PARSED_PER_REFRESH) continue;
-        parsed++;
+        if (deleted >= DELETED_PER_REFRESH) continue;
+        deleted++;
         try {
           const base = await this.baseDefinitions(worktree, baseCommit, file);
-          const changes = base ? interfaceChanges(base, []) : [];
-          if (changes.length > 0) file.interface = changes;
+          if (base) file.interface = interfaceChanges(base, []);
         } catch (error) {
           this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
         }
@@ -335,7 +346,9 @@ export class ChangesService {
     const kept = this.bases.get(key);
     if (kept !== undefined) return kept;
     const text = await fileAt(worktree, baseCommit, file.renamedFrom ?? file.path);
-    const spans = text === null ? null : symbolSpans(file.path, text);
+    // Not read (git failed, or the file is not in that commit): asked again next time, not kept.
+    if (text === null) return null;
+    const spans = symbolSpans(file.path, text);
     const found = spans ? definitionsOf(spans) : null;
     if (this.bases.size >= BASES_KEPT) this.bases.delete(this.bases.keys().next().value!);
     this.bases.set(key, found);
