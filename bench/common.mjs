@@ -42,6 +42,22 @@ export function cleanup(...dirs) {
 
 export const homePaths = lib.homeAt;
 
+/** docs/benchmarks.md (`doc`) with the section under `heading` replaced by `section` (added at the end if absent). */
+export function withSection(doc, heading, section) {
+  const start = doc.indexOf(heading);
+  if (start === -1) return `${doc.trimEnd()}\n\n${section}`;
+  const next = doc.indexOf('\n## ', start + heading.length);
+  return `${doc.slice(0, start)}${section}${next === -1 ? '' : `\n${doc.slice(next + 1)}`}`;
+}
+
+/** The `## ` sections of a markdown document, each with its heading, in order (what precedes the first left out). */
+export function sectionsOf(doc) {
+  return doc
+    .split(/\n(?=## )/)
+    .filter((part) => part.startsWith('## '))
+    .map((part) => `${part.trimEnd()}\n`);
+}
+
 export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }

@@ -4,7 +4,7 @@
 // drivers" of docs/benchmarks.md and keeps the rest of the file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { load } from './common.mjs';
+import { load, withSection } from './common.mjs';
 import { betterSqliteBuild, installTimes } from './drivers.mjs';
 import { hooks } from './hooks.mjs';
 import { BETTER_SQLITE3, ours, targetNamed } from './servers.mjs';
@@ -111,24 +111,8 @@ ${context}.
 
 ${table}
 `;
-  const before = readFileSync(DOC, 'utf8');
-  const at = before.indexOf(`\n${HEADING}\n`);
-  let after = '';
-  if (at !== -1) {
-    const next = before.indexOf('\n## ', at + HEADING.length + 2);
-    after = next === -1 ? '' : before.slice(next);
-  }
-  const head = at === -1 ? before.trimEnd() : before.slice(0, at).trimEnd();
-  writeFileSync(DOC, `${head}\n\n${section.trimEnd()}\n${after}`);
+  writeFileSync(DOC, withSection(readFileSync(DOC, 'utf8'), HEADING, section).trimEnd().concat('\n'));
   progress('docs/benchmarks.md: the SQLite drivers section updated.');
-}
-
-/** The drivers section as recorded in `doc` (the file's text), or null. */
-export function recordedDriversSection(doc) {
-  const start = doc.indexOf(`\n${HEADING}\n`);
-  if (start === -1) return null;
-  const next = doc.indexOf('\n## ', start + HEADING.length + 2);
-  return `${doc.slice(start + 1, next === -1 ? undefined : next).trimEnd()}\n`;
 }
 
 function sqliteVersion(sqlite) {

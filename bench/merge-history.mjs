@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { cleanup, lib, percentile, tempDir } from './common.mjs';
+import { cleanup, lib, percentile, tempDir, withSection } from './common.mjs';
 
 const MERGES = Number(process.env.MERGE_HISTORY_MERGES ?? 400);
 /** Files of one merge compared at most (merges of long-lived branches touch hundreds). */
@@ -321,22 +321,6 @@ export function describeHistory(h) {
   ].join('\n');
 }
 
-/** docs/benchmarks.md with this benchmark's section replaced by `section` (added at the end if absent). */
-export function withHistorySection(doc, section) {
-  const start = doc.indexOf(HISTORY_HEADING);
-  if (start === -1) return `${doc.trimEnd()}\n\n${section}`;
-  const next = doc.indexOf('\n## ', start + HISTORY_HEADING.length);
-  return `${doc.slice(0, start)}${section}${next === -1 ? '' : `\n${doc.slice(next + 1)}`}`;
-}
-
-/** The section as recorded in docs/benchmarks.md, or null. */
-export function recordedHistorySection(doc) {
-  const start = doc.indexOf(HISTORY_HEADING);
-  if (start === -1) return null;
-  const next = doc.indexOf('\n## ', start + HISTORY_HEADING.length);
-  return `${doc.slice(start, next === -1 ? undefined : next).trimEnd()}\n`;
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const record = process.argv.includes('--record');
   const repos = process.argv.slice(2).filter((a) => a !== '--record');
@@ -351,7 +335,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   process.stdout.write(`${describeHistory(h)}\n`);
   if (record) {
     const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(file, withHistorySection(readFileSync(file, 'utf8'), historySection(h)));
+    writeFileSync(file, withSection(readFileSync(file, 'utf8'), HISTORY_HEADING, historySection(h)));
     process.stderr.write('docs/benchmarks.md: its merge history section updated.\n');
   }
   for (const m of h.misses.slice(0, Number(process.env.MERGE_HISTORY_MISSES ?? 20)))
