@@ -700,8 +700,11 @@ the ratios are the figures to read.
   retyped, renamed, removed, the body only; the same for a method) against every use (a named,
   aliased or namespace import, from a parent folder, another module's function of the same name,
   a local one, a comment, an instance of the imported class, an instance passed as a typed
-  parameter), in TypeScript and Python. Truth: whether the merged code stops compiling or importing,
-  said per kind of change and of use. And on real history (\`bench/semantic-history.mjs\`, with
+  parameter; in Java a package imported whole, a static import, a full name, an overload added,
+  varargs; in Go variadic parameters and a value made there; in Rust an alias and a full path), in
+  TypeScript, Python, Java, Go and Rust. Truth: whether the merged code stops compiling or
+  importing, said per kind of change and of use; \`node bench/semantic.mjs --compile\` checks it
+  with \`javac\` and \`rustc\` where the machine has them (Go's is by construction). And on real history (\`bench/semantic-history.mjs\`, with
   \`SEMANTIC_HISTORY_REPOS\`): merges git makes cleanly, compiled (its section below).
 - **prediction** (\`bench/predict.mjs\`): two clones, a \`serve\` in each; each session changed 2,002
   lines of a 7,000-line TypeScript file (286 hunks; 36 functions in the same lines). The comparison alone

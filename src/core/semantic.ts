@@ -47,23 +47,31 @@ const KEPT = 50;
  * with an interface (functions, methods) count.
  */
 export function interfaceChanges(base: Definition[], next: Definition[]): InterfaceChange[] {
-  const now = new Map(next.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
-  const before = new Map(base.filter((d) => d.signature !== undefined).map((d) => [d.name, d]));
+  // By name, overloads together (Java): a signature still there under its name is unchanged.
+  const byName = (defs: Definition[]) => {
+    const out = new Map<string, Definition[]>();
+    for (const d of defs) if (d.signature !== undefined) out.set(d.name, [...(out.get(d.name) ?? []), d]);
+    return out;
+  };
+  const now = byName(next);
+  const before = byName(base);
   // Added definitions by body: a removed one whose body is there once was renamed.
   const addedByBody = new Map<string, Definition[]>();
-  for (const d of now.values())
-    if (!before.has(d.name) && d.body !== undefined)
-      addedByBody.set(d.body, [...(addedByBody.get(d.body) ?? []), d].slice(0, 2));
+  for (const [name, list] of now)
+    if (!before.has(name))
+      for (const d of list)
+        if (d.body !== undefined)
+          addedByBody.set(d.body, [...(addedByBody.get(d.body) ?? []), d].slice(0, 2));
   const out: InterfaceChange[] = [];
-  for (const d of before.values()) {
+  for (const d of [...before.values()].flat()) {
     const after = now.get(d.name);
     if (after) {
-      if (after.signature !== d.signature && !widened(d.signature!, after.signature!))
+      if (!after.some((a) => a.signature === d.signature || widened(d.signature!, a.signature!)))
         out.push({
           name: d.name,
           kind: 'signature',
           before: d.signature!,
-          after: after.signature!,
+          after: after[0]!.signature!,
           line: d.line,
         });
       continue;
@@ -101,8 +109,8 @@ function parameters(list: string): string[] {
 
 /**
  * Whether `after` only adds parameters a call written for `before` may leave out (optional, with
- * a default, rest: `b?: T`, `b = 1`, `...rest`, `*args`, `**kw`), keeping the rest and the return
- * type: every call of the old interface still fits.
+ * a default, rest or variadic: `b?: T`, `b = 1`, `...rest`, `String... more`, `more ...string`,
+ * `*args`, `**kw`), keeping the rest and the return type: every call of the old interface still fits.
  */
 function widened(before: string, after: string): boolean {
   const split = (sig: string) => /^\((.*)\)(.*)$/s.exec(sig);
@@ -112,7 +120,9 @@ function widened(before: string, after: string): boolean {
   const old = parameters(b[1]!);
   const now = parameters(a[1]!);
   if (now.length <= old.length || old.some((p, i) => now[i] !== p)) return false;
-  return now.slice(old.length).every((p) => /^[\w$]+\s*\?\s*:|=|^\.\.\.|^\*/.test(p));
+  // Optional (`b?: T`), with a default (`b = 1`), rest or variadic (`...rest`, Java's `T... more`,
+  // Go's `more ...T`), Python's `*args` and `**kw`.
+  return now.slice(old.length).every((p) => /^[\w$]+\s*\?\s*:|=|(^|\s)\.\.\.|\.\.\.\s*[\w$]+$|^\*/.test(p));
 }
 
 /** A path as modules name it: no extension, no trailing `/index` or `/__init__`. */

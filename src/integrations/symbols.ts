@@ -357,7 +357,11 @@ function interfaceOf(node: SgNode): { signature?: string; body?: string } {
   if (!fn) return {};
   const params = fn.field('parameters') ?? fn.field('parameter');
   if (!params) return {};
-  const returns = fn.field('return_type') ?? fn.field('result');
+  // Java's method declaration names its return type `type` (a constructor has none).
+  const returns =
+    fn.field('return_type') ??
+    fn.field('result') ??
+    (fn.kind() === 'method_declaration' ? fn.field('type') : null);
   const body = fn.field('body');
   return {
     // Bounded: it is shown to other sessions (fenced where shown).
@@ -434,25 +438,46 @@ function importsOf(language: SymbolLanguage, root: SgNode): Map<string, { from: 
     return out;
   }
   if (language === 'java') {
-    // `import com.example.auth.Login;`: the class, by its own name.
+    // `import com.example.auth.Login;`: the class, by its own name. `import static
+    // com.example.auth.Login.login;`: the method, from its class. `import com.example.auth.*;`:
+    // the package, kept as `.*` (a class no import names may be its). A class of the file's own
+    // package needs no import: kept as `.`.
     for (const node of root.findAll({ rule: { kind: 'import_declaration' } })) {
       const from = node
         .children()
-        .find((c) => c.kind() === 'scoped_identifier')
+        .find((c) => c.kind() === 'scoped_identifier' || c.kind() === 'identifier')
         ?.text();
-      if (from && !node.text().includes('*')) out.set(from.split('.').at(-1)!, { from, name: '*' });
+      if (!from) continue;
+      const wildcard =
+        node.children().some((c) => c.kind() === 'asterisk') || /\.\s*\*\s*;/.test(node.text());
+      const isStatic = node.children().some((c) => c.text() === 'static');
+      const last = from.split('.').at(-1)!;
+      if (wildcard) {
+        if (!isStatic) out.set(out.has('.*') ? '.**' : '.*', { from, name: '*' });
+      } else if (isStatic) out.set(last, { from: from.slice(0, from.lastIndexOf('.')), name: last });
+      else out.set(last, { from, name: '*' });
     }
+    const pkg = root
+      .findAll({ rule: { kind: 'package_declaration' } })[0]
+      ?.children()
+      .find((c) => c.kind() === 'scoped_identifier' || c.kind() === 'identifier')
+      ?.text();
+    if (pkg) out.set('.', { from: pkg, name: '*' });
     return out;
   }
   if (language === 'rust') {
     // `use crate::auth::login;`, `use crate::auth;` (then `auth::login()`).
     for (const node of root.findAll({ rule: { kind: 'use_declaration' } })) {
-      const path = node.field('argument');
+      const argument = node.field('argument');
+      // `use crate::auth::login as sign_in;`: the same, under its alias.
+      const aliased = argument?.kind() === 'use_as_clause';
+      const path = aliased ? argument!.field('path') : argument;
       if (path?.kind() !== 'scoped_identifier') continue;
       const text = path.text().replace(/\s+/g, '');
       const at = text.lastIndexOf('::');
-      out.set(text.slice(at + 2), { from: text.slice(0, at), name: text.slice(at + 2) });
-      out.set(`${text.slice(at + 2)}::`, { from: text, name: '*' });
+      const local = (aliased ? argument!.field('alias')?.text() : null) ?? text.slice(at + 2);
+      out.set(local, { from: text.slice(0, at), name: text.slice(at + 2) });
+      out.set(`${local}::`, { from: text, name: '*' });
     }
     return out;
   }
@@ -478,6 +503,20 @@ function importsOf(language: SymbolLanguage, root: SgNode): Map<string, { from: 
     if (dflt) out.set(dflt, { from, name: 'default' });
   }
   return out;
+}
+
+/**
+ * Where a Java class a file names without importing it comes from: the one package it imports
+ * whole (`import app.*;`), else its own package (same-package classes need no import). With two
+ * packages imported whole, unknown. A class of neither (`String`) names no file of the repository.
+ */
+function javaClass(
+  imports: Map<string, { from: string; name: string }>,
+  name: string,
+): { from: string; name: string } | undefined {
+  if (!/^[A-Z]/.test(name) || imports.has('.**')) return undefined;
+  const pkg = imports.get('.*') ?? imports.get('.');
+  return pkg ? { from: `${pkg.from}.${name}`, name: '*' } : undefined;
 }
 
 /**
@@ -517,13 +556,20 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
       name = creation ? (node.field('type')?.text() ?? null) : (node.field('name')?.text() ?? null);
       member = object !== null;
       const made = object?.kind() === 'object_creation_expression' ? object.field('type') : object;
+      const className = (n: string) => javaClass(imports, n);
       const ns =
         made && ['identifier', 'type_identifier'].includes(String(made.kind()))
-          ? (imports.get(made.text()) ?? typedOnce().get(made.text()))
+          ? (imports.get(made.text()) ?? typedOnce().get(made.text()) ?? className(made.text()))
           : creation && name
-            ? imports.get(name)
-            : undefined;
+            ? (imports.get(name) ?? className(name))
+            : !object && name
+              ? // `login()` imported by `import static …Auth.login`
+                imports.get(name)
+              : undefined;
       if (ns) from = ns.from;
+      // By its full name: `app.Auth.login()`.
+      else if (made?.kind() === 'field_access' && /^[a-z_]\w*(\.\w+)*\.[A-Z]\w*$/.test(made.text()))
+        from = made.text();
     } else if (kind === 'identifier' || kind === 'type_identifier') {
       name = callee.text();
       const imported = imports.get(name);
@@ -554,7 +600,14 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
       name = callee.field('name')?.text() ?? null;
       const module = callee.field('path')?.text().replace(/\s+/g, '') ?? '';
       const used = imports.get(`${module}::`) ?? imports.get(module);
-      from = used ? (used.name === '*' ? used.from : `${used.from}::${used.name}`) : null;
+      // By its full path (`crate::auth::login()`), no `use` needed.
+      from = used
+        ? used.name === '*'
+          ? used.from
+          : `${used.from}::${used.name}`
+        : module.startsWith('crate::')
+          ? module
+          : null;
     }
     if (!name) continue;
     const key = `${name}\0${line}`;
@@ -573,7 +626,7 @@ const DECLARATIONS: Record<SymbolLanguage, string[]> = {
   javascript: ['variable_declarator'],
   python: ['typed_parameter', 'typed_default_parameter', 'assignment'],
   java: ['formal_parameter', 'local_variable_declaration', 'field_declaration'],
-  go: ['parameter_declaration', 'var_spec'],
+  go: ['parameter_declaration', 'var_spec', 'short_var_declaration'],
   rust: ['parameter', 'let_declaration'],
 };
 
@@ -608,19 +661,29 @@ function typedNames(
   for (const decl of root.findAll({ rule: { any: DECLARATIONS[language].map((kind) => ({ kind })) } })) {
     if (++read > DECLARATIONS_READ) break;
     const declarator = decl.field('declarator');
-    const named =
+    const first =
       decl.field('pattern') ??
       decl.field('name') ??
       decl.field('left') ??
       declarator?.field('name') ??
       decl.children().find((c) => c.kind() === 'identifier');
+    // Go's `st := …` names its variables in a list: the first.
+    const named =
+      first?.kind() === 'expression_list' ? first.children().find((c) => c.kind() === 'identifier') : first;
     if (named?.kind() !== 'identifier') continue;
     const name = named.text();
     if (out.has(name) || imports.has(name)) continue;
     // Its type may name a class or a package (`store.Store`); its value, only a class it makes.
+    const value = decl.field('value') ?? decl.field('right') ?? declarator?.field('value') ?? null;
+    // A composite literal's type is what it makes (Go's `&store.Store{}`).
+    const literal =
+      language === 'go'
+        ? (value?.find({ rule: { kind: 'composite_literal' } })?.field('type') ?? null)
+        : null;
     const sources: Array<[SgNode | null, boolean]> = [
       [decl.field('type'), true],
-      [decl.field('value') ?? decl.field('right') ?? declarator?.field('value') ?? null, false],
+      [literal, true],
+      [value, false],
     ];
     for (const [source, isType] of sources) {
       if (!source) continue;

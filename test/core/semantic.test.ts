@@ -31,6 +31,30 @@ describe('interface changes', () => {
     ]);
     expect(change(base.replace('function g(', 'function h('))).toEqual([['g', 'renamed', 'h']]);
     expect(change('export function f(a: string): void {}\n')).toEqual([['g', 'removed', null]]);
+    // Java: an overload added keeps the old one; varargs may be left out; the return type counts.
+    const java = 'class A {\n  static String f(String a) {\n    return a;\n  }\n}\n';
+    const javaChange = (next: string) =>
+      interfaceChanges(defs('A.java', java), defs('A.java', next)).map((c) => [c.name, c.kind, c.after]);
+    expect(
+      javaChange(
+        java.replace(
+          '  static String f(',
+          '  static String f(String a, int b) {\n    return a;\n  }\n  static String f(',
+        ),
+      ),
+    ).toEqual([]);
+    expect(javaChange(java.replace('f(String a)', 'f(String a, String... more)'))).toEqual([]);
+    expect(
+      javaChange(java.replace('static String f', 'static int f').replace('return a;', 'return 1;')),
+    ).toEqual([['A.f', 'signature', '(String a) int']]);
+    // Go: variadic parameters may be left out.
+    const go = 'package a\n\nfunc F(a string) string {\n\treturn a\n}\n';
+    expect(
+      interfaceChanges(
+        defs('a.go', go),
+        defs('a.go', go.replace('F(a string)', 'F(a string, more ...string)')),
+      ),
+    ).toEqual([]);
     const py = 'def f(a):\n    pass\n';
     expect(
       interfaceChanges(defs('a.py', py), defs('a.py', 'def f(a, *args, b=2, **kw):\n    pass\n')),
@@ -97,6 +121,72 @@ describe('modules', () => {
     expect(meets('src/auth.rs', 'login', 'src/main.rs', rust)).toEqual(['login@5']);
     expect(meets('src/store/mod.rs', 'save', 'src/main.rs', rust)).toEqual(['save@6']);
     expect(meets('src/other.rs', 'login', 'src/main.rs', rust)).toEqual([]);
+  });
+
+  it('Java: a class imported with its package, a method imported static, a full name, a class of its own package', () => {
+    const change = [
+      {
+        path: 'src/main/java/app/Auth.java',
+        interface: [
+          { name: 'Auth.login', kind: 'signature' as const, before: '(a)', after: '(a, b)', line: 1 },
+        ],
+      },
+    ];
+    const lines = (usePath: string, text: string) =>
+      semanticConflicts(change, [{ path: usePath, uses: usesIn(usePath, text, () => true) ?? [] }]).map(
+        (c) => c.use.line,
+      );
+    const web = 'src/main/java/app/web/App.java';
+    expect(
+      lines(web, 'package app.web;\nimport app.*;\nclass App {\n  String s = Auth.login("x");\n}\n'),
+    ).toEqual([4]);
+    expect(
+      lines(
+        web,
+        'package app.web;\nimport static app.Auth.login;\nclass App {\n  String s = login("x");\n}\n',
+      ),
+    ).toEqual([4]);
+    expect(lines(web, 'package app.web;\nclass App {\n  String s = app.Auth.login("x");\n}\n')).toEqual([3]);
+    expect(
+      lines('src/main/java/app/App.java', 'package app;\nclass App {\n  String s = Auth.login("x");\n}\n'),
+    ).toEqual([3]);
+    // Another package's class of that name, or two packages imported whole: not this one.
+    expect(
+      lines(web, 'package app.web;\nimport app.other.*;\nclass App {\n  String s = Auth.login("x");\n}\n'),
+    ).toEqual([]);
+    expect(
+      lines(
+        web,
+        'package app.web;\nimport app.*;\nimport lib.*;\nclass App {\n  String s = Auth.login("x");\n}\n',
+      ),
+    ).toEqual([]);
+  });
+
+  it('Rust: a function imported under another name, or called by its full path; Go: a method on a value made there', () => {
+    const change = (path: string, name: string) => [
+      { path, interface: [{ name, kind: 'signature' as const, before: '(a)', after: '(a, b)', line: 1 }] },
+    ];
+    const lines = (defPath: string, name: string, usePath: string, text: string) =>
+      semanticConflicts(change(defPath, name), [
+        { path: usePath, uses: usesIn(usePath, text, () => true) ?? [] },
+      ]).map((c) => c.use.line);
+    expect(
+      lines(
+        'src/auth.rs',
+        'login',
+        'src/app.rs',
+        'use crate::auth::login as sign_in;\n\nfn run() {\n    sign_in("x");\n}\n',
+      ),
+    ).toEqual([4]);
+    expect(
+      lines('src/auth.rs', 'login', 'src/app.rs', 'fn run() {\n    crate::auth::login("x");\n}\n'),
+    ).toEqual([2]);
+    expect(
+      lines('src/other.rs', 'login', 'src/app.rs', 'fn run() {\n    crate::auth::login("x");\n}\n'),
+    ).toEqual([]);
+    const go =
+      'package app\n\nimport "example.com/m/auth"\n\nfunc put() {\n\tst := &auth.Store{}\n\tst.Save("x")\n}\n';
+    expect(lines('auth/auth.go', 'Store.Save', 'app/app.go', go)).toEqual([7]);
   });
 
   it('a call on a name typed with an imported class (a parameter, a variable, what it was made from) goes to that class', () => {
