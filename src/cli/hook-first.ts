@@ -37,11 +37,13 @@ async function first(eventName: string): Promise<void> {
     return whole({ raw: '', startedAt, readError: (error as Error).message });
   }
   let identity: Parameters<typeof hookRequest>[1];
+  let client: ReturnType<typeof clientProcess> = null;
   try {
     const input = parseHookInput(raw, process.cwd(), eventName);
     // Cursor runs Claude Code's hooks too, and takes answers of its own shapes: the whole hook's.
     if (input.format === 'cursor') return whole({ raw, startedAt });
-    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: clientProcess() };
+    client = clientProcess();
+    identity = { sessionId: hookClientSessionId(process.env, input.sessionId), process: client };
     if (eventName === 'wake') return wake(raw, identity);
   } catch {
     return whole({ raw, startedAt });
@@ -51,7 +53,7 @@ async function first(eventName: string): Promise<void> {
     eventName,
     hookRequest(raw, identity),
   );
-  if (!server || 'unchecked' in server) return whole({ raw, startedAt, server });
+  if (!server || 'unchecked' in server) return whole({ raw, startedAt, server, client });
   if (server.output === null) process.exit(0);
   process.stdout.write(`${JSON.stringify(server.output)}\n`, () => process.exit(0));
 }

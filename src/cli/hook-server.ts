@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import type { HookAnswer } from '../features/enforcement/hook-answers.js';
+import type { ProcessInfo } from '../integrations/process-tree.js';
 
 /** How long the server or hub on this machine has to answer before this process decides itself. */
 export const HUB_TIMEOUT_MS = 2000;
@@ -20,6 +21,8 @@ export interface HookHandoff {
   raw: string;
   startedAt: number;
   server?: HookAnswer | null;
+  /** The client's process, when the first step found it (null: none found): not looked for twice. */
+  client?: ProcessInfo | null;
   /** Why the input could not be read (the whole hook says so, as if it had read it). */
   readError?: string;
 }

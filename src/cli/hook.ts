@@ -94,7 +94,7 @@ export async function hook(eventName: string): Promise<void> {
       return done(null);
     const identity = {
       sessionId: hookClientSessionId(process.env, input.sessionId),
-      process: clientProcess(),
+      process: handed?.client !== undefined ? handed.client : clientProcess(),
     };
     const home = resolveHome();
     const request = hookRequest(raw, identity);
