@@ -249,9 +249,33 @@ export async function mergeHistory(repos, progress = () => {}) {
     (c) => c.predicted === 'symbol',
     (c) => c.symbol,
   );
+  // The same, per language of the file (files of no parsed language: `other`, textual only).
+  const byLanguage = {};
+  for (const language of [...new Set(cases.map((c) => c.language ?? 'other'))].sort()) {
+    const mine = cases.filter((c) => (c.language ?? 'other') === language);
+    const mineParsed = parsed.filter((c) => c.language === language);
+    byLanguage[language] = {
+      files: mine.length,
+      textual: score(
+        mine,
+        (c) => c.predicted === 'textual' || c.predicted === 'file',
+        (c) => c.textual,
+      ),
+      symbolFiles: mineParsed.length,
+      symbol:
+        language === 'other'
+          ? null
+          : score(
+              mineParsed,
+              (c) => c.predicted === 'symbol',
+              (c) => c.symbol,
+            ),
+    };
+  }
   return {
     repos: results.map((r) => ({ name: r.name, head: r.head, merges: r.merges, files: r.cases.length })),
     files: cases.length,
+    byLanguage,
     textual,
     symbol,
     symbolFiles: parsed.length,
@@ -316,6 +340,19 @@ export function describeHistory(h) {
     '|---|---|---|---|---|---|---|',
     `| textual (git stopped on the file) | ${h.files} | ${h.textual.tp} | ${h.textual.fp} | ${h.textual.fn} | ${pct(h.textual.precision)} | ${pct(h.textual.recall)} |`,
     `| symbol (git merged; both changed a symbol) | ${h.symbolFiles} | ${h.symbol.tp} | ${h.symbol.fp} | ${h.symbol.fn} | ${pct(h.symbol.precision)} | ${pct(h.symbol.recall)} |`,
+    '',
+    'Per language of the file:',
+    '',
+    '| language | files | textual: true / precision / recall | symbol: files, true / precision / recall |',
+    '|---|---|---|---|',
+    ...Object.entries(h.byLanguage ?? {}).map(
+      ([language, l]) =>
+        `| ${language} | ${l.files} | ${l.textual.tp + l.textual.fn} / ${pct(l.textual.precision)} / ${pct(l.textual.recall)} | ${
+          l.symbol
+            ? `${l.symbolFiles}, ${l.symbol.tp + l.symbol.fn} / ${pct(l.symbol.precision)} / ${pct(l.symbol.recall)}`
+            : '–'
+        } |`,
+    ),
     '',
     `One pair's prediction (all files of a merge): p50 ${h.pairMs.p50.toFixed(2)} ms, p99 ${h.pairMs.p99.toFixed(2)} ms. Files said \`unknown\`: ${h.unknown}.`,
   ].join('\n');
