@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: temp homes, percentiles, the built library.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,6 +48,29 @@ export function withSection(doc, heading, section) {
   if (start === -1) return `${doc.trimEnd()}\n\n${section}`;
   const next = doc.indexOf('\n## ', start + heading.length);
   return `${doc.slice(0, start)}${section}${next === -1 ? '' : `\n${doc.slice(next + 1)}`}`;
+}
+
+/**
+ * A benchmark over fetched repositories run as a command, `node bench/<script> [--record] <git
+ * dir>...`: `measure` over them, `print` what it found, and with `--record` its section of
+ * docs/benchmarks.md (`heading`) rewritten from `section`.
+ */
+export async function repositoriesCommand({ script, examples, measure, print, heading, section }) {
+  const record = process.argv.includes('--record');
+  const repos = process.argv.slice(2).filter((a) => a !== '--record');
+  if (repos.length === 0) {
+    process.stderr.write(
+      `Usage: node bench/${script} [--record] <git dir or worktree>...\n  e.g. clones of ${examples}\n`,
+    );
+    process.exit(2);
+  }
+  const result = await measure(repos, (s) => process.stderr.write(`${s}\n`));
+  print(result);
+  if (record) {
+    const file = new URL('../docs/benchmarks.md', import.meta.url);
+    writeFileSync(file, withSection(readFileSync(file, 'utf8'), heading, section(result)));
+    process.stderr.write(`docs/benchmarks.md: its section "${heading.replace(/^## /, '')}" updated.\n`);
+  }
 }
 
 /** The `## ` sections of a markdown document, each with its heading, in order (what precedes the first left out). */

@@ -16,9 +16,9 @@
 // MERGE_HISTORY_REPOS keeps the section recorded before.
 // Options: MERGE_HISTORY_MERGES (merges read per repository, newest first; default 400).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { cleanup, lib, percentile, tempDir, withSection } from './common.mjs';
+import { cleanup, lib, percentile, repositoriesCommand, tempDir } from './common.mjs';
 
 const MERGES = Number(process.env.MERGE_HISTORY_MERGES ?? 400);
 /** Files of one merge compared at most (merges of long-lived branches touch hundreds). */
@@ -358,23 +358,16 @@ export function describeHistory(h) {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const record = process.argv.includes('--record');
-  const repos = process.argv.slice(2).filter((a) => a !== '--record');
-  if (repos.length === 0) {
-    process.stderr.write(
-      'Usage: node bench/merge-history.mjs [--record] <git dir or worktree>...\n' +
-        '  e.g. clones of psf/requests, expressjs/express, spf13/cobra, google/gson, serde-rs/json, colinhacks/zod\n',
-    );
-    process.exit(2);
-  }
-  const h = await mergeHistory(repos, (s) => process.stderr.write(`${s}\n`));
-  process.stdout.write(`${describeHistory(h)}\n`);
-  if (record) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(file, withSection(readFileSync(file, 'utf8'), HISTORY_HEADING, historySection(h)));
-    process.stderr.write('docs/benchmarks.md: its merge history section updated.\n');
-  }
-  for (const m of h.misses.slice(0, Number(process.env.MERGE_HISTORY_MISSES ?? 20)))
-    process.stdout.write(`miss: ${describeMiss(m)}\n`);
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  await repositoriesCommand({
+    script: 'merge-history.mjs',
+    examples: 'psf/requests, expressjs/express, spf13/cobra, google/gson, serde-rs/json, colinhacks/zod',
+    measure: mergeHistory,
+    print: (h) => {
+      process.stdout.write(`${describeHistory(h)}\n`);
+      for (const m of h.misses.slice(0, Number(process.env.MERGE_HISTORY_MISSES ?? 20)))
+        process.stdout.write(`miss: ${describeMiss(m)}\n`);
+    },
+    heading: HISTORY_HEADING,
+    section: historySection,
+  });

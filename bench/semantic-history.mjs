@@ -19,7 +19,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { cleanup, lib, percentile, tempDir, withSection } from './common.mjs';
+import { cleanup, lib, percentile, repositoriesCommand, tempDir } from './common.mjs';
 
 const MERGES = Number(process.env.SEMANTIC_HISTORY_MERGES ?? 80);
 /** A side that changed more source files than this is a long-lived branch: not a session's work. */
@@ -435,27 +435,17 @@ export function semanticHistorySection(h) {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const record = process.argv.includes('--record');
-  const repos = process.argv.slice(2).filter((a) => a !== '--record');
-  if (repos.length === 0) {
-    process.stderr.write(
-      'Usage: node bench/semantic-history.mjs [--record] <git dir or worktree>...\n' +
-        '  e.g. clones of colinhacks/zod, google/gson\n',
-    );
-    process.exit(2);
-  }
-  const h = await semanticHistory(repos, (s) => process.stderr.write(`${s}\n`));
-  process.stdout.write(`${describeSemanticHistory(h)}\n`);
-  for (const c of h.found) process.stdout.write(`found: ${describeSemanticCase(c)}\n`);
-  for (const c of h.differing)
-    process.stdout.write(`${c.truth ? 'missed' : 'not true'}: ${describeSemanticCase(c)}\n`);
-  if (record) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    writeFileSync(
-      file,
-      withSection(readFileSync(file, 'utf8'), SEMANTIC_HISTORY_HEADING, semanticHistorySection(h)),
-    );
-    process.stderr.write('docs/benchmarks.md: its semantic history section updated.\n');
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  await repositoriesCommand({
+    script: 'semantic-history.mjs',
+    examples: 'colinhacks/zod, mobxjs/mobx, google/gson, apache/commons-lang',
+    measure: semanticHistory,
+    print: (h) => {
+      process.stdout.write(`${describeSemanticHistory(h)}\n`);
+      for (const c of h.found) process.stdout.write(`found: ${describeSemanticCase(c)}\n`);
+      for (const c of h.differing)
+        process.stdout.write(`${c.truth ? 'missed' : 'not true'}: ${describeSemanticCase(c)}\n`);
+    },
+    heading: SEMANTIC_HISTORY_HEADING,
+    section: semanticHistorySection,
+  });
