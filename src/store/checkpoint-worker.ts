@@ -8,7 +8,7 @@
  * left to copy.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { sqliteConnection } from './sqlite.js';
+import { pragmaValue, sqliteConnection } from './sqlite.js';
 
 interface Settings {
   file: string;
@@ -33,7 +33,20 @@ const timer = setInterval(() => {
   }
 }, settings.everyMs);
 
-parentPort?.on('message', (message: { stop?: boolean }) => {
+/** SQLite's quick check of the whole file: 'ok', or what it found (pages too damaged to read: why). */
+function quickCheck(): string {
+  try {
+    return String(pragmaValue(db, 'quick_check'));
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+parentPort?.on('message', (message: { stop?: boolean; verify?: number }) => {
+  if (message.verify !== undefined) {
+    parentPort?.postMessage({ verified: message.verify, detail: quickCheck() });
+    return;
+  }
   if (!message.stop) return;
   clearInterval(timer);
   db.close();

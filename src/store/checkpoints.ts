@@ -11,6 +11,8 @@ import { dirname, join } from 'node:path';
 import type { Db } from './database.js';
 
 export interface Checkpoints {
+  /** SQLite's quick check of the file, run on the thread: 'ok' or what it found; null once the thread is gone. */
+  quickCheck(): Promise<string | null>;
   stop(): Promise<void>;
 }
 
@@ -32,13 +34,22 @@ export function checkpointsApart(
     workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs },
   });
   let stopped = false;
+  /** Quick checks asked for and not yet answered, by number. */
+  const checks = new Map<number, (detail: string | null) => void>();
+  let nextCheck = 0;
   const fallBack = (message: string) => {
     if (stopped) return;
     stopped = true;
+    for (const answer of checks.values()) answer(null);
+    checks.clear();
     options.onFailure(message);
   };
-  worker.on('message', (m: { failed?: string }) => {
+  worker.on('message', (m: { failed?: string; verified?: number; detail?: string }) => {
     if (m.failed) options.onFailure(`a checkpoint failed: ${m.failed}`);
+    if (m.verified !== undefined) {
+      checks.get(m.verified)?.(m.detail ?? null);
+      checks.delete(m.verified);
+    }
   });
   worker.on('error', (error) => fallBack(error.message));
   worker.on('exit', (code) => {
@@ -47,9 +58,19 @@ export function checkpointsApart(
   // The thread keeps no process alive: the server's own life decides.
   worker.unref();
   return {
+    quickCheck() {
+      if (stopped) return Promise.resolve(null);
+      const id = nextCheck++;
+      return new Promise((resolve) => {
+        checks.set(id, resolve);
+        worker.postMessage({ verify: id });
+      });
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
+      for (const answer of checks.values()) answer(null);
+      checks.clear();
       const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage({ stop: true });
       await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);

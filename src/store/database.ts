@@ -39,7 +39,9 @@ export function openDatabase(
     whileBusy(busyTimeoutMs, () => {
       if (pragmaValue(db, 'journal_mode') !== 'wal') db.exec('PRAGMA journal_mode = WAL');
     });
-    db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
+    // A page cache of 32 MB rather than SQLite's 2 MB: a long-lived server with 100,000 claims keeps
+    // what it reads in memory (it is filled as pages are read, so a short process pays nothing).
+    db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32000');
     whileBusy(busyTimeoutMs, () => migrate(db, file));
   } catch (error) {
     db.close();

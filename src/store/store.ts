@@ -255,17 +255,20 @@ export class Store {
   }
 
   /**
-   * SQLite's quick check of the whole file (it reads every page: run it off the request path).
+   * SQLite's quick check of the whole file. It reads every page: in a long-lived server it runs on
+   * the checkpointer's thread, with that thread's connection, so that no call waits for it.
    * A damaged file is refused for writes from then on, so that nothing more is built on it.
    */
-  verify(): { ok: boolean; detail: string } {
+  async verify(): Promise<{ ok: boolean; detail: string }> {
     if (!this.db) return { ok: true, detail: 'ok' };
-    let detail: string;
-    try {
-      detail = String(pragmaValue(this.db, 'quick_check'));
-    } catch (error) {
-      // Pages too damaged to read at all.
-      detail = (error as Error).message;
+    let detail = (await this.checkpoints?.quickCheck()) ?? null;
+    if (detail === null) {
+      try {
+        detail = String(pragmaValue(this.db, 'quick_check'));
+      } catch (error) {
+        // Pages too damaged to read at all.
+        detail = (error as Error).message;
+      }
     }
     if (detail !== 'ok') this.damage = damagedDatabase(this.db.name, `quick_check: ${detail}`);
     return { ok: detail === 'ok', detail };

@@ -35,7 +35,7 @@ export class MaintenanceService {
       // unreadable: check
     }
     if (now - last < VERIFY_INTERVAL_MS) return null;
-    const result = store.verify();
+    const result = await store.verify();
     if (result.ok) await store.write(() => store.meta.set(LAST_VERIFY, String(now)));
     return result;
   }

@@ -5,6 +5,7 @@ import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
+import { slices } from '../../core/slices.js';
 import { filesIn, foldersBelow } from '../../integrations/folder-watch.js';
 import { stateOf } from '../sessions/liveness.js';
 import { IGNORED_NAMES, ignoredPath } from './watched-files.js';
@@ -20,18 +21,24 @@ export interface Held {
   sessionId: string;
 }
 
-/** The live patterns of these projects, by project, each with its literal base. */
+/**
+ * The live patterns of these projects, by project, each with its literal base. Worked out in
+ * slices: compiling thousands of new globs would otherwise hold the server's loop for a tenth of a
+ * second.
+ */
 export async function heldPatterns(
   app: AppContext,
   projects: string[],
   capped: () => void,
 ): Promise<Map<string, Held[]>> {
   const held = new Map<string, Held[]>();
+  const turn = slices();
   for (const projectId of projects) {
     const rows = await app.store.claimPatterns.livePatternsOf(projectId, MAX_PATTERNS);
     if (rows.length === MAX_PATTERNS) capped();
     const list: Held[] = [];
     for (const row of rows) {
+      await turn();
       if (
         stateOf(app, { ...row, status: row.session_status, created_at: row.session_created_at }) !== 'active'
       )

@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
 import { matchPath } from '../../core/glob.js';
+import { slices } from '../../core/slices.js';
 import { FolderWatch } from '../../integrations/folder-watch.js';
 import { gitIgnores } from '../../integrations/git-status.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
@@ -228,7 +229,7 @@ export class UnseenWrites {
     const rebuildFolders = key !== this.heldKey;
     if (rebuildFolders) {
       this.heldKey = key;
-      this.baselines();
+      await this.baselines();
     }
     // The folders change with what is held, and when a folder appears below a held glob.
     if (!rebuildFolders) return;
@@ -247,14 +248,17 @@ export class UnseenWrites {
 
   /**
    * The digests held files are judged against: their files named outright, and those directly in a
-   * glob's base folder, within a budget (a change to a file with none is judged as new).
+   * glob's base folder, within a budget (a change to a file with none is judged as new). Hashed in
+   * slices, between which the server answers its calls.
    */
-  private baselines(): void {
+  private async baselines(): Promise<void> {
     const next = new Map<string, string | null>();
     let budget = BASELINE_BUDGET_BYTES;
+    const turn = slices();
     for (const tree of this.watched.values())
       for (const path of this.pollFiles(tree)) {
         if (next.size >= MAX_BASELINE_FILES || budget <= 0) break;
+        await turn();
         const known = this.digests.get(path);
         if (known !== undefined) {
           next.set(path, known);
