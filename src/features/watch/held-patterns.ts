@@ -3,7 +3,7 @@
 import { join, relative, sep } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
-import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
+import { glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
 import { slices } from '../../core/slices.js';
 import { filesIn, foldersBelow } from '../../integrations/folder-watch.js';
@@ -17,14 +17,21 @@ export interface Held {
   /** The file it names, or a glob's literal base folder. */
   base: string;
   literal: boolean;
-  glob: CompiledGlob;
+  /** The path pattern (compiled when a path is matched against it: `heldMatches`). */
+  path: string;
   sessionId: string;
 }
 
+/** Whether `rel` (a path relative to the worktree) is one that `h` holds. */
+export function heldMatches(h: Held, rel: string): boolean {
+  if (h.base !== '' && rel !== h.base && !rel.startsWith(`${h.base}/`)) return false;
+  return matchPath(glob(h.path), rel);
+}
+
 /**
- * The live patterns of these projects, by project, each with its literal base. Worked out in
- * slices: compiling thousands of new globs would otherwise hold the server's loop for a tenth of a
- * second.
+ * The live patterns of these projects, by project, each with its literal base. Each session's
+ * liveness is judged once, whatever the number of its patterns; the globs are compiled only when
+ * a path is matched. In slices, between which the server answers its calls.
  */
 export async function heldPatterns(
   app: AppContext,
@@ -37,37 +44,46 @@ export async function heldPatterns(
     const rows = await app.store.claimPatterns.livePatternsOf(projectId, MAX_PATTERNS);
     if (rows.length === MAX_PATTERNS) capped();
     const list: Held[] = [];
+    const live = new Map<string, boolean>();
     for (const row of rows) {
       await turn();
-      if (
-        stateOf(app, { ...row, status: row.session_status, created_at: row.session_created_at }) !== 'active'
-      )
-        continue;
+      let active = live.get(row.session_id);
+      if (active === undefined) {
+        active =
+          stateOf(app, { ...row, status: row.session_status, created_at: row.session_created_at }) ===
+          'active';
+        live.set(row.session_id, active);
+      }
+      if (!active) continue;
       const path = pathOf(row.pattern);
       const literal = !isGlob(path);
-      list.push({
-        base: literal ? path : literalBase(path),
-        literal,
-        glob: glob(path),
-        sessionId: row.session_id,
-      });
+      list.push({ base: literal ? path : literalBase(path), literal, path, sessionId: row.session_id });
     }
     if (list.length > 0) held.set(projectId, list);
   }
   return held;
 }
 
-/** The held files of a worktree that can be named without walking it: files named, and those directly in a glob's base. */
-export function heldFiles(worktree: string, held: Held[], limit: number): string[] {
+/**
+ * The held files of a worktree that can be named without walking it: files named, and those
+ * directly in a glob's base. In slices (`turn`), as `heldPatterns`.
+ */
+export async function heldFiles(
+  worktree: string,
+  held: Held[],
+  limit: number,
+  turn: () => Promise<void>,
+): Promise<string[]> {
   const out = new Set<string>();
   const listed = new Map<string, string[]>();
   for (const h of held) {
+    await turn();
     const path = join(worktree, h.base);
     if (h.literal) out.add(path);
     else {
       if (!listed.has(path)) listed.set(path, filesIn(path, 500));
       for (const f of listed.get(path)!)
-        if (matchPath(h.glob, relative(worktree, f).split(sep).join('/'))) out.add(f);
+        if (heldMatches(h, relative(worktree, f).split(sep).join('/'))) out.add(f);
     }
     if (out.size >= limit) break;
   }
@@ -76,12 +92,18 @@ export function heldFiles(worktree: string, held: Held[], limit: number): string
 
 /**
  * The folders to watch in a worktree (each on its own): each held file's folder, and each glob's
- * base with the folders below it (ignored ones skipped), at most `limit`.
+ * base with the folders below it (ignored ones skipped), at most `limit`. In slices (`turn`).
  */
-export function heldFolders(worktree: string, held: Held[], limit: number): string[] {
+export async function heldFolders(
+  worktree: string,
+  held: Held[],
+  limit: number,
+  turn: () => Promise<void>,
+): Promise<string[]> {
   const out = new Set<string>();
   for (const h of held) {
     if (out.size >= limit) break;
+    await turn();
     if (h.literal) {
       const cut = h.base.lastIndexOf('/');
       const rel = cut <= 0 ? '' : h.base.slice(0, cut);

@@ -20,13 +20,19 @@ import { basename, join, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
-import { matchPath } from '../../core/glob.js';
 import { slices } from '../../core/slices.js';
 import { FolderWatch } from '../../integrations/folder-watch.js';
 import { gitIgnores } from '../../integrations/git-status.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
-import { type Held, heldFiles, heldFolders, heldPatterns, MAX_PATTERNS } from './held-patterns.js';
+import {
+  type Held,
+  heldFiles,
+  heldFolders,
+  heldMatches,
+  heldPatterns,
+  MAX_PATTERNS,
+} from './held-patterns.js';
 import { digestOf, ignoredPath, MAX_HASHED_BYTES, TEMPORARY } from './watched-files.js';
 
 const TICK_MS = 250;
@@ -234,11 +240,13 @@ export class UnseenWrites {
     // The folders change with what is held, and when a folder appears below a held glob.
     if (!rebuildFolders) return;
     const folders = new Map<string, Tree>();
+    const turn = slices();
     for (const tree of this.watched.values())
-      for (const folder of heldFolders(
+      for (const folder of await heldFolders(
         tree.worktree,
         this.held.get(tree.projectId) ?? [],
         MAX_FOLDERS - folders.size,
+        turn,
       ))
         if (!folders.has(folder)) folders.set(folder, tree);
     if (folders.size >= MAX_FOLDERS) this.warn('watch.capped', `more than ${MAX_FOLDERS} folders hold files`);
@@ -256,7 +264,7 @@ export class UnseenWrites {
     let budget = BASELINE_BUDGET_BYTES;
     const turn = slices();
     for (const tree of this.watched.values())
-      for (const path of this.pollFiles(tree)) {
+      for (const path of await this.pollFiles(tree, turn)) {
         if (next.size >= MAX_BASELINE_FILES || budget <= 0) break;
         await turn();
         const known = this.digests.get(path);
@@ -272,8 +280,8 @@ export class UnseenWrites {
   }
 
   /** The held files of a tree that can be named without walking it. */
-  private pollFiles(tree: Tree): string[] {
-    return heldFiles(tree.worktree, this.held.get(tree.projectId) ?? [], MAX_BASELINE_FILES);
+  private pollFiles(tree: Tree, turn: () => Promise<void>): Promise<string[]> {
+    return heldFiles(tree.worktree, this.held.get(tree.projectId) ?? [], MAX_BASELINE_FILES, turn);
   }
 
   private rel(tree: Tree, path: string): string {
@@ -282,9 +290,7 @@ export class UnseenWrites {
 
   private holders(tree: Tree, rel: string): string[] {
     const ids = new Set<string>();
-    for (const h of this.held.get(tree.projectId) ?? [])
-      if ((h.base === '' || rel === h.base || rel.startsWith(`${h.base}/`)) && matchPath(h.glob, rel))
-        ids.add(h.sessionId);
+    for (const h of this.held.get(tree.projectId) ?? []) if (heldMatches(h, rel)) ids.add(h.sessionId);
     return [...ids];
   }
 
