@@ -804,6 +804,44 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   which the table's figure is, still carry JIT compilation). What is left of the tail: young-
   generation collections (3–6 ms, every ~400 ms under this load; the live heap stays at ~50 MB)
   and the server's timers.
+- **The server's long background work** (2026-11-28; 3 × 1,000 checks right after the server
+  starts, at 10,000 claims, three runs each way): the watcher of writes no hook saw held the
+  server's loop for 100–130 ms in its first look at what is held (a glob compiled for each of the
+  2,000 patterns it reads, each pattern's session judged alive with a \`kill(pid, 0)\`, then the held
+  files and folders listed), and again, shorter, whenever claims changed; SQLite's quick check of
+  the file (every 10 minutes) held it 20 ms (~200 ms at 100,000 claims). Now the quick check runs
+  on the checkpointer's thread with its connection, the watcher compiles a glob only when a path is
+  matched against it, judges each session once, and does the rest in slices of 1 ms
+  (\`core/slices.ts\`) between which calls are answered. The slowest of the first 1,000 calls:
+  103–128 ms → 10–13 ms; p99 of the next 2,000: 1.27–1.95 → 1.47–1.83 ms; the server's RSS at
+  10,000 claims 211 → 146 MiB. Slicing alone (globs still compiled up front) had made it worse for
+  p99 (4.4–4.6 ms for the first 1,000): the same 100 ms spread over 30 calls.
+  The recorded run's p99 at 10,000 claims (20.6 ms) is this host's noise: the same loop beside the
+  peer right after gave 1.98–2.75 ms, whether the two servers' calls alternate one by one or by
+  hundreds.
+- **Where 2× the peer and 0.7 of the HTTP floor are** (2026-11-28, AMD EPYC host; throwaway
+  harnesses: the machine's server under \`--cpu-prof\` with 8 client workers, profiles filtered
+  to the 5 s of load and summed by bundled module; a timing wrapper on every \`node:sqlite\`
+  statement). Per op, 8 clients: the server 0.54–0.62 ms of CPU, each relay 0.13–0.17, each client
+  0.12–0.16; the server's loop saturates at 1,800–2,000 ops/s while the machine is 77–82 % busy.
+  The server's CPU: SQLite 58 % (BEGIN/COMMIT 22 %, reads 29 %, writes 7 %), the socket write of
+  each answer 8 %, garbage collection 4 %, process and file probes (\`kill(pid, 0)\`, stat) 5 %, the
+  SDK 4 %, zod 4 %, our own code ~10 %. A claim's commit writes 12 pages to the log (the claim and
+  its 4 indexes, its files and their 4, an event and its sequence), a release 8; each page costs
+  ~5 µs here (node:sqlite alone: 10 pages 53 µs, 29 pages 144 µs), so a commit is ~115 µs
+  whichever process makes it. The same calls made in one process with no transport cost 0.27 ms
+  of CPU per op (40 statements and 2 commits a cycle); with one client over the relay 0.45 ms, and
+  under 8 clients each statement takes about twice as long (caches shared with 16 other processes
+  on 2 cores). The peer did 1,936–1,975 ops/s in these runs: 2× is ~3,900 ops/s, ~0.5 ms of CPU
+  per op for client, relay and server together, of which the client alone is 0.12–0.16 ms. Cuts of
+  a few per cent each do not get there, and a second server thread adds at most what the machine
+  has left (~20 %). 8 \`serve --in-process\` (the peer's shape: a server and a connection per
+  client) did 1,409 ops/s against the peer's 1,936 in the same minutes (1.18 ms of CPU per call:
+  each connection's page cache is dropped at every other's commit).
+  The hub over HTTP costs 1.04–1.23 ms of CPU per op on one loop: the answer's \`writev\` on a TCP
+  socket alone is 0.25 ms (the echo server pays it too: its whole cost is 0.34 ms per op), SQLite
+  ~0.3 ms, Web \`Request\`/\`Response\`, Hono and the SDK's transport ~0.2 ms. 0.7 of the floor
+  (~1,700 ops/s) would need ≤ 0.59 ms per op: less than the database and the write take.
 - **collab_check p99** (before): p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
@@ -816,9 +854,10 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   single seek: claim → check → release at 10,000 claims went from 5.1 to 1.9 ms.
 - **Memory**: a session costs its relay, ~14 MiB of PSS (52 MiB resident, mostly Node's own,
   shared with every other node process); the machine's server is one process for all sessions,
-  ~125 MiB of PSS after the throughput run (115–173 MiB resident with 100 to 100,000 claims). The
-  watcher of writes no hook saw holds ~40 MiB of that at 10,000 claims (A/B with it off: 116 MiB
-  resident against 156), its view of every held pattern. The server itself: a bare \`node\` is
+  ~125 MiB of PSS after the throughput run (144–150 MiB resident with 100 to 100,000 claims). The
+  watcher of writes no hook saw held ~40 MiB of that at 10,000 claims (A/B with it off: 116 MiB
+  resident against 156), its view of every held pattern with a compiled glob each; compiled only
+  when a path is matched (2026-11-28), the server is 146 MiB there, not 211. The server itself: a bare \`node\` is
   40 MiB resident, the SDK's and our zod schemas, the bundle and SQLite's page cache the rest.
 - **Cold start** (before the relay; what the machine's server now pays once, and \`serve
   --in-process\` on every start): reading and deserialising the bundle and its code cache (~25 ms), building the
