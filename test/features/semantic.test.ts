@@ -203,4 +203,38 @@ describe('semantic: an interface changed under another session’s new use', () 
     clock += 2_500;
     expect(await symbols()).toEqual(['f59', 'login']);
   });
+  it('more edited files than a refresh parses: the rest are parsed at the next refresh, not kept unparsed', async () => {
+    let clock = Date.now();
+    const app = await testApp({ now: () => clock });
+    const modules: Record<string, string> = {};
+    const name = (i: number) => `src/mods/m${String(i).padStart(3, '0')}.ts`;
+    for (let i = 0; i < 205; i++) modules[name(i)] = `export function f${i}(a: number) {\n  return a;\n}\n`;
+    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
+      ...modules,
+      'src/app.ts': 'export const app = 1;\n',
+    });
+    clock += 2_500;
+    writeFileSync(
+      join(bobDir, 'src/app.ts'),
+      "import { f204 } from './mods/m204';\nexport const app = 1;\nf204(1);\n",
+    );
+    await bob.call('collab_check');
+    // Alice edits all 205 bodies, and the last function's parameters.
+    for (let i = 0; i < 205; i++)
+      writeFileSync(
+        join(aliceDir, name(i)),
+        i === 204
+          ? `export function f${i}(a: number, b: number) {\n  return a + b;\n}\n`
+          : `export function f${i}(a: number) {\n  return a + 1;\n}\n`,
+      );
+    clock += 2_500;
+    const symbols = async () =>
+      (await alice.call<Check>('collab_check')).predicted_conflicts
+        .filter((c) => c.level === 'semantic')
+        .map((c) => c.semantic!.symbol);
+    // The first read parses 200 of them (m000–m199); m204 waits for the next.
+    expect(await symbols()).toEqual([]);
+    clock += 2_500;
+    expect(await symbols()).toEqual(['f204']);
+  });
 });

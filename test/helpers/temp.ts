@@ -1,20 +1,59 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 const created: string[] = [];
-afterAll(() => {
+afterAll(async () => {
+  const dirs = created.splice(0);
+  for (const dir of dirs) await stopServerOf(dir);
   // A client a test ran may still be writing its files as it exits (Claude Code's home): retried,
   // and a folder it keeps filling is left to the system's temporary folder, said, not failed.
-  for (const dir of created.splice(0))
+  for (const dir of dirs)
     try {
       rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     } catch (error) {
       console.warn(`left ${dir}: ${(error as Error).message}`);
     }
 });
+
+/**
+ * The machine's server of a home a test made, if one still runs (started by a client's relay and
+ * not stopped by the test): stopped before its home goes, so that no server outlives the suite,
+ * and said with the test file that left it. Only a process whose environment names this home.
+ */
+async function stopServerOf(home: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = (JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')) as { pid: number }).pid;
+    if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`SESSION_COLLAB_HOME=${home}`))
+      return;
+  } catch {
+    return; // no server, gone already, or no /proc to be sure it is this home's
+  }
+  console.warn(
+    `${expect.getState().testPath ?? 'a test file'} left the machine's server of ${home} running (pid ${pid}): stopped`,
+  );
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone at the last moment
+  }
+}
 
 /** A fresh temporary folder, removed after the test file. */
 export function tempDir(prefix = 'collab-'): string {

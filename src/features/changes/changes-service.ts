@@ -300,10 +300,18 @@ export class ChangesService {
         continue;
       }
       if (file.level !== 'lines' || !languageOf(file.path)) continue;
+      // Parsed before (`interface` set, empty when nothing changed in it): kept while its blobs
+      // stay. One the budget left unparsed, or whose base could not be read, is parsed at a later
+      // refresh.
       const before = known.get(file.path);
-      if (before && before.newBlob === file.newBlob && before.baseBlob === file.baseBlob) {
+      if (
+        before &&
+        before.newBlob === file.newBlob &&
+        before.baseBlob === file.baseBlob &&
+        before.interface
+      ) {
         file.hunks = before.hunks;
-        if (before.interface) file.interface = before.interface;
+        file.interface = before.interface;
         if (before.uses) file.uses = before.uses;
         continue;
       }
@@ -318,15 +326,19 @@ export class ChangesService {
       if (text === null) continue;
       try {
         const spans = symbolSpans(file.path, text);
-        if (!spans) continue;
+        if (!spans) {
+          file.interface = []; // nothing the parser can read: not read again until it changes
+          continue;
+        }
         markSymbols(file.hunks, spans, text);
         const uses = usesIn(file.path, text, writtenBy(file.hunks));
         if (uses && uses.length > 0) file.uses = uses;
-        if (file.baseBlob === null) continue;
+        if (file.baseBlob === null) {
+          file.interface = []; // a new file: no interface of before to change
+          continue;
+        }
         const base = await this.baseDefinitions(worktree, baseCommit, file);
-        if (!base) continue;
-        const changes = interfaceChanges(base, definitionsOf(spans));
-        if (changes.length > 0) file.interface = changes;
+        if (base) file.interface = interfaceChanges(base, definitionsOf(spans));
       } catch (error) {
         this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
       }

@@ -55,7 +55,7 @@ export async function conflictsAgainst(
     }
   }
   // The conflicts git cannot see: an interface one side changed, used by the other's new code.
-  if (mine.some((f) => f.interface || f.uses)) {
+  if (mine.some((f) => f.interface?.length || f.uses?.length)) {
     for (const [otherId, files] of await store.changes.semanticOthers(projectId, null)) {
       if (skip.has(otherId)) continue;
       const other = await store.sessions.get(otherId);

@@ -43,7 +43,7 @@ export async function meetings(
       if (prediction.level !== 'unknown') out.push({ other, prediction });
   }
   // An interface changed under a new use, either way round.
-  if (files.some((f) => f.interface || f.uses)) {
+  if (files.some((f) => f.interface?.length || f.uses?.length)) {
     for (const [otherId, theirs] of await app.store.changes.semanticOthers(session.project_id, session.id)) {
       const other = await app.store.sessions.get(otherId);
       if (!other || stateOf(app, other) !== 'active') continue;
