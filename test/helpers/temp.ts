@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll } from 'vitest';
 
 const created: string[] = [];
 afterAll(async () => {
@@ -19,9 +19,9 @@ afterAll(async () => {
 });
 
 /**
- * The machine's server of a home a test made, if one still runs (started by a client's relay and
- * not stopped by the test): stopped before its home goes, so that no server outlives the suite,
- * and said with the test file that left it. Only a process whose environment names this home.
+ * The machine's server of a home a test made, if one still runs (clients' relays start it, and most
+ * tests leave it to stop when idle): killed before its home goes, so that no server of the suite
+ * outlives its test file. Only a process whose environment names this home.
  */
 async function stopServerOf(home: string): Promise<void> {
   let pid: number;
@@ -29,29 +29,18 @@ async function stopServerOf(home: string): Promise<void> {
     pid = (JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')) as { pid: number }).pid;
     if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`SESSION_COLLAB_HOME=${home}`))
       return;
+    process.kill(pid, 'SIGKILL');
   } catch {
     return; // no server, gone already, or no /proc to be sure it is this home's
   }
-  console.warn(
-    `${expect.getState().testPath ?? 'a test file'} left the machine's server of ${home} running (pid ${pid}): stopped`,
-  );
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
+  // Gone, or dead and waiting for its parent to reap it (a zombie).
   for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
     try {
-      process.kill(pid, 0);
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')) return;
     } catch {
       return;
     }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // gone at the last moment
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
