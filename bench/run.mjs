@@ -837,7 +837,12 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   a few per cent each do not get there, and a second server thread adds at most what the machine
   has left (~20 %). 8 \`serve --in-process\` (the peer's shape: a server and a connection per
   client) did 1,409 ops/s against the peer's 1,936 in the same minutes (1.18 ms of CPU per call:
-  each connection's page cache is dropped at every other's commit).
+  each connection's page cache is dropped at every other's commit). Two machine's servers on one database (a
+  second home whose \`registry.db\` links to the first's), 4 clients each, against one server with all 8
+  in turn, three rounds: 1,598–1,701 against 1,820–1,936 ops/s, and 0.70–0.73 ms of the two servers'
+  CPU per op against 0.54: a second thread with a connection of its own would lose as much, and one
+  that leaves SQLite to the first could take the ~42 % of the server's work that is not SQLite, for
+  at most the ~20 % of the machine still idle.
   The hub over HTTP costs 1.04–1.23 ms of CPU per op on one loop: the answer's \`writev\` on a TCP
   socket alone is 0.25 ms (the echo server pays it too: its whole cost is 0.34 ms per op), SQLite
   ~0.3 ms, Web \`Request\`/\`Response\`, Hono and the SDK's transport ~0.2 ms. 0.7 of the floor
