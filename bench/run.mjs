@@ -812,7 +812,7 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   the file (every 10 minutes) held it 20 ms (~200 ms at 100,000 claims). Now the quick check runs
   on the checkpointer's thread with its connection, the watcher compiles a glob only when a path is
   matched against it, judges each session once, and does the rest in slices of 1 ms
-  (\`core/slices.ts\`) between which calls are answered. The slowest of the first 1,000 calls:
+  (\`features/slices.ts\`) between which calls are answered. The slowest of the first 1,000 calls:
   103–128 ms → 10–13 ms; p99 of the next 2,000: 1.27–1.95 → 1.47–1.83 ms; the server's RSS at
   10,000 claims 211 → 146 MiB. Slicing alone (globs still compiled up front) had made it worse for
   p99 (4.4–4.6 ms for the first 1,000): the same 100 ms spread over 30 calls.

@@ -5,9 +5,9 @@ import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
-import { slices } from '../../core/slices.js';
 import { filesIn, foldersBelow } from '../../integrations/folder-watch.js';
 import { stateOf } from '../sessions/liveness.js';
+import { slices } from '../slices.js';
 import { IGNORED_NAMES, ignoredPath } from './watched-files.js';
 
 /** Patterns read per project, at most. */

@@ -20,11 +20,11 @@ import { basename, join, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../app/context.js';
 import { inline } from '../../core/fence.js';
-import { slices } from '../../core/slices.js';
 import { FolderWatch } from '../../integrations/folder-watch.js';
 import { gitIgnores } from '../../integrations/git-status.js';
 import { SIGHTINGS_KEPT_MS } from '../../store/sightings-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
+import { slices } from '../slices.js';
 import {
   type Held,
   heldFiles,

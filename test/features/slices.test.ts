@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slices } from '../../src/core/slices.js';
+import { slices } from '../../src/features/slices.js';
 
 describe('slices', () => {
   it('lets what waits on the event loop run once the budget is spent, and not before', async () => {
