@@ -27,6 +27,23 @@ type Conflict = {
 };
 type Check = { safe: boolean; warning?: string; predicted_conflicts: Conflict[] };
 
+/**
+ * Two clones of `files` and `src/app.ts`, a session in each; once `tick` has moved the clock, bob's
+ * copy has `appTs` as its `src/app.ts` (new uses), recorded by his check.
+ */
+async function bobUsing(
+  app: Parameters<typeof twoClonesInMemory>[0],
+  files: Record<string, string>,
+  appTs: string,
+  tick: () => void,
+) {
+  const clones = await twoClonesInMemory(app, { ...files, 'src/app.ts': 'export const app = 1;\n' });
+  tick();
+  writeFileSync(join(clones.bobDir, 'src/app.ts'), appTs);
+  await clones.bob.call('collab_check');
+  return clones;
+}
+
 describe('semantic: an interface changed under another session’s new use', () => {
   it('TypeScript: new parameters, a rename, a removal; a body change or another module’s function says nothing', async () => {
     let clock = Date.now();
@@ -174,17 +191,14 @@ describe('semantic: an interface changed under another session’s new use', () 
     for (let i = 0; i < 60; i++)
       modules[`src/mods/m${String(i).padStart(2, '0')}.ts`] = `export function f${i}() {}\n`;
     const AUTH = 'export function login(user: string) {\n  return user;\n}\n';
-    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
-      ...modules,
-      'src/auth.ts': AUTH,
-      'src/app.ts': 'export const app = 1;\n',
-    });
-    clock += 2_500;
-    writeFileSync(
-      join(bobDir, 'src/app.ts'),
+    const { aliceDir, alice } = await bobUsing(
+      app,
+      { ...modules, 'src/auth.ts': AUTH },
       "import { login } from './auth';\nimport { f59 } from './mods/m59';\nexport const app = 1;\nlogin('bob');\nf59();\n",
+      () => {
+        clock += 2_500;
+      },
     );
-    await bob.call('collab_check');
     // Alice deletes the 60 modules and changes login's parameters.
     rmSync(join(aliceDir, 'src/mods'), { recursive: true });
     writeFileSync(
@@ -209,16 +223,14 @@ describe('semantic: an interface changed under another session’s new use', () 
     const modules: Record<string, string> = {};
     const name = (i: number) => `src/mods/m${String(i).padStart(3, '0')}.ts`;
     for (let i = 0; i < 205; i++) modules[name(i)] = `export function f${i}(a: number) {\n  return a;\n}\n`;
-    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, {
-      ...modules,
-      'src/app.ts': 'export const app = 1;\n',
-    });
-    clock += 2_500;
-    writeFileSync(
-      join(bobDir, 'src/app.ts'),
+    const { aliceDir, alice } = await bobUsing(
+      app,
+      modules,
       "import { f204 } from './mods/m204';\nexport const app = 1;\nf204(1);\n",
+      () => {
+        clock += 2_500;
+      },
     );
-    await bob.call('collab_check');
     // Alice edits all 205 bodies, and the last function's parameters.
     for (let i = 0; i < 205; i++)
       writeFileSync(
