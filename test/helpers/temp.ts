@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -7,7 +16,7 @@ import { afterAll } from 'vitest';
 const created: string[] = [];
 afterAll(async () => {
   const dirs = created.splice(0);
-  for (const dir of dirs) await stopServerOf(dir);
+  for (const dir of dirs) await stopProcessesOf(dir);
   // A client a test ran may still be writing its files as it exits (Claude Code's home): retried,
   // and a folder it keeps filling is left to the system's temporary folder, said, not failed.
   for (const dir of dirs)
@@ -19,28 +28,48 @@ afterAll(async () => {
 });
 
 /**
- * The machine's server of a home a test made, if one still runs (clients' relays start it, and most
- * tests leave it to stop when idle): killed before its home goes, so that no server of the suite
- * outlives its test file. Only a process whose environment names this home.
+ * The processes of a home a test made that still run when its file ends: the machine's server
+ * (clients' relays start it, and most tests leave it to stop when idle), and any relay or hook
+ * left behind, which would start a server again in a home about to go. Killed before the home
+ * goes, so that none outlives its test file. Only processes whose environment names this home
+ * (Linux's /proc; elsewhere nothing is stopped).
  */
-async function stopServerOf(home: string): Promise<void> {
-  let pid: number;
+async function stopProcessesOf(home: string): Promise<void> {
+  if (!['config.json', 'registry.db', 'hub.json'].some((f) => existsSync(join(home, f)))) return; // not a home
+  const entry = `SESSION_COLLAB_HOME=${home}`;
+  let pids: number[];
   try {
-    pid = (JSON.parse(readFileSync(join(home, 'hub.json'), 'utf8')) as { pid: number }).pid;
-    if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`SESSION_COLLAB_HOME=${home}`))
-      return;
-    process.kill(pid, 'SIGKILL');
+    pids = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((pid) => pid !== process.pid && pid !== process.ppid && environOf(pid).includes(entry));
   } catch {
-    return; // no server, gone already, or no /proc to be sure it is this home's
+    return;
   }
-  // Gone, or dead and waiting for its parent to reap it (a zombie).
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+  for (const pid of pids)
     try {
-      if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')) return;
+      process.kill(pid, 'SIGKILL');
     } catch {
-      return;
+      // gone meanwhile
     }
-    await new Promise((r) => setTimeout(r, 10));
+  // Gone, or dead and waiting for its parent to reap it (a zombie).
+  const deadline = Date.now() + 5_000;
+  for (const pid of pids)
+    while (Date.now() < deadline) {
+      try {
+        if (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')) break;
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+}
+
+function environOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  } catch {
+    return [];
   }
 }
 
