@@ -27,6 +27,7 @@ import {
   serverKey,
 } from '../integrations/relay-address.js';
 import { answers, pointsAt, removeLeftSockets } from '../integrations/relay-socket.js';
+import { answerToolCallsDirectly } from '../mcp/direct-calls.js';
 import { type Selection, select } from '../mcp/registry.js';
 import { createMcpServer, tellAnswers } from '../mcp/server.js';
 import { lineReader } from './line-reader.js';
@@ -269,6 +270,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         },
       },
     );
+    answerToolCallsDirectly(transport, () => server);
     let errors = 0;
     let letGo = false;
     const relayed: Relayed = {

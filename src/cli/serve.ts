@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { Server, Tool } from '@modelcontextprotocol/server';
+import type { Tool } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
@@ -9,8 +9,9 @@ import { ownProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
+import { answerToolCallsDirectly } from '../mcp/direct-calls.js';
 import { select } from '../mcp/registry.js';
-import { createMcpServer, tellAnswers } from '../mcp/server.js';
+import { type CollabServer, createMcpServer, tellAnswers } from '../mcp/server.js';
 import { startBackgroundWork } from './background-work.js';
 import { RealmScans } from './realm-scans.js';
 import type { ServeOptions } from './relay.js';
@@ -47,7 +48,7 @@ export async function serve(
     options.toolsets ? options.toolsets.split(',').map((s) => s.trim()) : app.config.toolsets,
     { readOnly: options.readOnly === true },
   );
-  let server: Server | undefined;
+  let server: CollabServer | undefined;
   const connection = new Connection(app, app.sessions, {
     cwd: process.cwd(),
     client: () => server?.getClientVersion()?.name ?? null,
@@ -65,6 +66,7 @@ export async function serve(
     },
     { transport: wire, onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
   );
+  answerToolCallsDirectly(wire, () => server);
   // The transport may close without stdin ending (a message over its size limit): the session
   // ends then too, even while timers or Telegram's requests would keep the process alive.
   const closeConnection = wire.onclose;

@@ -96,6 +96,12 @@ export function toolDefinitions(tools: ToolDescriptor[], built: Record<string, T
   );
 }
 
+/** A `tools/call` request as `CollabServer.direct` takes it (mcp/direct-calls.ts checks its shape). */
+export interface DirectToolCall {
+  id: string | number;
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+}
+
 /**
  * The SDK's server, with `tools/call` validated once. The SDK checks a `tools/call` request against
  * the protocol's schema when it arrives (the handler registered with `setRequestHandler`), and its
@@ -104,7 +110,13 @@ export function toolDefinitions(tools: ToolDescriptor[], built: Record<string, T
  * (text content, a structured object checked against the tool's own output schema, `isError`), and
  * no tool answers with `input_required`: the wrapper's checks are left out of the hot path.
  */
-class CollabServer extends Server {
+export class CollabServer extends Server {
+  /**
+   * Answers a call of a tool that does not wait, without the SDK's request machinery
+   * (mcp/direct-calls.ts); null for a tool that waits or is not served here: the SDK answers those.
+   */
+  direct: (request: DirectToolCall) => Promise<CallToolResult> | null = () => null;
+
   protected override _wrapHandler(
     method: string,
     handler: Parameters<Server['_wrapHandler']>[1],
@@ -123,7 +135,7 @@ export function createMcpServer(
   connection: Connection,
   { tools, instructions }: { tools: ToolDescriptor[]; instructions: string },
   built: Record<string, Tool> = {},
-): Server {
+): CollabServer {
   const server = new CollabServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions },
@@ -133,21 +145,30 @@ export function createMcpServer(
     tools.map((d, i) => [d.name, { descriptor: d, definition: definitions[i]! }]),
   );
 
+  /** One call of a listed tool, its result as the connection's protocol takes it. */
+  const answer = async (listed: ListedTool, request: DirectToolCall, ctx?: ServerContext) => {
+    const { descriptor } = listed;
+    const args = request.params.arguments ?? {};
+    const again = request.params._meta?.[SENT_AGAIN] === true;
+    const result = await connection.recorded(request.id, again, () =>
+      descriptor.waits && ctx
+        ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
+        : callTool(app, connection, descriptor, args),
+    );
+    return server.projectCallToolResult(result, listed.definition.outputSchema);
+  };
+
   server.setRequestHandler('tools/list', () => ({ tools: definitions }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const listed = byName.get(request.params.name);
     if (!listed)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const { descriptor } = listed;
-    const args = request.params.arguments ?? {};
-    const again = request.params._meta?.[SENT_AGAIN] === true;
-    const result = await connection.recorded(ctx.mcpReq.id, again, () =>
-      descriptor.waits
-        ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
-        : callTool(app, connection, descriptor, args),
-    );
-    return server.projectCallToolResult(result as CallToolResult, listed.definition.outputSchema);
+    return answer(listed, { id: ctx.mcpReq.id, params: request.params as DirectToolCall['params'] }, ctx);
   });
+  server.direct = (request) => {
+    const listed = byName.get(request.params.name);
+    return listed && !listed.descriptor.waits ? answer(listed, request) : null;
+  };
   return server;
 }
 

@@ -39,4 +39,22 @@ describe('tools/call on the wire', () => {
     server.child.stdin.end();
     await server.exit;
   });
+
+  it('answers a plain call of a tool that does not wait itself, as the SDK answers the same call', async () => {
+    const server = bareServe(gitRepo(), tempDir());
+    const params = { name: 'collab_check', arguments: { files: ['src/a.ts'] } };
+    const direct = await server.request('tools/call', params);
+    // A field the plain shape does not have: the SDK answers it (it drops the field).
+    const viaSdk = await server.request('tools/call', { ...params, unknownField: 1 });
+    expect(viaSdk?.result).toEqual(direct?.result);
+    // Which path answered shows in the response's first field: the SDK's envelope puts `result`
+    // first, the direct answer `jsonrpc`.
+    const lines = server.output().out.split('\n');
+    const lineOf = (id: unknown) => lines.find((l) => l.includes(`"id":${id},`) || l.endsWith(`"id":${id}}`));
+    expect(lineOf(direct?.id)).toMatch(/^\{"jsonrpc"/);
+    expect(lineOf(viaSdk?.id)).toMatch(/^\{"result"/);
+
+    server.child.stdin.end();
+    await server.exit;
+  });
 });
