@@ -94,6 +94,23 @@ export class EventFeed {
   }
 
   private async read(): Promise<void> {
+    // Nobody listens (no dashboard open): the position moves to the log's end, and no event is
+    // described (a claim's, say, reads the claim: under many clients, two reads a claim made).
+    // A subscriber replays from where it starts itself.
+    // (One that subscribed while the end was read is handed what came after the position it saw.)
+    if (this.listeners.size === 0) {
+      let end: number;
+      try {
+        end = await this.log.lastId();
+      } catch (error) {
+        this.app.log.warn('hub.feed_failed', { message: (error as Error).message });
+        return;
+      }
+      if (this.listeners.size === 0) {
+        this.last = Math.max(this.last, end);
+        return;
+      }
+    }
     let events: FeedEvent[];
     do {
       try {
