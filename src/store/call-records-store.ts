@@ -23,6 +23,12 @@ const serializer = () => (v8 ??= createRequire(__filename)('node:v8') as typeof 
  */
 export const CALL_RECORDS_KEPT_MS = 60 * 60_000;
 
+/**
+ * The records of a client's answered calls go with its next recorded write once this many wait
+ * (a statement of its own each time would cost every write ~13 µs for a few rows).
+ */
+export const FORGOTTEN_TOGETHER = 16;
+
 /** One call whose writes are recorded. */
 export interface CallRecording {
   /** The call's key: the client's process and the request's id. */
@@ -40,7 +46,7 @@ export interface CallRecording {
   over: boolean;
   /**
    * Keys of calls of the same client answered since (the connection's): their records go with
-   * the next recorded write's transaction.
+   * the transaction of the first recorded write once `FORGOTTEN_TOGETHER` wait.
    */
   readonly answered: string[];
 }

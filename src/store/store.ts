@@ -5,6 +5,7 @@ import { AgentRunsStore } from './agent-runs-store.js';
 import {
   type CallRecording,
   CallRecordsStore,
+  FORGOTTEN_TOGETHER,
   insideWrite,
   recordedCall,
   stepOf,
@@ -214,7 +215,7 @@ export class Store {
    * A write of a call whose writes are recorded (store/call-records-store.ts): done once. In a call
    * sent again, a step already done returns what it returned then; otherwise it runs, and what it
    * returns is recorded in its transaction, with the records of the client's calls answered since
-   * forgotten.
+   * forgotten once `FORGOTTEN_TOGETHER` wait.
    */
   private async recordedWrite<T>(call: CallRecording, fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     const step = stepOf(call, fn);
@@ -222,7 +223,7 @@ export class Store {
       const done = await this.callRecords.get(call.call, step);
       if (done) return done.value as T;
     }
-    const answered = call.answered.splice(0);
+    const answered = call.answered.length >= FORGOTTEN_TOGETHER ? call.answered.splice(0) : [];
     try {
       return await this.transaction(
         () =>

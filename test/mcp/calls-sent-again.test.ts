@@ -11,6 +11,7 @@ import { Connection } from '../../src/features/sessions/connection.js';
 import type { Tool } from '../../src/features/tool-context.js';
 import { select } from '../../src/mcp/registry.js';
 import { callTool } from '../../src/mcp/server.js';
+import { FORGOTTEN_TOGETHER } from '../../src/store/call-records-store.js';
 import { testApp } from '../helpers/app.js';
 import { gitRepo } from '../helpers/temp.js';
 
@@ -111,40 +112,37 @@ describe('a write sent again after its answer was lost', () => {
     await twice('collab_session_end', {}, { sessions: 1, events: 1 });
   });
 
-  it("a call's records are kept until its answer is on its way, then forgotten with the client's next write", async () => {
+  it("a call's records are kept until its answer is on its way, then forgotten with a write of the client's once enough wait", async () => {
     const app = await testApp();
     apps.push(app);
     const repo = gitRepo();
     const tools = new Map((await select(['collab'])).tools.map((t) => [t.name, t as Tool] as const));
     const c = connectionOf(app, repo);
-    const records = async () =>
-      Number((await app.store.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM call_records'))!.n);
+    const calls = async () =>
+      (await app.store.sql.all<{ call: string }>('SELECT DISTINCT call FROM call_records'))
+        .map((r) => Number(r.call.split(':').at(-1)))
+        .sort((a, b) => a - b);
     await c.recorded(1, false, () =>
       callTool(app, c, tools.get('collab_session_start')!, { name: 'me', project_root: repo }),
     );
-    await c.recorded(2, false, () =>
-      callTool(app, c, tools.get('collab_claim')!, { files: ['a.ts'], intent: 'first' }),
-    );
-    const kept = await records();
-    expect(kept).toBeGreaterThan(0);
-    c.answered(1);
-    c.answered(2);
-    expect(await records()).toBe(kept);
-    await c.recorded(3, false, () =>
-      callTool(app, c, tools.get('collab_claim')!, { files: ['b.ts'], intent: 'second' }),
-    );
-    const left = await app.store.sql.all<{ call: string }>('SELECT DISTINCT call FROM call_records');
-    expect(left.map((r) => r.call.split(':').at(-1))).toEqual(['3']);
-    // A read that wrote as it read (expired claims released, what it read of a worktree): its
-    // records too go with the next write once it is answered.
-    await c.recorded(4, false, () => callTool(app, c, tools.get('collab_claims_list')!, {}));
-    c.answered(3);
-    c.answered(4);
-    await c.recorded(5, false, () =>
-      callTool(app, c, tools.get('collab_claim')!, { files: ['c.ts'], intent: 'third' }),
-    );
-    const last = await app.store.sql.all<{ call: string }>('SELECT DISTINCT call FROM call_records');
-    expect(last.map((r) => r.call.split(':').at(-1))).toEqual(['5']);
+    // Calls 2…: claims, and a read that wrote as it read (expired claims released): all recorded.
+    let id = 1;
+    const claim = () =>
+      c.recorded(++id, false, () =>
+        callTool(app, c, tools.get('collab_claim')!, { files: [`f${id}.ts`], intent: `claim ${id}` }),
+      );
+    await claim();
+    await c.recorded(++id, false, () => callTool(app, c, tools.get('collab_claims_list')!, {}));
+    expect(await calls()).toEqual([1, 2, 3]);
+    // Answered: kept until FORGOTTEN_TOGETHER answered calls wait, then gone with the next write.
+    for (let answered = 1; answered <= id; answered++) c.answered(answered);
+    while (id < FORGOTTEN_TOGETHER) {
+      await claim();
+      c.answered(id);
+    }
+    expect((await calls()).length).toBe(FORGOTTEN_TOGETHER);
+    await claim();
+    expect(await calls()).toEqual([id]);
   });
 
   it('a call cut between two of its writes: sent again, the first is answered from its record, the second done once', async () => {

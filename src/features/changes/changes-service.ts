@@ -374,15 +374,14 @@ export class ChangesService {
    * `more` counts the rest.
    */
   async predict(
-    session: { id: string; project_id: string },
+    session: Pick<SessionRow, 'id' | 'project_id' | 'host' | 'worktree'>,
     patterns?: string[],
   ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
     const globs = patterns?.map((p) => glob(pathOf(p)));
     const mine = (await this.app.store.changes.filesOf(session.id)).filter(
       (f) => !globs || globs.some((g) => matchPath(g, f.path)),
     );
-    const row = await this.app.store.sessions.get(session.id);
-    const found = await this.sessionAgainst(mine, session, row ? copyOf(this.app, row) : null);
+    const found = await this.sessionAgainst(mine, session, copyOf(this.app, session));
     const landed = await this.landedMeetings(session.id, globs);
     if (landed.length === 0) return found;
     const all = [...landed, ...found.conflicts];

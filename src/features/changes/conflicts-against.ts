@@ -14,7 +14,7 @@ import type { PredictedConflict } from './prediction-types.js';
 import { semanticView, view } from './prediction-types.js';
 
 /** A session's worktree, when it is on this machine (git can read it). */
-export function copyOf(app: AppContext, session: SessionRow): LocalCopy | null {
+export function copyOf(app: AppContext, session: Pick<SessionRow, 'host' | 'worktree'>): LocalCopy | null {
   return session.host === app.host ? { worktree: session.worktree } : null;
 }
 
