@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Server,
-  type Tool,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { type Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { LIMITS } from '../core/limits.js';
@@ -11,8 +7,9 @@ import type { StoredMcpSession } from '../features/hub/hub-sessions.js';
 import { namedClientProcess } from '../features/sessions/client-sessions.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { ProcessRef } from '../features/sessions/session-types.js';
+import { answerDirectly } from '../mcp/direct-calls.js';
 import type { Selection } from '../mcp/registry.js';
-import { createMcpServer } from '../mcp/server.js';
+import { type CollabServer, createMcpServer } from '../mcp/server.js';
 import { jsonRpcError, whenWhole } from './responses.js';
 
 /** Headers a client may send to say where it works and who it is (written by `init --transport http`). */
@@ -33,7 +30,7 @@ const MAX_INITIALIZE_CHARS = 16_000;
 interface Live {
   id: string;
   transport: WebStandardStreamableHTTPServerTransport;
-  server: Server;
+  server: CollabServer;
   connection: Connection;
   tokenId: string | null;
   seenAt: number;
@@ -190,6 +187,8 @@ export class McpEndpoint {
   private async serve(live: Live, request: Request, body: unknown): Promise<Response> {
     live.seenAt = Date.now();
     await this.hub.sessions.seen(live.id);
+    const direct = request.method === 'POST' ? this.direct(live, request, body) : null;
+    if (direct !== null) return direct;
     const response = await live.transport.handleRequest(
       request,
       request.method === 'POST' ? { parsedBody: body } : {},
@@ -213,6 +212,33 @@ export class McpEndpoint {
   }
 
   /**
+   * A plain call of a tool that does not wait, answered as one JSON body without the transport's
+   * event stream or the SDK's request machinery (mcp/direct-calls.ts); null where the transport
+   * answers: a request whose headers it would judge otherwise (what the client accepts, the body's
+   * type, a protocol version other than the session's) goes to it as it came.
+   */
+  private direct(live: Live, request: Request, body: unknown): Promise<Response> | null {
+    const accept = request.headers.get('accept') ?? '';
+    const version = request.headers.get('mcp-protocol-version');
+    if (
+      !accept.includes('application/json') ||
+      !accept.includes('text/event-stream') ||
+      !request.headers.get('content-type')?.includes('application/json') ||
+      (version !== null && version !== live.server.getNegotiatedProtocolVersion())
+    )
+      return null;
+    const answer = answerDirectly(live.server, body);
+    if (!answer) return null;
+    return answer.response.then(
+      (message) =>
+        new Response(JSON.stringify(message), {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'mcp-session-id': live.id },
+        }),
+    );
+  }
+
+  /**
    * A session's transport, server and connection. New (`fixedId` null): it joins the live sessions
    * and the store when its `initialize` is handled. Taken up again (`fixedId`): the caller adds it.
    */
@@ -223,7 +249,7 @@ export class McpEndpoint {
     initialize: unknown,
   ): Promise<Live> {
     const { app } = this.options;
-    let server: Server | undefined;
+    let server: CollabServer | undefined;
     const live = { id: fixedId ?? '', tokenId, seenAt: Date.now(), streams: 0 } as Live;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => fixedId ?? randomUUID(),

@@ -1,4 +1,9 @@
-import { type JSONRPCMessage, ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type JSONRPCMessage,
+  ProtocolErrorCode,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { CollabServer, DirectToolCall } from './server.js';
 
 /**
@@ -11,72 +16,73 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** `message` as a `tools/call` request of the plainest shape, or null: the SDK judges every other. */
-function toolCall(message: JSONRPCMessage): DirectToolCall | null {
-  const m = message as Record<string, unknown>;
-  if (m.method !== 'tools/call' || m.jsonrpc !== '2.0') return null;
-  if (typeof m.id !== 'string' && typeof m.id !== 'number') return null;
-  const params = m.params;
+function toolCall(message: unknown): DirectToolCall | null {
+  if (!isObject(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return null;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return null;
+  const params = message.params;
   if (!isObject(params) || typeof params.name !== 'string') return null;
   for (const key of Object.keys(params))
     if (key !== 'name' && key !== 'arguments' && key !== '_meta') return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
   if (params._meta !== undefined && !isObject(params._meta)) return null;
-  return m as unknown as DirectToolCall;
+  return message as unknown as DirectToolCall;
 }
 
 /**
- * Answers `wire`'s calls of tools that do not wait straight from the transport, without the SDK's
- * machinery for each request (its era checks, a request context with an abort controller and
- * senders, the result's encoding): under 8 clients that machinery was about a fifth of the machine
- * server's time per call (docs/benchmarks.md). Only once the connection has negotiated a revision
- * whose results go out as made (`initialize`), and only for a request of the plainest shape (a
- * name, arguments, `_meta`); the SDK answers everything else as before: the handshake, the listing,
- * tools that wait (their progress, cancellation and forms are its), bad requests and their errors.
- * Installed after the SDK took the transport (`serveStdio`): messages reach it first.
+ * The answer to `message` worked out without the SDK's machinery for each request (its era checks,
+ * a request context with an abort controller and senders, the result's encoding): under 8 clients
+ * that machinery was a seventh of the machine server's time per call (docs/benchmarks.md). Only on
+ * a connection that negotiated a revision whose results go out as made (with `initialize`), for a
+ * request of the plainest shape (a name, arguments, `_meta`) of a tool that does not wait; null for
+ * everything else, which the SDK answers as before: the handshake, the listing, tools that wait
+ * (their progress, cancellation and forms are its), bad requests and their errors.
+ */
+export function answerDirectly(
+  server: CollabServer | undefined,
+  message: unknown,
+): { id: string | number; response: Promise<JSONRPCMessage> } | null {
+  const version = server?.getNegotiatedProtocolVersion();
+  if (!server || version === undefined || !PLAIN_RESULT_REVISION.test(version)) return null;
+  const request = toolCall(message);
+  const answer = request ? server.direct(request) : null;
+  if (!request || !answer) return null;
+  return {
+    id: request.id,
+    response: answer.then(
+      (result: CallToolResult) => ({ jsonrpc: '2.0', id: request.id, result }),
+      (error: Error) => ({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: ProtocolErrorCode.InternalError, message: error.message || 'Internal error' },
+      }),
+    ),
+  };
+}
+
+/**
+ * Answers `wire`'s calls of tools that do not wait straight from the transport (`answerDirectly`),
+ * a call the client cancels meanwhile not at all. Installed after the SDK took the transport
+ * (`serveStdio`): messages reach it first, and what it does not answer goes on to the SDK.
  */
 export function answerToolCallsDirectly(wire: Transport, server: () => CollabServer | undefined): void {
   const toSdk = wire.onmessage;
-  const send = wire.send.bind(wire);
-  /** The `initialize` requests in flight, whose answers say which revision the connection speaks. */
-  const handshakes = new Set<string | number>();
-  let plainResults = false;
   /** Calls answered here still running, by id: true once the client cancelled one (no answer then). */
   const running = new Map<string | number, boolean>();
-
-  wire.send = (message, options) => {
-    const m = message as { id?: string | number; result?: { protocolVersion?: unknown } };
-    if (m.id !== undefined && handshakes.delete(m.id) && m.result)
-      plainResults = PLAIN_RESULT_REVISION.test(String(m.result.protocolVersion));
-    return send(message, options);
-  };
-
   wire.onmessage = (message, extra) => {
-    const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
-    if (m.method === 'initialize' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      plainResults = false;
-      handshakes.add(m.id);
-    } else if (m.method === 'notifications/cancelled') {
+    const m = message as { method?: unknown; params?: { requestId?: unknown } };
+    if (m.method === 'notifications/cancelled') {
       const id = m.params?.requestId as string | number;
       if (running.has(id)) running.set(id, true);
-    } else if (plainResults && extra === undefined) {
-      const request = toolCall(message);
-      const answer = request && !running.has(request.id) ? server()?.direct(request) : null;
-      if (request && answer) {
-        running.set(request.id, false);
-        answer
-          .then(
-            (result) => ({ jsonrpc: '2.0' as const, id: request.id, result }),
-            (error: Error) => ({
-              jsonrpc: '2.0' as const,
-              id: request.id,
-              error: { code: ProtocolErrorCode.InternalError, message: error.message || 'Internal error' },
-            }),
-          )
+    } else if (extra === undefined && !running.has((message as { id?: string | number }).id ?? '')) {
+      const direct = answerDirectly(server(), message);
+      if (direct) {
+        running.set(direct.id, false);
+        void direct.response
           .then((response) => {
-            const cancelled = running.get(request.id);
-            running.delete(request.id);
+            const cancelled = running.get(direct.id);
+            running.delete(direct.id);
             // A client that went away meanwhile hears nothing: as with the SDK's own answers.
-            return cancelled ? undefined : wire.send(response as JSONRPCMessage);
+            return cancelled ? undefined : wire.send(response);
           })
           .catch(() => {});
         return;

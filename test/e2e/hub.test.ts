@@ -149,6 +149,52 @@ describe('the hub over Streamable HTTP', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers a plain call of a tool that does not wait as one JSON body, as the transport answers the same call', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const h = await hub(home);
+    const opened = await fetch(h.mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, 'x-collab-project': repo },
+      body: JSON.stringify(initialize),
+    });
+    await opened.text();
+    const session = { ...mcpHeaders, 'mcp-session-id': opened.headers.get('mcp-session-id')! };
+    await fetch(h.mcp, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const post = (id: number, params: unknown, headers: Record<string, string> = {}) =>
+      fetch(h.mcp, {
+        method: 'POST',
+        headers: { ...session, ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      });
+    const answerOf = async (response: Response) => {
+      const text = await response.text();
+      const json = response.headers.get('content-type')?.includes('text/event-stream')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
+      return JSON.parse(json) as { id: number; result: unknown };
+    };
+    const params = { name: 'collab_check', arguments: { files: ['src/a.ts'] } };
+    const direct = await post(2, params, { 'mcp-protocol-version': '2025-11-25' });
+    expect(direct.headers.get('content-type')).toBe('application/json');
+    const answered = await answerOf(direct);
+    expect(answered).toMatchObject({ id: 2, result: { structuredContent: { safe: true } } });
+    // Not plain (a field it does not know), or a protocol version other than the session's: the
+    // transport's own answer, an event stream, the same result (or its refusal).
+    const viaSdk = await post(3, { ...params, unknownField: 1 });
+    expect(viaSdk.headers.get('content-type')).toContain('text/event-stream');
+    expect((await answerOf(viaSdk)).result).toEqual(answered.result);
+    const otherVersion = await post(4, params, { 'mcp-protocol-version': '1999-01-01' });
+    expect(otherVersion.status).toBe(400);
+  });
+
   it('answers 403 to a Host or Origin from elsewhere, on every route', async () => {
     const home = tempDir('collab-home-');
     const h = await hub(home);

@@ -43,6 +43,8 @@ describe('tools/call on the wire', () => {
   it('answers a plain call of a tool that does not wait itself, as the SDK answers the same call', async () => {
     const server = bareServe(gitRepo(), tempDir());
     const params = { name: 'collab_check', arguments: { files: ['src/a.ts'] } };
+    // Answered once the handshake is: the SDK answers what comes before.
+    await server.request('tools/list', {});
     const direct = await server.request('tools/call', params);
     // A field the plain shape does not have: the SDK answers it (it drops the field).
     const viaSdk = await server.request('tools/call', { ...params, unknownField: 1 });
