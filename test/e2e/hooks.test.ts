@@ -515,18 +515,29 @@ describe('hooks and the MCP server of one client share its session', () => {
   it("with the machine's server running, a hook is answered by its first step alone; without, the whole hook answers the same", async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo({ 'src/api/auth.py': 'x\n' });
-    const a = await connectStdio({ cwd: repo, home, clientSessionId: 'A-1', hooks: true });
+    // The claim's session is served in its client's own process; the machine's server is started
+    // by a relay of its own, so that once that relay is gone nothing starts the server again.
+    const a = await connectStdio({
+      cwd: repo,
+      home,
+      clientSessionId: 'A-1',
+      hooks: true,
+      args: ['--in-process'],
+    });
+    const starter = await connectStdio({ cwd: repo, home });
     const b = await hookClient({ cwd: repo, home });
     keepOpen(b);
     const caches = () => (existsSync(join(home, 'cache')) ? readdirSync(join(home, 'cache')) : []);
     try {
       await a.call('collab_claim', { files: ['src/api/auth.py'], intent: 'refactor login to JWT' });
+      await starter.call('collab_session_list');
       const edit = hookFixture('claude-code/pre-tool-use-edit', repo, 'B-1');
       const first = await b.hook('pre-tool-use', edit);
       expect(parse(first.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
       // The server answered: the whole hook (dist/hot.cjs) was never loaded, so it has no code cache.
       expect(caches().some((f) => f.startsWith('hook-'))).toBe(true);
       expect(caches().some((f) => f.startsWith('hot-'))).toBe(false);
+      await starter.close();
       await stopServer(home);
       const second = await b.hook('pre-tool-use', edit);
       // The same answer, but for how long ago the claim was made.
