@@ -847,6 +847,43 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   socket alone is 0.25 ms (the echo server pays it too: its whole cost is 0.34 ms per op), SQLite
   ~0.3 ms, Web \`Request\`/\`Response\`, Hono and the SDK's transport ~0.2 ms. 0.7 of the floor
   (~1,700 ops/s) would need ≤ 0.59 ms per op: less than the database and the write take.
+- **The request path, cut** (2026-11-28, second session; a 2 × Intel Xeon host where the peer
+  does ~1,250 ops/s with 8 clients and our server's loop saturated at ~1,000–1,200). First, where a
+  call's server time goes, by taking pieces out of a throwaway build (the 8 clients, server CPU per
+  op): validating each result against its output schema 0.06 ms, the envelope's reads
+  (notifications, unread messages) 0.05, recording each write for a call sent again 0.07, reading
+  other sessions' copies before a check 0.12; all four 0.34 of ~1.0 ms. None of them is optional
+  (each is a feature), so what was cut is how they are done, each measured with one client
+  through the machine's server (\`serve\` and a claim → check → release loop, the server's CPU per
+  call from /proc, builds run alternately, 7 runs each: the host moves ±15 % from run to run):
+  - *Calls answered without the SDK's machinery for each request* (\`mcp/direct-calls.ts\`): a
+    plain \`tools/call\` of a tool that does not wait, on a connection that negotiated a 2024/2025
+    revision, is answered by our handler straight from the transport: no era checks, request
+    context, abort controller or result encoding (the identity for those revisions). The SDK
+    still answers the handshake, the listing, tools that wait and every malformed request.
+    0.87 → 0.76 ms of server CPU per call.
+  - *The dashboard's live feed describes no event while no page listens*: it read every claim
+    event's claim (and its patterns) every 200 ms, 8 statements of a cycle's 52.
+  - *A check predicts from the session row it read*, *the records of answered calls go 16 at a
+    time* (not a \`DELETE\` with every write), *what landed work meets is read by an index in its
+    order* (no sort). With the above: 0.86 → 0.72 ms of server CPU per call (44 statements a
+    cycle).
+  The 8 clients (\`npm run bench -- --throughput\`, same host, same hour): 0.78 → 1.01 of the peer
+  (1,002 against 1,281 ops/s → 1,252 against 1,234), CPU per call, relay and server together,
+  1.32 → 1.03 ms (the peer 1.38–1.43). The hub over HTTP answers the same plain calls as one JSON
+  body, without the transport's event stream: 8 clients 470 → 550 ops/s; the floor moved too
+  (1,270–1,750 ops/s), so the ratio stays ~0.35. There the answer's TCP write is 21 % of the hub's
+  CPU (~0.45 ms a call on this host), SQLite 26 %, Web \`Request\`/\`Response\`, undici's headers and
+  Hono most of the rest: 2 ms of CPU per call on one loop against 0.7 ms for the same call over
+  stdio. What is left in the stdio server, one client (0.67–0.72 ms a call, 25 % of it idle):
+  SQLite is half of its busy time (the commits 16 %: a claim writes 17 pages to the log, a release
+  13; each statement costs 10–20 µs in the flow of a call against 2–5 µs in a loop of itself),
+  the socket write 6 %, the SDK's parse of each message 3 %. \`collab_check\` at 10,000 and 100,000
+  claims (3 × 1,000 checks after warm-up): p50 0.6–0.8 ms, p99 1.5–4.1 ms from round to round.
+  This host is slower all round (bare \`node -e 0\` 39–43 ms against 25–27 on the AMD host), and
+  the hooks that run without a server scale with it: PreToolUse bare + 31–35 ms, PostToolUse + 28–34,
+  the same before this session's changes as after (A/B of \`node bench/hooks.mjs\`, pre 33.3 and
+  34.6 against 34.7 ms); with the machine's server running, bare + 18–21 ms.
 - **collab_check p99** (before): p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
