@@ -10,9 +10,20 @@
  *    the SDK has no public way to adopt a session id (typescript-sdk#1658), so
  *    src/http/mcp-endpoint.ts replays the client's stored `initialize` into a transport whose
  *    session id generator returns that id, through the public `handleRequest`.
+ * 3. Calls answered without the SDK's request machinery (src/mcp/direct-calls.ts): `serveStdio`
+ *    takes the transport's `onmessage` when called, so a handler set after it sees each message
+ *    first; `getNegotiatedProtocolVersion` (deprecated, still served) names the revision an
+ *    `initialize` negotiated; and on those revisions the SDK sends a `tools/call` result as the
+ *    handler made it (test/mcp/wire.test.ts compares the two answers over real stdio).
  */
 import { readFileSync } from 'node:fs';
-import { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { PassThrough } from 'node:stream';
+import {
+  type JSONRPCMessage,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { Connection } from '../../src/features/sessions/connection.js';
@@ -108,5 +119,39 @@ describe('the MCP SDK, as this product uses it', () => {
     expect(answer.status).toBe(200);
     expect(await answer.text()).toContain('"tools":[]');
     await transport.close();
+  });
+
+  it('lets a handler set after serveStdio see messages first, and names the revision initialize negotiated', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const wire = new StdioServerTransport(input, output);
+    let server: Server | undefined;
+    const handle = serveStdio(
+      () => {
+        server = new Server({ name: 'contract', version: '1' }, { capabilities: { tools: {} } });
+        return server;
+      },
+      { transport: wire },
+    );
+    const seen: unknown[] = [];
+    const toSdk = wire.onmessage;
+    expect(toSdk).toBeTypeOf('function');
+    wire.onmessage = (message: JSONRPCMessage) => {
+      seen.push((message as { method?: string }).method);
+      toSdk?.(message);
+    };
+    const answered = new Promise<string>((resolve) => output.once('data', (d) => resolve(String(d))));
+    input.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      })}\n`,
+    );
+    expect(JSON.parse(await answered)).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
+    expect(seen).toEqual(['initialize']);
+    expect(server?.getNegotiatedProtocolVersion()).toBe('2025-06-18');
+    await handle.close();
   });
 });
