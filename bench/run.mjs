@@ -868,9 +868,10 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     time* (not a \`DELETE\` with every write), *what landed work meets is read by an index in its
     order* (no sort). With the above: 0.86 → 0.72 ms of server CPU per call (44 statements a
     cycle).
-  - *The server's own commits checkpoint every 4,000 pages while the thread copies the log*
-    (SQLite's 1,000 otherwise; \`store/checkpoints.ts\`): a commit under one busy client ~110 → ~86
-    µs (timing wrapper, 3 runs each; 16,000 pages gave ~80 µs for a log of up to 64 MB).
+  - Tried and dropped: *the server's own commits checkpointing every 4,000 pages while the thread
+    copies the log* (SQLite's 1,000 otherwise): a commit under one busy client ~110 → ~86 µs
+    (timing wrapper, 3 runs each), but the log would then sit over 1,000 pages most of the time,
+    and every other process's commit (a hook's) checkpoints whenever it does.
   The 8 clients (\`npm run bench -- --throughput\`, same host, same hour): 0.78 → 1.01 of the peer
   (1,002 against 1,281 ops/s → 1,252 against 1,234), CPU per call, relay and server together,
   1.32 → 1.03 ms (the peer 1.38–1.43). The hub over HTTP answers the same plain calls as one JSON

@@ -10,16 +10,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Db } from './database.js';
 
-/**
- * How many pages the write-ahead log takes before a commit of the server's own connection
- * checkpoints it, while the thread copies it as it comes (SQLite's default, 1,000, where it does
- * not). Such a commit finds little left to copy, but looking costs it: at 1,000 pages a commit took
- * ~110 µs under one busy client, at 4,000 ~86 µs (docs/benchmarks.md); the log grows to ~16 MB
- * before it starts over.
- */
-const PAGES_BETWEEN_OWN_CHECKPOINTS = 4_000;
-const SQLITE_DEFAULT_PAGES = 1_000;
-
 export interface Checkpoints {
   /** SQLite's quick check of the file, run on the thread: 'ok' or what it found; null once the thread is gone. */
   quickCheck(): Promise<string | null>;
@@ -47,17 +37,9 @@ export function checkpointsApart(
   /** Quick checks asked for and not yet answered, by number. */
   const checks = new Map<number, (detail: string | null) => void>();
   let nextCheck = 0;
-  const ownCheckpoints = (pages: number) => {
-    try {
-      if (db.open) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
-    } catch {
-      // a closing connection keeps what it had
-    }
-  };
   const fallBack = (message: string) => {
     if (stopped) return;
     stopped = true;
-    ownCheckpoints(SQLITE_DEFAULT_PAGES);
     for (const answer of checks.values()) answer(null);
     checks.clear();
     options.onFailure(message);
@@ -73,7 +55,6 @@ export function checkpointsApart(
   worker.on('exit', (code) => {
     if (code !== 0) fallBack(`the checkpointer thread exited with ${code}`);
   });
-  ownCheckpoints(PAGES_BETWEEN_OWN_CHECKPOINTS);
   // The thread keeps no process alive: the server's own life decides.
   worker.unref();
   return {
