@@ -270,7 +270,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         },
       },
     );
-    answerToolCallsDirectly(transport, () => server);
+    answerToolCallsDirectly(
+      transport,
+      () => server,
+      (error) => app.log.warn('mcp.error', { pid: hello.pid, message: error.message }),
+    );
     let errors = 0;
     let letGo = false;
     const relayed: Relayed = {

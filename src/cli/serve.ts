@@ -66,7 +66,11 @@ export async function serve(
     },
     { transport: wire, onerror: (error) => app.log.warn('mcp.error', { message: error.message }) },
   );
-  answerToolCallsDirectly(wire, () => server);
+  answerToolCallsDirectly(
+    wire,
+    () => server,
+    (error) => app.log.warn('mcp.error', { message: error.message }),
+  );
   // The transport may close without stdin ending (a message over its size limit): the session
   // ends then too, even while timers or Telegram's requests would keep the process alive.
   const closeConnection = wire.onclose;

@@ -220,11 +220,15 @@ export class McpEndpoint {
   private direct(live: Live, request: Request, body: unknown): Promise<Response> | null {
     const accept = request.headers.get('accept') ?? '';
     const version = request.headers.get('mcp-protocol-version');
+    const contentType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
     if (
       !accept.includes('application/json') ||
       !accept.includes('text/event-stream') ||
-      !request.headers.get('content-type')?.includes('application/json') ||
-      (version !== null && version !== live.server.getNegotiatedProtocolVersion())
+      contentType !== 'application/json' ||
+      (version !== null && version !== live.server.getNegotiatedProtocolVersion()) ||
+      // Let go of meanwhile (the client ended it): the transport says so, rather than a call
+      // starting a collab session that nothing would end.
+      this.live.get(live.id) !== live
     )
       return null;
     const answer = answerDirectly(live.server, body);

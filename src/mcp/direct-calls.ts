@@ -15,17 +15,43 @@ const PLAIN_RESULT_REVISION = /^20(24|25)-/;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** `message` as a `tools/call` request of the plainest shape, or null: the SDK judges every other. */
+const only = (value: Record<string, unknown>, keys: readonly string[]) =>
+  Object.keys(value).every((key) => keys.includes(key));
+
+/**
+ * `message` as a `tools/call` request of the plainest shape, or null: the SDK judges every other
+ * (and refuses what its schema does: an id that is no string or safe integer, a member more, a
+ * progress token that is neither).
+ */
 function toolCall(message: unknown): DirectToolCall | null {
   if (!isObject(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return null;
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return null;
+  if (!only(message, ['jsonrpc', 'id', 'method', 'params'])) return null;
+  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) return null;
   const params = message.params;
   if (!isObject(params) || typeof params.name !== 'string') return null;
-  for (const key of Object.keys(params))
-    if (key !== 'name' && key !== 'arguments' && key !== '_meta') return null;
+  if (!only(params, ['name', 'arguments', '_meta'])) return null;
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
-  if (params._meta !== undefined && !isObject(params._meta)) return null;
+  const meta = params._meta;
+  if (meta !== undefined) {
+    if (!isObject(meta)) return null;
+    const token = meta.progressToken;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return null;
+  }
   return message as unknown as DirectToolCall;
+}
+
+/** A failure as the SDK answers one: its code and data where it has them. */
+function errorResponse(id: string | number, error: unknown): JSONRPCMessage {
+  const e = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: Number.isSafeInteger(e.code) ? (e.code as number) : ProtocolErrorCode.InternalError,
+      message: typeof e.message === 'string' && e.message ? e.message : 'Internal error',
+      ...(e.data !== undefined ? { data: e.data } : {}),
+    },
+  };
 }
 
 /**
@@ -49,12 +75,8 @@ export function answerDirectly(
   return {
     id: request.id,
     response: answer.then(
-      (result: CallToolResult) => ({ jsonrpc: '2.0', id: request.id, result }),
-      (error: Error) => ({
-        jsonrpc: '2.0',
-        id: request.id,
-        error: { code: ProtocolErrorCode.InternalError, message: error.message || 'Internal error' },
-      }),
+      (result: CallToolResult): JSONRPCMessage => ({ jsonrpc: '2.0', id: request.id, result }),
+      (error: unknown) => errorResponse(request.id, error),
     ),
   };
 }
@@ -64,7 +86,11 @@ export function answerDirectly(
  * a call the client cancels meanwhile not at all. Installed after the SDK took the transport
  * (`serveStdio`): messages reach it first, and what it does not answer goes on to the SDK.
  */
-export function answerToolCallsDirectly(wire: Transport, server: () => CollabServer | undefined): void {
+export function answerToolCallsDirectly(
+  wire: Transport,
+  server: () => CollabServer | undefined,
+  onerror: (error: Error) => void,
+): void {
   const toSdk = wire.onmessage;
   /** Calls answered here still running, by id: true once the client cancelled one (no answer then). */
   const running = new Map<string | number, boolean>();
@@ -81,10 +107,12 @@ export function answerToolCallsDirectly(wire: Transport, server: () => CollabSer
           .then((response) => {
             const cancelled = running.get(direct.id);
             running.delete(direct.id);
-            // A client that went away meanwhile hears nothing: as with the SDK's own answers.
             return cancelled ? undefined : wire.send(response);
           })
-          .catch(() => {});
+          // A client that went away meanwhile hears nothing; the failure is told, as the SDK tells its own.
+          .catch((error: unknown) =>
+            onerror(new Error(`Failed to send a response: ${(error as Error)?.message ?? String(error)}`)),
+          );
         return;
       }
     }

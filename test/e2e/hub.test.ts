@@ -193,6 +193,8 @@ describe('the hub over Streamable HTTP', () => {
     expect((await answerOf(viaSdk)).result).toEqual(answered.result);
     const otherVersion = await post(4, params, { 'mcp-protocol-version': '1999-01-01' });
     expect(otherVersion.status).toBe(400);
+    const otherType = await post(5, params, { 'content-type': 'application/json-patch+json' });
+    expect(otherType.status).toBe(415);
   });
 
   it('answers 403 to a Host or Origin from elsewhere, on every route', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { answerToolCallsDirectly } from '../../src/mcp/direct-calls.js';
 import type { CollabServer } from '../../src/mcp/server.js';
 
-function wired() {
+function wired(options: { sendFails?: boolean } = {}) {
   const toSdk: JSONRPCMessage[] = [];
   const sent: JSONRPCMessage[] = [];
   const wire = {
@@ -14,6 +14,7 @@ function wired() {
       toSdk.push(message);
     },
     send: async (message: JSONRPCMessage) => {
+      if (options.sendFails) throw new Error('the client went away');
       sent.push(message);
     },
   } as unknown as Transport;
@@ -24,13 +25,20 @@ function wired() {
     getNegotiatedProtocolVersion: () => version,
     direct: (request: { params: { name: string } }) => {
       if (request.params.name === 'waits') return null;
+      if (request.params.name === 'rejects')
+        return Promise.reject(Object.assign(new Error('refused'), { code: -32602, data: { why: 'x' } }));
       asked.push(request.params.name);
       return new Promise((resolve) => {
         finishing.push(() => resolve({ content: [{ type: 'text', text: request.params.name }] }));
       });
     },
   } as unknown as CollabServer;
-  answerToolCallsDirectly(wire, () => server);
+  const failures: Error[] = [];
+  answerToolCallsDirectly(
+    wire,
+    () => server,
+    (error) => failures.push(error),
+  );
   const receive = (message: Record<string, unknown>) => wire.onmessage?.(message as JSONRPCMessage);
   const call = (id: number, params: Record<string, unknown>) =>
     receive({ jsonrpc: '2.0', id, method: 'tools/call', params });
@@ -39,6 +47,7 @@ function wired() {
     await new Promise((resolve) => setImmediate(resolve));
   };
   return {
+    failures,
     toSdk,
     sent,
     asked,
@@ -72,8 +81,15 @@ describe('calls answered without the SDK', () => {
     w.call(6, { name: 'collab_check', task: { ttl: 1 } });
     w.receive({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
     w.receive({ jsonrpc: '1.0', id: 8, method: 'tools/call', params: { name: 'collab_check' } });
+    // What the SDK's schema refuses: an id that is no safe integer, a member more, a bad progress token.
+    w.receive({ jsonrpc: '2.0', id: 1.5, method: 'tools/call', params: { name: 'collab_check' } });
+    w.receive({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'collab_check' }, result: {} });
+    w.call(10, { name: 'collab_check', _meta: { progressToken: {} } });
     expect(w.asked).toEqual(['collab_check']);
-    expect(ids(w.toSdk)).toEqual([1, 3, 4, 5, 6, 7, 8]);
+    expect(ids(w.toSdk)).toEqual([1, 3, 4, 5, 6, 7, 8, 1.5, 9, 10]);
+    // A progress token of the right kind is plain.
+    w.call(11, { name: 'collab_check', _meta: { progressToken: 'p' } });
+    expect(w.asked).toEqual(['collab_check', 'collab_check']);
   });
 
   it('are not answered once cancelled; an id still running goes to the SDK; another era turns them off', async () => {
@@ -92,5 +108,22 @@ describe('calls answered without the SDK', () => {
     w.call(2, { name: 'collab_check', arguments: {} });
     expect(w.asked).toEqual(['collab_claim']);
     expect(w.toSdk.at(-1)).toMatchObject({ id: 2 });
+  });
+
+  it('answers a failure as the SDK does, with its code and data, and tells a failed send', async () => {
+    const w = wired();
+    w.negotiated('2025-06-18');
+    w.call(1, { name: 'rejects', arguments: {} });
+    await w.settle();
+    expect(w.sent).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'refused', data: { why: 'x' } } },
+    ]);
+    expect(w.failures).toEqual([]);
+
+    const gone = wired({ sendFails: true });
+    gone.negotiated('2025-06-18');
+    gone.call(1, { name: 'collab_check', arguments: {} });
+    await gone.settle();
+    expect(gone.failures.map((e) => e.message)).toEqual(['Failed to send a response: the client went away']);
   });
 });
