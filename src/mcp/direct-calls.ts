@@ -57,7 +57,7 @@ function errorResponse(id: string | number, error: unknown): JSONRPCMessage {
 /**
  * The answer to `message` worked out without the SDK's machinery for each request (its era checks,
  * a request context with an abort controller and senders, the result's encoding): under 8 clients
- * that machinery was a seventh of the machine server's time per call (docs/benchmarks.md). Only on
+ * that machinery was an eighth of the machine server's time per call (docs/benchmarks.md). Only on
  * a connection that negotiated a revision whose results go out as made (with `initialize`), for a
  * request of the plainest shape (a name, arguments, `_meta`) of a tool that does not wait; null for
  * everything else, which the SDK answers as before: the handshake, the listing, tools that wait
