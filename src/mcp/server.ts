@@ -311,8 +311,9 @@ async function envelope(
   const session = connection.lastRead;
   if (session) {
     try {
-      notifications = await app.notifications.deliver(session.id);
-      unreadMessages = await app.messages.unreadFor(session);
+      const news = await app.messages.news(session);
+      notifications = await app.notifications.deliver(session.id, news.pending);
+      unreadMessages = news.unread;
     } catch (error) {
       app.log.warn('envelope.failed', { tool, message: (error as Error).message });
     }

@@ -33,6 +33,25 @@ const COLUMNS = 'id, project_id, from_session_id, from_name, to_session_id, repl
 const M_COLUMNS =
   'm.id, m.project_id, m.from_session_id, m.from_name, m.to_session_id, m.reply_to, m.content, m.created_at';
 
+/**
+ * How many messages a session has not read, as a scalar subquery: two indexed halves (direct,
+ * broadcast) rather than one OR that would scan the table. Its parameters: `unreadParams`.
+ */
+const UNREAD_COUNT = `(SELECT COUNT(*) FROM (
+     SELECT id FROM messages WHERE to_session_id = ?
+     UNION ALL
+     SELECT id FROM messages WHERE to_session_id IS NULL AND project_id = ? AND from_session_id <> ? AND created_at >= ?
+   ) m
+   WHERE NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = ?))`;
+
+const unreadParams = (session: { id: string; project_id: string; created_at: number }) => [
+  session.id,
+  session.project_id,
+  session.id,
+  session.created_at,
+  session.id,
+];
+
 export class MessagesStore {
   constructor(private readonly sql: Sql) {}
 
@@ -105,17 +124,25 @@ export class MessagesStore {
   }
 
   async unreadCount(session: { id: string; project_id: string; created_at: number }): Promise<number> {
-    // Two indexed halves (direct, broadcast) rather than one OR that would scan the table.
-    const row = await this.sql.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM (
-         SELECT id FROM messages WHERE to_session_id = ?
-         UNION ALL
-         SELECT id FROM messages WHERE to_session_id IS NULL AND project_id = ? AND from_session_id <> ? AND created_at >= ?
-       ) m
-       WHERE NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = ?)`,
-      [session.id, session.project_id, session.id, session.created_at, session.id],
+    const row = await this.sql.get<{ n: number }>(`SELECT ${UNREAD_COUNT} AS n`, unreadParams(session));
+    return Number(row!.n);
+  }
+
+  /**
+   * How many messages the session has unread, and whether it has a notification pending: what
+   * every response tells it (`mcp/server.ts` envelope), in one statement.
+   */
+  async unreadAndPending(session: {
+    id: string;
+    project_id: string;
+    created_at: number;
+  }): Promise<{ unread: number; pending: boolean }> {
+    const row = await this.sql.get<{ n: number; pending: number | boolean }>(
+      `SELECT ${UNREAD_COUNT} AS n,
+         EXISTS (SELECT 1 FROM notifications WHERE session_id = ? AND state = 'pending') AS pending`,
+      [...unreadParams(session), session.id],
     );
-    return row!.n;
+    return { unread: Number(row!.n), pending: Boolean(Number(row!.pending)) };
   }
 
   /**

@@ -115,9 +115,15 @@ export class MessagesService {
     };
   }
 
-  /** Unread messages for a session (direct, and broadcasts since it started). */
-  unreadFor(session: { id: string; project_id: string; created_at: number }): Promise<number> {
-    return this.app.store.messages.unreadCount(session);
+  /**
+   * How many messages the session has unread (direct, and broadcasts since it started), and whether
+   * a notification of its is pending: one read.
+   */
+  news(session: { id: string; project_id: string; created_at: number }): Promise<{
+    unread: number;
+    pending: boolean;
+  }> {
+    return this.app.store.messages.unreadAndPending(session);
   }
 
   async list(

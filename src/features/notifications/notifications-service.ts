@@ -56,11 +56,6 @@ export class NotificationsService {
     });
   }
 
-  /** Whether the session has notifications not delivered yet (a read by index). */
-  hasPending(sessionId: string): Promise<boolean> {
-    return this.app.store.notifications.hasPending(sessionId);
-  }
-
   /** Whether the session was told this (a notification of this type and subject it has seen). */
   wasDelivered(sessionId: string, type: NotificationType, subject: string): Promise<boolean> {
     return this.app.store.notifications.wasSeen(sessionId, type, subject);
@@ -76,12 +71,13 @@ export class NotificationsService {
 
   /**
    * The session's pending notifications, now marked seen (the piggyback). Runs on every tool call:
-   * a read by index first, and a write only when there is something to deliver, or when the call
-   * is sent again: what it delivered the first time (seen by now) is recorded by that write.
+   * a read by index first (or `pending`, when the caller has just read whether any is), and a
+   * write only when there is something to deliver, or when the call is sent again: what it
+   * delivered the first time (seen by now) is recorded by that write.
    */
-  async deliver(sessionId: string): Promise<NotificationView[]> {
+  async deliver(sessionId: string, pending?: boolean): Promise<NotificationView[]> {
     const { store } = this.app;
-    if (!recordedCall()?.again && !(await store.notifications.hasPending(sessionId))) return [];
+    if (!recordedCall()?.again && !(pending ?? (await store.notifications.hasPending(sessionId)))) return [];
     return store.write(async () => {
       const now = this.app.now();
       const rows = await store.notifications.pendingFor(sessionId);

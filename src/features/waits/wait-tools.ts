@@ -172,7 +172,8 @@ async function holders(
 
 /** Anything the caller has not been told: a pending notification or an unread message. */
 async function hasNews(app: Services, session: { id: string; project_id: string; created_at: number }) {
-  return (await app.notifications.hasPending(session.id)) || (await app.messages.unreadFor(session)) > 0;
+  const news = await app.messages.news(session);
+  return news.pending || news.unread > 0;
 }
 
 /** Unread messages (a few), now read: the news is handed over whole, not only announced. */
