@@ -8,6 +8,7 @@
  * left to copy.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { LOG_RESTART_PAGES, PAUSE_WANTED, WRITES_PAUSED } from './checkpoints.js';
 import { pragmaValue, sqliteConnection } from './sqlite.js';
 
 interface Settings {
@@ -15,17 +16,50 @@ interface Settings {
   /** How often what the log holds is copied. */
   everyMs: number;
   busyTimeoutMs: number;
+  /** Shared with the server's connection (store/checkpoints.ts). */
+  flags: SharedArrayBuffer;
 }
 
+/** How long the checkpointer waits for the server's writes to pause, at most, before it tries later. */
+const PAUSE_WAIT_MS = 200;
+
 const settings = workerData as Settings;
+const flags = new Int32Array(settings.flags);
 const db = sqliteConnection(settings.file);
 db.exec(`PRAGMA busy_timeout = ${settings.busyTimeoutMs}`);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
+/** Copies what the log holds; says how many pages it holds. */
+function copy(): number {
+  return (checkpoint.get() as { log: number }).log;
+}
+
+/**
+ * Past `LOG_RESTART_PAGES`, the server's writes pause (each new one waits in `gate`) while the rest
+ * of the log is copied, so that the next write starts it over: a copy beside a stream of commits
+ * copies what was there when it began (and says it copied all of it), never what came meanwhile,
+ * and only a log copied whole starts over. A write under way ends first; a server that writes
+ * nothing within `PAUSE_WAIT_MS` adds nothing meanwhile either.
+ */
+function restart(): void {
+  Atomics.store(flags, PAUSE_WANTED, 1);
+  try {
+    const deadline = Date.now() + PAUSE_WAIT_MS;
+    for (let left = PAUSE_WAIT_MS; left > 0 && Atomics.load(flags, WRITES_PAUSED) === 0; ) {
+      Atomics.wait(flags, WRITES_PAUSED, 0, left);
+      left = deadline - Date.now();
+    }
+    copy();
+  } finally {
+    Atomics.store(flags, PAUSE_WANTED, 0);
+    Atomics.notify(flags, PAUSE_WANTED);
+  }
+}
+
 let failures = 0;
 const timer = setInterval(() => {
   try {
-    checkpoint.get();
+    if (copy() >= LOG_RESTART_PAGES) restart();
     failures = 0;
   } catch (error) {
     // Told once in a row, not on every tick (a damaged file fails every time).

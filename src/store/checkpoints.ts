@@ -13,8 +13,44 @@ import type { Db } from './database.js';
 export interface Checkpoints {
   /** SQLite's quick check of the file, run on the thread: 'ok' or what it found; null once the thread is gone. */
   quickCheck(): Promise<string | null>;
+  /**
+   * Before the server's connection begins a write: null, or, while the checkpointer asks for the
+   * writes to pause (`LOG_RESTART_PAGES`), what resolves once it has copied the rest of the log.
+   */
+  gate(): Promise<void> | null;
   stop(): Promise<void>;
 }
+
+/** Where the checkpointer and the server's connection meet (an Int32Array over shared memory). */
+export const PAUSE_WANTED = 0;
+export const WRITES_PAUSED = 1;
+/**
+ * The log's size, in pages, at which the checkpointer has the server's writes pause while it copies
+ * what is left: under a steady stream of commits a checkpoint beside them never copies all of the
+ * log, and only a log copied whole starts over (SQLite's own default of 1,000 pages, so that no
+ * other process's commit finds the log past its own limit and checkpoints in its stead).
+ */
+export const LOG_RESTART_PAGES = 1_000;
+/**
+ * The server's connection checkpoints itself past this many pages only should the pauses fail to
+ * hold the log back (SQLite's default, 1,000, copies and syncs in the commit that crosses it:
+ * milliseconds the whole event loop waits).
+ */
+const OWN_CHECKPOINT_PAGES = 20_000;
+/** How long a write waits for the checkpointer at most. */
+const PAUSE_MAX_MS = 500;
+
+/** `Atomics.waitAsync` (every Node this runs on has it; TypeScript's ES2022 library does not say so). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 /**
  * Starts the checkpointer for `db` (the server's connection) where the build has it
@@ -30,16 +66,30 @@ export function checkpointsApart(
   if (!__filename.endsWith('.cjs') || !existsSync(script)) return null;
   // Loaded here: a short process (a hook) never checkpoints apart, and node:worker_threads costs ~1 ms.
   const { Worker } = createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads');
+  const flags = new Int32Array(new SharedArrayBuffer(8));
   const worker = new Worker(script, {
-    workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs },
+    workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs, flags: flags.buffer },
   });
+  db.exec(`PRAGMA wal_autocheckpoint = ${OWN_CHECKPOINT_PAGES}`);
   let stopped = false;
+  /** The thread gone: the connection checkpoints itself as SQLite does, and no write waits. */
+  const alone = () => {
+    Atomics.store(flags, PAUSE_WANTED, 0);
+    Atomics.notify(flags, PAUSE_WANTED);
+    Atomics.store(flags, WRITES_PAUSED, 0);
+    try {
+      if (db.open) db.exec('PRAGMA wal_autocheckpoint = 1000');
+    } catch {
+      // closed meanwhile
+    }
+  };
   /** Quick checks asked for and not yet answered, by number. */
   const checks = new Map<number, (detail: string | null) => void>();
   let nextCheck = 0;
   const fallBack = (message: string) => {
     if (stopped) return;
     stopped = true;
+    alone();
     for (const answer of checks.values()) answer(null);
     checks.clear();
     options.onFailure(message);
@@ -58,6 +108,20 @@ export function checkpointsApart(
   // The thread keeps no process alive: the server's own life decides.
   worker.unref();
   return {
+    gate() {
+      if (stopped || Atomics.load(flags, PAUSE_WANTED) === 0) return null;
+      Atomics.store(flags, WRITES_PAUSED, 1);
+      Atomics.notify(flags, WRITES_PAUSED);
+      const wait = waitAsync(flags, PAUSE_WANTED, 1, PAUSE_MAX_MS);
+      const resume = () => {
+        Atomics.store(flags, WRITES_PAUSED, 0);
+      };
+      if (!wait.async) {
+        resume();
+        return null;
+      }
+      return wait.value.then(resume);
+    },
     quickCheck() {
       if (stopped) return Promise.resolve(null);
       const id = nextCheck++;
@@ -69,6 +133,7 @@ export function checkpointsApart(
     async stop() {
       if (stopped) return;
       stopped = true;
+      alone();
       for (const answer of checks.values()) answer(null);
       checks.clear();
       const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -145,7 +145,15 @@ export function inList(
  * is open, a statement from outside it (another request's, between two of the transaction's
  * awaits) waits for it to end, rather than joining it or reading what it has not committed.
  */
-export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
+export interface SqliteSqlDatabase extends SqlDatabase {
+  /**
+   * What a write waits for before it begins, when it must (null: nothing). The checkpointer
+   * (store/checkpoints.ts) holds writes back for a moment so that the log can start over.
+   */
+  gateWrites(gate: (() => Promise<void> | null) | null): void;
+}
+
+export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
   const statements = new Map<string, SqliteStatement>();
   const prepared = (sql: string) => {
     let statement = statements.get(sql);
@@ -157,6 +165,7 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
   };
   const inTransaction = new AsyncLocalStorage<object>();
   let open: object | null = null;
+  let gate: (() => Promise<void> | null) | null = null;
   // One transaction at a time on this connection: another caller's statements would join it.
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `fn` now, or once the transaction that another caller holds open has ended. */
@@ -178,6 +187,8 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
       // A write inside a write joins it.
       if (open !== null && inTransaction.getStore() === open) return fn({ ...sql, lock: async () => {} });
       const turn = queue.then(async () => {
+        const held = gate?.();
+        if (held) await held;
         whileBusy(busyTimeoutMs, () => db.exec('BEGIN IMMEDIATE'));
         const token = {};
         open = token;
@@ -194,6 +205,9 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqlDatabase {
       });
       queue = turn.catch(() => {});
       return turn;
+    },
+    gateWrites(given) {
+      gate = given;
     },
     async close() {
       db.close();

@@ -34,7 +34,14 @@ import { RealmsStore } from './realms-store.js';
 import { ReviewsStore } from './reviews-store.js';
 import { SessionsStore } from './sessions-store.js';
 import { SightingsStore } from './sightings-store.js';
-import { type Dialect, postgresSql, type SqlDatabase, sqliteSql, type WriteScope } from './sql.js';
+import {
+  type Dialect,
+  postgresSql,
+  type SqlDatabase,
+  type SqliteSqlDatabase,
+  sqliteSql,
+  type WriteScope,
+} from './sql.js';
 import { pragmaValue } from './sqlite.js';
 import { TelegramStore } from './telegram-store.js';
 import { TimelineStore } from './timeline-store.js';
@@ -299,10 +306,13 @@ export class Store {
    */
   checkpointApart(onFailure: (message: string) => void): void {
     if (!this.db || this.checkpoints) return;
-    this.checkpoints = checkpointsApart(this.db, {
+    const checkpoints = checkpointsApart(this.db, {
       busyTimeoutMs: this.options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       onFailure,
     });
+    this.checkpoints = checkpoints;
+    if (checkpoints && 'gateWrites' in this.sql)
+      (this.sql as SqliteSqlDatabase).gateWrites(() => checkpoints.gate());
   }
 
   async close(): Promise<void> {
