@@ -888,6 +888,32 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   the hooks that run without a server scale with it: PreToolUse bare + 31–35 ms, PostToolUse + 28–34,
   the same before this session's changes as after (A/B of \`node bench/hooks.mjs\`, pre 33.3 and
   34.6 against 34.7 ms); with the machine's server running, bare + 18–21 ms.
+- **The log copied off the event loop** (2026-11-28, third session; an AMD EPYC host whose speed
+  moved through the day: the peer did 1,100–1,750 ops/s with the 8 clients). Each statement of
+  the server timed under the 8 clients (a wrapper around each prepared statement, 5 s): the
+  commits' mean was twice their median (p50 58 µs, p99 2.7–3.1 ms, the slowest 48–430 ms). About
+  1 % of commits crossed SQLite's 1,000 pages of log and copied and synced it on the server's own
+  thread: the checkpointer's copies beside a stream of commits never copy what came meanwhile, and
+  only a log copied whole starts over. Now, past 1,000 pages, the checkpointer asks the server's
+  writes to pause (shared memory; a write waits at its start, asynchronously, while reads and
+  answers go on), copies the rest and lets them go; the server's own connection copies only past
+  20,000 pages, should the pauses fail (\`test/e2e/log-restart.test.ts\` reads the log's length off
+  its index while 4 clients write: it starts over 16 times in 30,000 pages, and reaches 19,934
+  pages with the pauses taken out). Commits per 5 s: 1,095 → 474 ms, p99 2.7 → 0.37 ms; the 8
+  clients, four alternating pairs of 8 s: 1,383 → 1,590 ops/s (+15 %). The log's file stays at
+  10–13 MB under that load.
+  - Tried and dropped: *group commit* (the writes of one turn of the event loop in one
+    transaction, a savepoint each, every answer after the shared commit): per call 19 → 13 log
+    writes and 13 → 7 file locks (\`strace -c\`), but no throughput past the host's noise (+4 %,
+    mean of 4 alternating pairs): the savepoints cost what the shared pages save, and a read
+    between a group's writes would see what a failing commit then drops.
+  - Where 2× is, measured this time: the 8 clients' CPU per call, ours (client, relay, server)
+    0.11–0.17 + 0.13–0.20 + 0.44–0.56 ms against the peer's client and server 0.11–0.17 + 0.94–1.47;
+    the server's loop is saturated (~1,800–2,300 calls/s at 0.44–0.56 ms) with ~20 % of the machine
+    idle. Twice the peer needs all processes under ~0.5 ms a call together and the server's share
+    spread over both cores; a second connection (thread or process) loses its page cache at every
+    commit of the other (measured before, above). Half of the server's busy time is SQLite (16
+    statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
 - **collab_check p99** (before): p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
