@@ -53,6 +53,36 @@ const waitAsync = (
 ).waitAsync;
 
 /**
+ * What a write of the server's connection waits for at its start (`Checkpoints.gate`), over the
+ * flags it shares with the checkpointer: null while no pause is asked for; else it says the writes
+ * are paused and resolves once the checkpointer lets them go, or after `maxMs`. A pause that ran
+ * out (a checkpointer stuck in a slow disk's sync) is not waited for again until the checkpointer
+ * has let that one go: the writes go on meanwhile, as they would without it.
+ */
+export function pauseGate(flags: Int32Array, maxMs: number): () => Promise<void> | null {
+  let outwaited = false;
+  return () => {
+    if (Atomics.load(flags, PAUSE_WANTED) === 0) {
+      outwaited = false;
+      return null;
+    }
+    if (outwaited) return null;
+    Atomics.store(flags, WRITES_PAUSED, 1);
+    Atomics.notify(flags, WRITES_PAUSED);
+    const wait = waitAsync(flags, PAUSE_WANTED, 1, maxMs);
+    const resume = (outcome: string) => {
+      if (outcome === 'timed-out') outwaited = true;
+      Atomics.store(flags, WRITES_PAUSED, 0);
+    };
+    if (!wait.async) {
+      resume(wait.value);
+      return null;
+    }
+    return wait.value.then(resume);
+  };
+}
+
+/**
  * Starts the checkpointer for `db` (the server's connection) where the build has it
  * (dist/checkpointer.cjs beside this bundle); null where it has not (run from source) or `db` is
  * in memory. Should the thread fail, `db`'s commits checkpoint as before, all of it.
@@ -67,6 +97,7 @@ export function checkpointsApart(
   // Loaded here: a short process (a hook) never checkpoints apart, and node:worker_threads costs ~1 ms.
   const { Worker } = createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads');
   const flags = new Int32Array(new SharedArrayBuffer(8));
+  const gate = pauseGate(flags, PAUSE_MAX_MS);
   const worker = new Worker(script, {
     workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs, flags: flags.buffer },
   });
@@ -108,20 +139,7 @@ export function checkpointsApart(
   // The thread keeps no process alive: the server's own life decides.
   worker.unref();
   return {
-    gate() {
-      if (stopped || Atomics.load(flags, PAUSE_WANTED) === 0) return null;
-      Atomics.store(flags, WRITES_PAUSED, 1);
-      Atomics.notify(flags, WRITES_PAUSED);
-      const wait = waitAsync(flags, PAUSE_WANTED, 1, PAUSE_MAX_MS);
-      const resume = () => {
-        Atomics.store(flags, WRITES_PAUSED, 0);
-      };
-      if (!wait.async) {
-        resume();
-        return null;
-      }
-      return wait.value.then(resume);
-    },
+    gate: () => (stopped ? null : gate()),
     quickCheck() {
       if (stopped) return Promise.resolve(null);
       const id = nextCheck++;
