@@ -61,6 +61,31 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)('the SQL in
     expect((await db!.run('DELETE FROM t WHERE k = ?', ['none'])).changes).toBe(0);
   });
 
+  it('limits say the same rows whether bound or written into the statement (SQLite writes whole ones in)', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const [db] = await backends[backend]();
+    await db!.run('CREATE TABLE t2 (n BIGINT NOT NULL, s TEXT NOT NULL)');
+    for (let n = 1; n <= 10; n++)
+      await db!.run('INSERT INTO t2 (n, s) VALUES (?, ?)', [n, n % 2 ? '?' : 'x']);
+    const ns = async (sql: string, params: unknown[]) =>
+      (await db!.all<{ n: number }>(sql, params)).map((r) => Number(r.n));
+    const after = 'SELECT n FROM t2 WHERE n > ? ORDER BY n LIMIT ?';
+    expect(await ns(after, [2, 3])).toEqual([3, 4, 5]);
+    expect(await ns(after, [2, 5])).toEqual([3, 4, 5, 6, 7]);
+    expect(await ns(after, [8, 5])).toEqual([9, 10]);
+    expect(await ns(after, [0, 0])).toEqual([]);
+    expect(await ns("SELECT n FROM t2 WHERE s <> '?' AND n > ? ORDER BY n LIMIT ?", [5, 2])).toEqual([6, 8]);
+    expect(await ns('SELECT n FROM t2 ORDER BY n LIMIT ? OFFSET ?', [2, 3])).toEqual([4, 5]);
+    expect(
+      await db!.get<{ c: number }>(
+        'SELECT COUNT(*) AS c FROM (SELECT n FROM t2 ORDER BY n LIMIT ?) AS f WHERE n > ?',
+        [4, 1],
+      ),
+    ).toEqual({ c: 3 });
+    // Not a whole number: bound as it comes (SQLite reads a negative limit as none).
+    if (backend === 'sqlite') expect(await ns(after, [7, -1])).toEqual([8, 9, 10]);
+  });
+
   it('decisions that depend on what they read are never taken twice: 40 racing writers, each one counted', async (ctx) => {
     if (backend === 'postgresql' && !pgUp) return ctx.skip();
     const dbs = await backends[backend]();
