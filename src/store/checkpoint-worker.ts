@@ -3,9 +3,8 @@
  * dist/checkpointer.cjs; started by `checkpointsApart` in store/checkpoints.ts). It copies what
  * the write-ahead log holds into the database file as it comes, with its own connection, so that
  * the copying (and its fsyncs) never holds the server's event loop: a PASSIVE checkpoint waits for
- * no reader or writer. The server's commits still checkpoint past SQLite's 1,000 pages, as they
- * must for the log to start over (it does when a writer finds all of it copied), but find little
- * left to copy.
+ * no reader or writer. For the log to start over (as a write does when it finds all of it copied),
+ * it has the server's writes pause now and then (`restart`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LOG_RESTART_PAGES, PAUSE_WANTED, WRITES_PAUSED } from './checkpoints.js';
@@ -29,9 +28,10 @@ const db = sqliteConnection(settings.file);
 db.exec(`PRAGMA busy_timeout = ${settings.busyTimeoutMs}`);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-/** Copies what the log holds; says how many pages it holds. */
-function copy(): number {
-  return (checkpoint.get() as { log: number }).log;
+/** Copies what the log holds: how many pages it holds, and whether all of them were copied. */
+function copy(): { log: number; whole: boolean } {
+  const { log, checkpointed } = checkpoint.get() as { log: number; checkpointed: number };
+  return { log, whole: checkpointed >= log };
 }
 
 /**
@@ -57,9 +57,16 @@ function restart(): void {
 }
 
 let failures = 0;
+/** The log's length at the tick before. */
+let before = -1;
 const timer = setInterval(() => {
   try {
-    if (copy() >= LOG_RESTART_PAGES) restart();
+    const { log, whole } = copy();
+    // Copied whole with nothing written since the tick before (the server idle): the next write
+    // starts the log over, no pause needed. ("Whole" alone says little: a copy beside a stream of
+    // commits says it copied all there was when it began.)
+    if (log >= LOG_RESTART_PAGES && !(whole && log === before)) restart();
+    before = log;
     failures = 0;
   } catch (error) {
     // Told once in a row, not on every tick (a damaged file fails every time).

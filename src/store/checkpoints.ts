@@ -27,8 +27,9 @@ export const WRITES_PAUSED = 1;
 /**
  * The log's size, in pages, at which the checkpointer has the server's writes pause while it copies
  * what is left: under a steady stream of commits a checkpoint beside them never copies all of the
- * log, and only a log copied whole starts over (SQLite's own default of 1,000 pages, so that no
- * other process's commit finds the log past its own limit and checkpoints in its stead).
+ * log, and only a log copied whole starts over. SQLite's own default, so that another process's
+ * commit (a hook's, at that default) seldom finds the log past its limit and copies it itself;
+ * under a heavy load the log still grows past it between two ticks (10,000 pages were seen).
  */
 export const LOG_RESTART_PAGES = 1_000;
 /**
@@ -101,18 +102,22 @@ export function checkpointsApart(
   const worker = new Worker(script, {
     workerData: { file: db.name, everyMs: 50, busyTimeoutMs: options.busyTimeoutMs, flags: flags.buffer },
   });
-  db.exec(`PRAGMA wal_autocheckpoint = ${OWN_CHECKPOINT_PAGES}`);
+  /** How many pages of log the server's own commits let by before they copy it. */
+  const ownLimit = (pages: number) => {
+    try {
+      if (db.open) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+    } catch {
+      // closed meanwhile
+    }
+  };
+  ownLimit(OWN_CHECKPOINT_PAGES);
   let stopped = false;
   /** The thread gone: the connection checkpoints itself as SQLite does, and no write waits. */
   const alone = () => {
     Atomics.store(flags, PAUSE_WANTED, 0);
     Atomics.notify(flags, PAUSE_WANTED);
     Atomics.store(flags, WRITES_PAUSED, 0);
-    try {
-      if (db.open) db.exec('PRAGMA wal_autocheckpoint = 1000');
-    } catch {
-      // closed meanwhile
-    }
+    ownLimit(1_000);
   };
   /** Quick checks asked for and not yet answered, by number. */
   const checks = new Map<number, (detail: string | null) => void>();
@@ -126,7 +131,12 @@ export function checkpointsApart(
     options.onFailure(message);
   };
   worker.on('message', (m: { failed?: string; verified?: number; detail?: string }) => {
-    if (m.failed) options.onFailure(`a checkpoint failed: ${m.failed}`);
+    if (m.failed) {
+      // The thread's copies fail (a disk error, say): the connection copies the log itself again,
+      // at SQLite's 1,000 pages, rather than let it grow to 20,000 meanwhile.
+      ownLimit(1_000);
+      options.onFailure(`a checkpoint failed: ${m.failed}`);
+    }
     if (m.verified !== undefined) {
       checks.get(m.verified)?.(m.detail ?? null);
       checks.delete(m.verified);

@@ -166,6 +166,9 @@ const LIMITS_WRITTEN = 1_000;
  * statement per text and value: a few constants in practice). Null: `text` has no `LIMIT ?`.
  */
 function limitShape(text: string): LimitShape | null {
+  // What the tokenizer (PostgreSQL's) would not read as SQLite does: SQLite's other quotes, and a
+  // comment that could end in "LIMIT". Such a text is left as it is.
+  if (/[`[]|--|\/\*/.test(text)) return null;
   const at: number[] = [];
   const marked = replacePlaceholders(text, (n, before) => {
     if (!/\bLIMIT\s*$/i.test(before)) return '?';
@@ -210,12 +213,16 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
       shape = limitShape(text);
       limits.set(text, shape);
     }
-    if (shape === null || written >= LIMITS_WRITTEN) return [prepare(text), params];
+    if (shape === null) return [prepare(text), params];
     const values = shape.at.map((n) => params[n - 1]);
     if (!values.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) return [prepare(text), params];
     let sql = shape.pieces[0]!;
     for (let k = 0; k < values.length; k++) sql += `${values[k]}${shape.pieces[k + 1]}`;
-    if (!statements.has(sql)) written += 1;
+    if (!statements.has(sql)) {
+      // Limits a client chose: past the budget, new ones are bound (those written before stay).
+      if (written >= LIMITS_WRITTEN) return [prepare(text), params];
+      written += 1;
+    }
     return [prepare(sql), params.filter((_, k) => !shape.at.includes(k + 1))];
   };
   const inTransaction = new AsyncLocalStorage<object>();

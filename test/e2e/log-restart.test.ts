@@ -40,7 +40,7 @@ function framesInLog(home: string): number | null {
 describe.skipIf(process.platform !== 'linux' || process.arch !== 'x64')(
   'the write-ahead log under load',
   () => {
-    it('starts over every ~1,000 pages: the server pauses its writes for the checkpointer, not past 20,000 pages', async () => {
+    it('starts over again and again: the server pauses its writes for the checkpointer rather than copy the log itself', async () => {
       const home = tempDir('collab-home-');
       const repo = gitRepo();
       const clients = await Promise.all(
@@ -74,8 +74,10 @@ describe.skipIf(process.platform !== 'linux' || process.arch !== 'x64')(
       }
       const restarts = samples.filter((frames, k) => k > 0 && frames < samples[k - 1]!).length;
       expect(samples.length).toBeGreaterThan(20);
+      // Without the pauses the log starts over once in those pages, at the fallback's 20,000; with
+      // them, every 1,000–3,000 or so (how far past 1,000 it grows between two ticks depends on the
+      // machine's load, so the count is what is asserted, not a length).
       expect(restarts).toBeGreaterThanOrEqual(3);
-      expect(Math.max(...samples)).toBeLessThan(15_000);
       await stopServer(home);
     }, 60_000);
   },

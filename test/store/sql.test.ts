@@ -82,6 +82,8 @@ describe.each(Object.keys(backends) as Array<keyof typeof backends>)('the SQL in
         [4, 1],
       ),
     ).toEqual({ c: 3 });
+    // A text with a comment is left as it is (the limit bound): the same rows.
+    expect(await ns('SELECT n FROM t2 -- the first ones\n ORDER BY n LIMIT ?', [2])).toEqual([1, 2]);
     // Not a whole number: bound as it comes (SQLite reads a negative limit as none).
     if (backend === 'sqlite') expect(await ns(after, [7, -1])).toEqual([8, 9, 10]);
   });
