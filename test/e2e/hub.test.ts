@@ -369,6 +369,28 @@ describe('the hub over Streamable HTTP', () => {
       body: JSON.stringify({ ...initialize, params: { ...initialize.params, pad: 'x'.repeat(20_000) } }),
     });
     expect(big.status).toBe(413);
+    // Sent in chunks, without a length: read up to the limit, then refused all the same (the
+    // connection may be cut instead of answered); under it, answered.
+    const chunked = (size: number) =>
+      new Promise<number | 'cut'>((resolve) => {
+        const request = httpRequest(
+          h.mcp,
+          { method: 'POST', headers: { ...mcpHeaders, 'transfer-encoding': 'chunked' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', () => resolve('cut'));
+        const text = JSON.stringify({
+          ...initialize,
+          params: { ...initialize.params, pad: 'x'.repeat(size) },
+        });
+        for (let at = 0; at < text.length; at += 4_000) request.write(text.slice(at, at + 4_000));
+        request.end();
+      });
+    expect([413, 'cut']).toContain(await chunked(40_000));
+    expect(await chunked(1_000)).toBe(200);
 
     const flooder = await client({ mcp: h.mcp, project: repo, name: 'flooder' });
     const calm = await client({ mcp: h.mcp, project: repo, name: 'calm' });
