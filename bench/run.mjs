@@ -912,6 +912,11 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     by primary key 2.8 → 13 µs in a loop; \`LIMIT 1\` against \`LIMIT ?\`). The SQLite side now writes
     a whole-number limit in (\`store/sql.ts\`, at most 1,000 such texts). What landed work meets,
     read at every check: p50 38 → 4 µs under the 8 clients.
+  - *The hub reads a POST body of declared length whole*, which \`@hono/node-server\` does straight
+    from Node's stream; asking for the body's stream first (as it did, to count its bytes) made a
+    Web \`Request\` and a Web stream of every request: 5.7 % → 1.2 % of the hub's busy time, and 8
+    HTTP clients 832 → 920 ops/s (3 alternating pairs of \`hubRound\`). A body sent in chunks, with
+    no length, is still read a chunk at a time up to the limit.
   The session's changes together, alternating builds 4 × 6 s with the 8 clients (same host, same
   hour): 1,346 → 1,446 ops/s, server CPU per call 0.70 → 0.66 ms.
   Two recorded runs this session, an hour apart, show how far this host moves: with the pauses
