@@ -919,11 +919,12 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     no length, is still read a chunk at a time up to the limit.
   The session's changes together, alternating builds 4 × 6 s with the 8 clients (same host, same
   hour): 1,346 → 1,446 ops/s, server CPU per call 0.70 → 0.66 ms.
-  Two recorded runs this session, an hour apart, show how far this host moves: with the pauses
-  (before the limits) 8 clients 1,442 against 1,206 (1.19), \`collab_check\` p99 4.12 ms at 10,000
-  claims and 2.52 at 100,000, PreToolUse without a server bare + 20 ms, bare node 33 ms; with
-  everything (the table above) 1,149 against 946 (1.21), p99 15.39 and 4.29 ms, bare + 29 ms, bare
-  node 35–40 ms, the load average climbing to 5 by its end.
+  Three recorded runs this session show how far this host moves: with the pauses (before the
+  limits) 8 clients 1,442 against 1,206 (1.19), \`collab_check\` p99 4.12 ms at 10,000 claims and
+  2.52 at 100,000, PreToolUse without a server bare + 20 ms, hub ÷ floor 0.42; with the limits too,
+  in a slow hour, 1,149 against 946 (1.21), p99 15.39 and 4.29 ms, bare + 29 ms, 0.44; with the
+  hub's bodies too (the table above) 1,376 against 1,119 (1.23), p99 5.17 and 3.20 ms, bare + 30 ms,
+  hub ÷ floor 0.61 (614 against 1,006 ops/s). Each run's load average climbed to ~5 by its end.
   - Where 2× is, measured this time: the 8 clients' CPU per call, ours (client, relay, server)
     0.11–0.17 + 0.13–0.20 + 0.44–0.56 ms against the peer's client and server 0.11–0.17 + 0.94–1.47;
     the server's loop is saturated (~1,800–2,300 calls/s at 0.44–0.56 ms) with ~20 % of the machine
