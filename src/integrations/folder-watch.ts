@@ -2,7 +2,9 @@
  * Watches folders (each on its own, not its subfolders) for files written, created, removed or
  * renamed in them: by the system's notifications (`fs.watch`: inotify, FSEvents,
  * ReadDirectoryChangesW), or, where a folder cannot be watched so (no watches left, a file system
- * without notifications), by comparing its entries' times and sizes every second.
+ * without notifications, a folder not there yet), by comparing its entries' times and sizes every
+ * second: a tenth of those folders every tenth of a second, so that hundreds of them (a glob's
+ * folders not created yet) never hold the event loop at once.
  *
  * Not `@parcel/watcher`: on Linux it takes one inotify instance per watched folder (128 per user by
  * default), and once they run out its `subscribe` never returns and blocks the process's event
@@ -14,6 +16,8 @@ import { join } from 'node:path';
 /** Entries of a polled folder compared, at most. */
 const MAX_POLLED_ENTRIES = 2_000;
 const POLL_MS = 1_000;
+/** Each polled folder is looked at once a `POLL_MS`, in this many turns of the poller. */
+const POLL_SLICES = 10;
 
 type Stamp = Map<string, string>;
 
@@ -21,14 +25,23 @@ export class FolderWatch {
   private readonly watched = new Map<string, FSWatcher>();
   private readonly polled = new Map<string, Stamp>();
   private poller: NodeJS.Timeout | null = null;
+  /** Where the poller's next turn starts among the polled folders. */
+  private cursor = 0;
+  /** Counts the calls of `set`: one still adding stops once another began. */
+  private generation = 0;
 
   constructor(
     private readonly onChange: (folder: string, name: string) => void,
     private readonly onFallback: (folder: string, why: string) => void = () => {},
   ) {}
 
-  /** Watches exactly these folders from now on. */
-  set(folders: Iterable<string>): void {
+  /**
+   * Watches exactly these folders from now on. Those no longer wanted go at once; new ones are
+   * added one by one, with `turn` awaited between them (a watch costs a system call or two: hundreds
+   * at once would hold the event loop), until a later `set` or `close` supersedes this one.
+   */
+  async set(folders: Iterable<string>, turn: () => Promise<void> = async () => {}): Promise<void> {
+    const generation = ++this.generation;
     const wanted = new Set(folders);
     for (const [folder, w] of this.watched)
       if (!wanted.has(folder)) {
@@ -36,7 +49,13 @@ export class FolderWatch {
         this.watched.delete(folder);
       }
     for (const folder of this.polled.keys()) if (!wanted.has(folder)) this.polled.delete(folder);
-    for (const folder of wanted) if (!this.watched.has(folder) && !this.polled.has(folder)) this.add(folder);
+    this.schedulePoll();
+    for (const folder of wanted) {
+      if (this.watched.has(folder) || this.polled.has(folder)) continue;
+      await turn();
+      if (generation !== this.generation) return;
+      this.add(folder);
+    }
     this.schedulePoll();
   }
 
@@ -45,7 +64,7 @@ export class FolderWatch {
   }
 
   close(): void {
-    this.set([]);
+    void this.set([]);
   }
 
   private add(folder: string): void {
@@ -78,15 +97,23 @@ export class FolderWatch {
       return;
     }
     if (this.poller) return;
-    this.poller = setInterval(() => {
-      for (const [folder, before] of this.polled) {
-        const now = stamp(folder);
-        for (const [name, s] of now) if (before.get(name) !== s) this.onChange(folder, name);
-        for (const name of before.keys()) if (!now.has(name)) this.onChange(folder, name);
-        this.polled.set(folder, now);
-      }
-    }, POLL_MS);
+    this.poller = setInterval(() => this.pollTurn(), POLL_MS / POLL_SLICES);
     this.poller.unref();
+  }
+
+  /** Compares the next slice of the polled folders with how they were. */
+  private pollTurn(): void {
+    const folders = [...this.polled.keys()];
+    const per = Math.ceil(folders.length / POLL_SLICES);
+    if (this.cursor >= folders.length) this.cursor = 0;
+    for (const folder of folders.slice(this.cursor, this.cursor + per)) {
+      const before = this.polled.get(folder)!;
+      const now = stamp(folder);
+      for (const [name, s] of now) if (before.get(name) !== s) this.onChange(folder, name);
+      for (const name of before.keys()) if (!now.has(name)) this.onChange(folder, name);
+      this.polled.set(folder, now);
+    }
+    this.cursor += per;
   }
 }
 
@@ -95,6 +122,9 @@ function stamp(folder: string): Stamp {
   const out: Stamp = new Map();
   let names: string[];
   try {
+    // A folder not there is the common case (a glob's folder not created yet): asked without an
+    // error thrown, which costs ten times the stat.
+    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) return out;
     names = readdirSync(folder).slice(0, MAX_POLLED_ENTRIES);
   } catch {
     return out;

@@ -83,6 +83,12 @@ const AFTER = {
     WHERE f.rowid > ? AND f.active = 1 AND f.project_id = ?`,
 };
 
+/** Where a page of live patterns ended (`livePatternsOf`). */
+export interface PatternPageKey {
+  page_base: string;
+  page_rowid: number;
+}
+
 /** See `ClaimsStore.mark`. */
 export interface ClaimsMark {
   projectId: string;
@@ -95,9 +101,23 @@ export interface ClaimsMark {
 export class ClaimPatternsStore {
   constructor(private readonly sql: Sql) {}
 
-  /** Up to `limit` live patterns of a project, in no particular order (what a watcher guards). */
-  livePatternsOf(projectId: string, limit: number): Promise<LivePattern[]> {
-    return this.sql.all<LivePattern>(`${LIVE[this.sql.dialect]} LIMIT ?`, [projectId, limit]);
+  /**
+   * Up to `limit` live patterns of a project (what a watcher guards), in the order of their base
+   * and rowid (the live-pattern index's), those after `after` (the last of the page before): read
+   * page by page, a large project's patterns never hold the event loop in one statement.
+   */
+  livePatternsOf(
+    projectId: string,
+    limit: number,
+    after: PatternPageKey | null = null,
+  ): Promise<Array<LivePattern & PatternPageKey>> {
+    const keyed = `${LIVE[this.sql.dialect].replace('SELECT ', 'SELECT f.base AS page_base, f.rowid AS page_rowid, ')}`;
+    return after === null
+      ? this.sql.all(`${keyed} ORDER BY f.base, f.rowid LIMIT ?`, [projectId, limit])
+      : this.sql.all(
+          `${keyed} AND (f.base > ? OR (f.base = ? AND f.rowid > ?)) ORDER BY f.base, f.rowid LIMIT ?`,
+          [projectId, after.page_base, after.page_base, after.page_rowid, limit],
+        );
   }
 
   /** Live patterns whose literal base is one of `bases` (the ancestors of a concrete path). */

@@ -1,5 +1,5 @@
 /** Folders watched by the system's notifications, and polled where they cannot be watched. */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderWatch, foldersBelow } from '../../src/integrations/folder-watch.js';
@@ -24,7 +24,7 @@ describe('watching folders', () => {
     );
     const seen: string[] = [];
     const watch = new FolderWatch((folder, name) => seen.push(join(folder, name)));
-    watch.set([join(root, 'src/deep')]);
+    await watch.set([join(root, 'src/deep')]);
     try {
       writeFileSync(join(root, 'src/deep/a.ts'), 'a');
       await until(() => seen.includes(join(root, 'src/deep/a.ts')));
@@ -42,7 +42,7 @@ describe('watching folders', () => {
       (f, name) => seen.push(join(f, name)),
       (f) => fallbacks.push(f),
     );
-    watch.set([folder]);
+    await watch.set([folder]);
     try {
       expect(fallbacks).toEqual([folder]);
       mkdirSync(folder);
@@ -50,6 +50,28 @@ describe('watching folders', () => {
       writeFileSync(join(folder, 'held.ts'), 'x');
       await until(() => seen.includes(join(folder, 'held.ts')));
       expect(seen).not.toContain(join(folder, 'loop'));
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('many folders not there yet are polled in turns: a file made in any of them is reported, and one gone', async () => {
+    const parent = tempDir('collab-watch-');
+    const folders = Array.from({ length: 25 }, (_, i) => join(parent, `f${i}`));
+    const seen = new Set<string>();
+    const watch = new FolderWatch((f, name) => seen.add(join(f, name)));
+    await watch.set(folders);
+    try {
+      const made = [folders[0]!, folders[12]!, folders[24]!];
+      for (const folder of made) {
+        mkdirSync(folder);
+        writeFileSync(join(folder, 'held.ts'), 'x');
+      }
+      await until(() => made.every((f) => seen.has(join(f, 'held.ts'))));
+      // A folder that goes away again reports its file gone.
+      seen.clear();
+      rmSync(folders[12]!, { recursive: true });
+      await until(() => seen.has(join(folders[12]!, 'held.ts')));
     } finally {
       watch.close();
     }

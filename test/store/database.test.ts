@@ -162,6 +162,38 @@ describe("what changed in a project's claims since a mark", () => {
   });
 });
 
+describe("a project's live patterns, page by page", () => {
+  it('reads every live pattern once, in the order of base and rowid, whatever the page size', async () => {
+    const app = await testApp();
+    const repo = gitRepo();
+    const a = (await app.sessions.start({ projectRoot: repo, name: 'a' })).session;
+    const b = (await app.sessions.start({ projectRoot: repo, name: 'b' })).session;
+    const claim = (session: typeof a, files: string[]) =>
+      app.claims.claim({ session, files, intent: 'x', scope: 'small', exclusive: false });
+    // Two sessions holding the same base (a file and a glob under it), bases sorting apart.
+    await claim(a, ['src/z.ts', 'lib/**', 'src/a.ts']);
+    await claim(b, ['src/a.ts', 'docs/readme.md', 'lib/x/**']);
+    const gone = (await claim(b, ['old.ts'])).claim_id;
+    await app.store.write(() => app.store.claims.release(gone, 'completed', null, app.now()));
+    const { claimPatterns } = app.store;
+    const whole = await claimPatterns.livePatternsOf(a.project_id, 100);
+    const keys = whole.map((p) => [p.page_base, p.page_rowid] as const);
+    expect(keys).toEqual([...keys].sort(([b1, r1], [b2, r2]) => (b1 < b2 ? -1 : b1 > b2 ? 1 : r1 - r2)));
+    expect(whole.map((p) => `${p.session_name}:${p.pattern}`).sort()).toEqual(
+      ['a:lib/**', 'a:src/a.ts', 'a:src/z.ts', 'b:docs/readme.md', 'b:lib/x/**', 'b:src/a.ts'].sort(),
+    );
+    for (const size of [1, 2, 4]) {
+      const paged: typeof whole = [];
+      for (let page = await claimPatterns.livePatternsOf(a.project_id, size); page.length > 0; ) {
+        paged.push(...page);
+        page = await claimPatterns.livePatternsOf(a.project_id, size, page.at(-1)!);
+      }
+      expect(paged).toEqual(whole);
+    }
+    await app.close();
+  });
+});
+
 describe('purge', () => {
   it('removes ended sessions, released claims and old messages after the retention period', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');

@@ -6,6 +6,7 @@ import { pathOf } from '../../core/claim-target.js';
 import { glob, matchPath } from '../../core/glob.js';
 import { isGlob, literalBase } from '../../core/paths.js';
 import { filesIn, foldersBelow } from '../../integrations/folder-watch.js';
+import type { PatternPageKey } from '../../store/claim-patterns-store.js';
 import { stateOf } from '../sessions/liveness.js';
 import { slices } from '../slices.js';
 import { IGNORED_NAMES, ignoredPath } from './watched-files.js';
@@ -41,11 +42,9 @@ export async function heldPatterns(
   const held = new Map<string, Held[]>();
   const turn = slices();
   for (const projectId of projects) {
-    const rows = await app.store.claimPatterns.livePatternsOf(projectId, MAX_PATTERNS);
-    if (rows.length === MAX_PATTERNS) capped();
     const list: Held[] = [];
     const live = new Map<string, boolean>();
-    for (const row of rows) {
+    for await (const row of livePatterns(app, projectId, capped)) {
       await turn();
       let active = live.get(row.session_id);
       if (active === undefined) {
@@ -62,6 +61,24 @@ export async function heldPatterns(
     if (list.length > 0) held.set(projectId, list);
   }
   return held;
+}
+
+/** Patterns read in one statement: a page costs a few milliseconds at most, then the loop is free. */
+const PAGE = 50;
+
+/** Up to MAX_PATTERNS live patterns of a project, read a page at a time; `capped` when there are more. */
+async function* livePatterns(app: AppContext, projectId: string, capped: () => void) {
+  let after: PatternPageKey | null = null;
+  for (let read = 0; read < MAX_PATTERNS; ) {
+    const limit = Math.min(PAGE, MAX_PATTERNS - read);
+    const rows = await app.store.claimPatterns.livePatternsOf(projectId, limit, after);
+    yield* rows;
+    if (rows.length < limit) return;
+    read += rows.length;
+    after = rows.at(-1)!;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  capped();
 }
 
 /**

@@ -189,7 +189,7 @@ export class UnseenWrites {
   }
 
   private async reset(): Promise<void> {
-    this.trees.set([]);
+    await this.trees.set([]);
     this.watched = new Map();
     this.folders = new Map();
     this.held = new Map();
@@ -251,7 +251,7 @@ export class UnseenWrites {
         if (!folders.has(folder)) folders.set(folder, tree);
     if (folders.size >= MAX_FOLDERS) this.warn('watch.capped', `more than ${MAX_FOLDERS} folders hold files`);
     this.folders = folders;
-    this.trees.set(folders.keys());
+    await this.trees.set(folders.keys(), turn);
   }
 
   /**
