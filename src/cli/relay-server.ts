@@ -7,11 +7,11 @@
  */
 import { chmodSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { PassThrough } from 'node:stream';
 import type { Tool } from '@modelcontextprotocol/server';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
+import { lineReader } from '../core/line-reader.js';
 import { VERSION } from '../core/version.js';
 import { answerHookRequest, wakeRequest } from '../features/enforcement/hook-requests.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
@@ -28,9 +28,9 @@ import {
 } from '../integrations/relay-address.js';
 import { answers, pointsAt, removeLeftSockets } from '../integrations/relay-socket.js';
 import { answerToolCallsDirectly } from '../mcp/direct-calls.js';
+import { LineTransport } from '../mcp/line-transport.js';
 import { type Selection, select } from '../mcp/registry.js';
 import { createMcpServer, tellAnswers } from '../mcp/server.js';
-import { lineReader } from './line-reader.js';
 import { RealmScans } from './realm-scans.js';
 import { endingReason, helloOf } from './relay-hello.js';
 
@@ -231,20 +231,14 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
     if (socket.destroyed) return;
     // The lines after the hello go to the session's transport from here on.
     socket.removeAllListeners('data');
-    const input = new PassThrough();
-    for (const l of early) input.write(`${l}\n`);
+    const transport = new LineTransport(socket);
+    for (const l of early) transport.receive(`${l}\n`);
     // The end of what the relay sends is kept: its last line may say why it ends (RELAY_ENDING).
-    // What the transport has not read yet holds the relay back.
     let tail = '';
     socket.on('data', (chunk: Buffer) => {
-      // Once the session is ending (its transport gave up on an oversized message), what the relay
-      // still sends is dropped: a write after the end would throw and stop the server for all.
-      if (input.writableEnded) return;
-      if (!input.write(chunk)) socket.pause();
+      transport.receive(chunk);
       tail = (tail + chunk.toString('latin1')).slice(-1024);
     });
-    input.on('drain', () => socket.resume());
-    input.on('error', (error) => app.log.warn('relay.input_failed', { message: error.message }));
     let server: ReturnType<typeof createMcpServer> | undefined;
     const connection = new Connection(app, app.sessions, {
       cwd: hello.cwd,
@@ -255,7 +249,6 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       env: hello.env,
       recordsCalls: true,
     });
-    const transport = new StdioServerTransport(input, socket);
     tellAnswers(transport, connection);
     const handle = serveStdio(
       () => {
@@ -299,7 +292,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       ending = true;
       live.delete(relayed);
       realm.remove(hello.cwd);
-      input.end();
+      void transport.close();
       void ended(relayed, reason).finally(() => {
         socket.end();
         void handle.close().catch(() => {});

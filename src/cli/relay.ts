@@ -2,12 +2,12 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { resolveHome } from '../app/home.js';
+import { lineReader } from '../core/line-reader.js';
 import { VERSION } from '../core/version.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { RELAY_ENDING, type RelayHello, relaySocketPath, serverKey } from '../integrations/relay-address.js';
 import { failed as commandFailed } from './failed.js';
 import { commandForPerson } from './invocation.js';
-import { lineReader } from './line-reader.js';
 import { askAgain, type Pending, parse } from './relay-again.js';
 import { attach, failed as serverFailed } from './relay-attach.js';
 

@@ -21,9 +21,9 @@ const only = (value: Record<string, unknown>, keys: readonly string[]) =>
 /**
  * `message` as a `tools/call` request of the plainest shape, or null: the SDK judges every other
  * (and refuses what its schema does: an id that is no string or safe integer, a member more, a
- * progress token that is neither).
+ * progress token that is neither). What passes is a request the protocol's schema takes as it is.
  */
-function toolCall(message: unknown): DirectToolCall | null {
+export function plainToolCall(message: unknown): DirectToolCall | null {
   if (!isObject(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return null;
   if (!only(message, ['jsonrpc', 'id', 'method', 'params'])) return null;
   if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) return null;
@@ -69,7 +69,7 @@ export function answerDirectly(
 ): { id: string | number; response: Promise<JSONRPCMessage> } | null {
   const version = server?.getNegotiatedProtocolVersion();
   if (!server || version === undefined || !PLAIN_RESULT_REVISION.test(version)) return null;
-  const request = toolCall(message);
+  const request = plainToolCall(message);
   const answer = request ? server.direct(request) : null;
   if (!request || !answer) return null;
   return {

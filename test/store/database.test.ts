@@ -169,7 +169,14 @@ describe("a project's live patterns, page by page", () => {
     const a = (await app.sessions.start({ projectRoot: repo, name: 'a' })).session;
     const b = (await app.sessions.start({ projectRoot: repo, name: 'b' })).session;
     const claim = (session: typeof a, files: string[]) =>
-      app.claims.claim({ session, files, intent: 'x', scope: 'small', exclusive: false });
+      app.claims.claim({
+        session,
+        files,
+        intent: 'x',
+        scope: 'small',
+        exclusive: false,
+        ttlSeconds: undefined,
+      });
     // Two sessions holding the same base (a file and a glob under it), bases sorting apart.
     await claim(a, ['src/z.ts', 'lib/**', 'src/a.ts']);
     await claim(b, ['src/a.ts', 'docs/readme.md', 'lib/x/**']);

@@ -1,0 +1,111 @@
+/** The transport a relay's connection is served over: lines in, messages out, as the SDK's stdio one. */
+import { EventEmitter } from 'node:events';
+import { deserializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { LineTransport } from '../../src/mcp/line-transport.js';
+
+/** A socket's writing side: takes `room` writes, then says to wait for 'drain'. */
+class Output extends EventEmitter {
+  written: string[] = [];
+  constructor(private room = Number.POSITIVE_INFINITY) {
+    super();
+  }
+  write(text: string): boolean {
+    this.written.push(text);
+    return --this.room > 0;
+  }
+}
+
+const started = async (transport: LineTransport) => {
+  const messages: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  let closed = 0;
+  transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e.message);
+  transport.onclose = () => {
+    closed += 1;
+  };
+  await transport.start();
+  await new Promise((r) => setImmediate(r));
+  return { messages, errors, closed: () => closed };
+};
+
+const call = (id: number, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'collab_check', arguments: { files: ['a.ts'] } },
+  ...extra,
+});
+
+describe('a transport over lines handed to it', () => {
+  it('hands on lines received before it started first, in order, then the rest, split anywhere', async () => {
+    const transport = new LineTransport(new Output());
+    transport.receive(`${JSON.stringify(call(1))}\n${JSON.stringify(call(2)).slice(0, 10)}`);
+    const { messages, errors } = await started(transport);
+    transport.receive(`${JSON.stringify(call(2)).slice(10)}\r\n`);
+    const accented = { ...call(3), params: { name: 'collab_check', arguments: { files: ['é/ü.ts'] } } };
+    const bytes = Buffer.from(`${JSON.stringify(accented)}\n`);
+    transport.receive(bytes.subarray(0, 70));
+    transport.receive(bytes.subarray(70));
+    expect(messages).toEqual([call(1), call(2), accented]);
+    expect(errors).toEqual([]);
+  });
+
+  it("checks every message but a plain tool call against the protocol's schema, and goes on after a bad one", async () => {
+    const transport = new LineTransport(new Output());
+    const { messages, errors } = await started(transport);
+    const lines = [
+      'not json',
+      '{"jsonrpc":"2.0","id":{"no":1},"method":"tools/list"}',
+      // A member more: not the plain shape, so the schema judges it.
+      JSON.stringify(call(4, { extra: true })),
+      JSON.stringify({ ...call(5), params: { name: 'collab_check', arguments: [] } }),
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      JSON.stringify(call(6)),
+    ];
+    for (const line of lines) transport.receive(`${line}\n`);
+    // As the SDK's own stdio transport takes or refuses each.
+    const sdk = lines.flatMap((line) => {
+      try {
+        return [deserializeMessage(line)];
+      } catch {
+        return [];
+      }
+    });
+    expect(messages).toEqual(sdk);
+    expect(messages.map((m) => ('id' in m ? m.id : null))).toEqual([5, null, 6]);
+    expect(errors).toHaveLength(lines.length - sdk.length);
+  });
+
+  it('a line over 10 MiB is an error and closes it; nothing is read or sent after', async () => {
+    const output = new Output();
+    const transport = new LineTransport(output);
+    const { messages, errors, closed } = await started(transport);
+    transport.receive(Buffer.alloc(10 * 1024 * 1024 + 1, 'x'));
+    expect(errors).toEqual([expect.stringMatching(/over 10485760 bytes/)]);
+    expect(closed()).toBe(1);
+    transport.receive(`${JSON.stringify(call(5))}\n`);
+    expect(messages).toEqual([]);
+    await expect(transport.send({ jsonrpc: '2.0', id: 5, result: {} })).rejects.toThrow(/closed/);
+    await transport.close();
+    expect(closed()).toBe(1);
+  });
+
+  it('sends a line per message, waiting for room when the other side reads slowly', async () => {
+    const output = new Output(1);
+    const transport = new LineTransport(output);
+    await started(transport);
+    let sent = false;
+    const sending = transport.send({ jsonrpc: '2.0', id: 1, result: { ok: true } }).then(() => {
+      sent = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(output.written).toEqual(['{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n']);
+    expect(sent).toBe(false);
+    output.emit('drain');
+    await sending;
+    expect(sent).toBe(true);
+    expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(0);
+  });
+});
