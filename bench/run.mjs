@@ -932,6 +932,35 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **The watcher's long turns, and the relay's lines** (2026-11-28, fourth session; an AMD EPYC host
+  about half as fast as the day's earlier ones: bare \`node -e 0\` 40 ms, the peer 741 ops/s with
+  the 8 clients, \`collab_check\` p50 0.7–1.0 ms at 10,000 claims).
+  - At 10,000 claims the watcher of writes no hook saw still held the loop at times: the claimed
+    folders not created yet (up to 500) were polled every second with an error thrown for each
+    (6.4 ms at once on this host; now a stat each, 1 ms, and a tenth of them every 100 ms), its
+    first look added up to 500 folder watches in one go (89 ms; now between turns of the loop),
+    and it read its 2,000 live patterns in one statement (43 ms; now 50 at a time, keyed by base
+    and rowid, \`claimPatterns.livePatternsOf\`). \`collab_check\` at 10,000 claims, 3 alternating
+    pairs of 3 × 1,000 checks from the server's start: the first 1,000 p99 5.0–7.8 → 6.1–6.6 ms
+    and max 30–34 → 15–28 ms; the later rounds' p99 2.1–4.8 ms either way, this host's noise.
+  - The machine's server reads each relay's lines straight off its socket
+    (\`mcp/line-transport.ts\`): no stream in between, each line parsed once, a plain \`tools/call\`
+    passed on as parsed, every other message checked against the protocol's schema as the SDK's
+    stdio transport does. Server CPU per call −5 % serially (user 0.540 → 0.512 ms a check, 3
+    alternating pairs) and −4.5 % under the 8 clients (1.287 → 1.230 ms; 736 → 763 ops/s, 3 pairs).
+  - Where the CPU goes, on this host: one client's checks in a row cost the server 0.62–0.74 ms
+    each (user + system) against 0.27–0.30 ms through the same tool path in one process (no
+    transport), and cost its relay 0.17–0.23 ms; under the 8 clients the server spends 1.1–1.3 ms
+    a call, each relay 0.41–0.6, the peer's server 2.18. The relay's JavaScript is ~5 % of its busy
+    time; per call it makes 2 reads, 2 writes, ~3 epoll waits and ~1.4 futex calls (\`strace -c\`):
+    what it costs is being woken twice a call, and that cost grows when both cores are busy. The
+    client's own share (~0.5 ms a call, the same beside either server) being what it is, twice the
+    peer needs relay and server together at ~0.83 ms a call on this host, half of today's. Left:
+    SQLite (a third of the server's busy time, 15 statements a call, ~15–25 µs each here), the
+    tools' own reads, and three processes woken per call.
+  - Tried and dropped: a larger young generation (\`--max-semi-space-size=64\`, 2 alternating pairs:
+    \`collab_check\` p99 unchanged; the tail is not the collector's), the relays at a lower priority
+    (\`renice 10\`: nothing past the noise).
 - **collab_check p99** (before): p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
