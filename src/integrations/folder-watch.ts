@@ -27,6 +27,8 @@ export class FolderWatch {
   private poller: NodeJS.Timeout | null = null;
   /** Where the poller's next turn starts among the polled folders. */
   private cursor = 0;
+  /** How many looks at a folder the poller owes, in tenths. */
+  private due = 0;
   /** Counts the calls of `set`: one still adding stops once another began. */
   private generation = 0;
 
@@ -104,7 +106,10 @@ export class FolderWatch {
   /** Compares the next slice of the polled folders with how they were. */
   private pollTurn(): void {
     const folders = [...this.polled.keys()];
-    const per = Math.ceil(folders.length / POLL_SLICES);
+    // A tenth of them a turn, what is left over carried: each folder once a POLL_MS, however few.
+    this.due = Math.min(this.due + folders.length, folders.length * POLL_SLICES);
+    const per = Math.floor(this.due / POLL_SLICES);
+    this.due -= per * POLL_SLICES;
     if (this.cursor >= folders.length) this.cursor = 0;
     for (const folder of folders.slice(this.cursor, this.cursor + per)) {
       const before = this.polled.get(folder)!;

@@ -4,6 +4,7 @@ import {
   ProtocolErrorCode,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { SENT_AGAIN } from '../integrations/relay-address.js';
 import type { CollabServer, DirectToolCall } from './server.js';
 
 /**
@@ -33,9 +34,12 @@ export function plainToolCall(message: unknown): DirectToolCall | null {
   if (params.arguments !== undefined && !isObject(params.arguments)) return null;
   const meta = params._meta;
   if (meta !== undefined) {
-    if (!isObject(meta)) return null;
+    // Only the members whose schema is this: other keys of `_meta` (a related task's, say) have
+    // their own checks in the SDK.
+    if (!isObject(meta) || !only(meta, ['progressToken', SENT_AGAIN])) return null;
     const token = meta.progressToken;
     if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return null;
+    if (meta[SENT_AGAIN] !== undefined && typeof meta[SENT_AGAIN] !== 'boolean') return null;
   }
   return message as unknown as DirectToolCall;
 }

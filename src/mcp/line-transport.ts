@@ -10,6 +10,8 @@ import { plainToolCall } from './direct-calls.js';
 
 /** Where a `LineTransport` writes: a socket, or any stream of the same shape. */
 export interface LineOutput {
+  /** False once the connection is ended or gone. */
+  readonly writable: boolean;
   write(text: string): boolean;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -36,7 +38,7 @@ export class LineTransport implements Transport {
     (line) => (this.waiting ? this.waiting.push(line) : this.line(line)),
     () => {
       this.onerror?.(new Error(`A message over ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`));
-      void this.close();
+      this.close().catch(() => {});
     },
   );
 
@@ -59,6 +61,7 @@ export class LineTransport implements Transport {
   }
 
   private line(text: string): void {
+    if (this.closed) return;
     let message: JSONRPCMessage;
     try {
       const value: unknown = JSON.parse(text);
@@ -67,21 +70,37 @@ export class LineTransport implements Transport {
       this.onerror?.(error as Error);
       return;
     }
-    this.onmessage?.(message);
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      // As the SDK's transport: a handler's failure is told, and the connection ends.
+      this.onerror?.(error as Error);
+      this.close().catch(() => {});
+    }
   }
 
+  /** Resolves once the message is written out; rejects when the connection is gone first. */
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('The connection is closed'));
-    if (this.output.write(serializeMessage(message))) return Promise.resolve();
-    // Sent once the other side has read what was before (or the connection went).
-    return new Promise((resolve) => {
-      const done = () => {
-        this.output.off('drain', done);
-        this.output.off('close', done);
-        resolve();
+    if (this.closed || !this.output.writable) return Promise.reject(new Error('The connection is closed'));
+    let text: string;
+    try {
+      text = serializeMessage(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (this.output.write(text)) return Promise.resolve();
+    // Written once the other side has read what was before; not at all if the connection goes.
+    return new Promise((resolve, reject) => {
+      const settle = (gone: boolean) => () => {
+        this.output.off('drain', drained);
+        this.output.off('close', closed);
+        if (gone) reject(new Error('The connection closed before the message was written'));
+        else resolve();
       };
-      this.output.once('drain', done);
-      this.output.once('close', done);
+      const drained = settle(false);
+      const closed = settle(true);
+      this.output.once('drain', drained);
+      this.output.once('close', closed);
     });
   }
 

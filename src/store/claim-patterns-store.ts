@@ -115,8 +115,10 @@ export class ClaimPatternsStore {
     return after === null
       ? this.sql.all(`${keyed} ORDER BY f.base, f.rowid LIMIT ?`, [projectId, limit])
       : this.sql.all(
-          `${keyed} AND (f.base > ? OR (f.base = ? AND f.rowid > ?)) ORDER BY f.base, f.rowid LIMIT ?`,
-          [projectId, after.page_base, after.page_base, after.page_rowid, limit],
+          // A row value: both databases seek the index to it (an OR of the two would be a filter on
+          // PostgreSQL, every page reading those before it).
+          `${keyed} AND (f.base, f.rowid) > (?, ?) ORDER BY f.base, f.rowid LIMIT ?`,
+          [projectId, after.page_base, after.page_rowid, limit],
         );
   }
 

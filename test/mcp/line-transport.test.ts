@@ -7,12 +7,18 @@ import { LineTransport } from '../../src/mcp/line-transport.js';
 /** A socket's writing side: takes `room` writes, then says to wait for 'drain'. */
 class Output extends EventEmitter {
   written: string[] = [];
+  writable = true;
   constructor(private room = Number.POSITIVE_INFINITY) {
     super();
   }
   write(text: string): boolean {
     this.written.push(text);
     return --this.room > 0;
+  }
+  /** The connection goes. */
+  gone(): void {
+    this.writable = false;
+    this.emit('close');
   }
 }
 
@@ -61,6 +67,18 @@ describe('a transport over lines handed to it', () => {
       // A member more: not the plain shape, so the schema judges it.
       JSON.stringify(call(4, { extra: true })),
       JSON.stringify({ ...call(5), params: { name: 'collab_check', arguments: [] } }),
+      // `_meta` members with checks of their own in the SDK: refused, or taken without what is more.
+      JSON.stringify({
+        ...call(7),
+        params: { ...call(7).params, _meta: { 'io.modelcontextprotocol/related-task': 5 } },
+      }),
+      JSON.stringify({
+        ...call(8),
+        params: {
+          ...call(8).params,
+          _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't', more: 1 } },
+        },
+      }),
       '{"jsonrpc":"2.0","method":"notifications/initialized"}',
       JSON.stringify(call(6)),
     ];
@@ -74,7 +92,7 @@ describe('a transport over lines handed to it', () => {
       }
     });
     expect(messages).toEqual(sdk);
-    expect(messages.map((m) => ('id' in m ? m.id : null))).toEqual([5, null, 6]);
+    expect(messages.map((m) => ('id' in m ? m.id : null))).toEqual([5, 8, null, 6]);
     expect(errors).toHaveLength(lines.length - sdk.length);
   });
 
@@ -107,5 +125,30 @@ describe('a transport over lines handed to it', () => {
     await sending;
     expect(sent).toBe(true);
     expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(0);
+  });
+
+  it('a message not written when the connection goes is not taken for sent; none is sent after', async () => {
+    const output = new Output(1);
+    const transport = new LineTransport(output);
+    await started(transport);
+    const waiting = transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    output.gone();
+    await expect(waiting).rejects.toThrow(/closed before/);
+    await expect(transport.send({ jsonrpc: '2.0', id: 2, result: {} })).rejects.toThrow(/closed/);
+    expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(0);
+  });
+
+  it('a handler that throws is told and ends the connection; the rest of the chunk is not handed on', async () => {
+    const transport = new LineTransport(new Output());
+    const { messages, errors, closed } = await started(transport);
+    const handed = transport.onmessage!;
+    transport.onmessage = (m) => {
+      handed(m);
+      if ('id' in m && m.id === 2) throw new Error('handler failed');
+    };
+    transport.receive([call(1), call(2), call(3)].map((c) => `${JSON.stringify(c)}\n`).join(''));
+    expect(messages.map((m) => ('id' in m ? m.id : null))).toEqual([1, 2]);
+    expect(errors).toEqual(['handler failed']);
+    expect(closed()).toBe(1);
   });
 });
