@@ -961,6 +961,11 @@ the performance issue). Ratios hold from run to run; absolute times move with th
   - Tried and dropped: a larger young generation (\`--max-semi-space-size=64\`, 2 alternating pairs:
     \`collab_check\` p99 unchanged; the tail is not the collector's), the relays at a lower priority
     (\`renice 10\`: nothing past the noise).
+  - Recorded on this host (the table above): 8 clients 837 against the peer's 670 ops/s (1.25), the
+    hub 390 against the Hono floor's 760 (0.51; the floor's two rounds 656 and 864), cold start
+    0.55× the peer and bare + 20 ms, \`collab_check\` p99 6.32 / 4.22 ms at 10,000 / 100,000 claims
+    (p50 2.28 / 1.05 ms: the 10,000 run fell in a noisy minute), PreToolUse without a server bare +
+    46 ms, with it bare + 25 ms.
 - **collab_check p99** (before): p50 is 0.8–1.9 ms, but 2–3 % of calls take 3–10 ms, in the server as
   much as through the relay (above). Not git (none runs in these checks) and not the watcher of
   writes no hook saw (A/B with it off at 10,000 claims: p99 3.97–4.10 against 4.16–4.61 ms); in
