@@ -98,15 +98,22 @@ function configValue(commonDir: string, key: string): string | null {
   }
 }
 
+/** The id of the tree with nothing in it, by the repository's object format (`git hash-object -t tree`). */
+const EMPTY_TREE = {
+  sha1: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+} as const;
+
+function objectFormat(commonDir: string): 'sha1' | 'sha256' {
+  return configValue(commonDir, 'extensions.objectformat') === 'sha256' ? 'sha256' : 'sha1';
+}
+
 /** The base of a worktree's changes (see `defaultBranch`). */
 export async function findBase(worktree: string, commonDir: string): Promise<ChangeBase> {
   const head = await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
   if (!head) {
     // No commit yet: everything is new, against the empty tree.
-    const empty = (
-      await gitOutputAsync(worktree, ['hash-object', '-t', 'tree', '--stdin'], CHANGE_LIMITS.timeoutMs)
-    ).trim();
-    return { commit: empty, ref: null, source: 'empty' };
+    return { commit: EMPTY_TREE[objectFormat(commonDir)], ref: null, source: 'empty' };
   }
   const branch = await defaultBranch(worktree, commonDir);
   if (branch) {
@@ -139,7 +146,7 @@ export async function readChanges(
   )
     .split('\0')
     .filter((p) => p.length > 0 && !seen.has(p));
-  const format = configValue(commonDir, 'extensions.objectformat') === 'sha256' ? 'sha256' : 'sha1';
+  const format = objectFormat(commonDir);
   const room = Math.max(0, CHANGE_LIMITS.files - files.length);
   for (const path of untracked.slice(0, room)) files.push(untrackedFile(worktree, path, format));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

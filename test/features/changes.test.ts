@@ -237,6 +237,32 @@ describe("git's own merge, where both copies are on this machine", () => {
   });
 });
 
+/** A git that notes what it is asked, then does it: `during(fn)` gives the commands `fn` ran. */
+function notingGit() {
+  const bin = tempDir('collab-noting-git-');
+  const log = join(bin, 'log');
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\necho "$*" >> ${log}\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`,
+    { mode: 0o755 },
+  );
+  return async (fn: () => Promise<unknown>) => {
+    writeFileSync(log, '');
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      await fn();
+    } finally {
+      process.env.PATH = path;
+    }
+    return readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => l.replace(/^-c \S+ /, '').split(' ')[0]);
+  };
+}
+
 describe('reading a worktree again', () => {
   it('keeps the base while HEAD and the default branch stay (only diff and ls-files run), and finds it again once HEAD moves', async () => {
     const app = await testApp();
@@ -245,30 +271,8 @@ describe('reading a worktree again', () => {
     const s = await connectInMemory(app, dir, 's');
     await s.call('collab_session_start', { name: 's', project_root: dir });
     const session = await app.sessions.get(s.connection.currentId!);
-    // A git that notes what it is asked, then does it.
-    const bin = tempDir('collab-noting-git-');
-    const log = join(bin, 'log');
-    writeFileSync(
-      join(bin, 'git'),
-      `#!/bin/sh\necho "$*" >> ${log}\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`,
-      {
-        mode: 0o755,
-      },
-    );
-    const path = process.env.PATH;
-    const asked = async () => {
-      writeFileSync(log, '');
-      process.env.PATH = `${bin}:${path}`;
-      try {
-        await app.changes.refresh(session);
-      } finally {
-        process.env.PATH = path;
-      }
-      return readFileSync(log, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => l.replace(/^-c \S+ /, '').split(' ')[0]);
-    };
+    const during = notingGit();
+    const asked = () => during(() => app.changes.refresh(session));
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
     // The changed file's text in the base, once (its functions' interfaces: core/semantic.ts).
     expect(await asked()).toEqual(['diff', 'ls-files', 'show']);
@@ -279,5 +283,32 @@ describe('reading a worktree again', () => {
     expect(await asked()).toEqual(['diff', 'ls-files']);
     // The commit is not on the default branch: it still counts, against the same base.
     expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
+  });
+
+  it('sessions checking at once, none of their copies read yet, read each copy once; a file written after is read again', async () => {
+    const app = await testApp();
+    const dir = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
+    const sessions: Awaited<ReturnType<typeof connectInMemory>>[] = [];
+    // Sessions that start with their first call (no session_start, which reads the copy).
+    for (const name of ['one', 'two', 'three', 'four']) sessions.push(await connectInMemory(app, dir, name));
+    const during = notingGit();
+    const checkAll = (file: string) =>
+      Promise.all(sessions.flatMap((s) => [1, 2, 3].map(() => s.call('collab_check', { files: [file] }))));
+    // Each check looks at every session's copy; each copy is read whole once (a diff and a list of
+    // new files), however many checks found it not read yet.
+    const first = await during(() => checkAll('src/a.ts'));
+    expect(first.filter((c) => c === 'diff')).toHaveLength(4);
+    expect(first.filter((c) => c === 'ls-files')).toHaveLength(4);
+    // Read, and unchanged since: no git at all.
+    expect(await during(() => checkAll('src/a.ts'))).toEqual([]);
+    // Written after those reads: read again, that file only, at least once for each session.
+    await new Promise((r) => setTimeout(r, 60));
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    const again = await during(() => checkAll('src/a.ts'));
+    expect(again.filter((c) => c === 'diff').length).toBeGreaterThanOrEqual(4);
+    for (const s of sessions)
+      expect(
+        (await app.store.changes.filesOf(s.connection.currentId!)).map((f) => [f.path, f.hunks.length]),
+      ).toEqual([['src/a.ts', 1]]);
   });
 });

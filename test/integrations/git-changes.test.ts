@@ -90,6 +90,14 @@ describe('a worktree’s changes against the default branch', () => {
     const changes = await changesOf(fresh);
     expect(changes.base.source).toBe('empty');
     expect(changes.files.map((f) => [f.path, f.hunks[0]?.next])).toEqual([['new.ts', [1, 1]]]);
+    // The empty tree is git's own, in either object format.
+    for (const format of ['sha1', 'sha256']) {
+      const empty = tempDir('collab-empty-');
+      git(empty, 'init', '-q', `--object-format=${format}`);
+      const base = await findBase(empty, locateFolder(empty).commonDir);
+      expect(base.commit).toBe(git(empty, 'hash-object', '-t', 'tree', '/dev/null').trim());
+      expect(base.commit).toHaveLength(format === 'sha1' ? 40 : 64);
+    }
   });
 
   it('reads odd file names as git quotes them', async () => {

@@ -65,6 +65,12 @@ export class ChangesService {
   private readonly wholeReads = new Map<string, Promise<'recorded' | 'none' | 'failed'>>();
   /** Base files' definitions, by path and blob (`baseDefinitions`). */
   private readonly bases = new Map<string, Definition[] | null>();
+  /**
+   * When the latest whole read this process recorded of a session began, by session: checks that
+   * looked at the session's freshness while that read was under way (the store said "never read")
+   * take it as read then, rather than each reading the worktree again once it is done.
+   */
+  private readonly wholeReadAt = new Map<string, number>();
   /** The neighbours a check read lately, by project and session (`neighbours`). */
   private readonly neighbourLists = new Map<string, { at: number; live: number; rows: Neighbour[] }>();
 
@@ -147,6 +153,10 @@ export class ChangesService {
       },
       { project: session.project_id },
     );
+    if (!incremental) {
+      if (this.wholeReadAt.size >= 1_000) this.wholeReadAt.clear();
+      this.wholeReadAt.set(session.id, Math.max(startedAt, this.wholeReadAt.get(session.id) ?? 0));
+    }
     return 'recorded';
   }
 
@@ -246,14 +256,13 @@ export class ChangesService {
     known: { fullAt: number | null; times: Map<string, number>; pending: boolean },
     stats: Stats,
   ): Promise<void> {
-    const fullAt = known.fullAt;
+    // A whole read recorded since the store was asked counts as the store's own.
+    const readHere = this.wholeReadAt.get(session.id);
+    const fullAt =
+      readHere !== undefined && (known.fullAt === null || readHere > known.fullAt) ? readHere : known.fullAt;
     const whole = fullAt === null;
-    if (
-      !whole &&
-      !known.pending &&
-      staleAmong(session.worktree, paths, (p) => known.times.get(p) ?? fullAt, stats).length === 0
-    )
-      return;
+    const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt!, fullAt!);
+    if (!whole && !known.pending && staleAmong(session.worktree, paths, readAt, stats).length === 0) return;
     // Read again: the whole row, which reading and telling use.
     const row = await this.app.store.sessions.get(session.id);
     if (row?.status !== 'active') return;
