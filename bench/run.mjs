@@ -911,7 +911,8 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     ~10 µs longer than the same statement with the number in its text, with either driver (a read
     by primary key 2.8 → 13 µs in a loop; \`LIMIT 1\` against \`LIMIT ?\`). The SQLite side now writes
     a whole-number limit in (\`store/sql.ts\`, at most 1,000 such texts). What landed work meets,
-    read at every check: p50 38 → 4 µs under the 8 clients.
+    read at every check: p50 38 → 4 µs under the 8 clients. (Since replaced: every placeholder is
+    prepared as \`+?\`, above; what cost the time was SQLite planning the statement again.)
   - *The hub reads a POST body of declared length whole*, which \`@hono/node-server\` does straight
     from Node's stream; asking for the body's stream first (as it did, to count its bytes) made a
     Web \`Request\` and a Web stream of every request: 5.7 % → 1.2 % of the hub's busy time, and 8
@@ -932,6 +933,49 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **Planned again on every run, and read again at once** (2026-11-28, fifth session; an AMD EPYC
+  host whose bare \`node -e 0\` took 60–100 ms, the peer 750–970 ops/s with the 8 clients).
+  - SQLite planned most of the store's statements again on every run. SQLite 3.54 (node:sqlite in
+    Node 22 and 24) marks a statement to be prepared again when a value is bound to a parameter its
+    planner looked into (a \`col = ?\` on a primary key, in a join or with an ORDER BY; a \`LIMIT ?\`,
+    which 3.53 under better-sqlite3 looks into as well), and node:sqlite clears a statement's
+    bindings before each run, which counts as binding. Found with \`perf\` on the hub (native frames,
+    \`--perf-basic-prof\` for the JavaScript above them): \`sqlite3Reprepare\` was 7.5 % of its busy
+    time, under statements of every kind. The store now prepares each placeholder as \`+?\`
+    (\`store/sql.ts\`, \`sqliteText\`): the same value to SQLite, no bare parameter to its planner, the
+    same plans (\`EXPLAIN QUERY PLAN\`). In a loop: a read by primary key 2.4 → 1.0 µs, by an index
+    with ORDER BY 8.3 → 3.0 µs, with \`LIMIT ?\` 3.2 → 1.3 µs (better-sqlite3: 3.8 → 1.2 µs);
+    \`sqlite3Reprepare\` in the hub 7.5 → 0.1 %. The 8 clients, 2 alternating pairs, the peer in each
+    run: 944 → 1,150 ops/s, ours ÷ the peer 1.17 → 1.37 and 1.47, CPU per call 1.49 → 1.23 ms. This
+    replaces the limits written into a statement's text (below), whose cost was this one.
+  - Sessions that checked at once before any of their copies had been read read each copy several
+    times: a check reads the copies it finds never read, and every check that asked the store while
+    the first read was under way (~100 ms here: four git processes) read the copy again once it was
+    done. 21 whole reads (84 git processes) for 8 sessions in the hub's first seconds, where a
+    \`spawn\` costs the hub 9–15 ms (fork of a process of 150–450 MB, measured in a loop). A whole read
+    this process recorded since the store was asked now counts as the store's
+    (\`ChangesService.wholeReadAt\`): 8 reads. A repository without a commit takes the empty tree's id
+    without running git. The hub under the 8 HTTP clients, 3 alternating pairs: 352 → 453 ops/s, its
+    CPU per call 2.19 → 1.59 ms (test: \`test/features/changes.test.ts\`, 4 sessions × 3 checks at once
+    read each copy once; 7 and 9 times before).
+  - Where the machine's server's time goes now (the 8 clients; statements timed in the server, \`perf\`
+    beside): ~0.84 ms a call, of which SQLite ~40 % — commits 0.11 ms a call (0.9 commits a call:
+    claim, release, and a notification marked seen; ~28 log-page writes each, \`strace -c\`), 15
+    statements of 10–25 µs —, the socket's writes ~6 %, file stats and process probes ~3 % each.
+    The relays 0.27–0.40 ms a call. Twice the peer on this host needs relay and server at ~0.7 ms a
+    call together: what is left to cut is pages per commit (a claim touches ~14 b-trees: its table
+    and 5 indexes, the files' table and 4, the events, the call's record) and statements per call.
+  - \`collab_check\` at 10,000 claims (3 × 1,000 checks from the server's start): p50 0.73–0.93 ms,
+    p99 2.5–3.8 ms after the first 1,000, 5.3–6.0 ms in them, with ~100 calls over 2 ms: the first
+    ~100 as the code warms, the rest in bursts. Background work started 20 × later (an experiment
+    build): 59 slow calls, p99 5.0 ms; not what makes the tail.
+  - Recorded on this host (the table above; a loaded hour, bare \`node -e 0\` 88–98 ms, load average
+    up to 6): the 8 clients 1,154 against the peer's 863 ops/s (1.34), CPU per call 1.24 against
+    1.77 ms; the hub 312 against the Hono floor's 454 (0.69); cold start 0.70× the peer, bare + 20
+    ms; \`collab_check\` p99 4.21 / 5.23 ms at 10,000 / 100,000 claims (p50 1.16 / 0.76 ms);
+    PreToolUse with the server bare + 24 ms (met), without it bare + 59; a session's \`serve\` 0.53×
+    the peer's memory (met). Team mode's 41 ops/s is this host's PostgreSQL: 2 alternating pairs of
+    \`teamRound\` in a quieter minute gave 67 before this session's changes and 87–92 after.
 - **The watcher's long turns, and the relay's lines** (2026-11-28, fourth session; an AMD EPYC host
   about half as fast as the day's earlier ones: bare \`node -e 0\` 40 ms, the peer 741 ops/s with
   the 8 clients, \`collab_check\` p50 0.7–1.0 ms at 10,000 claims).
