@@ -1,5 +1,4 @@
 import Module from 'node:module';
-import { crc32 } from 'node:zlib';
 
 /**
  * The 16-byte checksum that heads a code cache file (see launch.ts): the data's CRC-32 where
@@ -8,6 +7,7 @@ import { crc32 } from 'node:zlib';
  * Cache file names hold the Node version, so one file is always checked as it was written.
  */
 export function cacheChecksum(data: Buffer): Buffer {
+  const { crc32 } = Module.createRequire(__filename)('node:zlib') as Partial<typeof import('node:zlib')>;
   if (typeof crc32 !== 'function') {
     const { createHash } = Module.createRequire(__filename)('node:crypto') as typeof import('node:crypto');
     return createHash('md5').update(data).digest();

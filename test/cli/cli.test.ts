@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -378,31 +378,37 @@ describe('session-collab serve', () => {
 });
 
 describe('the executable', () => {
-  it('saves a code cache when serve exits, and starts fine from a corrupt one', async () => {
+  it('serve runs its relay without a code cache; a hook saves one, doctor checks it, and a corrupt one is started from fine', async () => {
     const { readdirSync } = await import('node:fs');
+    const { hookClient, waitForExit } = await import('../helpers/stdio.js');
+    const { hookFixture } = await import('../helpers/hook-fixtures.js');
     const home = tempDir('collab-home-');
     const repo = gitRepo();
+    const caches = () => readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'));
     const first = await connectStdio({ cwd: repo, home });
     await first.call('collab_check', { files: ['README.md'] });
     await first.close();
-    const { waitForExit } = await import('../helpers/stdio.js');
     await waitForExit(first.pid);
-    const cached = readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'));
-    expect(cached).toHaveLength(1);
-    // doctor checks it as the launcher wrote it, and keeps it.
-    const doctor = JSON.parse((await cli(home, ['doctor', '--json'])).stdout) as {
-      checks: Array<{ name: string; detail: string }>;
-    };
-    expect(doctor.checks.find((c) => c.name === 'code cache')?.detail).toBe('1 file(s), checksums match');
-    expect(readdirSync(join(home, 'cache')).filter((f) => f.endsWith('.v8cache'))).toEqual(cached);
-    writeFileSync(join(home, 'cache', cached[0]!), 'not a code cache');
-    const second = await connectStdio({ cwd: repo, home });
+    expect(existsSync(join(home, 'cache')) ? caches() : []).toEqual([]);
+    // A hook's first step saves its cache when it exits.
+    const hooks = await hookClient({ cwd: repo, home });
+    const edit = hookFixture('claude-code/pre-tool-use-edit', repo, 'C-1');
     try {
-      expect((await second.call<{ safe: boolean }>('collab_check', { files: ['README.md'] })).safe).toBe(
-        true,
+      expect((await hooks.hook('pre-tool-use', edit)).code).toBe(0);
+      const cached = caches();
+      expect(cached.some((f) => f.startsWith('hook-'))).toBe(true);
+      // doctor checks them as the launcher wrote them, and keeps them.
+      const doctor = JSON.parse((await cli(home, ['doctor', '--json'])).stdout) as {
+        checks: Array<{ name: string; detail: string }>;
+      };
+      expect(doctor.checks.find((c) => c.name === 'code cache')?.detail).toBe(
+        `${cached.length} file(s), checksums match`,
       );
+      expect(caches()).toEqual(cached);
+      for (const file of cached) writeFileSync(join(home, 'cache', file), 'not a code cache');
+      expect((await hooks.hook('pre-tool-use', edit)).code).toBe(0);
     } finally {
-      await second.close();
+      await hooks.close();
     }
   });
 });
