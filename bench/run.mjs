@@ -958,6 +958,10 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     without running git. The hub under the 8 HTTP clients, 3 alternating pairs: 352 → 453 ops/s, its
     CPU per call 2.19 → 1.59 ms (test: \`test/features/changes.test.ts\`, 4 sessions × 3 checks at once
     read each copy once; 7 and 9 times before).
+  - \`serve\` runs its relay without V8's code cache: the 18 KB relay compiles in less time than
+    loading node:vm and node:zlib and checking a cache take. Its cold start, 3 runs of 25
+    interleaved starts measured as CPU (\`perf stat -e task-clock\`, the wall clock being too noisy on
+    this host): 4–9 ms less. The hook's first step keeps its cache (no difference measured).
   - Where the machine's server's time goes now (the 8 clients; statements timed in the server, \`perf\`
     beside): ~0.84 ms a call, of which SQLite ~40 % — commits 0.11 ms a call (0.9 commits a call:
     claim, release, and a notification marked seen; ~28 log-page writes each, \`strace -c\`), 15
