@@ -36,8 +36,37 @@ export function git(cwd, ...args) {
   });
 }
 
+/**
+ * Removes the folders. A machine's server that a run started for one of them (a home's hub.json
+ * names it, and its environment names that home) writes there until it exits: it is stopped first.
+ */
 export function cleanup(...dirs) {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) {
+    stopServerOf(d);
+    rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  }
+}
+
+/** Stops the machine's server of `home`, if one runs for it, and waits up to 5 s for it to exit. */
+function stopServerOf(home) {
+  const pid = serverOf(home);
+  const ours = () => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1')
+        .split('\0')
+        .includes(`SESSION_COLLAB_HOME=${home}`);
+    } catch {
+      return false;
+    }
+  };
+  if (!pid || !ours()) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < 5_000 && ours(); waited += 20) Atomics.wait(pause, 0, 0, 20);
 }
 
 export const homePaths = lib.homeAt;
