@@ -973,13 +973,14 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     p99 2.5–3.8 ms after the first 1,000, 5.3–6.0 ms in them, with ~100 calls over 2 ms: the first
     ~100 as the code warms, the rest in bursts. Background work started 20 × later (an experiment
     build): 59 slow calls, p99 5.0 ms; not what makes the tail.
-  - Recorded on this host (the table above; a loaded hour, bare \`node -e 0\` 88–98 ms, load average
-    up to 6): the 8 clients 1,154 against the peer's 863 ops/s (1.34), CPU per call 1.24 against
-    1.77 ms; the hub 312 against the Hono floor's 454 (0.69); cold start 0.70× the peer, bare + 20
-    ms; \`collab_check\` p99 4.21 / 5.23 ms at 10,000 / 100,000 claims (p50 1.16 / 0.76 ms);
-    PreToolUse with the server bare + 24 ms (met), without it bare + 59; a session's \`serve\` 0.53×
-    the peer's memory (met). Team mode's 41 ops/s is this host's PostgreSQL: 2 alternating pairs of
-    \`teamRound\` in a quieter minute gave 67 before this session's changes and 87–92 after.
+  - Recorded on this host (the table above; bare \`node -e 0\` 95–107 ms in the run, load average
+    up to 4.8): the 8 clients 1,311 against the peer's 871 ops/s (1.50), CPU per call 0.99 against
+    1.77 ms; the hub 421 against the Hono floor's 786 (0.54; an hour before, in a loaded run, 312
+    against 454: 0.69); cold start 0.69× the peer and bare + 12 ms (met); \`collab_check\` p99 4.49 /
+    3.98 ms at 10,000 / 100,000 claims (p50 1.42 / 0.76 ms); PreToolUse with the server bare + 26
+    ms, without it bare + 56; the Stop hook bare + 25 (met); a session's \`serve\` 0.50× the peer's
+    memory (met). Team mode 100 ops/s (the earlier run's 41 was this host's PostgreSQL in a loaded
+    minute: 2 alternating pairs of \`teamRound\` gave 67 before this session's changes, 87–92 after).
 - **The watcher's long turns, and the relay's lines** (2026-11-28, fourth session; an AMD EPYC host
   about half as fast as the day's earlier ones: bare \`node -e 0\` 40 ms, the peer 741 ops/s with
   the 8 clients, \`collab_check\` p50 0.7–1.0 ms at 10,000 claims).
