@@ -6,7 +6,7 @@
  * process of the kind that matters exits (so that the code it ran is compiled in it too) and
  * reused by later ones; a missing, stale or rejected cache only costs that time back. The relay
  * (18 KB) runs without one: it compiles in less time than loading what a cache needs (node:vm,
- * node:zlib) and checking it takes (its cold start 4–7 ms less CPU, measured with `perf stat`).
+ * node:zlib) and checking it takes (its cold start 4–9 ms less CPU, measured with `perf stat`).
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
