@@ -108,9 +108,16 @@ function objectFormat(commonDir: string): 'sha1' | 'sha256' {
   return configValue(commonDir, 'extensions.objectformat') === 'sha256' ? 'sha256' : 'sha1';
 }
 
-/** The base of a worktree's changes (see `defaultBranch`). */
-export async function findBase(worktree: string, commonDir: string): Promise<ChangeBase> {
-  const head = await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}');
+/**
+ * The base of a worktree's changes (see `defaultBranch`). `knownHead`: HEAD's commit where the
+ * caller read it from the git folder already (null: git is asked, as for a branch with no commit).
+ */
+export async function findBase(
+  worktree: string,
+  commonDir: string,
+  knownHead: string | null = null,
+): Promise<ChangeBase> {
+  const head = knownHead ?? (await tryGitAsync(worktree, 'rev-parse', '-q', '--verify', 'HEAD^{commit}'));
   if (!head) {
     // No commit yet: everything is new, against the empty tree.
     return { commit: EMPTY_TREE[objectFormat(commonDir)], ref: null, source: 'empty' };

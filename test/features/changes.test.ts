@@ -279,7 +279,10 @@ describe('reading a worktree again', () => {
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
     expect(await asked()).toEqual(['diff', 'ls-files']);
     git(dir, 'commit', '-qam', 'a moves');
-    expect(await asked()).toContain('merge-base');
+    // HEAD is read from the git folder: git is asked for the merge base, not for HEAD.
+    const moved = await asked();
+    expect(moved).toContain('merge-base');
+    expect(moved).not.toContain('rev-parse');
     expect(await asked()).toEqual(['diff', 'ls-files']);
     // The commit is not on the default branch: it still counts, against the same base.
     expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);

@@ -118,7 +118,7 @@ export class ChangesService {
     const startedAt = Date.now();
     let read: Awaited<ReturnType<typeof readChanges>>;
     try {
-      const base = incremental || unmoved ? recorded! : await findBase(place.worktree, place.commonDir);
+      const base = incremental || unmoved ? recorded! : await findBase(place.worktree, place.commonDir, head);
       read = await readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
