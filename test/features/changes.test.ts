@@ -297,6 +297,9 @@ describe('reading a worktree again', () => {
     const during = notingGit();
     const checkAll = (file: string) =>
       Promise.all(sessions.flatMap((s) => [1, 2, 3].map(() => s.call('collab_check', { files: [file] }))));
+    // A file written within the clock's slack of a read (freshness.ts) counts as maybe written after
+    // it, and is read again by each check: the repository's files are older than that here.
+    await new Promise((r) => setTimeout(r, 60));
     // Each check looks at every session's copy; each copy is read whole once (a diff and a list of
     // new files), however many checks found it not read yet.
     const first = await during(() => checkAll('src/a.ts'));
