@@ -80,7 +80,10 @@ export class ChangesStore {
   constructor(private readonly sql: Sql) {}
 
   async setOf(sessionId: string): Promise<ChangeSetRow | undefined> {
-    return this.sql.get<ChangeSetRow>('SELECT * FROM change_sets WHERE session_id = ?', [sessionId]);
+    return this.sql.get<ChangeSetRow>(
+      'SELECT session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at FROM change_sets WHERE session_id = ?',
+      [sessionId],
+    );
   }
 
   /**

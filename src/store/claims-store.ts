@@ -48,6 +48,10 @@ function listWhere(filter: ClaimFilter): { text: string; params: unknown[] } {
   return { text: terms.length === 0 ? 'TRUE' : terms.join(' AND '), params };
 }
 
+/** A claim's columns as `c.…`, named (faster to read than `c.*`: see sqlite-node.ts). */
+const CLAIM_COLUMNS =
+  'c.id, c.session_id, c.project_id, c.intent, c.scope, c.exclusive, c.status, c.created_at, c.updated_at, c.expires_at, c.released_at, c.summary, c.source';
+
 /** A claim's patterns in the order they were added, as a JSON array. */
 const FILES_JSON = {
   sqlite:
@@ -162,7 +166,7 @@ export class ClaimsStore {
 
   async get(id: string): Promise<ClaimWithFiles | undefined> {
     const row = await this.sql.get<ClaimRow & { session_name: string }>(
-      'SELECT c.*, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?',
+      `SELECT ${CLAIM_COLUMNS}, s.name AS session_name FROM claims c JOIN sessions s ON s.id = c.session_id WHERE c.id = ?`,
       [id],
     );
     if (!row) return undefined;

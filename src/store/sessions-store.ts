@@ -35,7 +35,10 @@ export interface SessionWithCounts extends SessionRow {
   active_claims: number;
 }
 
-const BY_ID = 'SELECT * FROM sessions WHERE id = ?';
+/** A session's columns, named (a statement naming them reads faster than `*`: see sqlite-node.ts). */
+export const SESSION_COLUMNS =
+  'id, name, project_id, worktree, branch, client, host, pid, pid_start, status, created_at, last_heartbeat, ended_at, end_reason, client_session_id, client_pid, client_pid_start, rfc, server_pid, server_pid_start, continued_in_a_row, turn_ended_at, idle_told_at, wake_watch_until';
+const BY_ID = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`;
 const HEARTBEAT = "UPDATE sessions SET last_heartbeat = ? WHERE id = ? AND status = 'active'";
 /** Sessions with their count of active claims, oldest first, after a row's time and id, at most so many. */
 const BY_PROJECT = `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_id = s.id AND c.status = 'active') AS active_claims

@@ -15,7 +15,6 @@ import type { LivePattern } from '../../store/claim-patterns-store.js';
 import type { ClaimWithFiles } from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
-import { normalizeFiles } from './claim-paths.js';
 import type { CheckConflict, ClaimConflict, ClaimView, Hit, StaleClaim, Viewpoint } from './claim-types.js';
 
 export class ClaimQueries {
@@ -260,12 +259,14 @@ export class ClaimQueries {
     return state;
   }
 
-  /** Who else works on these files: live holders block (`safe: false`), stale ones are listed apart. */
+  /**
+   * Who else works on these patterns (as `normalizeFiles` gives them): live holders block
+   * (`safe: false`), stale ones are listed apart.
+   */
   async check(
     session: Viewpoint,
-    files: string[],
+    patterns: string[],
   ): Promise<{ safe: boolean; conflicts: CheckConflict[]; stale: StaleClaim[] }> {
-    const patterns = normalizeFiles(files, session);
     const now = this.app.now();
     const states = new Map<string, SessionState>();
     const conflicts: CheckConflict[] = [];

@@ -156,8 +156,8 @@ export const check = defineTool({
     await app.changes.refreshForCheck(viewer, patterns);
     const predicted = await app.changes.predict(viewer, patterns);
     await app.changes.markTold(viewer, predicted.conflicts);
-    const full = input.files
-      ? await app.claims.check(viewer, input.files)
+    const full = patterns
+      ? await app.claims.check(viewer, patterns)
       : { safe: true, conflicts: [], stale: [] };
     // Bounded: the first conflicts and stale claims in full, the rest counted. A glob checked
     // against a glob meets at a real tracked file when there is one, else at a marked example.

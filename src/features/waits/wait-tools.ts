@@ -167,7 +167,7 @@ async function holders(
   session: Awaited<ReturnType<Services['sessions']['get']>>,
   files: string[],
 ): Promise<CheckConflict[]> {
-  return (await app.claims.check(session, files)).conflicts;
+  return (await app.claims.check(session, normalizeFiles(files, session))).conflicts;
 }
 
 /** Anything the caller has not been told: a pending notification or an unread message. */
