@@ -159,9 +159,21 @@ export class ClaimQueries {
 
   /** Every live pattern of other sessions that meets one of `patterns`, whoever holds it. */
   protected async candidateHits(session: SessionRow, patterns: string[], now: number): Promise<Hit[]> {
+    // The paths (not globs) in one read: the live patterns at any of their ancestors.
+    const exact = patterns.filter((p) => !isGlob(pathOf(p)));
+    const atPaths =
+      exact.length > 1
+        ? await this.app.store.claimPatterns.livePatternsAt(session.project_id, [
+            ...new Set(exact.flatMap((p) => ancestorBases(pathOf(p)))),
+          ])
+        : null;
     const out: Hit[] = [];
     for (const pattern of patterns)
-      out.push(...(await this.hits(session.project_id, pattern, session.id, now)));
+      out.push(
+        ...(atPaths && !isGlob(pathOf(pattern))
+          ? this.matching(atPaths, pattern, session.id, now)
+          : await this.hits(session.project_id, pattern, session.id, now)),
+      );
     return out;
   }
 

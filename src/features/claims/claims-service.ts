@@ -233,8 +233,17 @@ export class ClaimsService extends ClaimQueries {
             `Claim ${claimId} is no longer active: ${noLongerActive(claim.status)}.`,
           );
         }
-        await store.claims.release(claimId, status, summary?.trim() || null, this.app.now());
-        return this.view((await store.claims.get(claimId))!);
+        const now = this.app.now();
+        const said = summary?.trim() || null;
+        await store.claims.release(claimId, status, said, now);
+        // The row as the release wrote it (store.claims.release), without reading it again.
+        return this.view({
+          ...claim,
+          status,
+          summary: said ?? claim.summary,
+          released_at: now,
+          updated_at: now,
+        });
       },
       { project: session.project_id },
     );
