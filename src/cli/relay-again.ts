@@ -52,3 +52,20 @@ export function parse(line: string): Message | null {
     return null;
   }
 }
+
+/** How the machine's server begins a response: its id (JSON), then its result or error. */
+const RESPONSE_START = /^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(?:result|error)":/;
+
+/**
+ * The id (as JSON) of a line from the server that is a response, read from its start as the server
+ * writes responses, without parsing the rest (a result may be long); by parsing it otherwise. Null
+ * for a line that is no response (a notification, a request of the server's).
+ */
+export function responseId(line: string): string | null {
+  const start = RESPONSE_START.exec(line);
+  if (start) return start[1]!;
+  const message = parse(line);
+  return message && message.method === undefined && message.id !== undefined
+    ? JSON.stringify(message.id)
+    : null;
+}

@@ -8,7 +8,7 @@ import { serverClientSessionId } from '../integrations/client-env.js';
 import { RELAY_ENDING, type RelayHello, relaySocketPath, serverKey } from '../integrations/relay-address.js';
 import { failed as commandFailed } from './failed.js';
 import { commandForPerson } from './invocation.js';
-import { askAgain, type Pending, parse } from './relay-again.js';
+import { askAgain, type Pending, parse, responseId } from './relay-again.js';
 import { attach, failed as serverFailed } from './relay-attach.js';
 
 export interface ServeOptions {
@@ -38,6 +38,7 @@ const CRASH_LOOP_LIFE_MS = 3_000;
 const CRASH_LOOP_MS = 60_000;
 /** The id of the `initialize` a relay replays to a new server (its answer is the relay's). */
 const REPLAY_ID = 'session-collab-relay:initialize';
+const REPLAY_ID_JSON = JSON.stringify(REPLAY_ID);
 
 const USAGE = `Usage: session-collab serve [--toolsets <list>] [--read-only] [--session-name <name>] [--in-process]
 
@@ -211,13 +212,13 @@ class Relay {
   }
 
   private fromServer(line: string): void {
-    const message = parse(line);
-    if (message && message.method === undefined && message.id !== undefined) {
-      if (this.replaying && message.id === REPLAY_ID) {
+    const id = responseId(line);
+    if (id !== null) {
+      if (this.replaying && id === REPLAY_ID_JSON) {
         this.replaying = false;
         return;
       }
-      this.pending.delete(JSON.stringify(message.id));
+      this.pending.delete(id);
     }
     if (!process.stdout.write(`${line}\n`)) {
       this.upstream?.pause();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askAgain } from '../../src/cli/relay-again.js';
+import { askAgain, responseId } from '../../src/cli/relay-again.js';
 import { SENT_AGAIN } from '../../src/integrations/relay-address.js';
 
 const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
@@ -51,5 +51,32 @@ describe('what a relay asks the next server when the one it had dies', () => {
   it('a line that is no request: not asked again', () => {
     expect(askAgain({ line: 'not json', at: 0, sent: true })).toBeNull();
     expect(askAgain({ line: '{"jsonrpc":"2.0","id":1,"result":{}}', at: 0, sent: true })).toBeNull();
+  });
+});
+
+describe('which request a line from the server answers', () => {
+  it('read from the start of a response as the server writes it, whatever its result holds', () => {
+    const result = { content: [{ type: 'text', text: '"id":9,"result": {"x"' }] };
+    for (const id of [7, -1, 0, 'a', 'with "quotes", and \\ "id":3,"result":', 'ünï', '']) {
+      const response = JSON.stringify({ jsonrpc: '2.0', id, result });
+      expect(responseId(response)).toBe(JSON.stringify(id));
+      expect(responseId(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -1, message: 'no' } }))).toBe(
+        JSON.stringify(id),
+      );
+    }
+  });
+
+  it('parsed when written otherwise; none for notifications and requests of the server', () => {
+    expect(responseId(JSON.stringify({ result: {}, jsonrpc: '2.0', id: 4 }))).toBe('4');
+    expect(responseId(JSON.stringify({ jsonrpc: '2.0', id: 1.5, result: {} }))).toBe('1.5');
+    expect(responseId('{ "jsonrpc": "2.0", "id": "x", "result": {} }')).toBe('"x"');
+    expect(
+      responseId(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: {} })),
+    ).toBeNull();
+    expect(
+      responseId(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: {} })),
+    ).toBeNull();
+    expect(responseId('not json')).toBeNull();
+    expect(responseId('{"jsonrpc":"2.0","id":"unterminated,"result":')).toBeNull();
   });
 });
