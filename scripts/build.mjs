@@ -91,6 +91,13 @@ await Promise.all([
   // A hook's first step: asks the machine's server, else hands over to dist/hot.cjs.
   build({ ...common, entryPoints: ['src/cli/hook-first.ts'], outfile: 'dist/hook.cjs', format: 'cjs' }),
   build({ ...common, entryPoints: ['src/cli/relay-main.ts'], outfile: 'dist/relay.cjs', format: 'cjs' }),
+  // The process a long-lived server starts its programs from (src/integrations/spawner.ts).
+  build({
+    ...common,
+    entryPoints: ['src/integrations/spawner-process.ts'],
+    outfile: 'dist/spawner.cjs',
+    format: 'cjs',
+  }),
   // The thread a long-lived server checkpoints its SQLite file on (src/store/checkpoints.ts).
   build({
     ...common,

@@ -3,6 +3,7 @@ import { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { hubFile, isLoopback, type RunningHub, splitListen, startHub } from '../http/hub.js';
 import { codexHttpTable } from '../integrations/codex-toml.js';
+import { programsApart } from '../integrations/spawner.js';
 import { select } from '../mcp/registry.js';
 import { type BackgroundWork, startBackgroundWork } from './background-work.js';
 import { commandForPerson } from './invocation.js';
@@ -102,11 +103,13 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
   );
   work = startBackgroundWork(app, selection);
   app.checkpointApart();
+  const programs = programsApart();
   let stopping = false;
   stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info('hub.stopping', { reason });
+    programs?.();
     // The agent CLIs it runs end with it even when closing the server fails.
     void Promise.allSettled([relays.close(), running.close(), work?.stop(reason)])
       .then(() => app.close())

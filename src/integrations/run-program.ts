@@ -20,15 +20,32 @@ export function runProgram(
   return childProcess.execFileSync(file, args, options);
 }
 
+/** What `runProgramAsync` is given: plain values only, so that another process can run it. */
+export type ProgramOptions = ExecFileOptionsWithStringEncoding & { input?: string };
+
+/** Where `runProgramAsync` runs programs when not in this process (`runProgramsApart`). */
+let apart: ((file: string, args: string[], options: ProgramOptions) => Promise<string>) | null = null;
+
+/**
+ * Has `runProgramAsync` run its programs through `runner` (a long-lived server's spawner process,
+ * integrations/spawner.ts), or in this process again (null).
+ */
+export function runProgramsApart(
+  runner: ((file: string, args: string[], options: ProgramOptions) => Promise<string>) | null,
+): void {
+  apart = runner;
+}
+
 /**
  * As `runProgram`, without blocking: a serving process answers other sessions while the program
  * runs. Rejects as `execFileSync` throws (the error carries `code`, `stderr`; ENOBUFS past `maxBuffer`).
  */
-export function runProgramAsync(
-  file: string,
-  args: string[],
-  options: ExecFileOptionsWithStringEncoding & { input?: string },
-): Promise<string> {
+export function runProgramAsync(file: string, args: string[], options: ProgramOptions): Promise<string> {
+  return apart ? apart(file, args, options) : runProgramHere(file, args, options);
+}
+
+/** As `runProgramAsync`, always as a child of this process. */
+export function runProgramHere(file: string, args: string[], options: ProgramOptions): Promise<string> {
   childProcess ??= createRequire(__filename)('node:child_process') as typeof import('node:child_process');
   const run = childProcess;
   return new Promise((resolve, reject) => {
