@@ -933,6 +933,45 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **Rows from arrays, a relay that reads ids, and the tail at 10,000 claims** (2026-11-28, sixth
+  session; an Intel Xeon host, bare \`node -e 0\` 26–28 ms, the peer 1,800–1,900 ops/s with the 8
+  clients). Each cut measured as CPU per call of the machine's server and of a relay under the 8
+  clients, builds alternating (\`/proc/<pid>/stat\` over 5 s; 3 pairs or more).
+  - node:sqlite made every column's name a string again for every row it returned as an object
+    (\`ColumnNameToName\`, with the hashing and interning under it, in \`perf\`): a session's row of
+    24 columns read in 5.5 µs, of which reading it 2.5. Statements that name their columns now
+    return arrays, made into objects by a function built once per statement (\`store/sqlite-node.ts\`):
+    3.1 µs. A \`*\` statement keeps node:sqlite's objects, since its columns are the table's as it is
+    when it runs (a newer version's migration may change them under a running server); the hot
+    session, claim and change-set reads name theirs. Server CPU per call 0.41 → 0.37 ms, the 8
+    clients 2,540 → 2,820 ops/s.
+  - A claim of several paths reads the live patterns at all their ancestors in one statement; a
+    release answers from the row it read and what it wrote, not from the claim read again; a check
+    normalises its paths once: 0.380 → 0.372 ms.
+  - The relay read every line from the server as JSON to know which request it answers; it now reads
+    the id from the line's start as the server writes responses (\`{"jsonrpc":"2.0","id":…,"result"\`),
+    parsing any other line as before: relay CPU per call 0.109 → 0.102 ms.
+  - The machine's server starts with a 64 MiB old generation: the default limit, reached while the
+    first calls load and compile the code, cost one of them a full collection of 5–12 ms. 1,000
+    checks at 10,000 claims beside the peer, 5 runs each: slowest call 5.2–12.3 → 3.1–5.1 ms, p99
+    1.70–1.95 → 1.59–1.90 ms, RSS 143 → 145 MiB.
+  - \`collab_check\` p99 at 10,000 claims was 17–22 ms in the recorded runs and ~2 ms alone: the
+    bench made its repository with \`git init\` the moment before 100 seeded sessions read their
+    copies, within the freshness slack of the folder's change (50 ms), so every check of a path
+    under it read each copy again (a git process each): 17–19 checks of 17–27 ms. The bench's
+    repositories are now made 60 ms before use, as a client meets one.
+  - The git processes a long-lived server starts now start from a spawner process of its own
+    (\`integrations/spawner.ts\`): a start forked the server, 1.4 ms of its event loop each (p50, up to
+    6 ms at 136 MiB; 219 processes and 323 ms in one such check run), every session's call waiting.
+  - Tried and dropped (no change past the noise): a 100 ms memory of a process's answer to signal 0
+    (3 % of the server in V8's profile, which samples on the signals syscalls return to: \`perf\` and
+    the CPU clock said nothing changed); young generations of 32 and 64 MiB; checkpoints every 200 ms
+    instead of 50, and a log started over at 4,000 pages instead of 1,000.
+  - Where the time goes now (the 8 clients, \`perf\` on the server with its JavaScript named): per
+    call 0.37 ms in the server (SQLite ~42 %: ~13 statements and 0.86 commits a call, a claim's
+    commit 12 pages and a release's 8, 2 writes each; commits 10 % of the server), 0.10 ms in the
+    relay (a third of it the kernel switching processes), ~0.24 ms in the bench's client. Twice the
+    peer here needs relay and server at ~0.31 ms a call together.
 - **Planned again on every run, and read again at once** (2026-11-28, fifth session; an AMD EPYC
   host whose bare \`node -e 0\` took 60–100 ms, the peer 750–970 ops/s with the 8 clients).
   - SQLite planned most of the store's statements again on every run. SQLite 3.54 (node:sqlite in
