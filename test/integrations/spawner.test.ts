@@ -3,7 +3,8 @@
  * dist/spawner.cjs): what they write and how they fail reach the caller as if run here, the
  * caller's environment as it is now goes with them, and a spawner that dies loses no program.
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runProgramAsync } from '../../src/integrations/run-program.js';
@@ -13,7 +14,7 @@ const SCRIPT = join(__dirname, '../../dist/spawner.cjs');
 const sh = (script: string, extra: { input?: string; maxBuffer?: number } = {}) =>
   runProgramAsync('sh', ['-c', script], { encoding: 'utf8', timeout: 10_000, ...extra });
 const parentOf = (pid: number) =>
-  Number(require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
 
 let stop: (() => void) | null = null;
 afterEach(() => {
@@ -59,6 +60,34 @@ describe.skipIf(!existsSync(SCRIPT))('programs run by a spawner', () => {
     const second = Number((await sh('echo $PPID')).trim());
     expect(second).not.toBe(first);
     expect(parentOf(second)).toBe(process.pid);
+  });
+
+  it('a spawner ends when its server is killed outright', async () => {
+    // A stand-in for the server: it starts the spawner as programsApart does, and is SIGKILLed.
+    const server = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:child_process').fork(${JSON.stringify(SCRIPT)}, [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+         process.stdout.write(String(s.pid) + '\\n'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const spawner = await new Promise<number>((resolve) =>
+      server.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+    );
+    expect(parentOf(spawner)).toBe(server.pid);
+    server.kill('SIGKILL');
+    const gone = () => {
+      try {
+        return /\) [ZX] /.test(readFileSync(`/proc/${spawner}/stat`, 'utf8'));
+      } catch {
+        return true;
+      }
+    };
+    const deadline = Date.now() + 5_000;
+    while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(gone()).toBe(true);
   });
 
   it('from source (no built spawner) there is none: programs run here', async () => {
