@@ -972,13 +972,14 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     commit 12 pages and a release's 8, 2 writes each; commits 10 % of the server), 0.10 ms in the
     relay (a third of it the kernel switching processes), ~0.24 ms in the bench's client. Twice the
     peer here needs relay and server at ~0.31 ms a call together.
-  - Recorded on this host (the table above; bare \`node -e 0\` 26–27 ms, load average up to 3.5):
-    the 8 clients 2,851 against the peer's 1,900 ops/s (1.50), CPU per call 0.48 against 0.89 ms;
-    the hub 1,205 against the Hono floor's 2,321 (0.52); cold start 0.57× the peer and bare + 11 ms;
-    \`collab_check\` p99 1.75 / 1.66 ms at 10,000 / 100,000 claims (met; p50 0.58 / 0.41 ms), 2.71
-    ms at 100 claims; every hook within bare + 25 ms (PreToolUse bare + 22 without the server, + 11
-    with it); a session's \`serve\` 0.44× the peer's memory. The two runs before the bench's
-    repositories were made older: p99 18.96 and 22.23 ms at 10,000 claims, 2.25 and 2.14 at 100,000.
+  - Recorded on this host (the table above; bare \`node -e 0\` 28–29 ms, load average 2–5): the 8
+    clients 2,580 against the peer's 1,702 ops/s (1.52), CPU per call 0.52 against 0.99 ms; the hub
+    1,107 against the Hono floor's 2,183 (0.51); cold start 0.67× the peer and bare + 16 ms;
+    \`collab_check\` p99 2.13 / 2.38 ms at 10,000 / 100,000 claims (p50 0.54 / 0.42 ms), 1.68 ms at
+    100; every hook within bare + 25 ms (PreToolUse bare + 22 without the server, + 11 with it); a
+    session's \`serve\` 0.45× the peer's memory. The run before it, in a quieter half hour: p99 1.75
+    / 1.66 ms (met), cold start 0.57×, the 8 clients 1.50× (2,851 against 1,900). The two runs
+    before the bench's repositories were made older: p99 18.96 and 22.23 ms at 10,000 claims.
 - **Planned again on every run, and read again at once** (2026-11-28, fifth session; an AMD EPYC
   host whose bare \`node -e 0\` took 60–100 ms, the peer 750–970 ops/s with the 8 clients).
   - SQLite planned most of the store's statements again on every run. SQLite 3.54 (node:sqlite in
