@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import type { Db } from './database.js';
-import { rollback, whileBusy } from './database.js';
 import type { SqliteStatement } from './sqlite.js';
+import { writeGroups } from './write-groups.js';
 
 /**
  * The asynchronous SQL interface both backends speak: the embedded SQLite file and the team
@@ -39,7 +39,8 @@ export interface WriteScope {
 export interface SqlDatabase extends Sql {
   /**
    * A transaction for writes that decide on what they read. It commits when `fn` resolves and
-   * rolls back when it throws. SQLite: `BEGIN IMMEDIATE`, one at a time (whatever the scope);
+   * rolls back when it throws. SQLite: `BEGIN IMMEDIATE`, one at a time (whatever the scope), the
+   * writes begun in one turn of the event loop committed together (store/write-groups.ts);
    * PostgreSQL: a connection of its own for the transaction's length, and a turn among the
    * writes of its `scope` on every replica (without one, among all writes). Statements run
    * through this database's own methods while `fn` runs (in its async context) are part of the
@@ -166,9 +167,10 @@ export function sqliteText(text: string): string {
 
 /**
  * SQLite (either driver, store/sqlite.ts): statements prepared once; its calls are synchronous underneath.
- * One connection serves every caller of the process, so a transaction is kept to itself: while one
- * is open, a statement from outside it (another request's, between two of the transaction's
- * awaits) waits for it to end, rather than joining it or reading what it has not committed.
+ * One connection serves every caller of the process, so a write is kept to itself: while one runs,
+ * a statement from outside it (another request's, between two of the write's awaits) waits for it
+ * to end, rather than joining it. Writes are committed in groups (store/write-groups.ts): a read
+ * between two writes of a group sees what they did before their commit, as they will commit it.
  */
 export interface SqliteSqlDatabase extends SqlDatabase {
   /**
@@ -191,57 +193,76 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
   const inTransaction = new AsyncLocalStorage<object>();
   let open: object | null = null;
   let gate: (() => Promise<void> | null) | null = null;
-  // One transaction at a time on this connection: another caller's statements would join it.
-  let queue: Promise<unknown> = Promise.resolve();
-  /** Runs `fn` now, or once the transaction that another caller holds open has ended. */
-  const outside = async <T>(fn: () => T): Promise<T> => {
-    while (open !== null && inTransaction.getStore() !== open) await queue;
+  const groups = writeGroups(db, busyTimeoutMs, () => gate?.() ?? null);
+  /** The write running now (settled: none). */
+  let running: Promise<unknown> = Promise.resolve();
+  const inside = () => open !== null && inTransaction.getStore() === open;
+  /** What a statement run by `all`/`get` may change: nothing when it is a SELECT. */
+  const reads = new Map<string, boolean>();
+  const readsOnly = (text: string) => {
+    let known = reads.get(text);
+    if (known === undefined) {
+      known = /^\s*SELECT\b/i.test(text);
+      reads.set(text, known);
+    }
+    return known;
+  };
+  /**
+   * Runs the statement `text` (`fn`): inside the caller's write, at once; outside one, a read once
+   * the write another caller is running has ended (between two writes of a group, it reads inside
+   * the group's transaction: what those writes did, as they will commit it), and a change as a
+   * write of its own, so that it commits (or not) as a whole, and is answered once committed.
+   */
+  const statement = async <T>(text: string, fn: () => T): Promise<T> => {
+    if (inside()) return fn();
+    if (!readsOnly(text)) return write(async () => fn());
+    while (open !== null) await running;
     return fn();
   };
   const sql: Sql = {
     dialect: 'sqlite',
     all: <T>(text: string, params: unknown[] = []) =>
-      outside(() => {
-        return prepare(text).all(...params) as T[];
+      statement(text, () => {
+        const rows = prepare(text).all(...params) as T[];
+        if (!readsOnly(text)) groups.changed(1);
+        return rows;
       }),
     get: <T>(text: string, params: unknown[] = []) =>
-      outside(() => {
-        return prepare(text).get(...params) as T | undefined;
+      statement(text, () => {
+        const row = prepare(text).get(...params) as T | undefined;
+        if (!readsOnly(text)) groups.changed(1);
+        return row;
       }),
     run: (text: string, params: unknown[] = []) =>
-      outside(() => {
-        return { changes: prepare(text).run(...params).changes };
+      statement(text, () => {
+        const changes = Number(prepare(text).run(...params).changes);
+        groups.changed(changes);
+        return { changes };
       }),
   };
+  function write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    // A write inside a write joins it.
+    if (inside()) return fn({ ...sql, lock: async () => {} });
+    return groups.write(async () => {
+      const token = {};
+      open = token;
+      const done = inTransaction.run(token, () => fn({ ...sql, lock: async () => {} }));
+      running = done.catch(() => {});
+      try {
+        return await done;
+      } finally {
+        open = null;
+      }
+    });
+  }
   return {
     ...sql,
-    write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-      // A write inside a write joins it.
-      if (open !== null && inTransaction.getStore() === open) return fn({ ...sql, lock: async () => {} });
-      const turn = queue.then(async () => {
-        const held = gate?.();
-        if (held) await held;
-        whileBusy(busyTimeoutMs, () => db.exec('BEGIN IMMEDIATE'));
-        const token = {};
-        open = token;
-        try {
-          const result = await inTransaction.run(token, () => fn({ ...sql, lock: async () => {} }));
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          rollback(db);
-          throw error;
-        } finally {
-          open = null;
-        }
-      });
-      queue = turn.catch(() => {});
-      return turn;
-    },
+    write,
     gateWrites(given) {
       gate = given;
     },
     async close() {
+      await groups.settled();
       db.close();
     },
   };
