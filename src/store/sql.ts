@@ -198,15 +198,7 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
   let running: Promise<unknown> = Promise.resolve();
   const inside = () => open !== null && inTransaction.getStore() === open;
   /** What a statement run by `all`/`get` may change: nothing when it is a SELECT. */
-  const reads = new Map<string, boolean>();
-  const readsOnly = (text: string) => {
-    let known = reads.get(text);
-    if (known === undefined) {
-      known = /^\s*SELECT\b/i.test(text);
-      reads.set(text, known);
-    }
-    return known;
-  };
+  const readsOnly = (text: string) => /^\s*SELECT\s/i.test(text.slice(0, 16));
   /**
    * Runs the statement `text` (`fn`): inside the caller's write, at once; outside one, a read once
    * the write another caller is running has ended (between two writes of a group, it reads inside

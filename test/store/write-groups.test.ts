@@ -98,6 +98,16 @@ it('commits the writes begun in one turn together, and answers each only once it
   expect(commits()).toBe(3);
 });
 
+it('a write begun in the next turn (a request read meanwhile) joins the group', async () => {
+  const { db, seen, commits } = await setup();
+  const insert = (k: string) => db.write(async (tx) => tx.run('INSERT INTO t (k) VALUES (?)', [k]));
+  const first = insert('a');
+  const next = await new Promise<Promise<unknown>>((resolve) => setImmediate(() => resolve(insert('b'))));
+  await Promise.all([first, next]);
+  expect(commits()).toBe(1);
+  expect(seen()).toBe('a,b');
+});
+
 it(`commits a group once it holds ${GROUP_MAX} writes`, async () => {
   const { db, seen, commits } = await setup();
   const keys = Array.from({ length: 2 * GROUP_MAX + 6 }, (_, i) => `k${String(i).padStart(3, '0')}`);
