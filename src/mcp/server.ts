@@ -260,6 +260,8 @@ export async function callTool(
     });
   }
   let output: Record<string, unknown>;
+  // When the agent acted in this call (null: it did not get that far).
+  let actedAt: number | null = null;
   try {
     await connection.heartbeat();
     const input = await withFullIds(
@@ -268,9 +270,13 @@ export async function callTool(
       parsed.data,
       async () => (await connection.current()).project_id,
     );
-    // The agent acts: no longer idle, and what it was delivered before this call is acted on.
+    // The agent acts: no longer idle now, and what it was delivered before this call is acted
+    // on (the envelope's read of the news tells whether there is any: one statement for both).
     const acting = connection.lastRow;
-    if (acting) await app.inbox.acting(acting);
+    if (acting) {
+      actedAt = app.now();
+      if (acting.turn_ended_at !== null) await app.inbox.acting(acting, undefined, actedAt);
+    }
     const raw = await d.handler({ app, connection, ...(call ? { call } : {}) }, input);
     output = d.output.parse(raw) as Record<string, unknown>;
     // The row as this call read it: a session idle until this call is idle no more.
@@ -284,9 +290,9 @@ export async function callTool(
       message: body.message,
       ...(body.code === 'INTERNAL_ERROR' ? { stack: (error as Error).stack } : {}),
     });
-    return envelope(app, connection, d.name, { output: null, text: '', error: body });
+    return envelope(app, connection, d.name, { output: null, text: '', error: body }, actedAt);
   }
-  return envelope(app, connection, d.name, { output, text: d.text(output), error: null });
+  return envelope(app, connection, d.name, { output, text: d.text(output), error: null }, actedAt);
 }
 
 interface Outcome {
@@ -297,14 +303,16 @@ interface Outcome {
 
 /**
  * What every response carries besides the tool's own result: the caller's pending notifications
- * (then marked seen) and `next_steps`, in the structured result and in the text. Never fails the
- * call: if the envelope cannot be filled, the result goes out without it.
+ * (then marked seen) and `next_steps`, in the structured result and in the text. The messages the
+ * session was delivered before `actedAt` are marked acted on (`InboxService.acting`), as the same
+ * read tells. Never fails the call: if the envelope cannot be filled, the result goes out without it.
  */
 async function envelope(
   app: App,
   connection: Connection,
   tool: string,
   outcome: Outcome,
+  actedAt: number | null = null,
 ): Promise<CallToolResult> {
   let notifications: NotificationView[] = [];
   let unreadMessages = 0;
@@ -312,6 +320,10 @@ async function envelope(
   if (session) {
     try {
       const news = await app.messages.news(session);
+      const acting = connection.lastRow;
+      // Idle no more was settled before the call (a row read since may still say otherwise).
+      if (news.unacted && actedAt !== null && acting?.id === session.id)
+        await app.inbox.acting({ ...acting, turn_ended_at: null }, true, actedAt);
       notifications = await app.notifications.deliver(session.id, news.pending);
       unreadMessages = news.unread;
     } catch (error) {

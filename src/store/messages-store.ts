@@ -44,6 +44,10 @@ const UNREAD_COUNT = `(SELECT COUNT(*) FROM (
    ) m
    WHERE NOT EXISTS (SELECT 1 FROM message_reads r WHERE r.message_id = m.id AND r.session_id = ?))`;
 
+const UNREAD_PENDING_UNACTED = `SELECT ${UNREAD_COUNT} AS n,
+   EXISTS (SELECT 1 FROM notifications WHERE session_id = ? AND state = 'pending') AS pending,
+   EXISTS (SELECT 1 FROM message_reads WHERE session_id = ? AND acted_at IS NULL) AS unacted`;
+
 const unreadParams = (session: { id: string; project_id: string; created_at: number }) => [
   session.id,
   session.project_id,
@@ -129,20 +133,24 @@ export class MessagesStore {
   }
 
   /**
-   * How many messages the session has unread, and whether it has a notification pending: what
-   * every response tells it (`mcp/server.ts` envelope), in one statement.
+   * How many messages the session has unread, whether it has a notification pending, and whether
+   * it was delivered messages it has not acted after: what every response tells it and does
+   * (`mcp/server.ts` envelope), in one statement.
    */
   async unreadAndPending(session: {
     id: string;
     project_id: string;
     created_at: number;
-  }): Promise<{ unread: number; pending: boolean }> {
-    const row = await this.sql.get<{ n: number; pending: number | boolean }>(
-      `SELECT ${UNREAD_COUNT} AS n,
-         EXISTS (SELECT 1 FROM notifications WHERE session_id = ? AND state = 'pending') AS pending`,
-      [...unreadParams(session), session.id],
+  }): Promise<{ unread: number; pending: boolean; unacted: boolean }> {
+    const row = await this.sql.get<{ n: number; pending: number | boolean; unacted: number | boolean }>(
+      UNREAD_PENDING_UNACTED,
+      [...unreadParams(session), session.id, session.id],
     );
-    return { unread: Number(row!.n), pending: Boolean(Number(row!.pending)) };
+    return {
+      unread: Number(row!.n),
+      pending: Boolean(Number(row!.pending)),
+      unacted: Boolean(Number(row!.unacted)),
+    };
   }
 
   /**

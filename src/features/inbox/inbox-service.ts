@@ -82,19 +82,19 @@ export class InboxService {
   }
 
   /**
-   * The agent acts (a tool call, a prompt, a tool use its hooks saw): its session is no longer idle,
-   * and the messages it was delivered before are acted on (the sender's receipt). A read by index,
-   * and a write only when there is something to mark.
+   * The agent acts (a tool call, a prompt, a tool use its hooks saw) at `at`: its session is no
+   * longer idle, and the messages it was delivered before are acted on (the sender's receipt). A
+   * read by index (none when the caller read `unacted` already), and a write only when there is
+   * something to mark.
    */
-  async acting(session: SessionRow): Promise<void> {
+  async acting(session: SessionRow, unacted?: boolean, at?: number): Promise<void> {
     const { store } = this.app;
-    const unacted = await store.messages.deliveredUnacted(session.id);
-    if (session.turn_ended_at === null && !unacted) return;
+    const delivered = unacted ?? (await store.messages.deliveredUnacted(session.id));
+    if (session.turn_ended_at === null && !delivered) return;
     await store.write(
       async () => {
-        const now = this.app.now();
         if (session.turn_ended_at !== null) await store.sessions.active(session.id);
-        if (unacted) await store.messages.acted(session.id, now);
+        if (delivered) await store.messages.acted(session.id, at ?? this.app.now());
       },
       { project: session.project_id },
     );

@@ -116,12 +116,14 @@ export class MessagesService {
   }
 
   /**
-   * How many messages the session has unread (direct, and broadcasts since it started), and whether
-   * a notification of its is pending: one read.
+   * How many messages the session has unread (direct, and broadcasts since it started), whether a
+   * notification of its is pending, and whether it was delivered messages it has not acted after
+   * (`InboxService.acting`): one read.
    */
   news(session: { id: string; project_id: string; created_at: number }): Promise<{
     unread: number;
     pending: boolean;
+    unacted: boolean;
   }> {
     return this.app.store.messages.unreadAndPending(session);
   }
