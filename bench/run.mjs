@@ -933,6 +933,34 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **Writes committed together** (2026-11-28, seventh session; an AMD EPYC host, bare \`node -e 0\`
+  25–90 ms, the peer 1,450–1,750 ops/s with the 8 clients). Each cut measured as CPU per call of the
+  machine's server under the 8 clients, builds alternating (\`/proc/<pid>/stat\` over 5 s, 3 pairs
+  or more), and per statement with a preload timing node:sqlite's statements in the server.
+  - A commit took 66 µs, 0.85 of them a call: 56 µs of the server's 169 µs a call in SQLite. It
+    writes each page the transaction changed to the log, two \`pwrite\`s a page (a claim 14 pages, a
+    release 10: the claims and their files, their indexes, the event, the call's record), and every
+    read outside a transaction took and dropped a lock of the shared memory (18 \`fcntl\` a call).
+    The writes a connection begins within two turns of the event loop now share one transaction
+    (\`store/write-groups.ts\`), each still deciding on what those before it wrote, each answered once
+    the group is committed. Under the 8 clients ~4 writes a group: 0.21 commits a call, 6.6 log
+    pages a call (13.6 before), 3 \`fcntl\` (18); SQLite 169 → 116 µs a call. Server CPU per call
+    0.39 → 0.35 ms with the group committed at the end of its own turn, → 0.33 ms a turn later;
+    four or eight turns did no better.
+  - A savepoint around each write of a group (so that one that fails takes back only its own)
+    made SQLite copy every page a write changed: an insert of a claim 27 → 32 µs, of a
+    notification 14 → 42; nothing was left of the gain. A write that fails having changed rows
+    rolls its group back instead, and the others run again.
+  - The news every answer carries and whether the session has deliveries to act on come from one
+    statement, after the call: 0.323 → 0.316 ms (4 pairs; within the noise, one statement less).
+  - Tried and dropped: two machine servers on one database file, 4 relays each: 2,300 ops/s against
+    2,450–2,900 for one, each server's CPU per call up (0.45 against 0.36–0.40 ms): each commit of
+    one empties the other's page cache.
+  - Recorded (the table above; load average 1.3–2.9, 5.5 at the end): the 8 clients 2,980 against
+    the peer's 1,668 ops/s (1.79; 1.33 on the same host before the groups, \`--throughput\`), CPU per
+    call 0.45 against 0.99 ms; the hub 1,335 against the Hono floor's 2,151 (0.62; 0.51 before);
+    cold start 0.55× the peer, bare + 8 ms; \`collab_check\` p99 1.92 / 2.03 ms at 10,000 / 100,000
+    claims; PreToolUse bare + 23 ms without the server, + 11 with it.
 - **Rows from arrays, a relay that reads ids, and the tail at 10,000 claims** (2026-11-28, sixth
   session; an Intel Xeon host, bare \`node -e 0\` 26–28 ms, the peer 1,800–1,900 ops/s with the 8
   clients). Each cut measured as CPU per call of the machine's server and of a relay under the 8
