@@ -79,6 +79,58 @@ export function insideWrite<T>(call: CallRecording, fn: () => Promise<T>): Promi
   return recording.run({ call, inside: true }, fn);
 }
 
+/** How deep a value is read as plain data at most; deeper, node:v8 keeps it. */
+const PLAIN_DEPTH = 32;
+
+/**
+ * Whether JSON says `value` exactly, as node:v8 would: strings, finite numbers (not -0), booleans,
+ * null, arrays with no holes and no other keys, and objects of `Object.prototype` (or none) whose
+ * enumerable values are all such (no `undefined`, no `toJSON`, no class instance). Both read an
+ * object's enumerable own string keys only, a getter's value as it is now.
+ */
+function plain(value: unknown, depth = 0): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= PLAIN_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (Object.keys(value).length !== value.length) return false;
+        for (const item of value) if (!plain(item, depth + 1)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) if (!plain((value as Record<string, unknown>)[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * A write's value as the text kept: `j:` and its JSON when JSON says it exactly (`plain`), `u:` for
+ * none (a write that returns nothing), else node:v8's serialization in base64 (as every record was
+ * kept before; base64 has no `:`). JSON is ~5× quicker, and nearly every write returns plain data.
+ */
+export function encodeValue(value: unknown): string {
+  if (value === undefined) return 'u:';
+  if (plain(value)) return `j:${JSON.stringify(value)}`;
+  return serializer().serialize(value).toString('base64');
+}
+
+/** What `encodeValue` kept. */
+export function decodeValue(text: string): unknown {
+  if (text === 'u:') return undefined;
+  if (text.startsWith('j:')) return JSON.parse(text.slice(2));
+  return serializer().deserialize(Buffer.from(text, 'base64'));
+}
+
 const places = new Map<string, string>();
 
 /** The step a write is of its call: its place in the code and how many times it ran before. */
@@ -106,7 +158,7 @@ export class CallRecordsStore {
       'SELECT value FROM call_records WHERE call = ? AND step = ?',
       [call, step],
     );
-    return row ? { value: serializer().deserialize(Buffer.from(row.value, 'base64')) } : undefined;
+    return row ? { value: decodeValue(row.value) } : undefined;
   }
 
   /**
@@ -116,7 +168,7 @@ export class CallRecordsStore {
   async put(call: string, step: string, value: unknown, at: number): Promise<boolean> {
     let text: string;
     try {
-      text = serializer().serialize(value).toString('base64');
+      text = encodeValue(value);
     } catch {
       return false;
     }
