@@ -63,11 +63,24 @@ export class NotificationsStore {
   }
 
   /** The session's pending notifications, oldest first. */
-  pendingFor(sessionId: string): Promise<NotificationRow[]> {
-    return this.sql.all<NotificationRow>(
-      `SELECT ${COLUMNS} FROM notifications WHERE session_id = ? AND state = 'pending' ORDER BY created_at, rowid`,
-      [sessionId],
+  /**
+   * The session's pending notifications, delivered now: those created after `freshAfter` marked
+   * seen at `now`, the older expired, in one statement. Returned as they were (pending), the
+   * delivered ones only, oldest first.
+   */
+  async deliverPending(sessionId: string, freshAfter: number, now: number): Promise<NotificationRow[]> {
+    const rows = await this.sql.all<NotificationRow & { seq: number }>(
+      `UPDATE notifications
+          SET state = CASE WHEN created_at > ? THEN 'seen' ELSE 'expired' END,
+              seen_at = CASE WHEN created_at > ? THEN ? ELSE seen_at END
+        WHERE session_id = ? AND state = 'pending'
+        RETURNING ${COLUMNS}, rowid AS seq`,
+      [freshAfter, freshAfter, now, sessionId],
     );
+    return rows
+      .filter((r) => r.state === 'seen')
+      .sort((a, b) => a.created_at - b.created_at || Number(a.seq) - Number(b.seq))
+      .map(({ seq: _, ...r }) => ({ ...r, state: 'pending', seen_at: null }));
   }
 
   async hasPending(sessionId: string): Promise<boolean> {
@@ -99,10 +112,6 @@ export class NotificationsStore {
     return row !== undefined;
   }
 
-  async markExpired(ids: string[]): Promise<void> {
-    for (const id of ids) await this.sql.run("UPDATE notifications SET state = 'expired' WHERE id = ?", [id]);
-  }
-
   /** Expires one session's notifications created at or before `createdBefore`. */
   async expireFor(sessionId: string, createdBefore: number): Promise<number> {
     const { changes } = await this.sql.run(
@@ -110,14 +119,6 @@ export class NotificationsStore {
       [sessionId, createdBefore],
     );
     return changes;
-  }
-
-  async markSeen(ids: string[], now: number): Promise<void> {
-    for (const id of ids)
-      await this.sql.run(
-        "UPDATE notifications SET state = 'seen', seen_at = ? WHERE id = ? AND state = 'pending'",
-        [now, id],
-      );
   }
 
   /** How many notifications of one type a session got (whatever their state). */

@@ -7,7 +7,6 @@ import {
   type Notice,
   type NotificationState,
   type NotificationType,
-  stateAt,
 } from '../../core/notifications.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
@@ -80,13 +79,8 @@ export class NotificationsService {
     if (!recordedCall()?.again && !(pending ?? (await store.notifications.hasPending(sessionId)))) return [];
     return store.write(async () => {
       const now = this.app.now();
-      const rows = await store.notifications.pendingFor(sessionId);
-      const fresh = rows.filter((r) => stateAt(r.state, r.created_at, now) === 'pending');
-      await store.notifications.markSeen(
-        fresh.map((r) => r.id),
-        now,
-      );
-      await store.notifications.markExpired(rows.filter((r) => !fresh.includes(r)).map((r) => r.id));
+      // Pending at `now` (`stateAt`): younger than the time a notification is kept.
+      const fresh = await store.notifications.deliverPending(sessionId, now - NOTIFICATION_TTL_MS, now);
       return fresh.map((r) => this.view(r));
     });
   }

@@ -1,0 +1,84 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NotificationsStore } from '../../src/store/notifications-store.js';
+import { migratePg, openPgPool } from '../../src/store/pg-database.js';
+import { postgresSql, type SqlDatabase } from '../../src/store/sql.js';
+import { testApp } from '../helpers/app.js';
+import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+
+let pgUp = false;
+beforeAll(async () => {
+  pgUp = await pgAvailable('test/store/notifications-store.test.ts');
+});
+const closers: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+const backends: Record<string, () => Promise<SqlDatabase>> = {
+  sqlite: async () => {
+    const app = await testApp();
+    closers.push(() => app.close());
+    return app.store.sql;
+  },
+  postgresql: async () => {
+    const pool = openPgPool(await freshPgDatabase(), 2);
+    await migratePg(pool);
+    const sql = postgresSql(pool);
+    closers.push(() => sql.close());
+    return sql;
+  },
+};
+
+describe.each(Object.keys(backends))('notifications on %s', (backend) => {
+  it('delivers the pending ones oldest first (then as made), seen now; the stale ones expire unseen', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp) return ctx.skip();
+    const sql = await backends[backend]!();
+    const store = new NotificationsStore(sql);
+    const add = (id: string, session: string, subject: string, at: number) =>
+      store.insert({
+        id,
+        session_id: session,
+        project_id: null,
+        type: 'claim_conflict',
+        subject,
+        payload: JSON.stringify({ files: [subject] }),
+        created_at: at,
+      });
+    // Ids out of order, two made in the same millisecond: in the order they were made.
+    await add('n-z', 's', 'a.ts', 50);
+    await add('n-b', 's', 'b.ts', 50);
+    await add('n-a', 's', 'c.ts', 20);
+    await add('n-old', 's', 'd.ts', 5);
+    await add('n-other', 't', 'a.ts', 50);
+    await sql.write(async () => {
+      await sql.run("UPDATE notifications SET state = 'seen', seen_at = 1 WHERE id = 'n-a'");
+    });
+    await add('n-a2', 's', 'c.ts', 30);
+
+    const delivered = await sql.write(() => store.deliverPending('s', 10, 100));
+    expect(delivered.map((r) => [r.id, r.state, r.seen_at])).toEqual([
+      ['n-a2', 'pending', null],
+      ['n-z', 'pending', null],
+      ['n-b', 'pending', null],
+    ]);
+    const states = async () =>
+      Object.fromEntries(
+        (
+          await sql.all<{ id: string; state: string; seen_at: number | null }>(
+            'SELECT id, state, seen_at FROM notifications ORDER BY id',
+          )
+        ).map((r) => [r.id, `${r.state}@${r.seen_at === null ? '-' : Number(r.seen_at)}`]),
+      );
+    expect(await states()).toEqual({
+      'n-a': 'seen@1',
+      'n-a2': 'seen@100',
+      'n-b': 'seen@100',
+      'n-old': 'expired@-',
+      'n-other': 'pending@-',
+      'n-z': 'seen@100',
+    });
+    // Nothing pending: nothing delivered, nothing changed.
+    expect(await sql.write(() => store.deliverPending('s', 10, 200))).toEqual([]);
+    expect((await states())['n-z']).toBe('seen@100');
+  });
+});
