@@ -967,11 +967,16 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     (claims of the shared files notify the holders: a quarter of the answers carry one, ~1 KB
     against 263 bytes), the check's look at the neighbours' changes 0.03, next steps ~0.01. The
     answer's socket write is 11 % of the server, SQLite 43 % (\`run\`, \`exec\`, \`all\`, \`get\`).
-  - Recorded (the table above; load average 1.3–2.9, 5.5 at the end): the 8 clients 2,980 against
-    the peer's 1,668 ops/s (1.79; 1.33 on the same host before the groups, \`--throughput\`), CPU per
-    call 0.45 against 0.99 ms; the hub 1,335 against the Hono floor's 2,151 (0.62; 0.51 before);
-    cold start 0.55× the peer, bare + 8 ms; \`collab_check\` p99 1.92 / 2.03 ms at 10,000 / 100,000
-    claims; PreToolUse bare + 23 ms without the server, + 11 with it.
+  - Recorded twice. With the groups (load average 1.3–2.9, bare \`node -e 0\` 25–27 ms): the 8
+    clients 2,980 against the peer's 1,668 ops/s (1.79; 1.33 on the same host before the groups,
+    \`--throughput\`), CPU per call 0.45 against 0.99 ms; the hub 1,335 against the Hono floor's 2,151
+    (0.62; 0.51 before); cold start 0.55× the peer, bare + 8 ms; \`collab_check\` p99 1.92 / 2.03 ms
+    at 10,000 / 100,000 claims; PreToolUse bare + 23 ms without the server, + 11 with it. With the
+    later cuts too (the table above; bare \`node -e 0\` 30–31 ms, every figure of both servers ~15 %
+    slower than in the first): the 8 clients 3,126 against 1,702 (1.84), CPU per call 0.42 against
+    1.01 ms; the hub 0.57 of the floor (its two rounds 1,295 and 892 ops/s); cold start 0.57×, bare
+    + 8 ms; \`collab_check\` p99 2.47 / 2.18 ms (2.52 at 100 claims, the peer's 1.98); every hook
+    within bare + 25 ms.
 - **Rows from arrays, a relay that reads ids, and the tail at 10,000 claims** (2026-11-28, sixth
   session; an Intel Xeon host, bare \`node -e 0\` 26–28 ms, the peer 1,800–1,900 ops/s with the 8
   clients). Each cut measured as CPU per call of the machine's server and of a relay under the 8
