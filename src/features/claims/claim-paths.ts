@@ -37,7 +37,10 @@ export function normalizeFiles(
     if (target.symbol === null) {
       if (targets) refuseMisreadSymbol(file, pattern, session.worktree, field);
       if (!isGlob(pattern) && isDirectory(join(session.worktree, pattern))) pattern = `${pattern}/**`;
-      glob(pattern); // reject patterns too large to compile, before anything is written
+      // A glob of too many alternatives is refused before anything is written; a literal path
+      // compiles to nothing that can fail, and is compiled only when it is matched (each claim
+      // names new files: compiled here, they filled the cache of compiled globs with one-offs).
+      if (isGlob(pattern)) glob(pattern);
     } else if (pattern.endsWith('**') || isDirectory(join(session.worktree, pattern))) {
       throw invalidInput(
         `${field}: "${inline(file, 120)}" names a symbol of a folder.`,
