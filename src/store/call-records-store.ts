@@ -11,6 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { newHash } from '../core/digest.js';
+import { TextsByLength } from '../core/texts-by-length.js';
 import { inList, type Sql } from './sql.js';
 
 let v8: typeof import('node:v8') | undefined;
@@ -131,25 +132,16 @@ export function decodeValue(text: string): unknown {
   return serializer().deserialize(Buffer.from(text, 'base64'));
 }
 
-/**
- * Places known, by the length of their function's text: a function's text is a new string at every
- * call, which a Map would hash whole (2.6 µs for 1.8 KB); compared with the few texts of its length,
- * it is read no further than where they differ (0.1 µs).
- */
-const places = new Map<number, { text: string; place: string }[]>();
-let placesKnown = 0;
+/** Places known, by their function's text (a new string at every call). */
+const places = new TextsByLength<string>(10_000);
 
 /** The step a write is of its call: its place in the code and how many times it ran before. */
 export function stepOf(call: CallRecording, fn: () => unknown): string {
   const text = fn.toString();
-  const sameLength = places.get(text.length);
-  let place = sameLength?.find((known) => known.text === text)?.place;
+  let place = places.get(text);
   if (place === undefined) {
     place = newHash('sha1').update(text).digest('base64url').slice(0, 12);
-    if (placesKnown < 10_000) {
-      places.set(text.length, [...(sameLength ?? []), { text, place }]);
-      placesKnown++;
-    }
+    places.set(text, place);
   }
   const n = (call.seen.get(place) ?? 0) + 1;
   call.seen.set(place, n);

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
+import { TextsByLength } from '../core/texts-by-length.js';
 import type { Db } from './database.js';
 import type { SqliteStatement } from './sqlite.js';
 import { writeGroups } from './write-groups.js';
@@ -181,7 +182,8 @@ export interface SqliteSqlDatabase extends SqlDatabase {
 }
 
 export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
-  const statements = new Map<string, SqliteStatement>();
+  // Most texts are built as they run (`SELECT ${COLUMNS} …`): found by length, then text.
+  const statements = new TextsByLength<SqliteStatement>();
   const prepare = (text: string) => {
     let statement = statements.get(text);
     if (!statement) {
@@ -198,7 +200,20 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
   let running: Promise<unknown> = Promise.resolve();
   const inside = () => open !== null && inTransaction.getStore() === open;
   /** What a statement run by `all`/`get` may change: nothing when it is a SELECT. */
-  const readsOnly = (text: string) => /^\s*SELECT\s/i.test(text.slice(0, 16));
+  const readsOnly = (text: string) => {
+    let i = 0;
+    while (i < text.length && text.charCodeAt(i) <= 32) i++;
+    // 'SELECT' and a space, in any case (| 32 makes a capital letter small).
+    return (
+      (text.charCodeAt(i) | 32) === 115 &&
+      (text.charCodeAt(i + 1) | 32) === 101 &&
+      (text.charCodeAt(i + 2) | 32) === 108 &&
+      (text.charCodeAt(i + 3) | 32) === 101 &&
+      (text.charCodeAt(i + 4) | 32) === 99 &&
+      (text.charCodeAt(i + 5) | 32) === 116 &&
+      text.charCodeAt(i + 6) <= 32
+    );
+  };
   /**
    * Runs the statement `text` (`fn`): inside the caller's write, at once; outside one, a read once
    * the write another caller is running has ended (between two writes of a group, it reads inside
