@@ -223,7 +223,10 @@ export class ChangesService {
       mine,
     );
     const stats: Stats = new Map();
-    for (const s of looked) await this.refreshIfStale(s, mine, known.get(s.id)!, stats);
+    for (const s of looked) {
+      const whole = this.staleFor(s, mine, known.get(s.id)!, stats);
+      if (whole !== null) await this.refreshStale(s, whole ? undefined : mine);
+    }
   }
 
   /**
@@ -249,24 +252,33 @@ export class ChangesService {
     return rows;
   }
 
-  /** Reads those of `paths` modified since they were last read (all, before a first whole read). */
-  private async refreshIfStale(
+  /**
+   * Whether the session's copy must be read again before a check of `paths`: null when not (none
+   * of them modified since it was read), true for a whole read (none was made yet), false for
+   * `paths`. Synchronous: a check asks it of every neighbour, and nearly always hears null.
+   */
+  private staleFor(
     session: Neighbour,
     paths: string[],
     known: { fullAt: number | null; times: Map<string, number>; pending: boolean },
     stats: Stats,
-  ): Promise<void> {
+  ): boolean | null {
     // A whole read recorded since the store was asked counts as the store's own.
     const readHere = this.wholeReadAt.get(session.id);
     const fullAt =
       readHere !== undefined && (known.fullAt === null || readHere > known.fullAt) ? readHere : known.fullAt;
-    const whole = fullAt === null;
-    const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt!, fullAt!);
-    if (!whole && !known.pending && staleAmong(session.worktree, paths, readAt, stats).length === 0) return;
+    if (fullAt === null) return true;
+    if (known.pending) return false;
+    const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt, fullAt);
+    return staleAmong(session.worktree, paths, readAt, stats).length === 0 ? null : false;
+  }
+
+  /** Reads the session's copy again: whole, or those of `paths`. */
+  private async refreshStale(session: Neighbour, paths: string[] | undefined): Promise<void> {
     // Read again: the whole row, which reading and telling use.
     const row = await this.app.store.sessions.get(session.id);
     if (row?.status !== 'active') return;
-    await this.refresh(row, whole ? undefined : paths);
+    await this.refresh(row, paths);
   }
 
   /**
