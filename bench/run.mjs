@@ -986,7 +986,14 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     slower than in the first): the 8 clients 3,126 against 1,702 (1.84), CPU per call 0.42 against
     1.01 ms; the hub 0.57 of the floor (its two rounds 1,295 and 892 ops/s); cold start 0.57×, bare
     + 8 ms; \`collab_check\` p99 2.47 / 2.18 ms (2.52 at 100 claims, the peer's 1.98); every hook
-    within bare + 25 ms.
+    within bare + 25 ms. With the globs and the smaller cuts (the table above; bare \`node -e 0\`
+    28–30 ms): the 8 clients 2,920 against 1,599 (1.83; its two rounds 2,609 and 3,230; 1.88 in a
+    \`--throughput\` run minutes before), CPU per call 0.49 against 1.05 ms; the hub 0.56 of the
+    floor; cold start 0.55×, bare + 8 ms; \`collab_check\` p99 2.57 / 2.41 ms at 10,000 / 100,000
+    claims (2.23 at 100, the peer's 1.82); PostToolUse after an Edit bare + 26 ms, every other
+    hook within bare + 25. The p99 at 10,000 claims is the host's: this session's first build with
+    the groups and its last, 1,000 checks each in one run, alternating, gave 2.45 and 1.66 ms, then
+    2.66 and 2.61 ms (p50 0.45–0.49 ms in all four).
 - **Rows from arrays, a relay that reads ids, and the tail at 10,000 claims** (2026-11-28, sixth
   session; an Intel Xeon host, bare \`node -e 0\` 26–28 ms, the peer 1,800–1,900 ops/s with the 8
   clients). Each cut measured as CPU per call of the machine's server and of a relay under the 8
