@@ -1,38 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotificationsStore } from '../../src/store/notifications-store.js';
-import { migratePg, openPgPool } from '../../src/store/pg-database.js';
-import { postgresSql, type SqlDatabase } from '../../src/store/sql.js';
-import { testApp } from '../helpers/app.js';
-import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+import { sqlBackends } from '../helpers/sql-backends.js';
 
-let pgUp = false;
-beforeAll(async () => {
-  pgUp = await pgAvailable('test/store/notifications-store.test.ts');
-});
-const closers: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-const backends: Record<string, () => Promise<SqlDatabase>> = {
-  sqlite: async () => {
-    const app = await testApp();
-    closers.push(() => app.close());
-    return app.store.sql;
-  },
-  postgresql: async () => {
-    const pool = openPgPool(await freshPgDatabase(), 2);
-    await migratePg(pool);
-    const sql = postgresSql(pool);
-    closers.push(() => sql.close());
-    return sql;
-  },
-};
+const { backends, pgUp } = sqlBackends('test/store/notifications-store.test.ts');
 
 describe.each(Object.keys(backends))('notifications on %s', (backend) => {
   it('delivers the pending ones oldest first (then as made), seen now; the stale ones expire unseen', async (ctx) => {
-    if (backend === 'postgresql' && !pgUp) return ctx.skip();
-    const sql = await backends[backend]!();
+    if (backend === 'postgresql' && !pgUp()) return ctx.skip();
+    const sql = await backends[backend as keyof typeof backends]();
     const store = new NotificationsStore(sql);
     const add = (id: string, session: string, subject: string, at: number) =>
       store.insert({

@@ -63,6 +63,19 @@ async function setup() {
   };
 }
 
+/** A write inserting `a` (its promise), and what resolves once it has run (its group still open). */
+function insertA(db: SqliteSqlDatabase): { a: Promise<unknown>; aRan: Promise<void> } {
+  let ran = () => {};
+  const aRan = new Promise<void>((resolve) => {
+    ran = resolve;
+  });
+  const a = db.write(async (tx) => {
+    await tx.run("INSERT INTO t (k) VALUES ('a')");
+    ran();
+  });
+  return { a, aRan };
+}
+
 it('commits the writes begun in one turn together, and answers each only once it is committed', async () => {
   const { db, seen, commits, begins } = await setup();
   // What another connection saw when each write was answered.
@@ -198,14 +211,7 @@ it('a commit that fails fails every write of its group and keeps none of them; t
 
 it('a change outside any write is a write of its own: kept when a write of its group fails', async () => {
   const { db, seen } = await setup();
-  let ran = () => {};
-  const aRan = new Promise<void>((resolve) => {
-    ran = resolve;
-  });
-  const a = db.write(async (tx) => {
-    await tx.run("INSERT INTO t (k) VALUES ('a')");
-    ran();
-  });
+  const { a, aRan } = insertA(db);
   // The group is open (in this turn still), no write runs: the change would land in its transaction.
   await aRan;
   const results = await Promise.allSettled([
@@ -222,14 +228,7 @@ it('a change outside any write is a write of its own: kept when a write of its g
 
 it('a read between two writes of a group sees the first as it will be committed', async () => {
   const { db, seen } = await setup();
-  let ran = () => {};
-  const aRan = new Promise<void>((resolve) => {
-    ran = resolve;
-  });
-  const a = db.write(async (tx) => {
-    await tx.run("INSERT INTO t (k) VALUES ('a')");
-    ran();
-  });
+  const { a, aRan } = insertA(db);
   await aRan;
   // Not committed yet (another connection sees nothing), read inside the group's transaction.
   expect(await db.all("SELECT k FROM t WHERE k = 'a'")).toEqual([{ k: 'a' }]);
