@@ -269,7 +269,8 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
       gate = given;
     },
     async close() {
-      await groups.settled();
+      // Closed at once when no write is under way (a hook closes it just before it exits).
+      if (groups.busy()) await groups.settled();
       db.close();
     },
   };

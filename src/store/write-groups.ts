@@ -33,6 +33,8 @@ export interface WriteGroups {
   changed(n: number): void;
   /** Settles once every write begun so far has settled (and its group committed). */
   settled(): Promise<void>;
+  /** Whether a write is waiting, running or waiting for its group's commit. */
+  busy(): boolean;
 }
 
 /**
@@ -60,8 +62,15 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
     for (const { member, value } of ending) member.resolve(value);
   };
 
+  /** Writes begun and not yet done running. */
+  let waiting = 0;
   const enqueue = (member: Member) => {
-    queue = queue.then(() => run(member));
+    waiting++;
+    queue = queue.then(() =>
+      run(member).finally(() => {
+        waiting--;
+      }),
+    );
   };
 
   const run = async (member: Member) => {
@@ -110,6 +119,9 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
     },
     changed(n) {
       changes += n;
+    },
+    busy() {
+      return waiting > 0 || group !== null;
     },
     async settled() {
       for (let last: Promise<unknown> | null = null; last !== queue; ) {

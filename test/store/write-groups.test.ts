@@ -236,3 +236,23 @@ it('a read between two writes of a group sees the first as it will be committed'
   await a;
   expect(seen()).toBe('a');
 });
+
+it('closes at once when no write is under way, and after committing the writes that are', async () => {
+  const file = join(tempDir('collab-groups-'), 'registry.db');
+  const idle = openDatabase(file);
+  const db = sqliteSql(idle, 5_000);
+  await db.run('CREATE TABLE t (k TEXT PRIMARY KEY)');
+  // A hook closes its connection and exits in the same turn: nothing waits for a later one.
+  void db.close();
+  expect(idle.open).toBe(false);
+
+  const busy = openDatabase(file);
+  const again = sqliteSql(busy, 5_000);
+  const written = again.write(async (tx) => tx.run("INSERT INTO t (k) VALUES ('kept')"));
+  await again.close();
+  await written;
+  expect(busy.open).toBe(false);
+  const other = openDatabase(file);
+  opened.push(other);
+  expect(other.prepare('SELECT k FROM t').all()).toEqual([{ k: 'kept' }]);
+});
