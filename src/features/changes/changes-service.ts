@@ -224,8 +224,16 @@ export class ChangesService {
     );
     const stats: Stats = new Map();
     for (const s of looked) {
-      const whole = this.staleFor(s, mine, known.get(s.id)!, stats);
-      if (whole !== null) await this.refreshStale(s, whole ? undefined : mine);
+      const stale = () => this.staleFor(s, mine, known.get(s.id)!, stats);
+      const whole = stale();
+      if (whole === null) continue;
+      // Read again: the whole row, which reading and telling use.
+      const row = await store.sessions.get(s.id);
+      if (row?.status !== 'active') continue;
+      // A whole read of this copy may have been recorded while the row was read (another check
+      // began it): that read counts, as it would have had it ended before this check looked.
+      if (whole && stale() === null) continue;
+      await this.refresh(row, whole ? undefined : mine);
     }
   }
 
@@ -271,14 +279,6 @@ export class ChangesService {
     if (known.pending) return false;
     const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt, fullAt);
     return staleAmong(session.worktree, paths, readAt, stats).length === 0 ? null : false;
-  }
-
-  /** Reads the session's copy again: whole, or those of `paths`. */
-  private async refreshStale(session: Neighbour, paths: string[] | undefined): Promise<void> {
-    // Read again: the whole row, which reading and telling use.
-    const row = await this.app.store.sessions.get(session.id);
-    if (row?.status !== 'active') return;
-    await this.refresh(row, paths);
   }
 
   /**
