@@ -139,6 +139,20 @@ export function immediate<T>(db: Db, fn: () => T): T {
   }
 }
 
+/**
+ * The error of a write whose transaction SQLite rolled back by itself (an I/O error, a full disk,
+ * caught and passed over by the write): its statements after that would each commit on their own.
+ * SQLite's own code for a statement so ended, so that the write groups take it for one of its errors.
+ */
+export function transactionLost(): Error {
+  return Object.assign(
+    new Error(
+      'SQLite rolled this write’s transaction back after an error in it; nothing of the write is kept.',
+    ),
+    { code: 'SQLITE_ABORT_ROLLBACK' },
+  );
+}
+
 /** Ends the open transaction, if one is still open (SQLite ends some on its own when they fail). */
 export function rollback(db: Db): void {
   try {

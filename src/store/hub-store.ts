@@ -53,9 +53,10 @@ export class HubStore {
   async tokenUsed(id: string, at: number): Promise<void> {
     await this.sql.run('UPDATE hub_tokens SET last_used_at = ? WHERE id = ?', [at, id]);
   }
+  /** Read on every request to the hub: kept while no token is created or revoked (store/reads-kept.ts). */
   async liveTokenCount(): Promise<number> {
-    const row = await this.sql.get<{ n: number }>(
-      'SELECT count(*) AS n FROM hub_tokens WHERE revoked_at IS NULL',
+    const row = await this.sql.kept('live tokens', ['hub_tokens'], () =>
+      this.sql.get<{ n: number }>('SELECT count(*) AS n FROM hub_tokens WHERE revoked_at IS NULL'),
     );
     return row!.n;
   }

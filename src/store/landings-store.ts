@@ -273,11 +273,18 @@ export class LandingsStore {
   }
 
   /** What landed work meets in a session's changes made from `baseCommit`, newest first. */
-  meetingsOf(sessionId: string, baseCommit: string, limit: number): Promise<LandingMeetingRow[]> {
-    return this.sql.all<LandingMeetingRow>(
-      'SELECT * FROM landing_meetings WHERE session_id = ? AND base_commit = ? ORDER BY at DESC, id LIMIT ?',
-      [sessionId, baseCommit, limit],
+  async meetingsOf(sessionId: string, baseCommit: string, limit: number): Promise<LandingMeetingRow[]> {
+    // Asked at every check of the session: kept while the table stays (rows copied).
+    const rows = await this.sql.kept(
+      `meetings:${sessionId}:${baseCommit}:${limit}`,
+      ['landing_meetings'],
+      () =>
+        this.sql.all<LandingMeetingRow>(
+          'SELECT * FROM landing_meetings WHERE session_id = ? AND base_commit = ? ORDER BY at DESC, id LIMIT ?',
+          [sessionId, baseCommit, limit],
+        ),
     );
+    return rows.map((row) => ({ ...row }));
   }
 
   /** Finished requests and meetings older than `before`. */

@@ -47,6 +47,9 @@ const BY_PROJECT = `SELECT s.*, (SELECT COUNT(*) FROM claims c WHERE c.session_i
     AND (CAST(? AS BIGINT) IS NULL OR s.created_at > ? OR (s.created_at = ? AND s.id > ?))
   ORDER BY s.created_at, s.id LIMIT ?`;
 
+/** What the kept reads of sessions read. */
+const SESSIONS = ['sessions'] as const;
+
 /** Sessions, on either backend (the asynchronous SQL interface). */
 export class SessionsStore {
   constructor(private readonly sql: Sql) {}
@@ -286,16 +289,21 @@ export class SessionsStore {
     );
   }
 
-  get(id: string): Promise<SessionRow | undefined> {
-    return this.sql.get<SessionRow>(BY_ID, [id]);
+  /** A session's row (a copy of its own: read at every call, it is kept, store/reads-kept.ts). */
+  async get(id: string): Promise<SessionRow | undefined> {
+    const row = await this.sql.kept(`session:${id}`, SESSIONS, () => this.sql.get<SessionRow>(BY_ID, [id]));
+    return row && { ...row };
   }
+
   /** How many sessions of a project are not ended (a count over its index: one seek). */
-  async activeCount(projectId: string): Promise<number> {
-    const row = await this.sql.get<{ n: number | string }>(
-      "SELECT COUNT(*) AS n FROM sessions WHERE project_id = ? AND status = 'active'",
-      [projectId],
-    );
-    return Number(row?.n ?? 0);
+  activeCount(projectId: string): Promise<number> {
+    return this.sql.kept(`sessions active:${projectId}`, SESSIONS, async () => {
+      const row = await this.sql.get<{ n: number | string }>(
+        "SELECT COUNT(*) AS n FROM sessions WHERE project_id = ? AND status = 'active'",
+        [projectId],
+      );
+      return Number(row?.n ?? 0);
+    });
   }
 
   async heartbeat(id: string, now: number): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { TextsByLength } from '../core/texts-by-length.js';
-import type { Db } from './database.js';
+import { type Db, transactionLost } from './database.js';
+import { readsKept } from './reads-kept.js';
 import type { SqliteStatement } from './sqlite.js';
 import { writeGroups } from './write-groups.js';
 
@@ -18,6 +19,12 @@ export interface Sql {
   all<T>(sql: string, params?: unknown[]): Promise<T[]>;
   get<T>(sql: string, params?: unknown[]): Promise<T | undefined>;
   run(sql: string, params?: unknown[]): Promise<{ changes: number }>;
+  /**
+   * `read()`'s value as it returned before, while nothing in `tables` can have changed since
+   * (SQLite: store/reads-kept.ts); read each time on PostgreSQL. The value is shared by every
+   * caller it is returned to: never changed by one (a row is copied before it is handed on).
+   */
+  kept<T>(key: string, tables: readonly string[], read: () => Promise<T>): Promise<T>;
 }
 
 /** Inside a write transaction. */
@@ -138,7 +145,9 @@ export function replacePlaceholders(sql: string, replace: (n: number) => string)
 
 /**
  * A list of values as one parameter, for `column IN (…)` of any length: `text` replaces the
- * parenthesised list (`WHERE id ${inList.text}`), `param` is its one parameter.
+ * parenthesised list (`WHERE id ${inList.text}`), `param` is its one parameter. On SQLite the list
+ * becomes a temporary b-tree at every run (~10,000 instructions): a read on every call walks the
+ * list (`FROM json_each(?) CROSS JOIN …`) instead, as claim-patterns-store.ts and changes-store.ts do.
  */
 export function inList(
   dialect: Dialect,
@@ -195,7 +204,13 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
   const inTransaction = new AsyncLocalStorage<object>();
   let open: object | null = null;
   let gate: (() => Promise<void> | null) | null = null;
-  const groups = writeGroups(db, busyTimeoutMs, () => gate?.() ?? null);
+  const groups = writeGroups(
+    db,
+    busyTimeoutMs,
+    () => gate?.() ?? null,
+    () => reads.rolledBack(),
+  );
+  const reads = readsKept(db, () => groups.transaction());
   /** The write running now (settled: none). */
   let running: Promise<unknown> = Promise.resolve();
   const inside = () => open !== null && inTransaction.getStore() === open;
@@ -221,31 +236,60 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
    * write of its own, so that it commits (or not) as a whole, and is answered once committed.
    */
   const statement = async <T>(text: string, fn: () => T): Promise<T> => {
-    if (inside()) return fn();
+    if (inside()) {
+      // Its transaction rolled back by SQLite itself: the statement would commit on its own.
+      if (db.inTransaction === false) throw transactionLost();
+      return fn();
+    }
     if (!readsOnly(text)) return write(async () => fn());
     while (open !== null) await running;
     return fn();
+  };
+  /**
+   * Told after each statement that may write, in the same turn as it ran: the write groups (rows
+   * changed) and the reads kept (tables written; after, so that no read between kept the old rows).
+   */
+  const wrote = (text: string, changes: number) => {
+    groups.changed(changes);
+    reads.wrote(text);
   };
   const sql: Sql = {
     dialect: 'sqlite',
     all: <T>(text: string, params: unknown[] = []) =>
       statement(text, () => {
-        const rows = prepare(text).all(...params) as T[];
-        if (!readsOnly(text)) groups.changed(1);
-        return rows;
+        if (readsOnly(text)) return prepare(text).all(...params) as T[];
+        let changes = 0;
+        try {
+          const out = prepare(text).all(...params) as T[];
+          changes = 1;
+          return out;
+        } finally {
+          wrote(text, changes);
+        }
       }),
     get: <T>(text: string, params: unknown[] = []) =>
       statement(text, () => {
-        const row = prepare(text).get(...params) as T | undefined;
-        if (!readsOnly(text)) groups.changed(1);
-        return row;
+        if (readsOnly(text)) return prepare(text).get(...params) as T | undefined;
+        let changes = 0;
+        try {
+          const out = prepare(text).get(...params) as T | undefined;
+          changes = 1;
+          return out;
+        } finally {
+          wrote(text, changes);
+        }
       }),
     run: (text: string, params: unknown[] = []) =>
       statement(text, () => {
-        const changes = Number(prepare(text).run(...params).changes);
-        groups.changed(changes);
-        return { changes };
+        let changes = 0;
+        try {
+          changes = Number(prepare(text).run(...params).changes);
+          return { changes };
+        } finally {
+          wrote(text, changes);
+        }
       }),
+    kept: (key, tables, read) => reads.read(key, tables, read),
   };
   function write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     // A write inside a write joins it.
@@ -300,6 +344,7 @@ function pgSql(client: () => Pool | PoolClient): Sql {
     run: async (text: string, params: unknown[] = []) => ({
       changes: (await client().query(statement(text, params))).rowCount ?? 0,
     }),
+    kept: (_key, _tables, read) => read(),
   };
 }
 
@@ -386,6 +431,7 @@ export function postgresSql(pool: Pool, lockWaitMs = 10_000): SqlDatabase {
     all: single(outside.all) as Sql['all'],
     get: single(outside.get) as Sql['get'],
     run: single(outside.run),
+    kept: outside.kept,
     write<T>(fn: (tx: Transaction) => Promise<T>, scope?: WriteScope): Promise<T> {
       const joined = current();
       // A write inside a write joins it.

@@ -75,6 +75,9 @@ export function betterSqlite(): SqliteDriver {
         get open() {
           return db.open;
         },
+        get inTransaction() {
+          return db.inTransaction;
+        },
         prepare: (sql: string): SqliteStatement => db.prepare<unknown[]>(sql) as unknown as SqliteStatement,
         exec: (sql: string) => {
           db.exec(sql);

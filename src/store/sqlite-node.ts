@@ -180,6 +180,10 @@ export function nodeSqlite(): SqliteDriver | null {
         get open() {
           return db.isOpen;
         },
+        get inTransaction() {
+          const open = (db as { isTransaction?: unknown }).isTransaction;
+          return typeof open === 'boolean' ? open : null;
+        },
         prepare(sql: string) {
           try {
             return statement(db.prepare(sql), sql);

@@ -25,6 +25,12 @@ export interface SqliteConnection {
   readonly driver: SqliteDriverName;
   /** False once closed. */
   readonly open: boolean;
+  /**
+   * Whether a transaction is open on the connection, as SQLite says (it rolls one back by itself on
+   * some errors: an I/O error, a full disk); null where the driver cannot tell (node:sqlite before
+   * Node 22.16).
+   */
+  readonly inTransaction: boolean | null;
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
   close(): void;

@@ -317,8 +317,8 @@ export class Store {
 
   async close(): Promise<void> {
     await this.checkpoints?.stop();
-    if (this.db) {
-      if (this.db.open) this.db.close();
-    } else await this.sql.close();
+    // Through the SQL interface: a write whose group has not committed yet (a read may have seen
+    // it already, and told the user) commits before the file closes, never rolled back by it.
+    if (!this.db || this.db.open) await this.sql.close();
   }
 }

@@ -15,7 +15,7 @@
  * in a group of their own: as they would have had they come after it.
  */
 import type { Db } from './database.js';
-import { rollback, whileBusy } from './database.js';
+import { rollback, transactionLost, whileBusy } from './database.js';
 
 /** The writes of a group at most: a stream of writes from one turn still commits now and then. */
 export const GROUP_MAX = 32;
@@ -35,14 +35,24 @@ export interface WriteGroups {
   settled(): Promise<void>;
   /** Whether a write is waiting, running or waiting for its group's commit. */
   busy(): boolean;
+  /** The open group's transaction, by a number no other of this connection had; 0 when none is open. */
+  transaction(): number;
 }
 
 /**
  * `db`'s writes in groups. `gate` is what a group waits for before it begins (the checkpointer's
  * pause, store/checkpoints.ts); `busyTimeoutMs` how long it waits for another process's write.
  */
-export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<void> | null): WriteGroups {
+export function writeGroups(
+  db: Db,
+  busyTimeoutMs: number,
+  gate: () => Promise<void> | null,
+  rolledBack: () => void = () => {},
+): WriteGroups {
   let queue: Promise<unknown> = Promise.resolve();
+  /** The open group's transaction number (0: none open), and the last one given. */
+  let open = 0;
+  let lastGiven = 0;
   /** The open group's writes done, each waiting for the commit with what it returned. */
   let group: { member: Member; value: unknown }[] | null = null;
   /** Rows changed since the connection opened, as the statements tell them. */
@@ -51,11 +61,13 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
   const commit = () => {
     const ending = group;
     group = null;
+    open = 0;
     if (!ending) return;
     try {
       db.exec('COMMIT');
     } catch (error) {
       rollback(db);
+      rolledBack();
       for (const { member } of ending) member.reject(error);
       return;
     }
@@ -84,6 +96,7 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
         return;
       }
       group = [];
+      open = ++lastGiven;
       // At the end of the next turn: the requests read in this turn's callbacks, and those that
       // came while they ran (read in the next), have begun their writes; the commit comes after
       // them. (Under 8 clients, one turn later than this one's end cut the server's time per call
@@ -98,13 +111,18 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
     const before = changes;
     try {
       const value = await member.fn();
+      // SQLite ended the transaction under it (an error the write caught and passed over): what
+      // the group wrote before is gone, as after an error of SQLite's.
+      if (db.inTransaction === false) throw transactionLost();
       joined.push({ member, value });
       if (joined.length >= GROUP_MAX) commit();
     } catch (error) {
       const sqliteError = String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_');
       if (changes !== before || sqliteError) {
         group = null;
+        open = 0;
         rollback(db);
+        rolledBack();
         for (const done of joined) enqueue(done.member);
       }
       member.reject(error);
@@ -122,6 +140,9 @@ export function writeGroups(db: Db, busyTimeoutMs: number, gate: () => Promise<v
     },
     busy() {
       return waiting > 0 || group !== null;
+    },
+    transaction() {
+      return open;
     },
     async settled() {
       for (let last: Promise<unknown> | null = null; last !== queue; ) {

@@ -32,6 +32,9 @@ async function setup() {
     get open() {
       return real.open;
     },
+    get inTransaction() {
+      return real.inTransaction;
+    },
     prepare: (text) => real.prepare(text),
     exec(text) {
       execs.push(text);
@@ -54,6 +57,7 @@ async function setup() {
   execs.length = 0;
   return {
     db,
+    real,
     seen,
     commits,
     begins: () => execs.filter((e) => e === 'BEGIN IMMEDIATE').length,
@@ -127,6 +131,25 @@ it(`commits a group once it holds ${GROUP_MAX} writes`, async () => {
   await Promise.all(keys.map((k) => db.write(async (tx) => tx.run('INSERT INTO t (k) VALUES (?)', [k]))));
   expect(commits()).toBe(3);
   expect(seen()).toBe(keys.join(','));
+});
+
+it('a write that passes over an error SQLite ended its transaction for is refused, and the group written again without it', async (ctx) => {
+  const { db, real, seen } = await setup();
+  if (real.inTransaction === null) return ctx.skip(); // node:sqlite before Node 22.16 cannot say
+  const b = db.write(async (tx) => tx.run("INSERT INTO t (k) VALUES ('b')"));
+  const a = db.write(async (tx) => {
+    await tx.run("INSERT INTO t (k) VALUES ('a')");
+    // What SQLite does itself on an I/O error or a full disk, an error this write catches (a
+    // courtesy write, say): b's row and a's first are gone with the transaction.
+    real.exec('ROLLBACK');
+    // Its next statement would commit on its own: refused.
+    await expect(tx.run("INSERT INTO t (k) VALUES ('a2')")).rejects.toMatchObject({
+      code: 'SQLITE_ABORT_ROLLBACK',
+    });
+  });
+  await expect(a).rejects.toMatchObject({ code: 'SQLITE_ABORT_ROLLBACK' });
+  await b;
+  expect(seen()).toBe('b');
 });
 
 it('a write that fails having changed nothing leaves the others of its group as they are', async () => {
