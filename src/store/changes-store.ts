@@ -75,15 +75,35 @@ function bySession(rows: ChangedFileRow[]): Map<string, FileChange[]> {
 const FILE_COLUMNS =
   'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from, f.interface_changes, f.name_uses';
 
+/**
+ * What `freshness` reads, on SQLite: the lists (JSON) walked first, each pair sought in a primary
+ * key. Written `IN (SELECT value FROM json_each(?))`, SQLite built a temporary b-tree of each list
+ * at every run (a page zeroed, ~10,000 instructions each; five in the three reads of every check),
+ * and one more for DISTINCT. CROSS JOIN keeps the lists outside.
+ */
+const FRESHNESS_SQLITE = {
+  sets: 'SELECT c.session_id, c.full_read_at FROM json_each(?) a CROSS JOIN change_sets c WHERE c.session_id = a.value',
+  files: `SELECT f.session_id, f.path, f.updated_at FROM json_each(?) a CROSS JOIN json_each(?) b CROSS JOIN changed_files f
+    WHERE f.session_id = a.value AND f.path = b.value`,
+  pending: `SELECT p.session_id FROM json_each(?) a CROSS JOIN json_each(?) b CROSS JOIN changes_pending p
+    WHERE p.session_id = a.value AND p.path = b.value`,
+};
+
+/** What a check's freshness read reads. */
+const FRESHNESS_TABLES = ['change_sets', 'changed_files', 'changes_pending'] as const;
+
 /** What each session changed, file by file: written whole on a refresh, or a few files after an edit. */
 export class ChangesStore {
   constructor(private readonly sql: Sql) {}
 
   async setOf(sessionId: string): Promise<ChangeSetRow | undefined> {
-    return this.sql.get<ChangeSetRow>(
-      'SELECT session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at FROM change_sets WHERE session_id = ?',
-      [sessionId],
+    const row = await this.sql.kept(`change set:${sessionId}`, ['change_sets'], () =>
+      this.sql.get<ChangeSetRow>(
+        'SELECT session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at FROM change_sets WHERE session_id = ?',
+        [sessionId],
+      ),
     );
+    return row && { ...row };
   }
 
   /**
@@ -169,33 +189,57 @@ export class ChangesStore {
       ]),
     );
     if (sessionIds.length === 0) return out;
-    const ids = inList(this.sql.dialect, sessionIds);
-    for (const row of await this.sql.all<{ session_id: string; full_read_at: number | null }>(
-      `SELECT session_id, full_read_at FROM change_sets WHERE session_id ${ids.text}`,
-      [ids.param],
-    ))
+    // Asked by every check, of the same few sessions and files: kept while their tables stay.
+    const rows = await this.sql.kept(
+      `freshness:${JSON.stringify(sessionIds)}:${JSON.stringify(paths)}`,
+      FRESHNESS_TABLES,
+      () => this.freshnessRows(sessionIds, paths),
+    );
+    for (const row of rows.sets)
       out.get(row.session_id)!.fullAt = row.full_read_at == null ? null : Number(row.full_read_at);
-    if (paths.length === 0) return out;
-    const list = inList(this.sql.dialect, paths);
-    for (const row of await this.sql.all<{ session_id: string; path: string; updated_at: number }>(
-      `SELECT session_id, path, updated_at FROM changed_files WHERE session_id ${ids.text} AND path ${list.text}`,
-      [ids.param, list.param],
-    ))
-      out.get(row.session_id)!.times.set(row.path, Number(row.updated_at));
-    for (const row of await this.sql.all<{ session_id: string }>(
-      `SELECT DISTINCT session_id FROM changes_pending WHERE session_id ${ids.text} AND path ${list.text}`,
-      [ids.param, list.param],
-    ))
-      out.get(row.session_id)!.pending = true;
+    for (const row of rows.files) out.get(row.session_id)!.times.set(row.path, Number(row.updated_at));
+    for (const row of rows.pending) out.get(row.session_id)!.pending = true;
     return out;
+  }
+
+  private async freshnessRows(sessionIds: string[], paths: string[]) {
+    const sqlite = this.sql.dialect === 'sqlite';
+    const ids = inList(this.sql.dialect, sessionIds);
+    const sets = await this.sql.all<{ session_id: string; full_read_at: number | null }>(
+      sqlite
+        ? FRESHNESS_SQLITE.sets
+        : `SELECT session_id, full_read_at FROM change_sets WHERE session_id ${ids.text}`,
+      [ids.param],
+    );
+    if (paths.length === 0) return { sets, files: [], pending: [] };
+    const list = inList(this.sql.dialect, paths);
+    const files = await this.sql.all<{ session_id: string; path: string; updated_at: number }>(
+      sqlite
+        ? FRESHNESS_SQLITE.files
+        : `SELECT session_id, path, updated_at FROM changed_files WHERE session_id ${ids.text} AND path ${list.text}`,
+      [ids.param, list.param],
+    );
+    const pending = await this.sql.all<{ session_id: string }>(
+      sqlite
+        ? FRESHNESS_SQLITE.pending
+        : `SELECT DISTINCT session_id FROM changes_pending WHERE session_id ${ids.text} AND path ${list.text}`,
+      [ids.param, list.param],
+    );
+    return { sets, files, pending };
   }
 
   /** A session's changed files, in path order (only `paths` when named). */
   async filesOf(sessionId: string, paths?: string[]): Promise<FileChange[]> {
     const where = paths ? inList(this.sql.dialect, paths) : null;
-    const rows = await this.sql.all<ChangedFileRow>(
-      `SELECT ${FILE_COLUMNS} FROM changed_files f WHERE f.session_id = ?${where ? ` AND f.path ${where.text}` : ''} ORDER BY f.path`,
-      where ? [sessionId, where.param] : [sessionId],
+    // Rows kept (each check asks for the caller's own); the changes are made anew from them.
+    const rows = await this.sql.kept(
+      `files:${sessionId}:${paths ? JSON.stringify(paths) : ''}`,
+      ['changed_files'],
+      () =>
+        this.sql.all<ChangedFileRow>(
+          `SELECT ${FILE_COLUMNS} FROM changed_files f WHERE f.session_id = ?${where ? ` AND f.path ${where.text}` : ''} ORDER BY f.path`,
+          where ? [sessionId, where.param] : [sessionId],
+        ),
     );
     return rows.map(fileOf);
   }

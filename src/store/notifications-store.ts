@@ -62,7 +62,6 @@ export class NotificationsStore {
     );
   }
 
-  /** The session's pending notifications, oldest first. */
   /**
    * The session's pending notifications, delivered now: those created after `freshAfter` marked
    * seen at `now`, the older expired, in one statement. Returned as they were (pending), the

@@ -6,12 +6,13 @@ import { LIMITS } from '../../core/limits.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { literalBase } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
+import type { ClaimsMark } from '../../store/claim-patterns-store.js';
 import type { ClaimSource, ClaimStatus, ClaimWithFiles, Scope } from '../../store/claims-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
 import { normalizeFiles } from './claim-paths.js';
 import { ClaimQueries } from './claim-queries.js';
-import type { ClaimConflict, ClaimView } from './claim-types.js';
+import type { ClaimConflict, ClaimView, Hit } from './claim-types.js';
 
 /** The write use cases of claims (claim, record edits, release, give way), on top of the read side. */
 export class ClaimsService extends ClaimQueries {
@@ -89,24 +90,22 @@ export class ClaimsService extends ClaimQueries {
     const patterns = normalizeFiles(input.files, input.session);
     const intent = input.intent.trim();
     if (!intent) throw invalidInput('intent: say what you are changing, so others understand.');
-    // The costly part (reading the candidates, glob overlaps) runs here, before the write lock.
-    // Inside it, only what changed meanwhile is read: patterns added since (after a mark), and
-    // which of the claims found are still active; then the holders' liveness, afresh.
-    const mark = await store.claimPatterns.mark(input.session.project_id);
-    const found = await this.candidateHits(input.session, patterns, this.app.now());
+    // On the team database the costly part (reading the candidates, glob overlaps) runs here,
+    // before the write lock, and inside it only what changed meanwhile is read: patterns added
+    // since (after a mark), and which of the claims found are still active. On SQLite one process
+    // serves every call on one thread and its writes share a transaction (store/write-groups.ts):
+    // the candidates are read inside, once (three statements fewer a claim). Then the holders'
+    // liveness, afresh.
+    const before = store.dialect === 'postgresql';
+    const mark = before ? await store.claimPatterns.mark(input.session.project_id) : null;
+    const found = before ? await this.candidateHits(input.session, patterns, this.app.now()) : [];
     const result = await store.write(
       async () => {
         const now = this.app.now();
         await store.claims.expireDue(now, input.session.project_id);
-        // Usually nothing was released meanwhile; if something was, which of those found remain.
-        const active =
-          (await store.claimPatterns.releasedSince(mark)) === 0
-            ? null
-            : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
-        const added = await store.claimPatterns.livePatternsAfter(mark);
-        const hits = (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
-          patterns.flatMap((p) => this.matching(added, p, input.session.id, now)),
-        );
+        const hits = mark
+          ? await this.stillHits(mark, found, patterns, input.session.id, now)
+          : await this.candidateHits(input.session, patterns, now);
         const conflicts = await this.conflictsOf(hits, now);
         const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
         if (blocking.length > 0) {
@@ -166,6 +165,26 @@ export class ClaimsService extends ClaimQueries {
       conflicts: result.conflicts,
       expires_at: iso(result.expiresAt),
     };
+  }
+
+  /** The candidates read before the write lock, as they stand inside it (`mark`: where they were read). */
+  private async stillHits(
+    mark: ClaimsMark,
+    found: Hit[],
+    patterns: string[],
+    sessionId: string,
+    now: number,
+  ): Promise<Hit[]> {
+    const { store } = this.app;
+    // Usually nothing was released meanwhile; if something was, which of those found remain.
+    const active =
+      (await store.claimPatterns.releasedSince(mark)) === 0
+        ? null
+        : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
+    const added = await store.claimPatterns.livePatternsAfter(mark);
+    return (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
+      patterns.flatMap((p) => this.matching(added, p, sessionId, now)),
+    );
   }
 
   /**
