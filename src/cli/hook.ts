@@ -171,12 +171,15 @@ const DOCTOR = 'Run `session-collab doctor` if this repeats.';
 
 /**
  * Whether `problem` is new to this client session (and from now on, not): a marker in the
- * system's temporary folder, since the home folder may be what is broken.
+ * system's temporary folder, since the home folder may be what is broken. Its numbers (how long a
+ * lock was waited for, which process holds it) are left out: the same problem told again with
+ * another wait is not new.
  */
 function firstTime(sessionId: string | null, problem: string): boolean {
   // FNV-1a: no crypto module to load on a hook's path.
   let hash = 0x811c9dc5;
-  for (const c of `${resolveHome().home}\0${sessionId ?? process.ppid}\0${problem.slice(0, 80)}`) {
+  const kind = problem.slice(0, 80).replace(/\d+(?:\.\d+)?/g, '#');
+  for (const c of `${resolveHome().home}\0${sessionId ?? process.ppid}\0${kind}`) {
     hash ^= c.charCodeAt(0);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }

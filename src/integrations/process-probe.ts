@@ -29,34 +29,43 @@ export function processStartTime(pid: number): string | null {
  * (exited, not yet reaped by its parent) does not run.
  */
 export function processAlive(pid: number, pidStart: string | null): boolean {
-  // A signal 0 is cheap and says at once when a process is gone. Reading /proc (a zombie, a reused
-  // pid) costs more; its answer holds for a moment, since every check and every listed session asks
-  // about the same few processes.
+  // Every check and every listed session asks about the same few processes, hundreds of times a
+  // second under load: an answer holds for a moment (`SIGNAL_MS`, shorter than any process takes
+  // to start, so that a hook run after a client exited finds it gone). Past it, a signal 0 is cheap and says at once when a process is gone; reading /proc (a
+  // zombie, a reused pid) costs more, and its answer holds longer (`PROC_MS`).
+  const key = `${pid}:${pidStart}`;
+  const now = Date.now();
+  const known = answers.get(key);
+  if (known && now - known.signalled < SIGNAL_MS) return known.alive;
+  let exists = true;
   try {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    exists = (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const key = `${pid}:${pidStart}`;
-  const now = Date.now();
-  const known = answers.get(key);
-  if (known && now - known.at < ANSWER_MS) return known.alive;
-  const stat = procStat(pid);
-  const alive =
-    stat === null // no /proc: the signal said it exists
-      ? true
-      : stat.state !== 'Z' &&
-        stat.state !== 'X' &&
-        (pidStart === null || stat.start === null || stat.start === pidStart);
+  let alive = exists;
+  let read = now;
+  if (exists && known?.alive && now - known.read < PROC_MS) read = known.read;
+  else if (exists) {
+    const stat = procStat(pid);
+    alive =
+      stat === null // no /proc: the signal said it exists
+        ? true
+        : stat.state !== 'Z' &&
+          stat.state !== 'X' &&
+          (pidStart === null || stat.start === null || stat.start === pidStart);
+  }
   if (answers.size > 1_000) answers.clear();
-  answers.set(key, { alive, at: now });
+  answers.set(key, { alive, signalled: now, read });
   return alive;
 }
 
-/** How long an answer read from /proc holds. */
-const ANSWER_MS = 1_000;
-const answers = new Map<string, { alive: boolean; at: number }>();
+/** How long any answer holds (a signal not sent again). */
+const SIGNAL_MS = 25;
+/** How long an answer read from /proc holds while the signal still finds the process. */
+const PROC_MS = 1_000;
+const answers = new Map<string, { alive: boolean; signalled: number; read: number }>();
 
 /** What a person needs to know of a process: its command line (bounded) and whether it is stopped. */
 export function describeProcess(pid: number): { pid: number; command: string; stopped: boolean } | null {

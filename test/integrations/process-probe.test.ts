@@ -10,6 +10,21 @@ describe('process liveness', () => {
     expect(processAlive(process.pid, `${start}1`)).toBe(false);
   });
 
+  it('a process that ended is seen dead within a moment of its end (answers hold 25 ms)', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('spawn', resolve));
+    const pid = child.pid!;
+    const start = processStartTime(pid);
+    expect(processAlive(pid, start)).toBe(true);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const ended = Date.now();
+    while (processAlive(pid, start)) await new Promise((r) => setTimeout(r, 10));
+    expect(Date.now() - ended).toBeLessThan(1_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(pid, start)).toBe(false);
+  });
+
   it('a zombie (exited, not reaped by its parent) counts as dead', async () => {
     // The parent forks a child that exits at once, and sleeps without ever waiting for it.
     const parent = spawn(
