@@ -19,10 +19,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Most files wait on other processes (servers, hubs, agent CLIs, git) rather than compute: on
-    // CI's two cores, two files at a time (vitest's default would be one). Three were faster (four
-    // no faster), but tests that bound a hook's or a replica's time then failed now and then under
-    // the load they made.
-    maxWorkers: 2,
+    // CI's two cores, three files at a time (vitest's default would be one): 324–327 s for the suite
+    // against 403 s with two, every test passing in both runs (four were no faster). Once, three
+    // made the tests that bound a hook's or a replica's time fail now and then; the soak that loaded
+    // both cores longest is shorter since (test/e2e/relay-soak.test.ts).
+    maxWorkers: 3,
     sequence: { sequencer: SlowFirst },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },

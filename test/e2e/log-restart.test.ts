@@ -5,9 +5,9 @@
  * 20,000 pages, the fallback, should the pauses fail). Read off the log's index (the `-shm` file),
  * sampled while four real clients claim and release through their relays.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fileHeader } from '../helpers/sqlite.js';
 import { connectStdio, stopServer } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -22,19 +22,7 @@ afterEach(async () => {
  * the `-shm` file, in the machine's byte order); null before the file has it.
  */
 function framesInLog(home: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(join(home, 'registry.db-shm'), 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const header = Buffer.alloc(48);
-    if (readSync(fd, header, 0, 48, 0) < 48) return null;
-    return header.readUInt32LE(16);
-  } finally {
-    closeSync(fd);
-  }
+  return fileHeader(join(home, 'registry.db-shm'), 48)?.readUInt32LE(16) ?? null;
 }
 
 describe.skipIf(process.platform !== 'linux' || process.arch !== 'x64')(

@@ -1,6 +1,6 @@
 /**
  * The machine's server killed under load is invisible to its clients: real relays (each under its
- * own client process) claim, check and release for tens of seconds while the server is SIGKILLed
+ * own client process) claim, check and release for ~20 seconds while the server is SIGKILLed
  * every few seconds, and one session waits for a person's answer across the kills. No client sees
  * an error, every claim is made once and released once, and the wait is answered. On the embedded
  * file and on PostgreSQL (the home's database_url: its server, relays and CLI all on it).
@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
-import { openSqlite } from '../helpers/sqlite.js';
-import { connectStdio, runCli, serverPid, stopServer, waitForExit } from '../helpers/stdio.js';
+import { fileHeader, openSqlite } from '../helpers/sqlite.js';
+import { connectStdio, runCli, serverPid, stopServer, waitFor, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -20,15 +20,28 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
 });
 
-/** How long the load runs, and how often the server is killed meanwhile. */
-const SOAK_MS = 24_000;
-const KILL_EVERY_MS = 5_000;
+/**
+ * How many times the server is killed while the load runs, and how long each lives first (from when
+ * it runs): a server killed within 3 s of the relays attaching to it counts toward a crash loop for
+ * them (3 such deaths: they serve in their own processes, as they should), so each lives 4.5 s.
+ */
+const KILLS = 4;
+const LIFE_MS = 4_500;
 const WORKERS = 4;
 
 let pgUp = false;
 beforeAll(async () => {
   pgUp = await pgAvailable('test/e2e/relay-soak.test.ts');
 });
+
+/**
+ * Salt-1 of the home's write-ahead log header (bytes 16–19, big-endian): SQLite adds one to it
+ * each time the log starts over (its file format), whichever connection does it, and a server's
+ * death keeps it; null before the log exists.
+ */
+function logSalt(home: string): number | null {
+  return fileHeader(join(home, 'registry.db-wal'), 32)?.readUInt32BE(16) ?? null;
+}
 
 /** The soak's claims of `session`, from the home's database. */
 async function claimsOf(
@@ -89,6 +102,9 @@ describe.skipIf(process.platform !== 'linux').each(['sqlite', 'postgresql'] as c
         questions: Array<{ question_id: string; status: string; answer?: string }>;
       }>('check_answers', { question_ids: [asked.question_id], wait_seconds: 90 });
 
+      const saltBefore = url ? null : logSalt(home);
+      const logBefore = url ? null : statSync(join(home, 'registry.db-wal'));
+      if (!url) expect(saltBefore).not.toBeNull();
       let stop = false;
       const failures: string[] = [];
       const made: Array<Set<string>> = workers.map(() => new Set());
@@ -112,23 +128,26 @@ describe.skipIf(process.platform !== 'linux').each(['sqlite', 'postgresql'] as c
         return cycles;
       });
 
-      // The killer: the server the relays have, every few seconds, while the load runs.
+      // The killer: the server the relays have, every few seconds, while the load runs (each time
+      // the one that took over from the last, once it has run a while).
       const killed: number[] = [];
-      const started = Date.now();
-      while (Date.now() - started < SOAK_MS) {
-        await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
-        const pid = serverPid(home);
-        if (pid === null) continue;
-        process.kill(pid, 'SIGKILL');
-        await waitForExit(pid);
-        killed.push(pid);
+      try {
+        for (let k = 0; k < KILLS; k++) {
+          await waitFor(() => serverPid(home) !== null, 10_000, 'the next machine server');
+          const pid = serverPid(home)!;
+          await new Promise((r) => setTimeout(r, LIFE_MS));
+          process.kill(pid, 'SIGKILL');
+          await waitForExit(pid);
+          killed.push(pid);
+        }
+        await new Promise((r) => setTimeout(r, 1_000));
+      } finally {
+        stop = true;
       }
-      await new Promise((r) => setTimeout(r, 1_000));
-      stop = true;
       const cycles = await Promise.all(work);
 
       expect(failures).toEqual([]);
-      expect(killed.length).toBeGreaterThanOrEqual(4);
+      expect(killed).toHaveLength(KILLS);
       for (const n of cycles) expect(n).toBeGreaterThan(0);
       // Served by a machine's server to the end (a server killed after serving is no crash loop).
       expect(serverPid(home)).not.toBeNull();
@@ -139,9 +158,17 @@ describe.skipIf(process.platform !== 'linux').each(['sqlite', 'postgresql'] as c
         expect.objectContaining({ question_id: asked.question_id, status: 'answered', answer: 'yes' }),
       ]);
 
-      // The write-ahead log stays small under the load (its checkpoints run on the server's own
-      // thread, store/checkpoints.ts): unchecked, thousands of writes would grow it past 100 MB.
-      if (!url) expect(statSync(join(home, 'registry.db-wal')).size).toBeLessThan(32 * 1024 * 1024);
+      // The write-ahead log kept starting over across the kills (each next server's checkpointer
+      // took it up, store/checkpoints.ts): 15–20 restarts a second here, 20 in all asked.
+      // How long it grows between two depends on the disk's syncs, so no length is asserted
+      // (test/e2e/log-restart.test.ts covers the pauses that keep it short).
+      if (!url) {
+        // The same log all along (a log made anew starts from a random salt).
+        expect(statSync(join(home, 'registry.db-wal')).ino).toBe(logBefore!.ino);
+        const restarts = (logSalt(home)! - saltBefore!) >>> 0;
+        expect(restarts).toBeGreaterThanOrEqual(20);
+        expect(restarts).toBeLessThan(100_000);
+      }
 
       // Every claim a client was told of exists once, and was released once: none is left active,
       // and none exists that no client was told of.

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { SQLITE_DRIVER_ENV } from '../../src/store/sqlite.js';
 import { nodeSqlite } from '../../src/store/sqlite-node.js';
@@ -26,4 +27,23 @@ export function childSqlite(): string {
     const Database = require(${better});
     return new Database(file);
   };`;
+}
+
+/**
+ * The first `length` bytes of `file` (a database's `-wal` or `-shm`, whose headers say how its log
+ * stands), read while other processes write it; null while the file is missing or shorter.
+ */
+export function fileHeader(file: string, length: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const header = Buffer.alloc(length);
+    return readSync(fd, header, 0, length, 0) < length ? null : header;
+  } finally {
+    closeSync(fd);
+  }
 }
