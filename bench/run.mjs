@@ -933,6 +933,163 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **The hub's request path, and the log under a slow disk** (2026-11-29, tenth session; an AMD
+  EPYC host, bare \`node -e 0\` 25–30 ms). Read with \`perf record -g -p\` (cpu-clock, every thread
+  of the process, 4 s under the 8 clients).
+  - CPU a call: the hub 0.59 ms (976 ops/s), the machine's server over stdio 0.33 ms (2,931 ops/s),
+    the Hono echo 0.12 ms. SQLite's steps cost about the same in both servers (0.13 against
+    0.11 ms a call); the hub's extra ~0.25 ms is JavaScript spread thin: async functions entered
+    (14 µs a call against 4), property stores and loads, llhttp, Web \`Request\`/\`Response\`, zod.
+  - A prototype answering plain tool calls straight from \`node:http\` (no Hono, no Web
+    \`Request\`/\`Response\`) gained 10–13 % in two of three runs (0.61–0.64 of the floor against
+    0.56–0.64 in the same runs). Not kept: a second request path whose every guard (Host and
+    Origin, tokens, rate, size) must stay equal to the first's, for a tenth.
+  - Where 0.7 is: both rounds keep the machine busy (the hub's 84–87 %, the echo's ~95 %), so the
+    ratio is about (C + E) ÷ (C′ + H) × the busy ratio. Here C and C′ are the CPU a bench client
+    spends per call against the echo and against the hub; E and H are the servers' own CPU per call.
+    Per call, from /proc over 5 s of the 8 clients, two rounds each: C 1.01–1.03 ms, C′ 1.05–1.14,
+    E 0.12, H 0.47–0.50. That gives 0.64 and 0.68 in those rounds, and 0.67 over four alternating
+    pairs an hour later.
+    The clients' cost moves with the hour (0.66–0.92 ms in the session before), and the ratio
+    with it: 0.7 holds in every hour once H is ~0.3 ms.
+    Latency a call by kind in a hub round: check p50 4.0 ms, claim and release 6.4; the
+    difference is the write group's commit.
+  - Whether a request needs a token is a kept read now (while no token exists, a request reads
+    SQLite's data version, not the tokens' count, and inside a write group nothing): within the
+    noise (0.59 of the floor before, 0.56–0.64 after).
+  - The write-ahead log under the relay soak (the withdrawn notification change was blamed for its
+    growth): the checkpointer, logging each tick, saw the server append 1,000–2,000 pages every
+    50 ms (~21 pages a claim cycle, 13.7 a commit: by b-tree \`claims_by_session\` 1.6,
+    \`claims_by_project\` 1.5, events 1.1, claims 1.1, claim_files and its live index 1.0 each,
+    \`sqlite_sequence\` 1.0, \`call_records\` and its key 1.0 each) and start it over 15–20 times a
+    second. One checkpoint whose sync took 293 ms let it reach 4,200 pages; with both cores kept
+    busy by two other processes, 10,000 (40 MB). Its length is the disk's sync time times the
+    write rate, not the code's: CI saw 37.9 MB with the change already withdrawn. The soak now
+    asserts that the log keeps starting over across the kills (salt-1 of its header, which each
+    restart adds one to: 413 in one run, 20 asked), not a length.
+  - The test suite three files at a time: 324–327 s against 403 s with two, every test passing.
+  - The record above: the 8 clients 2.15 (3,275 against 1,525 ops/s), cold start 0.56× the peer,
+    the PreToolUse hook bare + 25 ms alone and + 10 with the server; the hub 0.76 of a floor that
+    was low in that run (1,414 and 1,823 ops/s against 1,862–2,393 in the rounds an hour before,
+    the hub's own 1,118 and 1,357 as before): the noise, not a change. \`collab_check\` p99 at
+    100,000 claims 2.06 ms (1.96 in the record before), at 10,000 1.98.
+  - Those 2 ms calls at 100,000 claims are the JIT warming up. The machine's server is new for
+    each claim count, and the 1,000 checks follow 20 warm-up calls. \`perf record -F 4999\` on
+    the server (\`--perf-basic-prof\`), matched against the times of the calls over 1.5 ms (19 of
+    1,000; p99 2.11 ms): every one fell in the first ~550 ms, while the server's JavaScript still
+    ran baseline code (Sparkplug, \`^\`: 73 of 134 samples in those calls; 543 of 1,464 in the whole
+    run). After that it ran optimized code and no call took 1.5 ms. GC played no part
+    (\`--trace-gc\`: scavenges of 0.1–0.3 ms, no full collection).
+- **Reads kept while nothing they read changed** (2026-11-28, ninth session; an AMD EPYC host,
+  bare \`node -e 0\` 25–30 ms, the peer 1,630–1,890 ops/s with the 8
+  clients). Measured with callgrind as before (one client, main-thread instructions per call).
+  - Where a call's instructions went: skipping the session row a call reads first
+    (\`Connection.current\`) cut 27 K of 424 K a call; skipping a check's change-set reads (the
+    others' freshness, its own change set and files, landed meetings) cut 99 K + 69 K a check. Those
+    tables are written by hooks and refreshes, not by claims: read again and again unchanged.
+  - \`sql.kept()\` (store/reads-kept.ts) answers such a read from what it returned before while
+    SQLite's \`data_version\` says no other connection committed and this connection wrote none of
+    its tables (each statement's INSERT INTO / UPDATE / DELETE FROM, and what the schema's triggers
+    and foreign-key actions write in turn; a rollback, a CREATE or a statement it cannot read
+    forgets everything). Used by the session row, the active-session count and a check's change
+    sets; PostgreSQL reads each time. 424 K → 390–397 K a call (−7 %); statements a cycle under the
+    8 clients 33 → 24 (\`PRAGMA data_version\` included: 1.7, nearly free inside a group's
+    transaction, ~2.4 µs outside one, mostly the read transaction's locks).
+  - On SQLite a claim reads its candidates inside its write, once: the mark, the count of
+    releases since and the patterns added since (three statements a claim) were there for a
+    database whose writers run in parallel (PostgreSQL keeps them). 390–397 K → 384–386 K.
+  - Tried and withdrawn: a notification inserted at once (\`ON CONFLICT DO NOTHING\` on the index
+    of pending ones), the pending one read only when the insert was refused (statements a cycle
+    24 → 20.5). Under the relay soak (the server SIGKILLed every 5 s) the write-ahead log then grew
+    to 44–134 MB in 3 runs of 7 (none of 9 before it); why is not known.
+  - Checked and not kept: a cached \`data_version\` for a whole loop iteration (no change in
+    instructions: its cost is the kernel's lock calls; and unsafe when a timer's read comes
+    before a message whose sender committed first); a larger young generation (+1 %); dropping
+    \`claim_files_by_project\` (the claim's mark then scans: 4.5× the instructions); 1 KB pages
+    instead of 4 KB (a fresh database: within the count's spread); the relays at nice 10 (2 pairs,
+    within the host's swing).
+  - The 8 clients after the first two: \`--throughput\` 2.02, 1.96 and 2.01 (3,504 and 3,410 against
+    1,802 and 1,636 ops/s), the record above 2.03; with the withdrawn notification insert too, in a
+    noisier hour, 1.74 (2,749 and 3,036 against 1,652 and 1,666) and 2.05 (2,926 and 2,291 against
+    1,304 and 1,235): our rounds swing by a quarter where the peer's move by 1–5 %. The machine's server is the bound: 87–92 % of a core
+    busy (0.23–0.30 ms a call) while the machine is 81–84 % busy (ours, client + relay + server,
+    0.40–0.54 ms a call against the peer's 1.01–1.17, whose run keeps the machine 94 % busy).
+    The server's loop is seldom idle (0.07 voluntary switches a call) and taken from the CPU
+    0.24–0.30 times a call: what it lacks of a whole core is the time others run in its place.
+    Twice the peer with a margin needs the server's share spread over both cores: the JavaScript
+    around its statements moved to another thread, or a second connection whose page cache
+    survives the other's commits (SQLite empties a connection's cache when another commits).
+  - The hub over HTTP (0.51 of the Hono floor recorded): its loop is not the bound there. Per call
+    (8 clients, /proc over 6 s) the hub spends 0.44–0.53 ms, the echo 0.09–0.11, and the machine is
+    89–98 % busy in both; the bench's HTTP clients (\`fetch\`) spend 0.92 ms a call against the hub
+    and 0.66 against the echo. With the clients' own share that much larger against the hub, 0.7
+    of the floor would need the hub at about the echo's own cost (~0.1 ms a call).
+  - Closing the store now commits a write group still open: a \`land\` in a terminal printed
+    "landed" (its wait read the landing inside the uncommitted group) and then closed the file,
+    which rolled the landing back (the intermittent failure of land.test).
+- **Temporary b-trees, liveness answers held, and where a call's CPU goes** (2026-11-28, eighth
+  session; an AMD EPYC host three to four times slower than the last record's: bare
+  \`node -e 0\` 80–111 ms against 28–30, the peer 687–946 ops/s with the 8 clients against 1,599,
+  the test suite 920 s against ~400). Read with \`strace -f\` on the machine's server under the 8
+  clients (3 s) and \`perf record -e cpu-clock\` (no hardware counters in this VM).
+  - Per call the server made ~4.8 log frames (two \`pwrite\`s each), 3.3 \`fcntl\`, 2 \`statx\` (a claim's
+    paths: is it a folder), one \`read\`, one \`write\`, and 3 \`kill(pid, 0)\` with 3 \`getpid\`: every
+    check and every answer asked whether the same few client processes still run. An answer now
+    holds 25 ms (\`integrations/process-probe.ts\`), less than any process takes to start, so a hook
+    run after its client exited still finds it gone (200 ms broke that: a test's hook, run at once,
+    was refused for the client just gone). Within the noise on this host; 6 syscalls a call fewer.
+  - A group commit (~5 writes) wrote 51 pages to the log; by index, pages a commit:
+    \`claims_by_session\` 7.1, \`notifications_by_session\` 6.4, \`claim_files_by_base\` 6.1, the primary
+    keys of \`claim_files\` 4.5, \`notifications\` 3.7 and \`claims\` 3.1 (random UUIDs), the events and
+    \`claims_by_project\` 2.4 each. The two by session hold every state (a release moves its claim's
+    entry from active to completed): partial indexes of the live rows would write ~1–2 pages each,
+    but the queries over history and the sessions' cascade read them too. Not done.
+  - Where the server's CPU goes (perf, its threads, 8 clients): kernel 25 % (log \`pwrite\` 5 %, the
+    answer's socket \`write\` 4 %, most of it waking the relay, the checkpointer's \`fsync\` 3 %),
+    SQLite 20 %, V8 builtins 16 % and runtime 14 % (no one function over 1 %), compiled JavaScript
+    10 %, malloc 4 %, JSON 3.5 %, GC 1.3 % on the loop (its helper threads besides). The loop is
+    taken from the CPU 0.35–0.45 times a call (involuntary switches; 0.06 voluntary: it never waits
+    for work); relays at nice 10 changed neither that nor the throughput (3 pairs).
+  - Temporary b-trees, found by counting instructions rather than time: the machine's server under
+    \`valgrind --tool=callgrind --separate-threads=yes\`, one client looping claim → check →
+    release, counted over 20 s after a warm-up (\`callgrind_control -i on\`, then \`-d\`), divided by
+    the calls made meanwhile (the claims created in the window, from the database). Its main
+    thread's instructions per call repeat within ~1.5 % (wall-clock figures on this host swing
+    ±25 %); the kernel's share is not counted. 4.4 b-trees a call were opened and dropped
+    (\`sqlite3BtreeOpen\`), each zeroing a 4 KB page (\`memset\` under \`getPageNormal\`: 6.3 % of the
+    thread's instructions): SQLite builds one for \`x IN (SELECT value FROM json_each(?))\`, for
+    every CHECK written \`x IN ('a', 'b', 'c')\` (three values or more) on each row written, for
+    RETURNING rows and for an UPDATE of the column its loop reads by. Per cycle: the live-pattern
+    read at a path's bases (2), the three reads of the neighbours' freshness (5, DISTINCT
+    included), the claim's insert (3 CHECKs) and release (1), the expiry run before every claim (3).
+    Cut in turn (instructions a call, 2 runs each): the lists walked first
+    (\`FROM json_each(?) CROSS JOIN …\`, each value sought in the index; CROSS JOIN keeps the planner
+    from reading the table and the list for each row) 542–546 K → 490–494 K; whether any claim is
+    due read first, through the index of expiring claims, 483–496 K (within the count's spread);
+    the CHECK lists of claims and notifications as comparisons (migration 29 builds the two tables
+    anew, rowids kept) 484–487 K → 454–455 K; a claim's few patterns ordered in JavaScript rather
+    than by SQLite's sorter, 466 → 450 K. In all 542 → 450 K (−17 %); with 8 clients under
+    valgrind 782 → 660 K (−16 %). The notifications' delivery (one \`UPDATE … RETURNING\`, 2
+    b-trees) and PostgreSQL are as they were.
+    The 8 clients beside the peer after these cuts (\`--throughput\`, two runs minutes apart): 2.62
+    (1,911 against 730 ops/s; our rounds 2,164 and 1,658) and 1.74 (1,405 against 809; 1,153 and
+    1,657), CPU per call 0.74 and 1.03 against 2.19 and 2.01 ms; before them, 1.72 (1,165 against
+    678; 739 and 1,591). Our two rounds differ by up to a third where the peer's differ by 3–5 %:
+    one server takes every client's calls, so whatever slows it (the host, a collection, a pause
+    for the log's copy) slows them all.
+    Recorded after them (\`--record\` on this host, not kept as the table above, made on a host 3–4×
+    faster; bare \`node -e 0\` 96–102 ms): the 8 clients 1.96 (1,649 against 843 ops/s; rounds
+    1,800 and 1,499), the hub 0.81 of the Hono floor, cold start 0.68× the peer (bare + 14 ms), PreToolUse with the server bare + 26 ms and without it + 59 (every
+    hook figure is bare node's 100 ms and more here), \`collab_check\` p99 4.27 ms at 10,000 claims
+    (the peer's 10.88).
+  - Recorded on this host before the b-trees were cut (not kept as the table above, made on a host
+    3–4× faster): the 8 clients
+    1,127 against 687 ops/s (1.64; 1.80 in a \`--throughput\` run an hour before, 1,638 against 910),
+    CPU per call 1.26 against 2.60 ms (0.49); the hub 0.71 of the Hono floor (397 against 556);
+    cold start 0.65× the peer, bare + 0 ms; PreToolUse with the server bare + 19 ms, without it
+    bare + 50; \`collab_check\` p99 5.22 ms at 10,000 claims (the peer's 17.14). Where the machine is
+    the bound, the ratio is (the peer's 2.60 + a client's) ÷ (ours + a client's): 2× needs ours,
+    relay and share of the server, 10–17 % under 1.26 ms.
 - **Writes committed together** (2026-11-28, seventh session; an AMD EPYC host, bare \`node -e 0\`
   25–90 ms, the peer 1,450–1,750 ops/s with the 8 clients). Each cut measured as CPU per call of the
   machine's server under the 8 clients, builds alternating (\`/proc/<pid>/stat\` over 5 s, 3 pairs
