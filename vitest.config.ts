@@ -19,11 +19,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Most files wait on other processes (servers, hubs, agent CLIs, git) rather than compute: on
-    // CI's two cores, three files at a time (vitest's default would be one): 324–327 s for the suite
-    // against 403 s with two, every test passing in both runs (four were no faster). Once, three
-    // made the tests that bound a hook's or a replica's time fail now and then; the soak that loaded
-    // both cores longest is shorter since (test/e2e/relay-soak.test.ts).
-    maxWorkers: 3,
+    // CI's two cores, four files at a time (vitest's default would be one). The suite took 306 s
+    // with four, against 335 s with three and 403 s with two, every test passing in each run, the
+    // cores busy 96 % of the time with four. That is since the soak paces its load and tests of
+    // real processes stopped loading the in-process app (helpers/tool-caller.ts): with the soak
+    // unpaced, even three made tests that bound a hook's or a replica's time fail now and then.
+    maxWorkers: 4,
     sequence: { sequencer: SlowFirst },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },

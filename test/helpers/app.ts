@@ -9,6 +9,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { Store } from '../../src/store/store.js';
 import { freshPgDatabase } from './pg.js';
 import { cloneOf, gitRepo, tempDir } from './temp.js';
+import { toolCaller } from './tool-caller.js';
 
 /**
  * The backend the tool suite runs on: the embedded SQLite file, or with
@@ -71,25 +72,6 @@ export async function connectInMemory(
   const client = new Client({ name: clientName, version: '1.0.0' });
   await client.connect(clientSide);
   return { client, connection, ...toolCaller(client), close: () => client.close() };
-}
-
-export type ToolError = { code: string; message: string; hint: string };
-
-/** `call` returns structuredContent (throwing on isError); `fail` expects isError and returns its body. */
-export function toolCaller(client: Client) {
-  return {
-    async call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> {
-      const result = await client.callTool({ name, arguments: args });
-      if (result.isError)
-        throw Object.assign(new Error(`${name}: ${JSON.stringify(result.structuredContent)}`), { result });
-      return result.structuredContent as T;
-    },
-    async fail(name: string, args: Record<string, unknown> = {}): Promise<ToolError> {
-      const result = await client.callTool({ name, arguments: args });
-      if (!result.isError) throw new Error(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`);
-      return (result.structuredContent as { error: ToolError }).error;
-    },
-  };
 }
 
 /**

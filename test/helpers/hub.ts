@@ -1,8 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach } from 'vitest';
-import { toolCaller } from './app.js';
 import { CLI, requireBuild } from './stdio.js';
+import { toolCaller } from './tool-caller.js';
 
 export interface HubProcess {
   home: string;

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { toolCaller } from './app.js';
 import { tempDir } from './temp.js';
+import { toolCaller } from './tool-caller.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.cjs', import.meta.url));
 export const FAKE_CLIENT = fileURLToPath(new URL('../fixtures/fake-client.mjs', import.meta.url));
