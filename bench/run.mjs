@@ -933,6 +933,40 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **The floor's clients warm up; the suite four files at a time** (2026-11-29, eleventh session;
+  an AMD EPYC host, bare \`node -e 0\` 25–30 ms).
+  - The 8 clients of a hub round count their calls second by second (a one-off script, the same
+    loop as \`bench/http-client-worker.mjs\`, 8 s a round). Against the echo:
+    518, 1,871, 1,955, 2,907, 3,234, 3,147, 3,370, 3,600 calls. Against the hub, twice:
+    747, 1,125, 1,359, 1,205, 1,557, 1,780, 1,513, 1,637, and 864, 1,103, 1,392, 1,219, 1,654,
+    1,794, 1,662, 1,722.
+    - Both rise for seconds, the echo's more: the clients' own JavaScript (\`fetch\`) warms up.
+    - Over the first 5 s, the length of the bench's rounds, the hub is at 0.57 of the echo. Over
+      the last 3 s it is at 0.49.
+    - So the 5-s rounds flatter the hub. Warm clients put the floor higher still.
+  - CPU a call from /proc, 7-s rounds, alternating echo and hub twice:
+    - client against the echo 0.67–0.69 ms, the echo's server 0.09;
+    - client against the hub 0.74–0.78, the hub 0.43–0.44;
+    - 2,406 and 2,514 ops/s against 1,444 and 1,506 (0.60 both times);
+    - the machine busy 97 % against 89–90 %.
+    - 0.7 needs the hub's own share near 0.25 ms a call. The echo's request path is 0.09 ms of
+      it, so the tool work itself (~0.3 ms a call in either server) must halve: the rest of the
+      request path cannot make it up.
+  - \`perf record\` of the hub (a bundle built with \`BUILD_MINIFY=0\`, \`--perf-basic-prof\`): the main
+    thread 86 % of the samples, V8's helper threads 10 %, the checkpointer 4 %.
+    - The Host check parsed the Host header as a URL at every request: 2.1 % of the samples.
+      A Host found allowed is now remembered (up to 64 per hub).
+    - The rest is flat, as before. In inclusive terms:
+      - the HTTP parser's dispatch 10 %;
+      - writing the answer 9 % (mostly the socket write);
+      - SQLite's steps 18 % (the checkpointer's included);
+      - claim paths' stats 2.6 %;
+      - the envelope 3.5 %.
+  - The suite four files at a time: 302 and 306 s in two full runs, every test passing, the cores
+    busy 96 % of the time. That is against 335 s with three.
+    - The soak paces its load except around each kill: 33 s of CPU for both backends, against 64.
+    - The tests of real processes no longer load the in-process app through their helpers (a
+      file's import 1.7 s, now 0.3 s).
 - **The hub's request path, and the log under a slow disk** (2026-11-29, tenth session; an AMD
   EPYC host, bare \`node -e 0\` 25–30 ms). Read with \`perf record -g -p\` (cpu-clock, every thread
   of the process, 4 s under the 8 clients).
