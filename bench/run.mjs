@@ -952,6 +952,14 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     - 0.7 needs the hub's own share near 0.25 ms a call. The echo's request path is 0.09 ms of
       it, so the tool work itself (~0.3 ms a call in either server) must halve: the rest of the
       request path cannot make it up.
+  - The 8 clients over stdio, counted the same way (10-s rounds, ours, the peer, the peer, ours):
+    ours 2,283, 3,477, 3,958, 3,607, 3,823, 3,891, 3,664, 3,683, 3,808, 3,847 calls a second;
+    the peer 1,533, 1,544, 1,620, 1,879, 1,905, 1,951, 1,836, 1,941, 1,937, 1,901; then the
+    peer 1,479–2,042 and ours 2,530–3,659.
+    - The two pairs are 2.00 and 1.85 over 10 s: 2.02 and 1.94 over the first 5 s, 1.98 and 1.76
+      over the last 5.
+    - 2× the peer holds in some rounds and not in others in this hour. The machine's server does
+      the work of every call on one thread, so every cut of its CPU a call shows in full.
   - \`perf record\` of the hub (a bundle built with \`BUILD_MINIFY=0\`, \`--perf-basic-prof\`): the main
     thread 86 % of the samples, V8's helper threads 10 %, the checkpointer 4 %.
     - The Host check parsed the Host header as a URL at every request: 2.1 % of the samples.
