@@ -85,8 +85,7 @@ export function readsKept(db: Db, transaction: () => number): ReadsKept {
     if (open !== 0 && db.inTransaction === false) {
       // SQLite rolled it back by itself (an I/O error, a full disk: the store hears of it only when
       // the transaction ends): other connections commit again meanwhile, and what was read inside
-      // it is gone. (Where the driver cannot tell, that is known when the transaction ends, as any
-      // rollback is.)
+      // it is gone. (A driver that cannot tell keeps no reads: sql.ts.)
       if (lost !== open) {
         lost = open;
         forgetAll();

@@ -21,7 +21,9 @@ export interface Sql {
   run(sql: string, params?: unknown[]): Promise<{ changes: number }>;
   /**
    * `read()`'s value as it returned before, while nothing in `tables` can have changed since
-   * (SQLite: store/reads-kept.ts); read each time on PostgreSQL. The value is shared by every
+   * (SQLite: store/reads-kept.ts); read each time on PostgreSQL, and on a SQLite driver that cannot
+   * tell whether SQLite rolled a transaction back by itself (node:sqlite before Node 22.16: what was
+   * kept inside it would outlive it). The value is shared by every
    * caller it is returned to: never changed by one (a row is copied before it is handed on).
    */
   kept<T>(key: string, tables: readonly string[], read: () => Promise<T>): Promise<T>;
@@ -289,7 +291,10 @@ export function sqliteSql(db: Db, busyTimeoutMs: number): SqliteSqlDatabase {
           wrote(text, changes);
         }
       }),
-    kept: (key, tables, read) => reads.read(key, tables, read),
+    kept:
+      db.inTransaction === null
+        ? (_key, _tables, read) => read()
+        : (key, tables, read) => reads.read(key, tables, read),
   };
   function write<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     // A write inside a write joins it.
