@@ -231,9 +231,11 @@ export class ChangesService {
       const row = await store.sessions.get(s.id);
       if (row?.status !== 'active') continue;
       // A whole read of this copy may have been recorded while the row was read (another check
-      // began it): that read counts, as it would have had it ended before this check looked.
-      if (whole && stale() === null) continue;
-      await this.refresh(row, whole ? undefined : mine);
+      // began it): that read counts, as it would have had it ended before this check looked; then
+      // at most the files written since are read again.
+      const still = whole ? stale() : false;
+      if (still === null) continue;
+      await this.refresh(row, still ? undefined : mine);
     }
   }
 
