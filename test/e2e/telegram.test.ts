@@ -373,6 +373,9 @@ describe('Telegram: exactly one poller per bot, across processes', () => {
     const after = await survivor.call<{ questions: Outcome[] }>('list_questions', { status: 'all' });
     expect(after.questions.find((q) => q.question_id === q1.question_id)).toMatchObject({ answer: 'b' });
 
+    // No poll met another's (a poller told of a conflict waits a whole lease before it polls again).
+    expect(telegram.conflicts).toBe(0);
+
     // A clean stop hands the lease over at once.
     const current = poller(home)!;
     const holder = servers.find((s) => s.pid === current)!;
