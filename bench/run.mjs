@@ -970,6 +970,17 @@ the performance issue). Ratios hold from run to run; absolute times move with th
       - SQLite's steps 18 % (the checkpointer's included);
       - claim paths' stats 2.6 %;
       - the envelope 3.5 %.
+  - \`--cpu-prof\` of the machine's server under the 8 stdio clients (non-minified bundle; the
+    profiler samples wall-clock time, and slows the run to ~1,900 calls a second). Of its busy
+    samples:
+    - writing each answer to its relay's socket: 16 % (\`writeUtf8String\`: the write and, likely,
+      the relay it wakes taking the core);
+    - reading requests: 9 %;
+    - SQLite's statements: 30 % (BEGIN and COMMIT 9 %);
+    - the call's own JavaScript: the rest, spread thin (\`callTool\` 9 % inclusive, the envelope
+      6 %, zod 3 %).
+    - The relays at nice 5 (to spare the server that wake-up) changed nothing measurable:
+      3,000–3,700 calls a second either way, in four alternating 8-s rounds.
   - The suite four files at a time: 302 and 306 s in two full runs, every test passing, the cores
     busy 96 % of the time. That is against 335 s with three.
     - The soak paces its load except around each kill: 33 s of CPU for both backends, against 64.
