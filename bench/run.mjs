@@ -981,8 +981,9 @@ the performance issue). Ratios hold from run to run; absolute times move with th
       6 %, zod 3 %).
     - The relays at nice 5 (to spare the server that wake-up) changed nothing measurable:
       3,000–3,700 calls a second either way, in four alternating 8-s rounds.
-  - The suite four files at a time: 302 and 306 s in two full runs, every test passing, the cores
-    busy 96 % of the time. That is against 335 s with three.
+  - The suite four files at a time: 302, 306 and 320 s in three full runs with every test passing,
+    the cores busy 96 % of the time. That is against 335 s with three. In a fourth run (316 s) the
+    Telegram takeover test waited in vain for its third poller; it was not reproduced since.
     - The soak paces its load except around each kill: 33 s of CPU for both backends, against 64.
     - The tests of real processes no longer load the in-process app through their helpers (a
       file's import 1.7 s, now 0.3 s).
