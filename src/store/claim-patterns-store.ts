@@ -107,6 +107,8 @@ export interface ClaimsMark {
   patterns: number;
   /** How many of the project's claims had stopped being active (projects.claims_released). */
   released: number;
+  /** How many projects had been merged into it (their claims come with their own rowids). */
+  merges: number;
 }
 
 export class ClaimPatternsStore {
@@ -180,7 +182,7 @@ export class ClaimPatternsStore {
   /**
    * Where a project's claims stand: every pattern added to it later has a greater rowid, and
    * the project's count of claims that stopped being active tells whether any did since
-   * (`releasedSince`). Read before overlaps are worked out, outside the write lock. The last rowid
+   * (`changedSince`). Read before overlaps are worked out, outside the write lock. The last rowid
    * is the project's own: on the team database other projects' writes commit in parallel, and a
    * rowid of theirs can be committed before a smaller one of this project's (its patterns are
    * written only under its own lock, so in rowid order).
@@ -188,21 +190,27 @@ export class ClaimPatternsStore {
   async mark(projectId: string): Promise<ClaimsMark> {
     // Each read here is one b-tree seek whatever the number of claims (the project's last rowid,
     // through claim_files_by_project; the patterns after a mark are read by rowid).
-    const row = await this.sql.get<{ patterns: number; released: number }>(
+    const row = await this.sql.get<{ patterns: number; released: number; merges: number | string }>(
       `SELECT coalesce((SELECT rowid FROM claim_files WHERE project_id = ? ORDER BY rowid DESC LIMIT 1), 0) AS patterns,
-              coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) AS released`,
-      [projectId, projectId],
+              coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) AS released,
+              (SELECT count(*) FROM project_merges WHERE into_id = ?) AS merges`,
+      [projectId, projectId, projectId],
     );
-    return { projectId, ...row! };
+    return { projectId, patterns: row!.patterns, released: row!.released, merges: Number(row!.merges) };
   }
 
-  /** How many of the project's claims stopped being active since `mark` (0: none of those found did). */
-  async releasedSince(mark: ClaimsMark): Promise<number> {
-    const row = await this.sql.get<{ n: number }>(
-      'SELECT coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) - CAST(? AS BIGINT) AS n',
-      [mark.projectId, mark.released],
+  /**
+   * What changed of the project's claims since `mark`: how many stopped being active (0: none of
+   * those found did), and whether another project was merged into it (its claims came with rowids
+   * of their own, which the mark does not order).
+   */
+  async changedSince(mark: ClaimsMark): Promise<{ released: number; merged: boolean }> {
+    const row = await this.sql.get<{ released: number | string; merges: number | string }>(
+      `SELECT coalesce((SELECT claims_released FROM projects WHERE id = ?), 0) - CAST(? AS BIGINT) AS released,
+              (SELECT count(*) FROM project_merges WHERE into_id = ?) AS merges`,
+      [mark.projectId, mark.released, mark.projectId],
     );
-    return row!.n;
+    return { released: Number(row!.released), merged: Number(row!.merges) !== mark.merges };
   }
 
   /** Live patterns of the project added after `mark`. */

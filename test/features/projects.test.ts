@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
 import { reidentifyProjects } from '../../src/features/sessions/project-identities.js';
-import { recentMerges } from '../../src/store/project-merge.js';
+import { mergeProject, recentMerges } from '../../src/store/project-merge.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -282,5 +282,52 @@ describe('a project is a repository', () => {
     );
     // A second pass finds nothing to do.
     expect(await reidentifyProjects(app)).toEqual([]);
+  });
+
+  it('a claim made while another project merges into its own meets the claims that came with it', async () => {
+    const app = await testApp();
+    const [mine, theirs] = [gitRepo({ 'src/x.ts': '1\n' }), gitRepo({ 'src/x.ts': '1\n' })];
+    const alice = await connectInMemory(app, mine, 'alice');
+    const bob = await connectInMemory(app, theirs, 'bob');
+    await alice.call('collab_session_start', { name: 'alice', project_root: mine });
+    await bob.call('collab_session_start', { name: 'bob', project_root: theirs });
+    await bob.call('collab_claim', { files: ['src/x.ts'], intent: 'rewrite', exclusive: true });
+    // Alice's project has a claim made after bob's: its rows come after his.
+    await alice.call('collab_claim', { files: ['docs/notes.md'], intent: 'notes' });
+    const into = (await app.sessions.get(alice.connection.currentId!))!;
+    const from = (await app.sessions.get(bob.connection.currentId!))!;
+    expect(into.project_id).not.toBe(from.project_id);
+    // Bob's project is merged into alice's after her claim read its candidates (before the write
+    // lock) and before it takes the lock: his claim keeps its place among the rows.
+    const { store } = app;
+    const mark = store.claimPatterns.mark.bind(store.claimPatterns);
+    const write = store.write.bind(store);
+    let armed = false;
+    let merged = false;
+    store.claimPatterns.mark = async (projectId) => {
+      armed ||= projectId === into.project_id && !merged;
+      return mark(projectId);
+    };
+    store.write = (async (fn: never, scope: never) => {
+      if (armed) {
+        armed = false;
+        merged = true;
+        await write(() =>
+          mergeProject(
+            store.sql,
+            { id: from.project_id, root: theirs },
+            { id: into.project_id, root: mine },
+            app.host,
+            app.now(),
+          ),
+        );
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    // A glob: its candidates are read before the lock on either database.
+    const refused = await alice.fail('collab_claim', { files: ['src/*.ts'], intent: 'tidy' });
+    expect(merged).toBe(true);
+    expect(refused.code).toBe('CLAIM_CONFLICT');
+    expect(refused.message).toContain('src/x.ts');
   });
 });

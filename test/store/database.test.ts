@@ -140,22 +140,22 @@ describe("what changed in a project's claims since a mark", () => {
     const claims = app.store.claims;
     const claimPatterns = app.store.claimPatterns;
     const mark = await claimPatterns.mark(a.project_id);
-    expect(await claimPatterns.releasedSince(mark)).toBe(0);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(0);
     expect(await claimPatterns.livePatternsAfter(mark)).toEqual([]);
 
     const later = await claim(b, ['c.ts', 'd/**']);
     expect((await claimPatterns.livePatternsAfter(mark)).map((p) => p.pattern)).toEqual(['c.ts', 'd/**']);
-    expect(await claimPatterns.releasedSince(mark)).toBe(0);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(0);
 
     await app.store.write(() => claims.release(first, 'completed', null, clock)); // released
-    expect(await claimPatterns.releasedSince(mark)).toBe(1);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(1);
     await app.store.write(() => claims.release(first, 'completed', null, clock)); // already released: no change
-    expect(await claimPatterns.releasedSince(mark)).toBe(1);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(1);
     clock += 61_000;
     await app.store.write(() => claims.expireDue(clock)); // expired
-    expect(await claimPatterns.releasedSince(mark)).toBe(2);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(2);
     await app.sessions.end(b.id, 'complete', 'test'); // its claims released with the session
-    expect(await claimPatterns.releasedSince(mark)).toBe(4);
+    expect((await claimPatterns.changedSince(mark)).released).toBe(4);
     expect(await claimPatterns.livePatternsAfter(mark)).toEqual([]); // the later claim's patterns went with it
     expect(await claims.activeAmong([first, later])).toEqual(new Set());
     await app.close();

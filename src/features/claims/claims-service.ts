@@ -105,7 +105,7 @@ export class ClaimsService extends ClaimQueries {
         const now = this.app.now();
         await store.claims.expireDue(now, input.session.project_id);
         const hits = mark
-          ? await this.stillHits(mark, found, patterns, input.session.id, now)
+          ? await this.stillHits(mark, found, patterns, input.session, now)
           : await this.candidateHits(input.session, patterns, now);
         const conflicts = await this.conflictsOf(hits, now);
         const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
@@ -173,18 +173,21 @@ export class ClaimsService extends ClaimQueries {
     mark: ClaimsMark,
     found: Hit[],
     patterns: string[],
-    sessionId: string,
+    session: SessionRow,
     now: number,
   ): Promise<Hit[]> {
     const { store } = this.app;
+    const since = await store.claimPatterns.changedSince(mark);
+    // Another project merged into this one meanwhile (rare): its claims are read afresh.
+    if (since.merged) return this.candidateHits(session, patterns, now);
     // Usually nothing was released meanwhile; if something was, which of those found remain.
     const active =
-      (await store.claimPatterns.releasedSince(mark)) === 0
+      since.released === 0
         ? null
         : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
     const added = await store.claimPatterns.livePatternsAfter(mark);
     return (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
-      patterns.flatMap((p) => this.matching(added, p, sessionId, now)),
+      patterns.flatMap((p) => this.matching(added, p, session.id, now)),
     );
   }
 
