@@ -118,7 +118,8 @@ export function writeGroups(
       if (joined.length >= GROUP_MAX) commit();
     } catch (error) {
       const sqliteError = String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_');
-      if (changes !== before || sqliteError) {
+      // Or SQLite ended the transaction under it, and the write failed of its own afterwards.
+      if (changes !== before || sqliteError || db.inTransaction === false) {
         group = null;
         open = 0;
         rollback(db);

@@ -152,6 +152,22 @@ it('a write that passes over an error SQLite ended its transaction for is refuse
   expect(seen()).toBe('b');
 });
 
+it('a write that fails of its own after SQLite ended its transaction has the group written again without it', async (ctx) => {
+  const { db, real, seen } = await setup();
+  if (real.inTransaction === null) return ctx.skip(); // node:sqlite before Node 22.16 cannot say
+  const b = db.write(async (tx) => tx.run("INSERT INTO t (k) VALUES ('b')"));
+  const a = db.write(async () => {
+    // A read of this write met an I/O error, which SQLite answers by ending the transaction (b's
+    // row gone with it); the write caught that and fails with an error of its own, having
+    // changed nothing.
+    real.exec('ROLLBACK');
+    throw new Error('refused');
+  });
+  await expect(a).rejects.toThrow('refused');
+  await b;
+  expect(seen()).toBe('b');
+});
+
 it('a write that fails having changed nothing leaves the others of its group as they are', async () => {
   const { db, seen, commits } = await setup();
   const runs = { a: 0, c: 0 };
