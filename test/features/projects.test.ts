@@ -304,6 +304,7 @@ describe('a project is a repository', () => {
     const write = store.write.bind(store);
     let armed = false;
     let merged = false;
+    // On PostgreSQL once the claim has taken its mark; on SQLite (no mark) at its first write.
     store.claimPatterns.mark = async (projectId) => {
       armed ||= projectId === into.project_id && !merged;
       return mark(projectId);
@@ -324,7 +325,9 @@ describe('a project is a repository', () => {
       }
       return write(fn, scope);
     }) as typeof store.write;
-    // A glob: its candidates are read before the lock on either database.
+    // On PostgreSQL the candidates are read before the lock (on SQLite inside it, where the merged
+    // claims are read as any other).
+    armed = store.sql.dialect === 'sqlite';
     const refused = await alice.fail('collab_claim', { files: ['src/*.ts'], intent: 'tidy' });
     expect(merged).toBe(true);
     expect(refused.code).toBe('CLAIM_CONFLICT');

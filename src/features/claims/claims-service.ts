@@ -4,7 +4,7 @@ import { CollabError, invalidInput } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
-import { isGlob, literalBase } from '../../core/paths.js';
+import { literalBase } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
 import type { ClaimsMark } from '../../store/claim-patterns-store.js';
 import type { ClaimSource, ClaimStatus, ClaimWithFiles, Scope } from '../../store/claims-store.js';
@@ -90,14 +90,14 @@ export class ClaimsService extends ClaimQueries {
     const patterns = normalizeFiles(input.files, input.session);
     const intent = input.intent.trim();
     if (!intent) throw invalidInput('intent: say what you are changing, so others understand.');
-    // The costly part (reading the candidates, glob overlaps: up to hundreds for a glob) runs
-    // here, before the write lock, and inside it only what changed meanwhile is read: patterns
-    // added since (after a mark), and which of the claims found are still active. On SQLite, where
-    // one process serves every call on one thread and its writes share a transaction
-    // (store/write-groups.ts), literal paths' candidates (index seeks and matches, no overlaps)
-    // are read inside instead, once: three statements fewer a claim. Then the holders' liveness,
-    // afresh.
-    const before = store.dialect === 'postgresql' || patterns.some(isGlob);
+    // On the team database the costly part (reading the candidates, glob overlaps) runs here,
+    // before the write lock, and inside it only what changed meanwhile is read: patterns added
+    // since (after a mark), and which of the claims found are still active. On SQLite the
+    // candidates are read inside, once (three statements fewer a claim): one process serves every
+    // call on one thread, its writes share a transaction (store/write-groups.ts), and a read
+    // before the lock could see a group's rows that are then rolled back (a mark at a rowid used
+    // again, a release undone). Then the holders' liveness, afresh.
+    const before = store.dialect === 'postgresql';
     const mark = before ? await store.claimPatterns.mark(input.session.project_id) : null;
     const found = before ? await this.candidateHits(input.session, patterns, this.app.now()) : [];
     const result = await store.write(
