@@ -30,6 +30,13 @@ export const CALL_RECORDS_KEPT_MS = 60 * 60_000;
  */
 export const FORGOTTEN_TOGETHER = 16;
 
+/** A step found recorded by another server as this run of it was about to be: this run is undone. */
+export class DoneElsewhere extends Error {
+  constructor() {
+    super('This step of the call was done meanwhile by another server; its record answers.');
+  }
+}
+
 /** One call whose writes are recorded. */
 export interface CallRecording {
   /** The call's key: the client's process and the request's id. */
@@ -164,21 +171,23 @@ export class CallRecordsStore {
   }
 
   /**
-   * Records what a step returned (inside its write's transaction). False when the value cannot
-   * be kept (it holds a function, say): sent again, that step runs again.
+   * Records what a step returned (inside its write's transaction): 'kept'; 'unkept' when the value
+   * cannot be kept (it holds a function, say: sent again, that step runs again); 'taken' when the
+   * step is recorded already, done by another server meanwhile (one replaced while it ran the
+   * call, whose client sent it here again): this run must not stand.
    */
-  async put(call: string, step: string, value: unknown, at: number): Promise<boolean> {
+  async put(call: string, step: string, value: unknown, at: number): Promise<'kept' | 'unkept' | 'taken'> {
     let text: string;
     try {
       text = encodeValue(value);
     } catch {
-      return false;
+      return 'unkept';
     }
-    await this.sql.run(
-      'INSERT INTO call_records (call, step, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (call, step) DO UPDATE SET value = excluded.value, at = excluded.at',
+    const { changes } = await this.sql.run(
+      'INSERT INTO call_records (call, step, value, at) VALUES (?, ?, ?, ?) ON CONFLICT (call, step) DO NOTHING',
       [call, step, text, at],
     );
-    return true;
+    return changes > 0 ? 'kept' : 'taken';
   }
 
   /** Forgets the records of calls whose answers reached their clients. */

@@ -5,6 +5,7 @@ import { AgentRunsStore } from './agent-runs-store.js';
 import {
   type CallRecording,
   CallRecordsStore,
+  DoneElsewhere,
   FORGOTTEN_TOGETHER,
   insideWrite,
   recordedCall,
@@ -226,25 +227,34 @@ export class Store {
    */
   private async recordedWrite<T>(call: CallRecording, fn: () => Promise<T>, scope?: WriteScope): Promise<T> {
     const step = stepOf(call, fn);
-    if (call.again) {
-      const done = await this.callRecords.get(call.call, step);
-      if (done) return done.value as T;
-    }
     const answered = call.answered.length >= FORGOTTEN_TOGETHER ? call.answered.splice(0) : [];
     try {
       return await this.transaction(
         () =>
           insideWrite(call, async () => {
-            const value = await fn();
-            if (await this.callRecords.put(call.call, step, value, Date.now())) call.wrote = true;
             await this.callRecords.forget(answered);
+            // Asked inside the write: a server replaced while it ran this call may still be
+            // finishing it. Whichever of the two writes first does the step; the other answers
+            // from its record (an original finding it recorded undoes its own run: below).
+            if (call.again) {
+              const done = await this.callRecords.get(call.call, step);
+              if (done) return done.value as T;
+            }
+            const value = await fn();
+            const kept = await this.callRecords.put(call.call, step, value, Date.now());
+            if (kept === 'taken') throw new DoneElsewhere();
+            if (kept === 'kept') call.wrote = true;
             return value;
           }),
         scope,
       );
     } catch (error) {
       call.answered.push(...answered);
-      throw error;
+      if (!(error instanceof DoneElsewhere)) throw error;
+      // Rolled back: the step's effect stands as the other server's run made it.
+      const done = await this.callRecords.get(call.call, step);
+      if (!done) throw error;
+      return done.value as T;
     }
   }
 
