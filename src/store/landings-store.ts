@@ -177,7 +177,10 @@ export class LandingsStore {
     return changes > 0;
   }
 
-  /** Takes over a landing whose runner is gone (only from that runner: two takers never both win). */
+  /**
+   * Takes over a landing whose runner is gone: only from that runner and at the lease it was read
+   * with (two takers never both win, and a runner that renewed its lease meanwhile keeps it).
+   */
   async takeOver(
     row: LandingRow,
     runner: { id: string; pid: number; host: string; start: string | null },
@@ -186,8 +189,17 @@ export class LandingsStore {
     const { changes } = await this.sql.run(
       `UPDATE landings SET runner = ?, runner_pid = ?, runner_host = ?, runner_start = ?, lease_until = ?,
          attempts = attempts + 1
-       WHERE id = ? AND state = 'landing' AND coalesce(runner, '') = ?`,
-      [runner.id, runner.pid, runner.host, runner.start, leaseUntil, row.id, row.runner ?? ''],
+       WHERE id = ? AND state = 'landing' AND coalesce(runner, '') = ? AND coalesce(lease_until, -1) = ?`,
+      [
+        runner.id,
+        runner.pid,
+        runner.host,
+        runner.start,
+        leaseUntil,
+        row.id,
+        row.runner ?? '',
+        row.lease_until ?? -1,
+      ],
     );
     return changes > 0;
   }
