@@ -64,3 +64,54 @@ describe('an answer given again', () => {
     await app.close();
   });
 });
+
+describe('an asker taken up again while a person answers or looks', () => {
+  /**
+   * The asker of a question (silent past the inactivity threshold, so gone by its heartbeat) is
+   * heard from again just before the next write: once it is what decides, it counts.
+   */
+  async function silentAsker() {
+    let clock = Date.parse('2026-03-01T10:00:00Z');
+    const app = await testApp({ now: () => clock });
+    const repo = gitRepo();
+    const a = await connectInMemory(app, repo, 'a', ['collab', 'human']);
+    const b = await connectInMemory(app, repo, 'b', ['collab', 'human']);
+    const mine = await a.call<Outcome>('ask_human', { question: 'Which one?', wait_seconds: 0 });
+    const theirs = await b.call<Outcome>('ask_human', { question: 'Anyone?', wait_seconds: 0 });
+    clock += (app.config.inactive_after_minutes + 1) * 60_000;
+    const { store } = app;
+    const write = store.write.bind(store);
+    const revived = { done: false };
+    store.write = (async (fn: never, scope: never) => {
+      if (!revived.done) {
+        revived.done = true;
+        await app.sessions.touch(a.connection.currentId!);
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    const close = async () => {
+      await Promise.all([a.close(), b.close()]);
+      await app.close();
+    };
+    return { app, mine, theirs, revived, close };
+  }
+
+  it('the person’s answer reaches it (the question is not abandoned)', async () => {
+    const { app, mine, revived, close } = await silentAsker();
+    const outcome = await app.human.answer(mine.question_id, 'the first', 'terminal', 'me');
+    expect(revived.done).toBe(true);
+    expect(outcome).toMatchObject({ won: true, question: { status: 'answered', answer: 'the first' } });
+    await close();
+  });
+
+  it('its question stays pending; one of an asker still gone is abandoned', async () => {
+    const { app, mine, theirs, revived, close } = await silentAsker();
+    const listed = await app.human.list(null, 'all', 10);
+    expect(revived.done).toBe(true);
+    expect(Object.fromEntries(listed.map((q) => [q.id, q.status]))).toEqual({
+      [mine.question_id]: 'pending',
+      [theirs.question_id]: 'abandoned',
+    });
+    await close();
+  });
+});

@@ -116,16 +116,17 @@ export class QuestionsService {
     const answer = text.trim();
     if (!answer) throw invalidInput('answer: it is empty.');
     const { store } = this.app;
-    const before = await store.questions.get(questionId);
-    if (!before) throw notFound(questionId);
-    // An asker that is gone (its process died without ending the session) reads no answer.
-    const gone = before.status === 'pending' && !(await this.askerLive(before.session_id));
-    const outcome = await store.write(async () => {
+    const { abandoned, ...outcome } = await store.write(async () => {
       const now = this.app.now();
       await this.expireWithin(now);
       const row = await store.questions.get(questionId);
       if (!row) throw notFound(questionId);
-      if (gone) await store.questions.close(questionId, 'abandoned', now);
+      // An asker that is gone (its process died without ending the session) reads no answer. Told
+      // in this transaction: an asker taken up again meanwhile gets its person's answer.
+      const abandoned =
+        row.status === 'pending' &&
+        !(await this.askerLive(row.session_id)) &&
+        (await store.questions.close(questionId, 'abandoned', now));
       const won = await store.questions.answer(questionId, answer, via, by, now);
       if (won) {
         await this.notifications.notify([row.session_id], {
@@ -148,10 +149,10 @@ export class QuestionsService {
         question.answered_via === via &&
         question.answered_by === by &&
         question.answer === answer;
-      return { won, again, question };
+      return { won, again, question, abandoned };
     });
     if (outcome.won) this.app.log.info('question.answered', { question: questionId, via });
-    if (outcome.won || (gone && outcome.question.status === 'abandoned')) await this.closed(outcome.question);
+    if (outcome.won || abandoned) await this.closed(outcome.question);
     return outcome;
   }
 
@@ -165,11 +166,15 @@ export class QuestionsService {
   private async abandonGone(): Promise<void> {
     const { store } = this.app;
     const pending = await store.questions.all('pending', 500);
-    const gone = new Set<string>();
-    for (const id of new Set(pending.map((q) => q.session_id))) if (!(await this.askerLive(id))) gone.add(id);
-    if (gone.size === 0) return;
+    const looksGone = new Set<string>();
+    for (const id of new Set(pending.map((q) => q.session_id)))
+      if (!(await this.askerLive(id))) looksGone.add(id);
+    if (looksGone.size === 0) return;
     const closed = await store.write(async () => {
       const now = this.app.now();
+      // Told again in this transaction: an asker taken up again since keeps its questions.
+      const gone = new Set<string>();
+      for (const id of looksGone) if (!(await this.askerLive(id))) gone.add(id);
       const closed: QuestionWithSession[] = [];
       for (const q of pending)
         if (gone.has(q.session_id) && (await store.questions.close(q.id, 'abandoned', now))) closed.push(q);
