@@ -256,12 +256,13 @@ export class LandingsStore {
 
   /**
    * Ends a request that will never land (its session went away, its lander stopped for good): only
-   * as it was read (its state and runner), so that a lander that got to it meanwhile wins.
+   * as it was read (its state, runner and lease), so that a lander that got to it or renewed its
+   * lease meanwhile wins.
    */
   async abandon(row: LandingRow, outcome: LandingOutcome, now: number): Promise<boolean> {
     const { changes } = await this.sql.run(
       `UPDATE landings SET state = ?, reason_code = ?, reason = ?, finished_at = ?, lease_until = NULL
-       WHERE id = ? AND state = ? AND coalesce(runner, '') = ?`,
+       WHERE id = ? AND state = ? AND coalesce(runner, '') = ? AND coalesce(lease_until, -1) = ?`,
       [
         outcome.state,
         outcome.reason_code ?? null,
@@ -270,6 +271,7 @@ export class LandingsStore {
         row.id,
         row.state,
         row.runner ?? '',
+        row.lease_until ?? -1,
       ],
     );
     return changes > 0;

@@ -289,12 +289,22 @@ export class LandingService {
     const me = { ...this.runner, host: app.host };
     const scope = { project: projectId };
     const queue = await store.landings.queue(projectId, 20);
-    for (const head of queue) {
+    for (let head of queue) {
       const now = app.now();
-      const gone = await this.abandoned(head, now);
-      if (gone) {
-        await store.write(() => store.landings.abandon(head, { state: 'cancelled', ...gone }, now), scope);
-        continue;
+      if (await this.abandoned(head, now)) {
+        // Decided again inside the write, on the request and its session as they are then: a
+        // lander that renewed its hold, or a session that came back, since the queue was read
+        // keeps its request (and the request goes on as it is now).
+        const kept = await store.write(async () => {
+          const row = await store.landings.get(head.id);
+          if (!row || FINAL.has(row.state)) return null;
+          const gone = await this.abandoned(row, now);
+          if (!gone) return row;
+          await store.landings.abandon(row, { state: 'cancelled', ...gone }, now);
+          return null;
+        }, scope);
+        if (!kept) continue;
+        head = kept;
       }
       if (head.state === 'landing') {
         if (head.host !== app.host) return null;
