@@ -40,19 +40,23 @@ export async function setPoint(
   point: string | null,
 ): Promise<void> {
   const runs = app.store.agentRuns;
-  if (point !== null && !adapterOf(provider).canGoBack) {
-    // Its latest point; or, for a session with none of its own yet (a restarted server without a
-    // client session id), the latest point any session of the project reached.
-    const own = await runs.conversation(session.id, provider, conversation);
-    const latest = own ?? (await runs.lastPoint(whereOf(session), provider, conversation))?.current;
-    if (point !== latest)
-      throw invalidInput(
-        `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
-        'Use claude to go back to an earlier point, or reset_session to start over.',
-      );
-  }
   const at = await pointDetails(app, session, provider, conversation, point);
-  await app.store.write(() => runs.setConversation(session.id, provider, conversation, point, at, app.now()));
+  await app.store.write(async () => {
+    // Checked inside the write: a point a run reached, or another caller set, since this call began
+    // is seen (an earlier point is never set over it).
+    if (point !== null && !adapterOf(provider).canGoBack) {
+      // Its latest point; or, for a session with none of its own yet (a restarted server without a
+      // client session id), the latest point any session of the project reached.
+      const own = await runs.conversation(session.id, provider, conversation);
+      const latest = own ?? (await runs.lastPoint(whereOf(session), provider, conversation))?.current;
+      if (point !== latest)
+        throw invalidInput(
+          `${provider} continues a conversation only from its latest point (${latest ?? 'none yet'}): its resumes append to one thread, so an earlier point cannot be gone back to.`,
+          'Use claude to go back to an earlier point, or reset_session to start over.',
+        );
+    }
+    await runs.setConversation(session.id, provider, conversation, point, at, app.now());
+  });
 }
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * A CLI that cannot go back (codex, gemini) continues a conversation only from its latest point,
+ * checked inside the write that sets the point: a run that reached a newer point after the caller's
+ * read is seen, and the earlier point is refused. The run's write is made there on purpose, just
+ * before the caller's write begins: the race, made certain.
+ */
+import { expect, it } from 'vitest';
+import { UNKNOWN_POINT } from '../../src/store/agent-runs-store.js';
+import { connectInMemory, testApp } from '../helpers/app.js';
+import { gitRepo } from '../helpers/temp.js';
+
+it('a point that stopped being the latest before the write is refused', async () => {
+  const app = await testApp();
+  const repo = gitRepo();
+  const s = await connectInMemory(app, repo, 's');
+  await s.call('collab_session_start', { name: 's', project_root: repo });
+  const session = (await app.sessions.get(s.connection.currentId!))!;
+  const { store } = app;
+  const runs = store.agentRuns;
+  const reach = (point: string) => () =>
+    store.write(() => runs.setConversation(session.id, 'codex', 'main', point, UNKNOWN_POINT, app.now()));
+  await reach('p1')();
+  // The caller reads p1 as the latest; a run then reaches p2 before the caller's write.
+  const write = store.write.bind(store);
+  let raced = false;
+  store.write = (async (fn, scope) => {
+    if (!raced) {
+      raced = true;
+      await reach('p2')();
+    }
+    return write(fn, scope);
+  }) as typeof store.write;
+  await expect(app.agents.setCurrent(session, 'codex', 'main', 'p1')).rejects.toMatchObject({
+    code: 'INVALID_INPUT',
+  });
+  expect(await runs.conversation(session.id, 'codex', 'main')).toBe('p2');
+  // The latest point is still set, and afresh always is.
+  await app.agents.setCurrent(session, 'codex', 'main', 'p2');
+  expect(await runs.conversation(session.id, 'codex', 'main')).toBe('p2');
+  await app.agents.setCurrent(session, 'codex', 'main', null);
+  expect(await runs.conversation(session.id, 'codex', 'main')).toBe(null);
+});
