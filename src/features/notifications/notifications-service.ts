@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app/context.js';
-import { newId } from '../../core/ids.js';
+import { newOrderedId } from '../../core/ids.js';
 import {
   coalescePayload,
   type Delivered,
@@ -42,7 +42,7 @@ export class NotificationsService {
           await store.notifications.coalesce(pending.id, JSON.stringify(merged), now);
         } else {
           await store.notifications.insert({
-            id: newId(),
+            id: newOrderedId(now),
             session_id: sessionId,
             project_id: projectId,
             type,
