@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ownProcess } from '../../src/features/sessions/client-sessions.js';
+import type { ClientIdentity } from '../../src/features/sessions/session-types.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -219,5 +220,85 @@ describe('a session taken over on another machine (team mode)', () => {
     // On machine A it is now judged by its heartbeat, not by a pid of A's: it stays active.
     const { items } = await machineA.sessions.list(null, true);
     expect(items.find((s) => s.id === session.id)?.status).toBe('active');
+  });
+});
+
+describe('a client session that ends while its client goes on under a new id', () => {
+  it('is ended before or after the SessionStart that takes it up, never between: the new id keeps a live session', async () => {
+    const app = await testApp();
+    const repo = gitRepo();
+    const { worktree } = app.sessions.locate(repo);
+    // This process stands for the client (Claude Code), alive throughout.
+    const client = (sessionId: string): ClientIdentity => ({
+      sessionId,
+      process: { ...ownProcess(), ppid: process.ppid, comm: 'claude', cmdline: 'claude', exe: 'claude' },
+    });
+    const first = (await app.enforcement.sessionFor(client('first'), repo, 'claude-code')).session!;
+    // The SessionStart hook of the id the client goes on under (after /compact: it continues the
+    // session) runs in another process once the SessionEnd hook's first write has committed.
+    const { store } = app;
+    const write = store.write.bind(store);
+    let depth = 0;
+    let armed = true;
+    let taken: string | undefined;
+    store.write = (async (fn: never, scope: never) => {
+      depth++;
+      const result = await write(fn, scope).finally(() => depth--);
+      if (depth === 0 && armed) {
+        armed = false;
+        taken = (await app.enforcement.sessionFor(client('next'), repo, 'claude-code', true)).session?.id;
+      }
+      return result;
+    }) as typeof store.write;
+    await app.sessions.clients.endClientSession(client('first'), worktree, 'prompt_input_exit');
+    expect(taken).toBeDefined();
+    expect((await app.sessions.get(first.id)).status).toBe('ended');
+    // The session the new id was given lives on (a new one: the old had ended before it came).
+    expect((await app.sessions.get(taken!)).status).toBe('active');
+    expect((await store.sessions.findByClientSession('next'))?.id).toBe(taken);
+  });
+});
+
+describe('a connection that goes away while its client session is taken up again', () => {
+  it('ends the session before or after the client comes back, never between: the client session keeps a live session', async () => {
+    const app = await testApp();
+    const repo = gitRepo();
+    // The client (Claude Code) the session was bound to has exited (its start time is not this
+    // process's); the same client session goes on in a new process (--resume), this one.
+    const client = (start: string | null): ClientIdentity => ({
+      sessionId: 'resumed',
+      process: {
+        ...ownProcess(),
+        start,
+        ppid: process.ppid,
+        comm: 'claude',
+        cmdline: 'claude',
+        exe: 'claude',
+      },
+    });
+    const first = (await app.enforcement.sessionFor(client('exited'), repo, 'claude-code')).session!;
+    // The new process's SessionStart hook runs in another process once the leaving connection's
+    // first write has committed.
+    const { store } = app;
+    const write = store.write.bind(store);
+    let depth = 0;
+    let armed = true;
+    let taken: string | undefined;
+    store.write = (async (fn: never, scope: never) => {
+      depth++;
+      const result = await write(fn, scope).finally(() => depth--);
+      if (depth === 0 && armed) {
+        armed = false;
+        taken = (await app.enforcement.sessionFor(client(ownProcess().start), repo, 'claude-code')).session
+          ?.id;
+      }
+      return result;
+    }) as typeof store.write;
+    await app.sessions.clients.leave(first.id, ownProcess(), 'the connection closed');
+    expect(taken).toBeDefined();
+    // Taken up after it ended, the client session was given a new one; before, it would be kept.
+    expect((await app.sessions.get(taken!)).status).toBe('active');
+    expect((await store.sessions.findByClientSession('resumed'))?.id).toBe(taken);
+    await app.close();
   });
 });

@@ -183,37 +183,39 @@ export class ClientSessions {
   /**
    * The client ended a session (its SessionEnd hook). After /clear (`reason` "clear") the client
    * goes on under a new id: the session keeps its claims and waits, unbound, for that id (the old
-   * one stays an alias). Decided in one transaction on the session bound to this very id, so that a
-   * SessionStart that already took the session on is not undone.
+   * one stays an alias). Decided and done in one transaction on the session bound to this very id,
+   * so that a SessionStart that took the session on (before, or while this hook ran) is not undone.
    */
   async endClientSession(identity: ClientIdentity, worktree: string, reason: string | null): Promise<void> {
     const { store } = this.app;
     const id = identity.sessionId;
-    const ended = await store.write(async (): Promise<SessionRow | null> => {
+    await store.write(async () => {
       const session = id
         ? await store.sessions.findByClientSession(id)
         : await this.onlyOfProcess(identity, worktree);
-      if (!session || this.otherClient(session, identity)) return null;
-      if (id && session.client_session_id !== id) return null; // moved on to another id already
+      if (!session || this.otherClient(session, identity)) return;
+      if (id && session.client_session_id !== id) return; // moved on to another id already
       if (reason === 'clear') {
         await store.sessions.bindClientSession(session.id, null, session.client_session_id);
         this.app.log.info('identity.unbound', { session: session.id, client_session: id });
-        return null;
+        return;
       }
-      return session;
+      // Ended in the transaction that found it still this id's (the write inside joins this one).
+      await this.sessions.end(session.id, 'complete', 'the client session ended');
     });
-    if (ended) await this.sessions.end(ended.id, 'complete', 'the client session ended');
   }
 
   /**
    * A connection goes away. The session ends with it unless the client session lives on without it
-   * (bound to a client session id whose process still runs): then it only stops being held.
+   * (bound to a client session id whose process still runs): then it only stops being held. Decided
+   * and done in one transaction, so that a client that took the session up again (before, or while
+   * the connection went away) keeps it.
    */
   async leave(sessionId: string, server: ProcessRef, reason: string): Promise<boolean> {
     const { store } = this.app;
-    const stays = await store.write(async () => {
+    return store.write(async () => {
       const session = await store.sessions.get(sessionId);
-      if (session?.status !== 'active') return true;
+      if (session?.status !== 'active') return false;
       // A client on another host (team mode) cannot be probed by pid: its heartbeat decides.
       const clientLives =
         session.client_session_id !== null &&
@@ -222,11 +224,14 @@ export class ClientSessions {
         (session.host === this.app.host
           ? processAlive(session.client_pid, session.client_pid_start)
           : stateOf(this.app, session) === 'active');
-      if (clientLives) await store.sessions.detachServer(session.id, server.pid, server.start);
-      return clientLives;
+      if (clientLives) {
+        await store.sessions.detachServer(session.id, server.pid, server.start);
+        return false;
+      }
+      // Ended in the transaction that found it so (the write inside joins this one).
+      await this.sessions.end(session.id, 'abandon', reason);
+      return true;
     });
-    if (!stays) await this.sessions.end(sessionId, 'abandon', reason);
-    return !stays;
   }
 
   /** The active session bound to a client session id (or known by it before), live or not. */
