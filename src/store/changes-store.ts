@@ -108,7 +108,9 @@ export class ChangesStore {
 
   /**
    * Records a session's base and its changed files: all of them (`paths` null: files no longer
-   * changed are dropped), or those of `paths` only (each either changed, or no longer).
+   * changed are dropped), or those of `paths` only (each either changed, or no longer). Files of
+   * `paths` are read against the recorded base (the caller sees that it still is): the base, and
+   * the HEAD and branch it was found at, stay as they are.
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
@@ -116,14 +118,14 @@ export class ChangesStore {
     paths: string[] | null,
   ): Promise<void> {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
+    const whole = paths === null;
+    const assign = (column: string) => `${column} = ${whole ? 'excluded' : 'change_sets'}.${column}`;
     await this.sql.run(
       `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${paths === null ? '?' : 'NULL'})
-       ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, base_commit = excluded.base_commit,
-         base_ref = excluded.base_ref, base_source = excluded.base_source, head_commit = excluded.head_commit,
-         ref_commit = excluded.ref_commit,
-         omitted = ${paths === null ? 'excluded.omitted' : 'change_sets.omitted'}, refreshed_at = excluded.refreshed_at,
-         full_read_at = ${paths === null ? 'excluded.full_read_at' : 'change_sets.full_read_at'}`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${whole ? '?' : 'NULL'})
+       ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, ${assign('base_commit')},
+         ${assign('base_ref')}, ${assign('base_source')}, ${assign('head_commit')}, ${assign('ref_commit')},
+         ${assign('omitted')}, refreshed_at = excluded.refreshed_at, ${assign('full_read_at')}`,
       [
         sessionId,
         projectId,
@@ -134,10 +136,10 @@ export class ChangesStore {
         set.ref_commit,
         set.omitted ?? 0,
         now,
-        ...(paths === null ? [now] : []),
+        ...(whole ? [now] : []),
       ],
     );
-    if (paths === null) {
+    if (whole) {
       await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);
     } else if (paths.length > 0) {
       const list = inList(this.sql.dialect, paths);

@@ -318,3 +318,118 @@ describe('reading a worktree again', () => {
       ).toEqual([['src/a.ts', 1]]);
   });
 });
+
+describe('an edit read while a whole read records another base', () => {
+  /**
+   * A session whose copy was read whole; then a commit moves its base (a repository of its own, on
+   * its default branch), and the file is edited again: an edit's read of it is against the base
+   * recorded before, a whole read's against the new one.
+   */
+  async function baseMoved() {
+    const app = await testApp();
+    const dir = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
+    const s = await connectInMemory(app, dir, 's');
+    await s.call('collab_session_start', { name: 's', project_root: dir });
+    const session = await app.sessions.get(s.connection.currentId!);
+    await app.changes.refresh(session);
+    const first = git(dir, 'rev-parse', 'HEAD').trim();
+    expect((await app.store.changes.setOf(session.id))?.base_commit).toBe(first);
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    git(dir, 'commit', '-qam', 'a moves');
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const blob = git(dir, 'rev-parse', 'HEAD:src/a.ts').trim();
+    /** What is recorded: the base, when the copy was read whole, the file against which blob and when. */
+    const recorded = async () => {
+      const set = (await app.store.changes.setOf(session.id))!;
+      const file = (await app.store.changes.filesOf(session.id, ['src/a.ts']))[0];
+      const read = (await app.store.changes.freshness([session.id], ['src/a.ts'])).get(session.id)!;
+      return {
+        base: set.base_commit,
+        fullAt: read.fullAt,
+        baseBlob: file?.baseBlob,
+        fileAt: read.times.get('src/a.ts'),
+      };
+    };
+    const close = async () => {
+      await s.close();
+      await app.close();
+    };
+    return { app, session, head, blob, recorded, close };
+  }
+
+  it('one begun after it answers the edit: the whole read stands, base and file', async () => {
+    const { app, session, head, blob, recorded, close } = await baseMoved();
+    // Another process's whole read begins once the edit's files are read, and records first.
+    const { store } = app;
+    const write = store.write.bind(store);
+    let armed = true;
+    let wholeAt: number | null = null;
+    store.write = (async (fn: never, scope: never) => {
+      if (armed) {
+        armed = false;
+        await new Promise((r) => setTimeout(r, 5));
+        await app.changes.refresh(session);
+        wholeAt = (await store.changes.setOf(session.id))!.full_read_at;
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    expect(wholeAt).not.toBeNull();
+    expect(await recorded()).toEqual({
+      base: head,
+      fullAt: Number(wholeAt),
+      baseBlob: blob,
+      fileAt: Number(wholeAt),
+    });
+    await close();
+  });
+
+  it('one begun before it, recorded while the edit was read: the edit is read again against the new base', async () => {
+    const { app, session, head, blob, recorded, close } = await baseMoved();
+    // Another process's whole read began before the edit's read and records once the edit's files
+    // are read (against the base recorded before).
+    const { store } = app;
+    const write = store.write.bind(store);
+    let calls = 0;
+    let wholeAtWrite!: () => void;
+    const wholeWrites = new Promise<void>((r) => {
+      wholeAtWrite = r;
+    });
+    let editAtWrite!: () => void;
+    const editWrites = new Promise<void>((r) => {
+      editAtWrite = r;
+    });
+    let whole: Promise<unknown> = Promise.resolve();
+    store.write = (async (fn: never, scope: never) => {
+      calls++;
+      if (calls === 1) {
+        wholeAtWrite();
+        await editWrites;
+      } else if (calls === 2) {
+        editAtWrite();
+        await whole;
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    whole = app.changes.refresh(session);
+    await wholeWrites;
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    expect(calls).toBeGreaterThanOrEqual(2);
+    const now = await recorded();
+    expect(now).toMatchObject({ base: head, baseBlob: blob });
+    // Read after the whole read began: its own read of the file stands.
+    expect(now.fileAt).toBeGreaterThan(now.fullAt!);
+    await close();
+  });
+
+  it('an edit read after HEAD moved leaves the base to be found again by the next whole read', async () => {
+    const { app, session, head, blob, recorded, close } = await baseMoved();
+    // Against the base recorded before: what it was found at stays as it was.
+    expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    expect(await recorded()).toMatchObject({ base: head, baseBlob: blob });
+    await close();
+  });
+});

@@ -40,6 +40,8 @@ const NEIGHBOURS = 8;
 const NEIGHBOURS_KEPT_MS = 1_000;
 /** A request to read taken this long ago by a process that never recorded it is taken again. */
 const RETAKE_MS = 60_000;
+/** How many times an edit's files are read again when the base they were read against moved meanwhile. */
+const BASE_MOVES = 3;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
@@ -96,7 +98,11 @@ export class ChangesService {
     return read;
   }
 
-  private async read(session: SessionRow, paths?: string[]): Promise<'recorded' | 'none' | 'failed'> {
+  private async read(
+    session: SessionRow,
+    paths?: string[],
+    moves = 0,
+  ): Promise<'recorded' | 'none' | 'failed'> {
     if (session.host !== this.app.host) return 'none';
     const { store } = this.app;
     const place = locateFolder(session.worktree);
@@ -129,8 +135,22 @@ export class ChangesService {
     );
     await this.addSymbols(place.worktree, read.base.commit, read.files, known);
     const met = await meetings(this.app, session, read.files);
-    await store.write(
-      async () => {
+    const outcome = await store.write(
+      async (): Promise<'recorded' | 'moved'> => {
+        if (incremental) {
+          // Decided on the set as it is now: another process's whole read may have recorded one
+          // since it was read. A whole read begun after this one answers the edit (as it settles
+          // the requests made before it began): its files stand. One begun before, that found
+          // another base, does not: the files are read again against that base.
+          const current = await store.changes.setOf(session.id);
+          if (current?.full_read_at != null && Number(current.full_read_at) > startedAt) return 'recorded';
+          if (
+            current?.base_commit !== recorded!.commit ||
+            current.base_ref !== recorded!.ref ||
+            current.base_source !== recorded!.source
+          )
+            return 'moved';
+        }
         await store.changes.record(
           {
             session_id: session.id,
@@ -150,9 +170,17 @@ export class ChangesService {
         // A whole read answers every edit's request made before it began.
         if (!incremental) await store.changes.settle(session.id, startedAt);
         for (const m of met) await tellOnce(this.notifications, session, m);
+        return 'recorded';
       },
       { project: session.project_id },
     );
+    if (outcome === 'moved') {
+      // The base moves only with a whole read: moving again and again, the edit is left pending
+      // (taken again later).
+      if (moves < BASE_MOVES) return this.read(session, paths, moves + 1);
+      this.app.log.warn('changes.base_moving', { session: session.id });
+      return 'failed';
+    }
     if (!incremental) {
       if (this.wholeReadAt.size >= 1_000) this.wholeReadAt.clear();
       this.wholeReadAt.set(session.id, Math.max(startedAt, this.wholeReadAt.get(session.id) ?? 0));
