@@ -110,7 +110,9 @@ export class ChangesStore {
    * Records a session's base and its changed files: all of them (`paths` null: files no longer
    * changed are dropped), or those of `paths` only (each either changed, or no longer). Files of
    * `paths` are read against the recorded base (the caller sees that it still is): the base, and
-   * the HEAD and branch it was found at, stay as they are.
+   * the HEAD and branch it was found at, stay as they are. Either way the caller sees, in the same
+   * transaction, that no whole read begun after its own (`full_read_at` later than `refreshed_at`)
+   * is recorded: an older view would replace it.
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },

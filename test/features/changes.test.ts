@@ -319,45 +319,47 @@ describe('reading a worktree again', () => {
   });
 });
 
-describe('an edit read while a whole read records another base', () => {
-  /**
-   * A session whose copy was read whole; then a commit moves its base (a repository of its own, on
-   * its default branch), and the file is edited again: an edit's read of it is against the base
-   * recorded before, a whole read's against the new one.
-   */
-  async function baseMoved() {
-    const app = await testApp();
-    const dir = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
-    const s = await connectInMemory(app, dir, 's');
-    await s.call('collab_session_start', { name: 's', project_root: dir });
-    const session = await app.sessions.get(s.connection.currentId!);
-    await app.changes.refresh(session);
-    const first = git(dir, 'rev-parse', 'HEAD').trim();
-    expect((await app.store.changes.setOf(session.id))?.base_commit).toBe(first);
-    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
-    git(dir, 'commit', '-qam', 'a moves');
-    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
-    const head = git(dir, 'rev-parse', 'HEAD').trim();
-    const blob = git(dir, 'rev-parse', 'HEAD:src/a.ts').trim();
-    /** What is recorded: the base, when the copy was read whole, the file against which blob and when. */
-    const recorded = async () => {
-      const set = (await app.store.changes.setOf(session.id))!;
-      const file = (await app.store.changes.filesOf(session.id, ['src/a.ts']))[0];
-      const read = (await app.store.changes.freshness([session.id], ['src/a.ts'])).get(session.id)!;
-      return {
-        base: set.base_commit,
-        fullAt: read.fullAt,
-        baseBlob: file?.baseBlob,
-        fileAt: read.times.get('src/a.ts'),
-      };
+/**
+ * A session whose copy was read whole; then a commit moves its base (a repository of its own, on
+ * its default branch), and the file is edited again: an edit's read of it is against the base
+ * recorded before, a whole read's against the new one.
+ */
+async function baseMoved() {
+  // A home of its own: another App over it is another process of the same database.
+  const home = tempDir('collab-home-');
+  const app = await testApp({ home });
+  const dir = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
+  const s = await connectInMemory(app, dir, 's');
+  await s.call('collab_session_start', { name: 's', project_root: dir });
+  const session = await app.sessions.get(s.connection.currentId!);
+  await app.changes.refresh(session);
+  const first = git(dir, 'rev-parse', 'HEAD').trim();
+  expect((await app.store.changes.setOf(session.id))?.base_commit).toBe(first);
+  writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+  git(dir, 'commit', '-qam', 'a moves');
+  writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
+  const head = git(dir, 'rev-parse', 'HEAD').trim();
+  const blob = git(dir, 'rev-parse', 'HEAD:src/a.ts').trim();
+  /** What is recorded: the base, when the copy was read whole, the file against which blob and when. */
+  const recorded = async () => {
+    const set = (await app.store.changes.setOf(session.id))!;
+    const file = (await app.store.changes.filesOf(session.id, ['src/a.ts']))[0];
+    const read = (await app.store.changes.freshness([session.id], ['src/a.ts'])).get(session.id)!;
+    return {
+      base: set.base_commit,
+      fullAt: read.fullAt,
+      baseBlob: file?.baseBlob,
+      fileAt: read.times.get('src/a.ts'),
     };
-    const close = async () => {
-      await s.close();
-      await app.close();
-    };
-    return { app, session, head, blob, recorded, close };
-  }
+  };
+  const close = async () => {
+    await s.close();
+    await app.close();
+  };
+  return { app, home, dir, session, head, blob, recorded, close };
+}
 
+describe('an edit read while a whole read records another base', () => {
   it('one begun after it answers the edit: the whole read stands, base and file', async () => {
     const { app, session, head, blob, recorded, close } = await baseMoved();
     // Another process's whole read begins once the edit's files are read, and records first.
@@ -430,6 +432,87 @@ describe('an edit read while a whole read records another base', () => {
     expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
     expect(await app.changes.refresh(session)).toBe('recorded');
     expect(await recorded()).toMatchObject({ base: head, baseBlob: blob });
+    await close();
+  });
+});
+
+describe('a whole read that records after a whole read begun later', () => {
+  type Moved = Awaited<ReturnType<typeof baseMoved>>;
+  /**
+   * A whole read (through `app`, begun by `older`) has read the copy and waits at its write; then
+   * the base moves again, the file is edited, and another whole read (`newer`) begins and records.
+   * Once that is recorded, the first one's write goes on.
+   */
+  async function olderRecordsLast(
+    moved: Moved,
+    older: () => Promise<unknown>,
+    newer: () => Promise<unknown>,
+  ) {
+    const { app, dir, session, recorded } = moved;
+    const { store } = app;
+    const write = store.write.bind(store);
+    let armed = true;
+    let atWrite!: () => void;
+    const held = new Promise<void>((r) => {
+      atWrite = r;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    store.write = (async (fn: never, scope: never) => {
+      if (armed) {
+        armed = false;
+        atWrite();
+        await released;
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    const first = older();
+    await held;
+    // What the older read found is no longer so: the base moves again, the file is edited.
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
+    git(dir, 'commit', '-qam', 'a moves again');
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 4;\n');
+    const base = git(dir, 'rev-parse', 'HEAD').trim();
+    const baseBlob = git(dir, 'rev-parse', 'HEAD:src/a.ts').trim();
+    // Begun later than the older read, whatever the clock's grain.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await newer()).toBe('recorded');
+    const fullAt = Number((await store.changes.setOf(session.id))!.full_read_at);
+    const newest = { base, fullAt, baseBlob, fileAt: fullAt };
+    expect(await recorded()).toEqual(newest);
+    release();
+    return { older: await first, newest };
+  }
+
+  it("of another process: the newer read's base, time and files stand; the older counts as recorded", async () => {
+    const moved = await baseMoved();
+    const { app, home, session, recorded, close } = moved;
+    // Another process of the same database, on this machine.
+    const other = await testApp({ home });
+    const { older, newest } = await olderRecordsLast(
+      moved,
+      () => app.changes.refresh(session),
+      () => other.changes.refresh(session),
+    );
+    expect(older).toBe('recorded');
+    expect(await recorded()).toEqual(newest);
+    await other.close();
+    await close();
+  });
+
+  it("of this process (an edit's read of a copy not read yet is whole): the newer read stands", async () => {
+    const moved = await baseMoved();
+    const { app, session, recorded, close } = moved;
+    await app.store.write(() => app.store.changes.forget(session.id));
+    const { older, newest } = await olderRecordsLast(
+      moved,
+      () => app.changes.refresh(session, ['src/a.ts']),
+      () => app.changes.refresh(session),
+    );
+    expect(older).toBe('recorded');
+    expect(await recorded()).toEqual(newest);
     await close();
   });
 });

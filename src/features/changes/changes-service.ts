@@ -137,20 +137,23 @@ export class ChangesService {
     const met = await meetings(this.app, session, read.files);
     const outcome = await store.write(
       async (): Promise<'recorded' | 'moved'> => {
-        if (incremental) {
-          // Decided on the set as it is now: another process's whole read may have recorded one
-          // since it was read. A whole read begun after this one answers the edit (as it settles
-          // the requests made before it began): its files stand. One begun before, that found
-          // another base, does not: the files are read again against that base.
-          const current = await store.changes.setOf(session.id);
-          if (current?.full_read_at != null && Number(current.full_read_at) > startedAt) return 'recorded';
-          if (
-            current?.base_commit !== recorded!.commit ||
+        // Decided on the set as it is now: another whole read (of another process, or of this one
+        // for an edit of a copy not read yet) may have recorded one since it was read. A whole read
+        // begun after this one answers all this one would: its base and files are newer, it settled
+        // every request made before it began, and it told what its files meet. Whole or an edit's,
+        // this read is dropped, and counts as recorded: a whole read's older view must not replace
+        // the newer one.
+        const current = await store.changes.setOf(session.id);
+        if (current?.full_read_at != null && Number(current.full_read_at) > startedAt) return 'recorded';
+        // A whole read begun before the edit's, that found another base, does not answer it: the
+        // files are read again against that base.
+        if (
+          incremental &&
+          (current?.base_commit !== recorded!.commit ||
             current.base_ref !== recorded!.ref ||
-            current.base_source !== recorded!.source
-          )
-            return 'moved';
-        }
+            current.base_source !== recorded!.source)
+        )
+          return 'moved';
         await store.changes.record(
           {
             session_id: session.id,
@@ -182,6 +185,8 @@ export class ChangesService {
       return 'failed';
     }
     if (!incremental) {
+      // Dropped for a whole read begun later, it still tells a check that one begun at `startedAt`
+      // or later is recorded (the store says when).
       if (this.wholeReadAt.size >= 1_000) this.wholeReadAt.clear();
       this.wholeReadAt.set(session.id, Math.max(startedAt, this.wholeReadAt.get(session.id) ?? 0));
     }
