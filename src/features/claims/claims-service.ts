@@ -36,6 +36,9 @@ export class ClaimsService extends ClaimQueries {
       const had = new Set((await store.claims.get(held))?.files ?? []);
       if (patterns.every((p) => had.has(p))) return { claim_id: held, added: [] };
     }
+    // Made before the write (used if it makes the claim): run again (its group rolled back,
+    // store/write-groups.ts), the write keeps the id a read between the group's writes saw.
+    const made = newId();
     return store.write(
       async () => {
         const now = this.app.now();
@@ -50,7 +53,7 @@ export class ClaimsService extends ClaimQueries {
           return { claim_id: existing, added: added.map((p) => p.pattern) };
         }
         const current = await store.claims.currentIntent(session.id);
-        const id = newId();
+        const id = made;
         await store.claims.insert(
           {
             id,
@@ -100,6 +103,10 @@ export class ClaimsService extends ClaimQueries {
     const before = store.dialect === 'postgresql';
     const mark = before ? await store.claimPatterns.mark(input.session.project_id) : null;
     const found = before ? await this.candidateHits(input.session, patterns, this.app.now()) : [];
+    // The claim's id, made before the write: run again (its group rolled back), the write keeps
+    // the id a read between the group's writes saw (a hook's check, which waits on it: a claim
+    // that never was would be told released).
+    const made = newId();
     const result = await store.write(
       async () => {
         const now = this.app.now();
@@ -117,7 +124,7 @@ export class ClaimsService extends ClaimQueries {
               .join('; ')}. Nothing was claimed.`,
           );
         }
-        const id = newId();
+        const id = made;
         const expiresAt = input.ttlSeconds === undefined ? null : now + input.ttlSeconds * 1000;
         await store.claims.insert(
           {

@@ -69,11 +69,14 @@ export class MessagesService {
       to = recipient.id;
       recipientStatus = stateOf(this.app, recipient);
     }
-    // The message and the notifications it causes in one write, its id made inside it: a call
-    // sent again gets this very message back, and sends nothing twice.
+    // The message and the notifications it causes in one write: a call sent again gets this very
+    // message back (the id its write returned, as recorded), and sends nothing twice. The id is
+    // made before the write: run again (its group rolled back, store/write-groups.ts), the write
+    // keeps the id a read between the group's writes may have seen (and answered with).
+    const made = newId();
     const { id, recipients } = await store.write(
       async () => {
-        const id = newId();
+        const id = made;
         await store.messages.insert({
           id,
           project_id: from.project_id,
