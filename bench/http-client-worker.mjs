@@ -1,6 +1,9 @@
 // One client of the hub benchmark, in its own process as a real client is: a minimal Streamable
-// HTTP client (fetch, no SDK) that opens an MCP session with the hub, waits for the common start,
-// then loops claim → check → release until the deadline, timing every call; prints JSON.
+// HTTP client (fetch, no SDK) that opens an MCP session with the hub, waits for the common start of
+// the warm-up (`WARM_MS` before `start`), then loops claim → check → release until the deadline,
+// timing every call; prints JSON: the calls from `start` on.
+import { WARM_MS } from './warm-up.mjs';
+
 const [url, repo, index, start, deadline, mode] = process.argv.slice(2);
 let sessionId = null;
 let next = 1;
@@ -34,16 +37,19 @@ const call = (name, args) =>
 
 if (mode === 'echo') {
   // The floor: the same requests to a server that only echoes them.
+  let loops = 0;
   let cycles = 0;
   const latencies = [];
-  while (Date.now() < Number(start)) await new Promise((r) => setTimeout(r, 1));
+  while (Date.now() < Number(start) - WARM_MS) await new Promise((r) => setTimeout(r, 1));
   while (Date.now() < Number(deadline)) {
+    const counting = Date.now() >= Number(start);
     for (const name of ['collab_claim', 'collab_check', 'collab_release']) {
       const t = performance.now();
-      await call(name, { files: [`shared/${cycles % 7}.ts`], intent: 'bench' });
-      latencies.push(performance.now() - t);
+      await call(name, { files: [`shared/${loops % 7}.ts`], intent: 'bench' });
+      if (counting) latencies.push(performance.now() - t);
     }
-    cycles++;
+    loops++;
+    if (counting) cycles++;
   }
   process.stdout.write(JSON.stringify({ cycles, errors: {}, ids: [], latencies }));
   process.exit(0);
@@ -60,29 +66,34 @@ await post({
 });
 await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
 await call('collab_check', { files: ['warm-up.ts'] });
-while (Date.now() < Number(start)) await new Promise((r) => setTimeout(r, 1));
+while (Date.now() < Number(start) - WARM_MS) await new Promise((r) => setTimeout(r, 1));
 
+/** Cycles in all (they name the files), and those from `start` on. */
+let loops = 0;
 let cycles = 0;
+let counting = false;
 const errors = {};
 const ids = [];
 const latencies = [];
 const timed = async (name, args) => {
   const t = performance.now();
   const r = await call(name, args);
-  latencies.push(performance.now() - t);
+  if (counting) latencies.push(performance.now() - t);
   const e = r.error ?? (r.result?.isError ? (r.result.structuredContent?.error?.code ?? 'error') : null);
   if (e) errors[String(e).slice(0, 80)] = (errors[String(e).slice(0, 80)] ?? 0) + 1;
   return e ? null : r.result.structuredContent;
 };
 while (Date.now() < Number(deadline)) {
+  counting ||= Date.now() >= Number(start);
   const claimed = await timed('collab_claim', {
-    files: [`shared/${cycles % 7}.ts`, `own/${index}/${cycles}.ts`],
+    files: [`shared/${loops % 7}.ts`, `own/${index}/${loops}.ts`],
     intent: 'bench',
   });
   if (!claimed) continue;
   ids.push(claimed.claim_id);
-  await timed('collab_check', { files: [`shared/${(cycles + 3) % 7}.ts`] });
+  await timed('collab_check', { files: [`shared/${(loops + 3) % 7}.ts`] });
   await timed('collab_release', { claim_id: claimed.claim_id, status: 'completed' });
-  cycles++;
+  loops++;
+  if (counting) cycles++;
 }
 process.stdout.write(JSON.stringify({ cycles, errors, ids, latencies }));

@@ -1,13 +1,15 @@
 // The hub over HTTP: N client processes, each with its own MCP session on one hub, loop
-// claim → check → release for 5 s; throughput and per-call p50/p99, beside the same loop of N
-// clients over stdio (each with its own server) in the same run. Rate limits are lifted in the
-// bench's home (config hub.requests_per_second), since every client here is one agent at full speed.
+// claim → check → release for 5 s after a warm-up (bench/warm-up.mjs); throughput and per-call
+// p50/p99, beside the same loop of N clients over stdio (each with its own server) in the same run.
+// Rate limits are lifted in the bench's home (config hub.requests_per_second), since every client
+// here is one agent at full speed.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanup, gitRepo, percentile, runWorker, tempDir } from './common.mjs';
 import { CLI } from './servers.mjs';
+import { WARM_MS } from './warm-up.mjs';
 
 const ECHO_SERVER = fileURLToPath(new URL('./http-echo-server.mjs', import.meta.url));
 const HTTP_CLIENT = fileURLToPath(new URL('./http-client-worker.mjs', import.meta.url));
@@ -58,7 +60,7 @@ function unlimitedHome(prefix) {
  * for the bare echo server.
  */
 async function httpClients(urls, repos, clients, seconds, mode) {
-  const start = Date.now() + 2000;
+  const start = Date.now() + 2000 + WARM_MS;
   const deadline = start + seconds * 1000;
   const results = await Promise.all(
     Array.from({ length: clients }, (_, i) =>
@@ -200,7 +202,7 @@ export async function stdioRound(clients = 8, seconds = 5) {
   const home = tempDir('bench-home-');
   const repo = gitRepo();
   try {
-    const start = Date.now() + 3000;
+    const start = Date.now() + 3000 + WARM_MS;
     const deadline = start + seconds * 1000;
     const results = await Promise.all(
       Array.from({ length: clients }, (_, i) =>

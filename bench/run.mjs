@@ -36,6 +36,7 @@ import {
   semanticHistorySection,
 } from './semantic-history.mjs';
 import { CHECK_TARGETS, ours, peer } from './servers.mjs';
+import { WARM_MS } from './warm-up.mjs';
 
 const CLIENT = fileURLToPath(new URL('./client-worker.mjs', import.meta.url));
 const record = process.argv.includes('--record');
@@ -203,7 +204,7 @@ async function checkAt(claims, targets = servers) {
 async function throughput(target, processes = 8, seconds = 5) {
   const home = tempDir('bench-home-');
   const repo = gitRepo();
-  const start = Date.now() + 3000;
+  const start = Date.now() + 3000 + WARM_MS;
   const deadline = start + seconds * 1000;
   // Ours: the machine's server the relays share does the work; its CPU over the run is counted.
   const shared = { cpu: null, pss: null };
@@ -681,9 +682,9 @@ the ratios are the figures to read.
   which holds the claims; its relay is a few MiB).
 - **throughput**: 8 client processes, each starting its own \`serve\` over stdio (as real clients
   do: ours a relay, the 8 sharing the machine's server; the peer a server each) on one database,
-  loop claim → check → release for 5 s (two files per claim, one shared by all,
-  so claims overlap as in real work; the peer's claims pass \`allow_conflicts\` to behave as ours,
-  which are advisory). Every call counts as one op; two rounds each, alternating. Afterwards every
+  loop claim → check → release for 5 s, after 5 s of the same loop to warm up (two files per
+  claim, one shared by all, so claims overlap as in real work; the peer's claims pass
+  \`allow_conflicts\` to behave as ours, which are advisory). Every call counts as one op; two rounds each, alternating. Afterwards every
   claim id must be unique and every claim completed in the database. Memory per session is the
   proportional set size (PSS: private pages plus a share of shared ones) of each client's \`serve\`;
   ours also reports the shared server's PSS. CPU per call counts, for ours, the relay's and the
@@ -716,9 +717,10 @@ the ratios are the figures to read.
   the queue costs over the git it must run anyway (a real check's time is the project's).
 - **tools/list**: the default toolset's \`tools/list\` result as the server sends it, bytes / 4.
 - **hub over HTTP**: 8 client processes, each a minimal Streamable HTTP client (\`fetch\`, no SDK)
-  with its own MCP session on one \`session-collab hub\`, loop claim → check → release for 5 s;
-  beside them, in the same run and alternating, the same loop by 8 clients over stdio (each with
-  its own server, one database). p50/p99 are per call as the client times it. The bench's home
+  with its own MCP session on one \`session-collab hub\`, loop claim → check → release for 5 s,
+  after 5 s of the same loop to warm up (\`bench/warm-up.mjs\`: the clients' own calls speed up
+  several times over their first seconds); beside them, in the same run and alternating, the same
+  loop by 8 clients over stdio (each with its own server, one database). p50/p99 are per call as the client times it. The bench's home
   lifts the hub's per-agent rate limit (each client is one agent at full speed).
   The floor beside them: the same clients sending the same requests to a bare Hono server on
   \`@hono/node-server\` (what the hub is built on) that only echoes them.
