@@ -935,6 +935,71 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **Pages a commit writes, the log's pauses, and warm rounds** (2026-11-29, twelfth session; an AMD
+  EPYC host much slower and noisier than the day before: a bare loop of 3·10⁸ additions took
+  950–1,600 ms from one run to the next, and the peer did 728–850 ops/s in the 8-client rounds
+  where the last recorded run had 1,525).
+  - **Which pages a commit writes.** 8 connections in one process (\`dist/lib.js\`) loop claim →
+    check → release as the bench's clients do, with the log never copied; then the log's frame
+    headers are read back and each page is named by its b-tree (SQLite's \`dbstat\`). Over the last
+    300 commits: 8 calls a commit, 56.3 pages a commit.
+    - By b-tree: the notifications' id index 9.5; \`notifications_by_session\` 8.6;
+      \`claims_by_session\` 7.5; \`claim_files_by_base\` 5.2; \`claim_files\`' key 4.9; the claims' id
+      index 3.4; the notifications table 2.5; \`claims_by_project\` 2.4; \`claims_in_list_order\` 1.7;
+      \`events\` and \`claim_files_by_project\` 1.6 each; \`claim_files\` 1.5; \`claims\` 1.4;
+      \`sqlite_sequence\`, \`projects\`, \`claim_files_live\` and \`notifications_coalesce\` 1.0 each; the
+      schema's first page 0.7.
+    - A random id puts each new row's index entry on a page of its own. Nobody names a
+      notification by the start of its id (they are not among the kinds a caller may shorten), so
+      notification ids are now ordered by time (UUID v7): 47.7 pages a commit, the id index ~1.
+    - Claims keep random ids: a caller names a claim by its first characters, and ids made in the
+      same minute would all start alike.
+    - The indexes keyed by session (notifications, claims) write about one page per session a
+      commit; their queries need them, so they stay.
+    - Statements a call, timed in the same loop (µs a call): the notification's insert 19.7 and its
+      delivery's update 27.8 (82.6 each, 1 call in 3), the envelope's read of the news 14.8, the
+      claim's candidates 14.8, the claimed patterns' inserts 12.9, the claim's insert 14.4 and its
+      release's update 15.6; 7.6 statements a call in all. Writes cost what their indexes cost.
+  - **The log's pauses.** Under the 8 stdio clients (1,200–1,700 ops/s on this host) the machine's
+    server's writes waited for the checkpointer's pause 23–27 times in each 4-s round: 155–191 ms in
+    all (3–5 % of the round), 12–17 ms at most. With the pause at 4,000 pages of log instead of
+    1,000: 10–11 pauses, 74–98 ms; 1,408 and 1,354 ops/s against 1,172 and 1,322, within this
+    host's noise. Not kept: between 1,000 and 4,000 pages a hook's commit (at SQLite's default of
+    1,000) would copy the log itself.
+  - **Where a stdio call's CPU goes**, per call: the relay 0.24–0.31 ms, the machine's server
+    0.45–0.54 ms (1,506 and 1,835 ops/s). A relay's share is its four reads and writes a call and
+    the two wake-ups; the server's is the tool's work, 0.36–0.39 ms of it in one process without
+    any socket (the loop above, at 2,055–2,788 calls/s).
+  - **Profilers on a busy host.** \`--cpu-prof\` samples wall-clock time: with the cores shared, the
+    hub's socket write looked like 16–25 % of it. \`perf record\`, which samples the CPU, puts it at
+    3.8 %: the rest was the hub waiting for a core while the client it had just woken ran.
+    - V8's compiler threads were 10 % of the hub's CPU between the 25th and the 40th second of a
+      round slowed to ~340 calls/s: still compiling after ~8,000 calls. With \`--trace-opt\`, no
+      function was optimised more than a few times: warm-up, not a loop.
+  - **Warm rounds.** The throughput rounds (stdio, HTTP, the floor, team mode) now count their
+    calls after 5 s of the same loop (\`bench/warm-up.mjs\`), every server alike: what long-lived
+    clients see. The 5-s rounds from a cold start had the hub at 0.57–0.76 of the floor, where warm
+    clients put it at ~0.5 (the bullet below).
+  - **The recorded table of this session** was run on this host: bare \`node -e 0\` 49.7–55.8 ms
+    against 25.5–26.2 in the run before, the peer 929 ops/s against 1,525. Everything is about twice
+    as slow, so the targets in milliseconds over bare node fail where their ratios to the peer did
+    not move (the PreToolUse hook that denies: 1.03 of the peer, 1.04 before). Read the ratios.
+    - 8 clients over stdio: 1.68 of the peer (1,562 against 929 ops/s), where the run before had
+      2.15. \`--throughput\` alone, alternating the bench's cold rounds (the build before the
+      warm-up) with the warm ones: cold 1.73 and 1.74, warm 1.98 and 1.73. So the warm-up does not
+      move it; this host does. CPU a call: ours 0.94 ms (relay and server), the peer 1.71, against
+      0.41 and 1.07 the day before. Ours grew 2.3 times, the peer's 1.6: our call crosses two more
+      processes (four reads and writes, four wake-ups, against two) and writes its log page by page,
+      two system calls a page; this host's system calls and wake-ups cost more than its
+      computation does.
+    - The hub: 0.59 of the floor with warm clients (639 against 1,082 ops/s).
+  - **What the targets need, as measured here.** The throughput ratio is about
+    (the peer's CPU a call + a client's) ÷ (ours + a client's): (1.71 + ~0.3) ÷ (0.94 + ~0.3) here,
+    (1.07 + ~0.15) ÷ (0.41 + ~0.15) the day before. 2× on this host needs ours at ~0.7 ms, a quarter
+    less; 0.7 of the floor needs the hub's own CPU a call a third lower with warm clients. Neither
+    is a cut of the request path (the floor's whole server is 0.09 ms a call): the tool's work is
+    SQLite's writes of rows and their indexes (above) and the log's pages, then a long flat tail of
+    JavaScript.
 - **The floor's clients warm up; the suite four files at a time** (2026-11-29, eleventh session;
   an AMD EPYC host, bare \`node -e 0\` 25–30 ms).
   - The 8 clients of a hub round count their calls second by second (a one-off script, the same
