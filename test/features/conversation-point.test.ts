@@ -7,6 +7,7 @@
 import { expect, it } from 'vitest';
 import { UNKNOWN_POINT } from '../../src/store/agent-runs-store.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
+import { beforeNextWrite } from '../helpers/interleave.js';
 import { gitRepo } from '../helpers/temp.js';
 
 it('a point that stopped being the latest before the write is refused', async () => {
@@ -21,15 +22,7 @@ it('a point that stopped being the latest before the write is refused', async ()
     store.write(() => runs.setConversation(session.id, 'codex', 'main', point, UNKNOWN_POINT, app.now()));
   await reach('p1')();
   // The caller reads p1 as the latest; a run then reaches p2 before the caller's write.
-  const write = store.write.bind(store);
-  let raced = false;
-  store.write = (async (fn, scope) => {
-    if (!raced) {
-      raced = true;
-      await reach('p2')();
-    }
-    return write(fn, scope);
-  }) as typeof store.write;
+  beforeNextWrite(store, reach('p2'));
   await expect(app.agents.setCurrent(session, 'codex', 'main', 'p1')).rejects.toMatchObject({
     code: 'INVALID_INPUT',
   });

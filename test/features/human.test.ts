@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, testApp } from '../helpers/app.js';
+import { beforeNextWrite } from '../helpers/interleave.js';
 import { gitRepo } from '../helpers/temp.js';
 
 type Outcome = { question_id: string; status: string; answer?: string };
@@ -80,15 +81,11 @@ describe('an asker taken up again while a person answers or looks', () => {
     const theirs = await b.call<Outcome>('ask_human', { question: 'Anyone?', wait_seconds: 0 });
     clock += (app.config.inactive_after_minutes + 1) * 60_000;
     const { store } = app;
-    const write = store.write.bind(store);
     const revived = { done: false };
-    store.write = (async (fn: never, scope: never) => {
-      if (!revived.done) {
-        revived.done = true;
-        await app.sessions.touch(a.connection.currentId!);
-      }
-      return write(fn, scope);
-    }) as typeof store.write;
+    beforeNextWrite(store, async () => {
+      revived.done = true;
+      await app.sessions.touch(a.connection.currentId!);
+    });
     const close = async () => {
       await Promise.all([a.close(), b.close()]);
       await app.close();

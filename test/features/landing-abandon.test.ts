@@ -6,25 +6,11 @@
  * made certain.
  */
 import { expect, it } from 'vitest';
-import type { App } from '../../src/app/app.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
+import { beforeNextWrite } from '../helpers/interleave.js';
 import { gitRepo } from '../helpers/temp.js';
 
 const MINUTE = 60_000;
-
-/** `compete` runs once, before the next write of the store begins (after what it read). */
-function beforeNextWrite(app: App, compete: () => Promise<unknown>): void {
-  const { store } = app;
-  const write = store.write.bind(store);
-  let done = false;
-  store.write = (async (fn, scope) => {
-    if (!done) {
-      done = true;
-      await compete();
-    }
-    return write(fn, scope);
-  }) as typeof store.write;
-}
 
 async function setUp() {
   const app = await testApp();
@@ -60,7 +46,7 @@ it('a lander on another machine that renewed its hold after the queue was read k
     await request('l1', null);
     expect(await landings.start('l1', lander, t0 - 21 * MINUTE, t0 - 20 * MINUTE)).toBe(true);
   });
-  beforeNextWrite(app, () => app.store.write(() => landings.renew('l1', 'far', app.now() + MINUTE)));
+  beforeNextWrite(app.store, () => app.store.write(() => landings.renew('l1', 'far', app.now() + MINUTE)));
   await app.landing.drive(session.project_id);
   expect(await landings.get('l1')).toMatchObject({ state: 'landing', runner: 'far', reason_code: null });
   // Silent for long again: ended.
@@ -75,7 +61,7 @@ it('a request whose session came back after the queue was read stays queued', as
   await app.store.write(() => request('l2', session.id));
   // Its session went quiet a day ago: the request looks abandoned.
   await sessions.heartbeat(session.id, app.now() - 24 * 60 * MINUTE);
-  beforeNextWrite(app, () => sessions.heartbeat(session.id, app.now()));
+  beforeNextWrite(app.store, () => sessions.heartbeat(session.id, app.now()));
   await app.landing.drive(session.project_id);
   expect(await landings.get('l2')).toMatchObject({ state: 'queued', reason_code: null });
   // Quiet again: ended.
@@ -97,7 +83,7 @@ it('a lander of this machine that renewed its hold after the queue was read keep
       expect(await landings.takeOver((await landings.get('l3'))!, lander, t0 - MINUTE)).toBe(true);
   });
   expect((await landings.get('l3'))!.attempts).toBe(5);
-  beforeNextWrite(app, () => app.store.write(() => landings.renew('l3', 'near', app.now() + MINUTE)));
+  beforeNextWrite(app.store, () => app.store.write(() => landings.renew('l3', 'near', app.now() + MINUTE)));
   await app.landing.drive(session.project_id);
   expect(await landings.get('l3')).toMatchObject({ state: 'landing', runner: 'near', reason_code: null });
   // Its lease run out again: refused.

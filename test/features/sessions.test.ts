@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import type { ClientIdentity } from '../../src/features/sessions/session-types.js';
 import { connectInMemory, testApp } from '../helpers/app.js';
+import { afterFirstWrite } from '../helpers/interleave.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 describe('sessions addressed by name', () => {
@@ -237,19 +238,10 @@ describe('a client session that ends while its client goes on under a new id', (
     // The SessionStart hook of the id the client goes on under (after /compact: it continues the
     // session) runs in another process once the SessionEnd hook's first write has committed.
     const { store } = app;
-    const write = store.write.bind(store);
-    let depth = 0;
-    let armed = true;
     let taken: string | undefined;
-    store.write = (async (fn: never, scope: never) => {
-      depth++;
-      const result = await write(fn, scope).finally(() => depth--);
-      if (depth === 0 && armed) {
-        armed = false;
-        taken = (await app.enforcement.sessionFor(client('next'), repo, 'claude-code', true)).session?.id;
-      }
-      return result;
-    }) as typeof store.write;
+    afterFirstWrite(store, async () => {
+      taken = (await app.enforcement.sessionFor(client('next'), repo, 'claude-code', true)).session?.id;
+    });
     await app.sessions.clients.endClientSession(client('first'), worktree, 'prompt_input_exit');
     expect(taken).toBeDefined();
     expect((await app.sessions.get(first.id)).status).toBe('ended');
@@ -280,20 +272,10 @@ describe('a connection that goes away while its client session is taken up again
     // The new process's SessionStart hook runs in another process once the leaving connection's
     // first write has committed.
     const { store } = app;
-    const write = store.write.bind(store);
-    let depth = 0;
-    let armed = true;
     let taken: string | undefined;
-    store.write = (async (fn: never, scope: never) => {
-      depth++;
-      const result = await write(fn, scope).finally(() => depth--);
-      if (depth === 0 && armed) {
-        armed = false;
-        taken = (await app.enforcement.sessionFor(client(ownProcess().start), repo, 'claude-code')).session
-          ?.id;
-      }
-      return result;
-    }) as typeof store.write;
+    afterFirstWrite(store, async () => {
+      taken = (await app.enforcement.sessionFor(client(ownProcess().start), repo, 'claude-code')).session?.id;
+    });
     await app.sessions.clients.leave(first.id, ownProcess(), 'the connection closed');
     expect(taken).toBeDefined();
     // Taken up after it ended, the client session was given a new one; before, it would be kept.
