@@ -113,11 +113,17 @@ export class ChangesStore {
    * the HEAD and branch it was found at, stay as they are. Either way the caller sees, in the same
    * transaction, that no whole read begun after its own (`full_read_at` later than `refreshed_at`)
    * is recorded: an older view would replace it.
+   *
+   * A whole read's `newerKept`: the files recorded after it began (`updated_at` later than
+   * `refreshed_at`: by edit reads begun later, against the recorded base) stay as they are, neither
+   * replaced nor dropped. Only when the caller sees, in the same transaction, that its base is the
+   * recorded one: those files were read against it.
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
     files: FileChange[],
     paths: string[] | null,
+    newerKept = false,
   ): Promise<void> {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
     const whole = paths === null;
@@ -141,8 +147,12 @@ export class ChangesStore {
         ...(whole ? [now] : []),
       ],
     );
+    const kept = whole && newerKept;
     if (whole) {
-      await this.sql.run('DELETE FROM changed_files WHERE session_id = ?', [sessionId]);
+      await this.sql.run(
+        `DELETE FROM changed_files WHERE session_id = ?${kept ? ' AND updated_at <= ?' : ''}`,
+        kept ? [sessionId, now] : [sessionId],
+      );
     } else if (paths.length > 0) {
       const list = inList(this.sql.dialect, paths);
       await this.sql.run(`DELETE FROM changed_files WHERE session_id = ? AND path ${list.text}`, [
@@ -158,7 +168,10 @@ export class ChangesStore {
          ON CONFLICT (session_id, path) DO UPDATE SET project_id = excluded.project_id, base_blob = excluded.base_blob,
            new_blob = excluded.new_blob, level = excluded.level, reason = excluded.reason, hunks = excluded.hunks,
            updated_at = excluded.updated_at, renamed_from = excluded.renamed_from,
-           interface_changes = excluded.interface_changes, name_uses = excluded.name_uses`,
+           interface_changes = excluded.interface_changes, name_uses = excluded.name_uses${
+             // What is left of this session's files is newer: it stays.
+             kept ? ' WHERE changed_files.updated_at <= excluded.updated_at' : ''
+           }`,
         [
           sessionId,
           projectId,

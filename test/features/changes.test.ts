@@ -516,3 +516,81 @@ describe('a whole read that records after a whole read begun later', () => {
     await close();
   });
 });
+
+describe('a whole read that records after an edit read begun later', () => {
+  type Moved = Awaited<ReturnType<typeof baseMoved>>;
+  /**
+   * A whole read has read the copy and waits at its write; then the agent edits `src/a.ts` and adds
+   * `src/b.ts`, and an edit read of both begins and records. Once that is recorded, the whole read's
+   * write goes on. Returns what the edit read recorded, and then what stands.
+   */
+  async function wholeRecordsLast(moved: Moved) {
+    const { app, dir, session, recorded } = moved;
+    const { store } = app;
+    const write = store.write.bind(store);
+    let armed = true;
+    let atWrite!: () => void;
+    const held = new Promise<void>((r) => {
+      atWrite = r;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    store.write = (async (fn: never, scope: never) => {
+      if (armed) {
+        armed = false;
+        atWrite();
+        await released;
+      }
+      return write(fn, scope);
+    }) as typeof store.write;
+    const whole = app.changes.refresh(session);
+    await held;
+    // Edited once the whole read has read the copy.
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 4;\n');
+    writeFileSync(join(dir, 'src/b.ts'), 'export const b = 1;\n');
+    const edited = git(dir, 'hash-object', 'src/a.ts').trim();
+    // Begun later than the whole read, whatever the clock's grain.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await app.changes.refresh(session, ['src/a.ts', 'src/b.ts'])).toBe('recorded');
+    const files = async () =>
+      (await store.changes.filesOf(session.id)).map((f) => ({ path: f.path, newBlob: f.newBlob }));
+    const byEdit = { ...(await recorded()), files: await files() };
+    expect(byEdit.files).toEqual([
+      { path: 'src/a.ts', newBlob: edited },
+      { path: 'src/b.ts', newBlob: expect.any(String) },
+    ]);
+    release();
+    expect(await whole).toBe('recorded');
+    return { byEdit, edited, after: { ...(await recorded()), files: await files() } };
+  }
+
+  it("that found the edit's base: the edit's files stand, neither replaced nor dropped", async () => {
+    const moved = await baseMoved();
+    const { app, session, head, blob, close } = moved;
+    // The moved base recorded: the whole read finds it again, and the edit reads against it.
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    const { byEdit, edited, after } = await wholeRecordsLast(moved);
+    expect(byEdit).toMatchObject({ base: head, baseBlob: blob });
+    // The whole read's time and base; the edit's files, as it read them, and when.
+    expect(after.fullAt).toBeGreaterThan(byEdit.fullAt!);
+    expect(after.fullAt).toBeLessThan(byEdit.fileAt!);
+    expect(after).toEqual({ ...byEdit, fullAt: after.fullAt });
+    expect(after.files[0]).toEqual({ path: 'src/a.ts', newBlob: edited });
+    await close();
+  });
+
+  it("that found another base: its view replaces the edit's files, read against the base it replaces", async () => {
+    const moved = await baseMoved();
+    const { head, blob, close } = moved;
+    const first = (await moved.app.store.changes.setOf(moved.session.id))!.base_commit;
+    const { byEdit, after } = await wholeRecordsLast(moved);
+    // The edit read against the base recorded before; the whole read found the new one.
+    expect(byEdit.base).toBe(first);
+    expect(byEdit.baseBlob).not.toBe(blob);
+    expect(after).toMatchObject({ base: head, baseBlob: blob, fileAt: after.fullAt });
+    expect(after.files.map((f) => f.path)).toEqual(['src/a.ts']);
+    await close();
+  });
+});

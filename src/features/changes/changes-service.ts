@@ -145,15 +145,21 @@ export class ChangesService {
         // the newer one.
         const current = await store.changes.setOf(session.id);
         if (current?.full_read_at != null && Number(current.full_read_at) > startedAt) return 'recorded';
+        const sameBase = (base: ChangeBase | null) =>
+          current !== undefined &&
+          base !== null &&
+          current.base_commit === base.commit &&
+          current.base_ref === base.ref &&
+          current.base_source === base.source;
         // A whole read begun before the edit's, that found another base, does not answer it: the
         // files are read again against that base.
-        if (
-          incremental &&
-          (current?.base_commit !== recorded!.commit ||
-            current.base_ref !== recorded!.ref ||
-            current.base_source !== recorded!.source)
-        )
-          return 'moved';
+        if (incremental && !sameBase(recorded)) return 'moved';
+        // Files recorded after this whole read began are newer than its view of them: edit reads
+        // begun later (a whole read begun later would have dropped this one), each against the base
+        // recorded when it wrote, and that is still the recorded one (a base moved since by a whole
+        // read begun before this one replaced every file; one begun after dropped this read). They
+        // stay when this read found that base too; against another base, its view replaces them.
+        const newerKept = !incremental && sameBase(read.base);
         await store.changes.record(
           {
             session_id: session.id,
@@ -169,6 +175,7 @@ export class ChangesService {
           },
           read.files,
           incremental ? paths! : null,
+          newerKept,
         );
         // A whole read answers every edit's request made before it began.
         if (!incremental) await store.changes.settle(session.id, startedAt);
