@@ -18,6 +18,11 @@ export interface ProjectRow {
 const BY_ROOT = 'SELECT * FROM projects WHERE root = ?';
 const BY_ID = 'SELECT * FROM projects WHERE id = ?';
 
+/** A new project's id. */
+export function newProjectId(): string {
+  return newId().replace(/-/g, '').slice(0, 16);
+}
+
 export class ProjectsStore {
   constructor(private readonly sql: Sql) {}
 
@@ -25,16 +30,19 @@ export class ProjectsStore {
    * The project of a place, created on first sight. A project still under the place's former key
    * (its clone's git folder, before repositories were named by what survives cloning; or before a
    * repository's first commit) becomes this one: renamed when there is none yet, else merged into
-   * it. Inside a write transaction.
+   * it. Inside a write transaction. A project created gets the id `made`: given by a caller that
+   * made it before its write, a write run again (its group rolled back, store/write-groups.ts)
+   * keeps the id a read between the group's writes saw.
    */
   async ensure(
     place: { key: string; formerKey: string; kind: 'git' | 'dir'; label: string },
     host: string,
     now: number,
+    made: string = newProjectId(),
   ): Promise<ProjectRow & { merged?: Moved }> {
     const existing = await this.sql.get<ProjectRow>(BY_ROOT, [place.key]);
     const former = place.formerKey === place.key ? undefined : await this.findByRoot(place.formerKey);
-    if (former?.kind === 'named') return existing ?? this.insert(place, now);
+    if (former?.kind === 'named') return existing ?? this.insert(made, place, now);
     if (existing && former)
       return { ...existing, merged: await mergeProject(this.sql, former, existing, host, now) };
     if (existing) return existing;
@@ -45,15 +53,15 @@ export class ProjectsStore {
       );
       return (await this.get(former.id))!;
     }
-    return this.insert(place, now);
+    return this.insert(made, place, now);
   }
 
   /** A new project, named for people by its place's label. */
   private async insert(
+    id: string,
     place: { key: string; kind: 'git' | 'dir'; label: string },
     now: number,
   ): Promise<ProjectRow> {
-    const id = newId().replace(/-/g, '').slice(0, 16);
     await this.sql.run(
       'INSERT INTO projects (id, root, kind, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       [id, place.key, place.kind, place.label, now, now],

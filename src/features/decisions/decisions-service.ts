@@ -37,11 +37,14 @@ export class DecisionsService {
     if (!title) throw invalidInput('title: give the decision a title.');
     if (!description) throw invalidInput('description: say what was decided and why.');
     const { store } = this.app;
-    // Its id and time made inside the write: a call sent again gets this very row back.
+    // Its time made inside the write, and the row returned by it: a call sent again gets this very
+    // row back. The id is made before the write: run again (its group rolled back,
+    // store/write-groups.ts), the write keeps the id a read between the group's writes saw.
+    const made = newId();
     const row = await store.write(
       async () => {
         const row = {
-          id: newId(),
+          id: made,
           project_id: session.project_id,
           session_id: session.id,
           session_name: session.name,

@@ -75,9 +75,13 @@ export class QuestionsService {
     }
     const { store } = this.app;
     const expiry = this.app.config.question_expiry_minutes;
-    // Its id and time made inside the write: a call sent again gets this very question back.
+    // Its time made inside the write, and the id returned by it: a call sent again gets this very
+    // question back. The id is made before the write: run again (its group rolled back,
+    // store/write-groups.ts), the write keeps the id a read between the group's writes saw (the
+    // dashboard's, which a person answers by).
+    const made = newId();
     const id = await store.write(async () => {
-      const id = newId();
+      const id = made;
       const now = this.app.now();
       if ((await store.questions.pendingOf(session.id)) >= MAX_PENDING_PER_SESSION)
         throw invalidInput(

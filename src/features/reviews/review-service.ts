@@ -24,6 +24,11 @@ export class ReviewService extends WorkItemsService {
     },
   ) {
     const { store } = this.app;
+    // The review's id and its suggestions' are made before the write: run again (its group rolled
+    // back, store/write-groups.ts), the write keeps the ids a read between the group's writes saw
+    // (the worker's, who answers the review and resolves its suggestions by them).
+    const reviewId = `review_${newId().slice(0, 8)}`;
+    const suggestionIds = (input.suggestions ?? []).map(() => `sugg_${newId().slice(0, 8)}`);
     const result = await store.write(async () => {
       const item = await this.item(input.workItemId);
       const settings = this.projects.settings(await this.projects.project(item.project_id));
@@ -41,7 +46,7 @@ export class ReviewService extends WorkItemsService {
       const stale = version < item.version;
       const now = this.app.now();
       const review: ReviewRow = {
-        id: `review_${newId().slice(0, 8)}`,
+        id: reviewId,
         work_item_id: item.id,
         work_item_version: version,
         reviewer_id: actor.id,
@@ -54,7 +59,8 @@ export class ReviewService extends WorkItemsService {
       };
       await saveReview(store, review);
       const suggestions: SuggestionRow[] = [];
-      for (const s of input.suggestions ?? []) suggestions.push(await this.insertSuggestion(review, s, now));
+      for (const [i, s] of (input.suggestions ?? []).entries())
+        suggestions.push(await this.insertSuggestion(suggestionIds[i]!, review, s, now));
       await store.workEvents.watch(item.project_id, actor.id);
       await this.event(item.project_id, item.id, 'reviewed', actor, 'reviewer', {
         review_id: review.id,
@@ -102,11 +108,13 @@ export class ReviewService extends WorkItemsService {
 
   addSuggestion(actor: Actor, reviewId: string, input: SuggestionInput) {
     const { store } = this.app;
+    // Made before the write, as a review's suggestions' are (submitReview).
+    const id = `sugg_${newId().slice(0, 8)}`;
     return store.write(async () => {
       const review = await store.reviews.get(reviewId);
       if (!review) throw new CollabError('REVIEW_NOT_FOUND', `No review with id "${reviewId}".`);
       const item = await this.item(review.work_item_id);
-      const s = await this.insertSuggestion(review, input, this.app.now());
+      const s = await this.insertSuggestion(id, review, input, this.app.now());
       await this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
         review_id: reviewId,
         suggestion: suggestionView(s),
@@ -115,8 +123,13 @@ export class ReviewService extends WorkItemsService {
     });
   }
 
-  private async insertSuggestion(review: ReviewRow, s: SuggestionInput, now: number): Promise<SuggestionRow> {
-    const row = suggestionRow(`sugg_${newId().slice(0, 8)}`, review, s, now);
+  private async insertSuggestion(
+    id: string,
+    review: ReviewRow,
+    s: SuggestionInput,
+    now: number,
+  ): Promise<SuggestionRow> {
+    const row = suggestionRow(id, review, s, now);
     await saveSuggestion(this.app.store, row);
     return row;
   }
@@ -126,13 +139,15 @@ export class ReviewService extends WorkItemsService {
     input: { workItemId: string; reviewId: string; response: string; action: ResponseRow['action'] },
   ) {
     const { store } = this.app;
+    // Made before the write, as a review's is (submitReview).
+    const id = `resp_${newId().slice(0, 8)}`;
     return store.write(async () => {
       const item = await this.item(input.workItemId);
       const review = await store.reviews.get(input.reviewId);
       if (!review || review.work_item_id !== item.id)
         throw new CollabError('REVIEW_NOT_FOUND', `No review "${input.reviewId}" of work item ${item.id}.`);
       const row: ResponseRow = {
-        id: `resp_${newId().slice(0, 8)}`,
+        id,
         review_id: review.id,
         work_item_id: item.id,
         responder_id: actor.id,

@@ -52,11 +52,15 @@ export class WorkItemsService extends ReviewQueries {
         `Project ${project.id} is archived.`,
         'Reopen it with update_project {status: "active"}.',
       );
-    // Its id and time made inside the write: a call sent again gets this very item back.
+    // Its time made inside the write, and the item returned by it: a call sent again gets this very
+    // item back. The id is made before the write: run again (its group rolled back,
+    // store/write-groups.ts), the write keeps the id a read between the group's writes saw (a
+    // reviewer's list of pending work, which it opens by).
+    const made = `work_${newId().slice(0, 8)}`;
     const item = await store.write(async () => {
       const now = this.app.now();
       const item: WorkItemRow = {
-        id: `work_${newId().slice(0, 8)}`,
+        id: made,
         project_id: project.id,
         type: input.type,
         phase: input.phase,
@@ -167,7 +171,9 @@ export class WorkItemsService extends ReviewQueries {
       throw invalidInput('give content (a new version), phase, or status "merged".');
     }
     // Whether it was approved automatically is returned by the write too: a call sent again gets
-    // what the write returned, and nothing it set aside.
+    // what the write returned, and nothing it set aside. The automatic review's id (used if there
+    // is one) is made before the write, as a review's is (ReviewService.submitReview).
+    const autoReviewId = `review_${newId().slice(0, 8)}`;
     const { item: updated, autoApproved } = await store.write(async () => {
       let item = await this.item(input.workItemId);
       let autoApproved = false;
@@ -205,7 +211,7 @@ export class WorkItemsService extends ReviewQueries {
           change_description: input.changeDescription,
           content: item.content,
         });
-        autoApproved = await this.maybeAutoApprove(previous, item);
+        autoApproved = await this.maybeAutoApprove(previous, item, autoReviewId);
         if (autoApproved) item = await this.item(item.id);
         else await this.notifyReviewers(project, item, actor);
       }
@@ -244,9 +250,14 @@ export class WorkItemsService extends ReviewQueries {
   /**
    * Automatic approval (AI_COLLAB_AUTO_APPROVE=true, or review_auto_approve in config): a new
    * version of an item whose changes were requested, when its open suggestions are all minor or
-   * info and the change is small. Recorded as a review by "auto-approval", never silently.
+   * info and the change is small. Recorded as a review by "auto-approval" (of id `reviewId`, made
+   * before the write), never silently.
    */
-  private async maybeAutoApprove(previous: WorkItemRow, item: WorkItemRow): Promise<boolean> {
+  private async maybeAutoApprove(
+    previous: WorkItemRow,
+    item: WorkItemRow,
+    reviewId: string,
+  ): Promise<boolean> {
     const enabled = process.env.AI_COLLAB_AUTO_APPROVE === 'true' || this.app.config.review_auto_approve;
     if (!enabled || previous.status !== 'changes_requested') return false;
     const open = (await this.app.store.reviews.suggestionsOf(item.id)).filter((s) => s.status === 'pending');
@@ -256,7 +267,7 @@ export class WorkItemsService extends ReviewQueries {
     const now = this.app.now();
     const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
     await saveReview(this.app.store, {
-      id: `review_${newId().slice(0, 8)}`,
+      id: reviewId,
       work_item_id: item.id,
       work_item_version: item.version,
       reviewer_id: null,

@@ -6,6 +6,7 @@ import { decodeCursor, type Page, pageOf } from '../../core/page.js';
 import { iso } from '../../core/time.js';
 import { locateProject } from '../../integrations/git-repo.js';
 import { processStartTime } from '../../integrations/process-probe.js';
+import { newProjectId } from '../../store/projects-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClaimsService } from '../claims/claims-service.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -81,6 +82,10 @@ export class SessionsService {
     const pid = input.pid === undefined ? process.pid : input.pid;
     const pidStart = pid === null ? null : processStartTime(pid);
     const id = newId();
+    // The project's, if the insert makes it: made here too, so that an insert run again (its
+    // group rolled back, store/write-groups.ts) keeps the id a read between the group's writes saw
+    // (a hook's, which finds the session: it checks and claims in the session's project).
+    const projectId = newProjectId();
     const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
     const identity = input.identity;
@@ -88,7 +93,7 @@ export class SessionsService {
       const lives =
         clientSessionId !== null && identity?.process ? identity.process : { pid, start: pidStart };
       const now = this.app.now();
-      const project = await store.projects.ensure(location, this.app.host, now);
+      const project = await store.projects.ensure(location, this.app.host, now, projectId);
       if (project.merged)
         this.app.log.info('project.merged', {
           into: project.id,
