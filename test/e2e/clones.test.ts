@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stopMachineServer } from '../../src/cli/machine-server.js';
 import { aliceAndBob, cli, closeServers, commit, FILES, server, twoClones } from '../helpers/clones.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { openSqlite } from '../helpers/sqlite.js';
@@ -239,7 +240,6 @@ describe('a database from before repositories were named', () => {
       ['alice', alice],
       ['bob', bob],
     ] as const) {
-      // Closed at once: a running server would name the projects itself in the background.
       const s = await connectStdio({ cwd: clone, home });
       await s.call('collab_session_start', { name, project_root: clone });
       await s.call('collab_claim', { files: [`src/${name}.ts`], intent: `${name}'s work` });
@@ -247,6 +247,9 @@ describe('a database from before repositories were named', () => {
       await s.call('collab_message_send', { content: `hello from ${name}` });
       await s.close();
     }
+    // The machine's server names the projects itself in the background (2.5 s after it starts):
+    // stopped before the database is put back as it was, or it could merge them before `migrate`.
+    await stopMachineServer(home);
     const db = openSqlite(join(home, 'registry.db'));
     const counts = () =>
       Object.fromEntries(
