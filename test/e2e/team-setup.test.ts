@@ -203,6 +203,8 @@ describe('team mode set up by a team admin', () => {
     expect(bad.stdout).not.toContain('All good');
   });
 
+  // Eight CLI processes (a doctor waits 3 s for a NOTIFY that never comes): 15 s alone on a slow host,
+  // twice that beside three other files.
   it('doctor names a schema newer than it knows, one it cannot migrate, rights a role lacks, and a LISTEN that hears nothing', async (ctx) => {
     if (!available) return ctx.skip();
     const db = await teamDatabase();
@@ -287,7 +289,7 @@ describe('team mode set up by a team admin', () => {
     } finally {
       proxy.server.close();
     }
-  });
+  }, 60_000);
 
   it('export as a superuser leaves a schema the team’s role owns; as the owner it just works; as neither it says what it needs', async (ctx) => {
     if (!available) return ctx.skip();
