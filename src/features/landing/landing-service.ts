@@ -24,6 +24,7 @@ import {
 import { endLeftCheck } from '../../integrations/land-check.js';
 import { processAlive, processStartTime } from '../../integrations/process-probe.js';
 import type { LandingOutcome, LandingRow, NewLanding } from '../../store/landings-store.js';
+import { newProjectId } from '../../store/projects-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import type { ChangesService } from '../changes/changes-service.js';
 import type { EnforcementService } from '../enforcement/enforcement-service.js';
@@ -133,12 +134,15 @@ export class LandingService {
           );
     // The queue of the repository the copy is in (an agent may ask from another repository's folder).
     const location = this.services.sessions.locate(copy.worktree);
+    // A project made here gets an id made before its write: run again (its group rolled back,
+    // store/write-groups.ts), the write keeps the id a read between the group's writes saw.
+    const made = newProjectId();
     const projectId =
       input.session && input.session.worktree === copy.worktree
         ? input.session.project_id
         : (
             (await store.projects.findFor(location)) ??
-            (await store.write(() => store.projects.ensure(location, app.host, app.now())))
+            (await store.write(() => store.projects.ensure(location, app.host, app.now(), made)))
           ).id;
     if (input.onto !== undefined && !isBranchName(input.onto))
       throw new CollabError(
