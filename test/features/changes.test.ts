@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settleWithGit } from '../../src/features/changes/git-settled.js';
 import { connectInMemory, testApp, twoClonesInMemory } from '../helpers/app.js';
+import { beforeNextWrite, holdNextWrite } from '../helpers/interleave.js';
 import { cloneOf, git, gitRepo, tempDir } from '../helpers/temp.js';
 
 const AUTH = [
@@ -364,18 +365,12 @@ describe('an edit read while a whole read records another base', () => {
     const { app, session, head, blob, recorded, close } = await baseMoved();
     // Another process's whole read begins once the edit's files are read, and records first.
     const { store } = app;
-    const write = store.write.bind(store);
-    let armed = true;
     let wholeAt: number | null = null;
-    store.write = (async (fn: never, scope: never) => {
-      if (armed) {
-        armed = false;
-        await new Promise((r) => setTimeout(r, 5));
-        await app.changes.refresh(session);
-        wholeAt = (await store.changes.setOf(session.id))!.full_read_at;
-      }
-      return write(fn, scope);
-    }) as typeof store.write;
+    beforeNextWrite(store, async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      await app.changes.refresh(session);
+      wholeAt = (await store.changes.setOf(session.id))!.full_read_at;
+    });
     expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
     expect(wholeAt).not.toBeNull();
     expect(await recorded()).toEqual({
@@ -450,24 +445,7 @@ describe('a whole read that records after a whole read begun later', () => {
   ) {
     const { app, dir, session, recorded } = moved;
     const { store } = app;
-    const write = store.write.bind(store);
-    let armed = true;
-    let atWrite!: () => void;
-    const held = new Promise<void>((r) => {
-      atWrite = r;
-    });
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    store.write = (async (fn: never, scope: never) => {
-      if (armed) {
-        armed = false;
-        atWrite();
-        await released;
-      }
-      return write(fn, scope);
-    }) as typeof store.write;
+    const { held, release } = holdNextWrite(store);
     const first = older();
     await held;
     // What the older read found is no longer so: the base moves again, the file is edited.
@@ -527,24 +505,7 @@ describe('a whole read that records after an edit read begun later', () => {
   async function wholeRecordsLast(moved: Moved) {
     const { app, dir, session, recorded } = moved;
     const { store } = app;
-    const write = store.write.bind(store);
-    let armed = true;
-    let atWrite!: () => void;
-    const held = new Promise<void>((r) => {
-      atWrite = r;
-    });
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    store.write = (async (fn: never, scope: never) => {
-      if (armed) {
-        armed = false;
-        atWrite();
-        await released;
-      }
-      return write(fn, scope);
-    }) as typeof store.write;
+    const { held, release } = holdNextWrite(store);
     const whole = app.changes.refresh(session);
     await held;
     // Edited once the whole read has read the copy.

@@ -33,3 +33,23 @@ export function afterFirstWrite(store: Store, compete: () => Promise<unknown>): 
     return result;
   }) as typeof store.write;
 }
+
+/**
+ * Holds the next write of `store` at its start: `held` resolves once it is there, and it goes on
+ * once `release` is called (what another process does meanwhile, the test does).
+ */
+export function holdNextWrite(store: Store): { held: Promise<void>; release: () => void } {
+  let atWrite!: () => void;
+  const held = new Promise<void>((resolve) => {
+    atWrite = resolve;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  beforeNextWrite(store, () => {
+    atWrite();
+    return released;
+  });
+  return { held, release };
+}
