@@ -118,6 +118,11 @@ export class ChangesStore {
    * `refreshed_at`: by edit reads begun later, against the recorded base) stay as they are, neither
    * replaced nor dropped. Only when the caller sees, in the same transaction, that its base is the
    * recorded one: those files were read against it.
+   *
+   * Files of `paths` recorded after this read began (by an edit read begun later, that wrote first)
+   * stay too, neither replaced nor dropped: that read's base was the recorded one when it wrote, and
+   * it still is (a whole read that moved it since replaced every file; one begun after this read
+   * dropped it), so both read against the same base, and its view is the newer.
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
@@ -147,7 +152,8 @@ export class ChangesStore {
         ...(whole ? [now] : []),
       ],
     );
-    const kept = whole && newerKept;
+    // Newer rows stay: always for an edit read's paths, for a whole read when asked.
+    const kept = !whole || newerKept;
     if (whole) {
       await this.sql.run(
         `DELETE FROM changed_files WHERE session_id = ?${kept ? ' AND updated_at <= ?' : ''}`,
@@ -155,10 +161,10 @@ export class ChangesStore {
       );
     } else if (paths.length > 0) {
       const list = inList(this.sql.dialect, paths);
-      await this.sql.run(`DELETE FROM changed_files WHERE session_id = ? AND path ${list.text}`, [
-        sessionId,
-        list.param,
-      ]);
+      await this.sql.run(
+        `DELETE FROM changed_files WHERE session_id = ? AND path ${list.text} AND updated_at <= ?`,
+        [sessionId, list.param, now],
+      );
     }
     for (const f of files) {
       await this.sql.run(
@@ -169,7 +175,7 @@ export class ChangesStore {
            new_blob = excluded.new_blob, level = excluded.level, reason = excluded.reason, hunks = excluded.hunks,
            updated_at = excluded.updated_at, renamed_from = excluded.renamed_from,
            interface_changes = excluded.interface_changes, name_uses = excluded.name_uses${
-             // What is left of this session's files is newer: it stays.
+             // A row left of this session's files, recorded after this read began, is newer: it stays.
              kept ? ' WHERE changed_files.updated_at <= excluded.updated_at' : ''
            }`,
         [

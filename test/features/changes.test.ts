@@ -555,3 +555,55 @@ describe('a whole read that records after an edit read begun later', () => {
     await close();
   });
 });
+
+describe('an edit read that records after an edit read of the same file begun later', () => {
+  type Moved = Awaited<ReturnType<typeof baseMoved>>;
+  /**
+   * The moved base recorded (`src/a.ts` changed against it), the file is written `before`, and an
+   * edit read of it (through `app`) reads it and waits at its write; then the agent edits it again,
+   * and another process's edit read of it begins and records. Once that is recorded, the older
+   * one's write goes on. Returns what the newer read recorded, and then what stands.
+   */
+  async function olderEditRecordsLast(moved: Moved, before: string) {
+    const { app, home, dir, session, recorded } = moved;
+    const { store } = app;
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    writeFileSync(join(dir, 'src/a.ts'), before);
+    // Another process of the same database, on this machine.
+    const other = await testApp({ home });
+    const { held, release } = holdNextWrite(store);
+    const older = app.changes.refresh(session, ['src/a.ts']);
+    await held;
+    // Edited once the older read has read the file.
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 4;\n');
+    const edited = git(dir, 'hash-object', 'src/a.ts').trim();
+    // Begun later than the older read, whatever the clock's grain.
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await other.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    const files = async () =>
+      (await store.changes.filesOf(session.id)).map((f) => ({ path: f.path, newBlob: f.newBlob }));
+    const byNewer = { ...(await recorded()), files: await files() };
+    expect(byNewer.files).toEqual([{ path: 'src/a.ts', newBlob: edited }]);
+    expect(byNewer.fileAt).toBeGreaterThan(byNewer.fullAt!);
+    release();
+    expect(await older).toBe('recorded');
+    const after = { ...(await recorded()), files: await files() };
+    await other.close();
+    return { byNewer, after };
+  }
+
+  it("that found the file changed: the newer read's row stands, not replaced", async () => {
+    const moved = await baseMoved();
+    const { byNewer, after } = await olderEditRecordsLast(moved, 'export const a = 3;\n');
+    expect(after).toEqual(byNewer);
+    await moved.close();
+  });
+
+  it("that found the file back as the base has it: the newer read's row stands, not dropped", async () => {
+    const moved = await baseMoved();
+    // As the moved base has it: the older read finds it unchanged.
+    const { byNewer, after } = await olderEditRecordsLast(moved, 'export const a = 2;\n');
+    expect(after).toEqual(byNewer);
+    await moved.close();
+  });
+});
