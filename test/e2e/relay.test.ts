@@ -199,7 +199,10 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
       expect.objectContaining({ question_id: asked.question_id, status: 'answered', answer: 'yes, go' }),
     ]);
     expect(Date.now() - started).toBeLessThan(30_000);
-    // Left unanswered, a wait asked again ends at its first deadline, not a full wait later.
+    // Left unanswered, a wait asked again ends at its first deadline, not a whole wait later: asked
+    // again for what is left of its 8 s (a second at least), it ends by the later of its deadline
+    // and a second after the next server is there; asked for all 8 s again, it would end 8 s after
+    // that. Killed 6 s in, the two lie at least 6 s apart whatever the restart costs this host.
     const other = await c.call<{ question_id: string }>('ask_human', {
       question: 'And prod?',
       wait_seconds: 0,
@@ -207,13 +210,22 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     const at = Date.now();
     const second = c.call<{ questions: Array<{ status: string }> }>('check_answers', {
       question_ids: [other.question_id],
-      wait_seconds: 4,
+      wait_seconds: 8,
     });
-    await new Promise((r) => setTimeout(r, 2_000));
+    await new Promise((r) => setTimeout(r, 6_000));
     const next = serverPid(home)!;
     process.kill(next, 'SIGKILL');
+    await waitForExit(next);
+    await until(
+      'a third server',
+      () => serverPid(home),
+      (pid) => pid !== null && pid !== next,
+    );
+    const back = Date.now() - at;
     expect((await second).questions).toEqual([expect.objectContaining({ status: 'pending' })]);
-    expect(Date.now() - at).toBeLessThan(5_500);
+    const took = Date.now() - at;
+    expect(took).toBeGreaterThanOrEqual(6_500);
+    expect(took).toBeLessThan(Math.max(8_000, back + 1_000) + 3_000);
   }, 60_000);
 
   it('a server that keeps dying: the relay stops starting it, serves in its own process and says why', async () => {
