@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, type hookClient, serverPid, waitFor, waitForExit } from '../helpers/stdio.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -312,7 +313,20 @@ describe('the wake hook (Claude Code asyncRewake)', () => {
     const stopInput = hookFixture('claude-code/stop', repo, 'B-1');
     await b.hook('turn-end', stopInput);
     const waking = b.hook('wake', stopInput);
-    await new Promise((r) => setTimeout(r, 800));
+    // Killed once the server watches the session for its hook (a hook that never reached a server
+    // has nothing to ask again: it ends with no news, and a loaded host can take a second to start it).
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
+    await waitFor(
+      () =>
+        (
+          db.prepare('SELECT wake_watch_until FROM sessions WHERE id = ?').get(id) as {
+            wake_watch_until: number | null;
+          }
+        ).wake_watch_until !== null,
+      15_000,
+      'the server to watch the session',
+    );
+    db.close();
     const pid = serverPid(home)!;
     const stopped = Date.now();
     process.kill(pid, 'SIGTERM');

@@ -56,6 +56,7 @@ describe('writes no hook saw are told to the holder', () => {
       '.gitignore': 'src/api/gen/\n',
       'src/api/auth.py': 'def login(user):\n    pass\n',
       'src/api/tokens.py': 'TOKENS = {}\n',
+      'src/api/probe.py': 'PROBE = 0\n',
       'src/api/gen/schema.py': 'SCHEMA = 1\n',
       'src/ui/app.tsx': 'export {}\n',
     });
@@ -66,9 +67,10 @@ describe('writes no hook saw are told to the holder', () => {
     await a.hook('session-start', hookFixture('claude-code/session-start', repo, 'A-1'));
     await a.call('collab_claim', { files: ['src/api/**'], intent: 'move auth to JWT' });
     await b.hook('session-start', hookFixture('claude-code/session-start', repo, 'B-1'));
-    const unseen = async () =>
+    const all = async () =>
       (await a.call<{ notifications: Notice[] }>('notifications_list', { type: 'unseen_write' }))
         .notifications;
+    const unseen = async () => (await all()).filter((n) => n.file !== 'src/api/probe.py');
     const waitForNotice = async (count: number) => {
       const started = Date.now();
       for (;;) {
@@ -78,8 +80,15 @@ describe('writes no hook saw are told to the holder', () => {
         await sleep(100);
       }
     };
-    // The watcher picks the claim up (it looks again every 2 s).
-    await sleep(2_500);
+    // The watcher picks the claim up (it looks again every 2 s, later on a loaded host): a held file
+    // of its own, written until it is reported, says the folder is watched. The rest leave it out.
+    const began = Date.now();
+    for (let n = 1; !(await all()).some((x) => x.file === 'src/api/probe.py'); n++) {
+      if (Date.now() - began > 30_000) throw new Error('the held folder was not watched within 30 s');
+      python(repo, 'src/api/probe.py', `PROBE = ${n}\n`);
+      for (const end = Date.now() + 4_000; Date.now() < end; await sleep(200))
+        if ((await all()).some((x) => x.file === 'src/api/probe.py')) break;
+    }
 
     // Nobody holds it; git ignores it; an ignored folder; A's own edit, announced by its hook.
     python(repo, 'src/ui/app.tsx', 'export const x = 1\n');
