@@ -935,6 +935,30 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     spread over both cores; a second connection (thread or process) loses its page cache at every
     commit of the other (measured before, above). Half of the server's busy time is SQLite (16
     statements a call, ~0.23 ms with the commit), the answer's socket write 9 %.
+- **A host three times slower, and where a check's tail is** (2026-12-06, thirteenth session; an
+  AMD EPYC host where bare \`node -e 0\` took 86–102 ms, against 25 ms on the fastest host recorded).
+  - The recorded table is this host's: the 8 clients 2.61 of the peer (2,080 against 797 ops/s;
+    rounds of 1,858 and 2,302), cold start 0.68 of the peer, the PreToolUse hook with the machine's
+    server running bare + 19 ms. Without a server the hook is bare + 62 ms: 1.01 of the peer's
+    hook and 1.61 of bare node. Our costs grow with the host; a target in ms over bare node does
+    not. A \`--throughput\` run the same hour: 2.32 (2,306 against 995 ops/s).
+  - \`collab_check\` at 10,000 claims is slower than at 100,000 only in the table (p50 1.15 against
+    0.43 ms; 1.51 against 0.57 in the run before). The two servers alternate call by call: at
+    10,000 the peer spends 6.7 ms a call between two of ours, and at 100,000 it stops after its 20 s
+    and ours runs alone. Ours alone, 800 checks a size: p50 0.46–0.56 ms at 100, 10,000 and 100,000
+    claims alike.
+  - The tail, ours alone, 12,000 checks at 10,000 claims: p50 0.26–0.29 ms, p99 1.73–2.13 ms (2.5–3.1
+    while another process ran tests). About 1 % of calls take over 2 ms, spread evenly over the
+    run (10–15 in every 500 ms): not the first calls (warm-up), not the watcher's 250-ms ticks.
+    The server's scavenges (\`--trace-gc\`): 65 in 4.8 s, 0.7–1.2 ms each (~52 KB allocated a
+    check). A young generation twice as large (\`--min-semi-space-size=32\`) made them 28 and left
+    the slow calls as many (121 against 125). The tail is the host scheduling three processes a
+    call (client, relay, server) on 2 cores, not the server's collector. Nothing changed.
+  - A machine's server's start: 660 ms of CPU to its first answer where the database exists, 800
+    ms in a new home (Kysely loaded and the migrations run: ~200 ms), ~1 s in all after 10 s. Of
+    it: the main thread loading main.cjs, then hub.cjs (no code cache for either), ~300 ms; the
+    log copier's worker thread ~100 ms. Node's compile cache (\`NODE_COMPILE_CACHE\`) gave ~50 ms,
+    within this host's noise. Nothing changed.
 - **Pages a commit writes, the log's pauses, and warm rounds** (2026-11-29, twelfth session; an AMD
   EPYC host much slower and noisier than the day before: a bare loop of 3·10⁸ additions took
   950–1,600 ms from one run to the next, and the peer did 728–850 ops/s in the 8-client rounds
