@@ -50,7 +50,7 @@ function node(repo: string, path: string, text: string): void {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('writes no hook saw are told to the holder', () => {
-  it('a held file rewritten by python3 or node is reported once an after-hook's grace has passed, with who most likely did it; the rest is not', async () => {
+  it('a held file rewritten by python3 or node is reported once the after-hook grace has passed, with who most likely did it; the rest is not', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo({
       '.gitignore': 'src/api/gen/\n',
