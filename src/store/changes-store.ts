@@ -28,7 +28,7 @@ export interface ChangeSetRow {
   head_commit: string | null;
   ref_commit: string | null;
   omitted: number;
-  /** When the last read began (of the whole worktree, or of some files). */
+  /** When the latest read recorded began (of the whole worktree, or of some files). */
   refreshed_at: number;
   /** When the last read of the whole worktree began (null before one). */
   full_read_at: number | null;
@@ -76,6 +76,18 @@ const FILE_COLUMNS =
   'f.session_id, f.path, f.base_blob, f.new_blob, f.level, f.reason, f.hunks, f.renamed_from, f.interface_changes, f.name_uses';
 
 /**
+ * The level of a file's row that says an edit read found it unchanged (as the base has it): kept,
+ * with when that read began, so that a read begun before it, recording later, does not put its older
+ * view of the file back. No change: every reader of changes leaves it out (`CHANGED`); `freshness`
+ * reads its time, when the file was read. A whole read drops it as any other row it replaces, and
+ * so does `forget`: at most one per file of a session, as its changes.
+ */
+const UNCHANGED = 'none';
+
+/** A row of `changed_files f` that is a change (not `UNCHANGED`). */
+const CHANGED = `f.level <> '${UNCHANGED}'`;
+
+/**
  * What `freshness` reads, on SQLite: the lists (JSON) walked first, each pair sought in a primary
  * key. Written `IN (SELECT value FROM json_each(?))`, SQLite built a temporary b-tree of each list
  * at every run (a page zeroed, ~10,000 instructions each; five in the three reads of every check),
@@ -108,7 +120,8 @@ export class ChangesStore {
 
   /**
    * Records a session's base and its changed files: all of them (`paths` null: files no longer
-   * changed are dropped), or those of `paths` only (each either changed, or no longer). Files of
+   * changed are dropped), or those of `paths` only (each either changed, or no longer: then marked
+   * `UNCHANGED`, when this read began, rather than dropped). Files of
    * `paths` are read against the recorded base (the caller sees that it still is): the base, and
    * the HEAD and branch it was found at, stay as they are. Either way the caller sees, in the same
    * transaction, that no whole read begun after its own (`full_read_at` later than `refreshed_at`)
@@ -122,7 +135,12 @@ export class ChangesStore {
    * Files of `paths` recorded after this read began (by an edit read begun later, that wrote first)
    * stay too, neither replaced nor dropped: that read's base was the recorded one when it wrote, and
    * it still is (a whole read that moved it since replaced every file; one begun after this read
-   * dropped it), so both read against the same base, and its view is the newer.
+   * dropped it), so both read against the same base, and its view is the newer. That holds of a file
+   * it found unchanged as well (its `UNCHANGED` row): neither this edit read nor a whole read begun
+   * before it puts the older view back. A whole read leaves no such rows: a read begun before it
+   * records nothing once it is recorded.
+   *
+   * `refreshed_at` never goes back: a read begun before the recorded one leaves it as it is.
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
@@ -133,12 +151,14 @@ export class ChangesStore {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
     const whole = paths === null;
     const assign = (column: string) => `${column} = ${whole ? 'excluded' : 'change_sets'}.${column}`;
+    const greatest = this.sql.dialect === 'sqlite' ? 'MAX' : 'GREATEST';
     await this.sql.run(
       `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${whole ? '?' : 'NULL'})
        ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, ${assign('base_commit')},
          ${assign('base_ref')}, ${assign('base_source')}, ${assign('head_commit')}, ${assign('ref_commit')},
-         ${assign('omitted')}, refreshed_at = excluded.refreshed_at, ${assign('full_read_at')}`,
+         ${assign('omitted')}, refreshed_at = ${greatest}(change_sets.refreshed_at, excluded.refreshed_at),
+         ${assign('full_read_at')}`,
       [
         sessionId,
         projectId,
@@ -159,12 +179,28 @@ export class ChangesStore {
         `DELETE FROM changed_files WHERE session_id = ?${kept ? ' AND updated_at <= ?' : ''}`,
         kept ? [sessionId, now] : [sessionId],
       );
-    } else if (paths.length > 0) {
-      const list = inList(this.sql.dialect, paths);
-      await this.sql.run(
-        `DELETE FROM changed_files WHERE session_id = ? AND path ${list.text} AND updated_at <= ?`,
-        [sessionId, list.param, now],
-      );
+    } else {
+      // Files of `paths` found unchanged: marked so (one statement), unless a newer read recorded them.
+      const changed = new Set(files.map((f) => f.path));
+      const unchanged = [...new Set(paths)].filter((path) => !changed.has(path));
+      if (unchanged.length > 0) {
+        const list =
+          this.sql.dialect === 'sqlite'
+            ? { rows: 'json_each(?) g WHERE true', path: 'g.value', param: JSON.stringify(unchanged) }
+            : { rows: 'unnest(CAST(? AS TEXT[])) AS g(path)', path: 'g.path', param: unchanged };
+        await this.sql.run(
+          `INSERT INTO changed_files (session_id, project_id, path, base_blob, new_blob, level, reason, hunks, updated_at, renamed_from,
+             interface_changes, name_uses)
+           SELECT CAST(? AS TEXT), CAST(? AS TEXT), ${list.path}, NULL, NULL, '${UNCHANGED}', NULL, '[]', CAST(? AS BIGINT),
+             NULL, NULL, NULL
+           FROM ${list.rows}
+           ON CONFLICT (session_id, path) DO UPDATE SET project_id = excluded.project_id, base_blob = NULL,
+             new_blob = NULL, level = excluded.level, reason = NULL, hunks = excluded.hunks,
+             updated_at = excluded.updated_at, renamed_from = NULL, interface_changes = NULL, name_uses = NULL
+           WHERE changed_files.updated_at <= excluded.updated_at`,
+          [sessionId, projectId, now, list.param],
+        );
+      }
     }
     for (const f of files) {
       await this.sql.run(
@@ -198,8 +234,9 @@ export class ChangesStore {
 
   /**
    * What tells whether `paths` of each of `sessionIds` may have changed since they were read: when
-   * its worktree was last read whole (null: never), when each of those paths was read, whether an
-   * edit asked for one of them to be read. Three statements, whatever the number of sessions.
+   * its worktree was last read whole (null: never), when each of those paths was read (changed, or
+   * found unchanged by an edit read: `UNCHANGED`), whether an edit asked for one of them to be read.
+   * Three statements, whatever the number of sessions.
    */
   async freshness(
     sessionIds: string[],
@@ -260,7 +297,7 @@ export class ChangesStore {
       ['changed_files'],
       () =>
         this.sql.all<ChangedFileRow>(
-          `SELECT ${FILE_COLUMNS} FROM changed_files f WHERE f.session_id = ?${where ? ` AND f.path ${where.text}` : ''} ORDER BY f.path`,
+          `SELECT ${FILE_COLUMNS} FROM changed_files f WHERE f.session_id = ? AND ${CHANGED}${where ? ` AND f.path ${where.text}` : ''} ORDER BY f.path`,
           where ? [sessionId, where.param] : [sessionId],
         ),
     );
@@ -280,7 +317,7 @@ export class ChangesStore {
     const list = inList(this.sql.dialect, paths);
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
-       WHERE f.project_id = ? AND (f.path ${list.text} OR f.renamed_from ${list.text})
+       WHERE f.project_id = ? AND (f.path ${list.text} OR f.renamed_from ${list.text}) AND ${CHANGED}
          AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
        ORDER BY f.session_id, f.path`,
       [projectId, list.param, list.param, sessionId, sessionId],
@@ -301,7 +338,7 @@ export class ChangesStore {
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
        WHERE f.project_id = ? AND ((f.interface_changes IS NOT NULL AND f.interface_changes <> '[]')
-           OR f.name_uses IS NOT NULL)
+           OR f.name_uses IS NOT NULL) AND ${CHANGED}
          AND (CAST(? AS TEXT) IS NULL OR f.session_id <> ?) AND s.status = 'active'
        ORDER BY ROW_NUMBER() OVER (PARTITION BY f.session_id ORDER BY f.path), f.session_id, f.path
        LIMIT ?`,
@@ -314,7 +351,7 @@ export class ChangesStore {
   async ofProject(projectId: string): Promise<Map<string, FileChange[]>> {
     const rows = await this.sql.all<ChangedFileRow>(
       `SELECT ${FILE_COLUMNS} FROM changed_files f JOIN sessions s ON s.id = f.session_id
-       WHERE f.project_id = ? AND s.status = 'active' ORDER BY f.session_id, f.path`,
+       WHERE f.project_id = ? AND ${CHANGED} AND s.status = 'active' ORDER BY f.session_id, f.path`,
       [projectId],
     );
     return bySession(rows);

@@ -607,3 +607,140 @@ describe('an edit read that records after an edit read of the same file begun la
     await moved.close();
   });
 });
+
+/**
+ * A read (`older`, through the session's app) has read the copy and waits at its write; then the
+ * agent writes `src/a.ts` as `text`, and a read begun later (`newer`) records. Once that is
+ * recorded, the older one's write goes on. Returns what the newer read recorded, and then what
+ * stands: when the session was read (the latest read, the latest whole one), its changed files, and
+ * when `src/a.ts` was read.
+ */
+async function olderRecordsAfterNewer(
+  moved: Awaited<ReturnType<typeof baseMoved>>,
+  older: () => Promise<unknown>,
+  text: string,
+  newer: () => Promise<unknown>,
+) {
+  const { app, dir, session } = moved;
+  const { store } = app;
+  const seen = async () => {
+    const set = (await store.changes.setOf(session.id))!;
+    const read = (await store.changes.freshness([session.id], ['src/a.ts'])).get(session.id)!;
+    return {
+      refreshedAt: Number(set.refreshed_at),
+      fullAt: read.fullAt,
+      files: (await store.changes.filesOf(session.id)).map((f) => ({ path: f.path, newBlob: f.newBlob })),
+      fileAt: read.times.get('src/a.ts'),
+    };
+  };
+  const { held, release } = holdNextWrite(store);
+  const first = older();
+  await held;
+  // Written once the older read has read the copy.
+  writeFileSync(join(dir, 'src/a.ts'), text);
+  // Begun later than the older read, whatever the clock's grain.
+  await new Promise((r) => setTimeout(r, 5));
+  expect(await newer()).toBe('recorded');
+  const byNewer = await seen();
+  release();
+  expect(await first).toBe('recorded');
+  return { byNewer, after: await seen(), seen };
+}
+
+describe('a read that records after a read begun later found the file as the base has it', () => {
+  it('a whole read: the file stays unchanged, for every reader; a change after is recorded, and a whole read clears the mark', async () => {
+    const moved = await baseMoved();
+    const { app, dir, session, close } = moved;
+    const { store } = app;
+    // The moved base recorded: src/a.ts changed against it.
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    expect((await store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
+    // Put back as the moved base has it once the whole read has read the copy: an edit read records
+    // that.
+    const { byNewer, after, seen } = await olderRecordsAfterNewer(
+      moved,
+      () => app.changes.refresh(session),
+      'export const a = 2;\n',
+      () => app.changes.refresh(session, ['src/a.ts']),
+    );
+    expect(byNewer.files).toEqual([]);
+    expect(after.files).toEqual([]);
+    // The whole read's time; the edit read's view of the file, and when it was read.
+    expect(after.fullAt).toBeLessThan(byNewer.fileAt!);
+    expect(after.fileAt).toBe(byNewer.fileAt);
+    // No reader of changes sees the file changed.
+    expect((await store.changes.ofProject(session.project_id)).get(session.id)).toBeUndefined();
+    expect(await store.changes.othersTouching(session.project_id, null, ['src/a.ts'])).toEqual(new Map());
+    expect(await store.changes.semanticOthers(session.project_id, null)).toEqual(new Map());
+    // Changed again: an edit read records it.
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 5;\n');
+    const edited = git(dir, 'hash-object', 'src/a.ts').trim();
+    expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    expect((await seen()).files).toEqual([{ path: 'src/a.ts', newBlob: edited }]);
+    // Put back again, then read whole: nothing of the file is left, not even when it was read.
+    writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
+    expect((await seen()).files).toEqual([]);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    expect(await seen()).toMatchObject({ files: [], fileAt: undefined });
+    await close();
+  });
+
+  it("an edit read of another process: the newer read's view stands, the file not put back", async () => {
+    const moved = await baseMoved();
+    const { app, home, session, close } = moved;
+    const { store } = app;
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    // Another process of the same database, on this machine.
+    const other = await testApp({ home });
+    const { byNewer, after } = await olderRecordsAfterNewer(
+      moved,
+      () => app.changes.refresh(session, ['src/a.ts']),
+      'export const a = 2;\n',
+      () => other.changes.refresh(session, ['src/a.ts']),
+    );
+    expect(byNewer.files).toEqual([]);
+    // What was read of the file, and when: the newer read's.
+    expect({ files: after.files, fileAt: after.fileAt }).toEqual({ files: [], fileAt: byNewer.fileAt });
+    expect(await store.changes.othersTouching(session.project_id, null, ['src/a.ts'])).toEqual(new Map());
+    await other.close();
+    await close();
+  });
+});
+
+describe('a read that records after a read begun later: when the session was read stays the later', () => {
+  it("an edit read's, after another process's edit read", async () => {
+    const moved = await baseMoved();
+    const { app, home, session, close } = moved;
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    const other = await testApp({ home });
+    const { byNewer, after } = await olderRecordsAfterNewer(
+      moved,
+      () => app.changes.refresh(session, ['src/a.ts']),
+      'export const a = 4;\n',
+      () => other.changes.refresh(session, ['src/a.ts']),
+    );
+    expect(byNewer.refreshedAt).toBeGreaterThan(byNewer.fullAt!);
+    expect(after.refreshedAt).toBe(byNewer.refreshedAt);
+    expect(after).toEqual(byNewer);
+    await other.close();
+    await close();
+  });
+
+  it("a whole read's, after an edit read", async () => {
+    const moved = await baseMoved();
+    const { app, session, close } = moved;
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    const { byNewer, after } = await olderRecordsAfterNewer(
+      moved,
+      () => app.changes.refresh(session),
+      'export const a = 4;\n',
+      () => app.changes.refresh(session, ['src/a.ts']),
+    );
+    // The whole read's time, and the edit read's.
+    expect(after.fullAt).toBeLessThan(byNewer.refreshedAt);
+    expect(after.refreshedAt).toBe(byNewer.refreshedAt);
+    await close();
+  });
+});

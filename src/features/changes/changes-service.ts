@@ -154,11 +154,12 @@ export class ChangesService {
         // A whole read begun before the edit's, that found another base, does not answer it: the
         // files are read again against that base.
         if (incremental && !sameBase(recorded)) return 'moved';
-        // Files recorded after this whole read began are newer than its view of them: edit reads
-        // begun later (a whole read begun later would have dropped this one), each against the base
-        // recorded when it wrote, and that is still the recorded one (a base moved since by a whole
-        // read begun before this one replaced every file; one begun after dropped this read). They
-        // stay when this read found that base too; against another base, its view replaces them.
+        // Files recorded after this whole read began (changed, or found unchanged) are newer than
+        // its view of them: edit reads begun later (a whole read begun later would have dropped this
+        // one), each against the base recorded when it wrote, and that is still the recorded one (a
+        // base moved since by a whole read begun before this one replaced every file; one begun after
+        // dropped this read). They stay when this read found that base too; against another base,
+        // its view replaces them.
         const newerKept = !incremental && sameBase(read.base);
         await store.changes.record(
           {
