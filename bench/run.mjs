@@ -954,6 +954,15 @@ the performance issue). Ratios hold from run to run; absolute times move with th
     check). A young generation twice as large (\`--min-semi-space-size=32\`) made them 28 and left
     the slow calls as many (121 against 125). The tail is the host scheduling three processes a
     call (client, relay, server) on 2 cores, not the server's collector. Nothing changed.
+  - A check that ran git at every call, found on the way: in a loop of 8 clients against a
+    profiling build (\`BUILD_MINIFY=0\`: slower at first), 6 runs of 11 fell to 33–155 ops/s (against
+    2,100–2,800), the server at 150–290 ms of CPU a second and its spawner running \`git diff\` and
+    \`git ls-files\` at every check. The files checked (\`shared/N.ts\`) do not exist; such a file is
+    judged by its nearest folder, here the repository's top, which changed a few ms after the
+    sessions' whole reads began. A file read again and found as it was left no row, so nothing said
+    when it was read, and every later check read it again, in every neighbour's copy. A file found
+    unchanged is now marked so, with when it was read (f58d154): 5 runs of 5 at 1,750–2,700 ops/s
+    since. The shipped build's timing did not set it off in these runs nor in the bench's.
   - A machine's server's start: 660 ms of CPU to its first answer where the database exists, 800
     ms in a new home (Kysely loaded and the migrations run: ~200 ms), ~1 s in all after 10 s. Of
     it: the main thread loading main.cjs, then hub.cjs (no code cache for either), ~300 ms; the
