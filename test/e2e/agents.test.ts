@@ -129,9 +129,10 @@ describe('execute_claude: a conversation with another agent CLI', () => {
   }, 60_000);
 
   it('a long run goes on as a job; cancelling kills its whole process tree; so does the timeout', async () => {
-    const { connect, state } = setup({ agents: { timeout_seconds: 2 } });
+    // The budget leaves a loaded host seconds to start the CLI around its half-second of work.
+    const { connect, state } = setup({ agents: { timeout_seconds: 5 } });
     const a = await connect();
-    const job = await a.call<Run>('execute_claude', { prompt: 'sleep 1.5', wait_seconds: 0 });
+    const job = await a.call<Run>('execute_claude', { prompt: 'sleep 0.5', wait_seconds: 0 });
     expect(['queued', 'running']).toContain(job.status);
     expect(
       await a.call<Run>('execution_status', { execution_id: job.execution_id, wait_seconds: 30 }),
