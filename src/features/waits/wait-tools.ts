@@ -88,12 +88,13 @@ export const wait = defineTool({
     let watch: Watch | null = null;
     try {
       watch = await app.wakeups.watch();
-      const held = input.files ? await holders(app, session, input.files) : [];
-      let now = held;
       // Holders are read again only when a claim of the project stopped being active (a counter
       // read by one seek), or a while has passed (a holder may have gone inactive): a write of
-      // anything else, however frequent, costs a wait one read.
+      // anything else, however frequent, costs a wait one read. The count is read before the
+      // holders, here as in the loop: a release committed between the two reads moves it.
       let released = input.files ? await app.claims.releasedCount(session.project_id) : 0;
+      const held = input.files ? await holders(app, session, input.files) : [];
+      let now = held;
       let readAt = Date.now();
       for (;;) {
         if (await hasNews(app, session)) {
