@@ -142,17 +142,29 @@ export function decodeValue(text: string): unknown {
 /** Places known, by their function's text (a new string at every call). */
 const places = new TextsByLength<string>(10_000);
 
-/** The step a write is of its call: its place in the code and how many times it ran before. */
-export function stepOf(call: CallRecording, fn: () => unknown): string {
+/** A write's place in the code: a hash of its function's text. */
+function placeOf(fn: () => unknown): string {
   const text = fn.toString();
   let place = places.get(text);
   if (place === undefined) {
     place = newHash('sha1').update(text).digest('base64url').slice(0, 12);
     places.set(text, place);
   }
+  return place;
+}
+
+/** The step a write is of its call: its place in the code and how many times it ran before. */
+export function stepOf(call: CallRecording, fn: () => unknown): string {
+  const place = placeOf(fn);
   const n = (call.seen.get(place) ?? 0) + 1;
   call.seen.set(place, n);
   return `${place}#${n}`;
+}
+
+/** The step the next run of `fn` in the call would be, not counted as run. */
+export function nextStepOf(call: CallRecording, fn: () => unknown): string {
+  const place = placeOf(fn);
+  return `${place}#${(call.seen.get(place) ?? 0) + 1}`;
 }
 
 /** The value a recorded step holds (absent: the step was not done). */

@@ -8,6 +8,7 @@ import {
   DoneElsewhere,
   FORGOTTEN_TOGETHER,
   insideWrite,
+  nextStepOf,
   recordedCall,
   stepOf,
 } from './call-records-store.js';
@@ -208,6 +209,17 @@ export class Store {
     // told is only "look again".
     for (const listener of this.written) listener();
     return result;
+  }
+
+  /**
+   * Whether, in a call sent again, the next run of the write `fn` was done when the call was sent
+   * before (its record holds what it returned): a call that decided on what was true then (a wait
+   * that handed news over) decides the same, though it is no longer so.
+   */
+  async doneBefore(fn: () => Promise<unknown>): Promise<boolean> {
+    const call = recordedCall();
+    if (!call?.again) return false;
+    return (await this.callRecords.get(call.call, nextStepOf(call, fn))) !== undefined;
   }
 
   /**

@@ -112,6 +112,41 @@ describe('a write sent again after its answer was lost', () => {
     await twice('collab_session_end', {}, { sessions: 1, events: 1 });
   });
 
+  it('a wait that handed over news, sent again: answered with the same news at once, not waited out', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const repo = gitRepo();
+    const tools = new Map((await select(['collab'])).tools.map((t) => [t.name, t as Tool] as const));
+    const first = connectionOf(app, repo);
+    const other = connectionOf(app, repo, 'client-2');
+    await callTool(app, first, tools.get('collab_session_start')!, { name: 'me', project_root: repo });
+    await callTool(app, other, tools.get('collab_session_start')!, { name: 'other', project_root: repo });
+    const me = (await first.current()).id;
+    await callTool(app, other, tools.get('collab_message_send')!, {
+      to_session_id: me,
+      content: 'a.ts is yours',
+    });
+    const wait = tools.get('collab_wait')!;
+    const args = { wait_seconds: 20 };
+    const once = await first.recorded(7, false, () => callTool(app, first, wait, args));
+    const told = once.structuredContent as { outcome: string; messages: Array<{ content: string }> };
+    expect(told.outcome).toBe('news');
+    expect(told.messages.map((m) => m.content)).toEqual(['a.ts is yours']);
+    // The answer lost with its server: the message is read by now, yet the call sent again is
+    // answered with it, as the first answer was, rather than waiting 20 s for news to come.
+    const next = connectionOf(app, repo);
+    const again = await next.recorded(7, true, () => callTool(app, next, wait, args));
+    const retold = again.structuredContent as typeof told & { notifications: unknown[] };
+    expect(retold.outcome).toBe('news');
+    expect(retold.messages).toEqual(told.messages);
+    expect(retold.notifications).toEqual((once.structuredContent as typeof retold).notifications);
+    // A wait that found nothing the first time, sent again, still waits (here a short while).
+    const quiet = await first.recorded(8, false, () => callTool(app, first, wait, { wait_seconds: 1 }));
+    expect((quiet.structuredContent as typeof told).outcome).toBe('timed_out');
+    const quietAgain = await next.recorded(8, true, () => callTool(app, next, wait, { wait_seconds: 1 }));
+    expect((quietAgain.structuredContent as typeof told).outcome).toBe('timed_out');
+  });
+
   it("a call's records are kept until its answer is on its way, then forgotten with a write of the client's once enough wait", async () => {
     const app = await testApp();
     apps.push(app);

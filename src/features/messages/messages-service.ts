@@ -136,25 +136,43 @@ export class MessagesService {
     input: { unreadOnly: boolean; markAsRead: boolean; limit: number; via?: DeliveredVia },
   ): Promise<MessageView[]> {
     const { store } = this.app;
-    // Marking them read, they are read in the same write: a call sent again gets these very
-    // messages back (read by then, they would no longer be unread).
     const rows = input.markAsRead
-      ? await store.write(
-          async () => {
-            const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
-            const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
-            if (unread.length === 0) return rows;
-            const now = this.app.now();
-            await store.messages.markRead(unread, session.id, now, input.via ?? 'list');
-            // Read now: the notifications announcing them would repeat them in this very answer.
-            if ((await store.messages.unreadCount(session)) === 0)
-              await store.notifications.markTypeSeen(session.id, 'message', now);
-            return rows;
-          },
-          { project: session.project_id },
-        )
+      ? await store.write(this.readingAndMarking(session, input), { project: session.project_id })
       : await store.messages.inboxOf(session, input.unreadOnly, input.limit);
     return rows.map((r) => ({ ...messageView(r), read: r.read_at !== null }));
+  }
+
+  /**
+   * Whether a call sent again handed the session's messages over (`list`, marking them read) when
+   * it was sent before: they are read by now, and the call answers the same again.
+   */
+  handedOver(session: SessionRow): Promise<boolean> {
+    return this.app.store.doneBefore(
+      this.readingAndMarking(session, { unreadOnly: true, markAsRead: true, limit: 0 }),
+    );
+  }
+
+  /**
+   * The write of `list` marking what it reads read: one function for both (a call's write is known
+   * by its function's text, `handedOver`). Read in the same write, a call sent again gets these
+   * very messages back (read by then, they would no longer be unread).
+   */
+  private readingAndMarking(
+    session: SessionRow,
+    input: { unreadOnly: boolean; markAsRead: boolean; limit: number; via?: DeliveredVia },
+  ) {
+    const { store } = this.app;
+    return async () => {
+      const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
+      const unread = rows.filter((r) => r.read_at === null).map((r) => r.id);
+      if (unread.length === 0) return rows;
+      const now = this.app.now();
+      await store.messages.markRead(unread, session.id, now, input.via ?? 'list');
+      // Read now: the notifications announcing them would repeat them in this very answer.
+      if ((await store.messages.unreadCount(session)) === 0)
+        await store.notifications.markTypeSeen(session.id, 'message', now);
+      return rows;
+    };
   }
 
   /**

@@ -97,7 +97,9 @@ export const wait = defineTool({
       let now = held;
       let readAt = Date.now();
       for (;;) {
-        if (await hasNews(app, session)) {
+        // Sent again (its server died before the answer reached the client), a wait that handed
+        // news over then answers with it, read by now, rather than wait for more.
+        if ((await hasNews(app, session)) || (await app.messages.handedOver(session))) {
           if (call?.signal.aborted) return done('timed_out', now, []);
           return done('news', now, [], await unreadMessages(app, session));
         }
