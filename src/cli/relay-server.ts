@@ -173,6 +173,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const held = new Set<AbortController>();
   /** Hook connections open now (destroyed when this server closes). */
   const hookSockets = new Set<Socket>();
+  /** Those of wake hooks: ended by their wake, which answers what it delivered. */
+  const waking = new Set<Socket>();
 
   /** A hook process of this machine asks for its answer (one line each way), as over HTTP. */
   const answerHook = async (socket: Socket, line: string): Promise<void> => {
@@ -188,13 +190,16 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         socket.once('end', abort);
         socket.once('error', abort);
         held.add(gone);
+        waking.add(socket);
         try {
           const news = await wakeRequest(app, request, gone.signal);
-          // This server closing: no answer, so that the hook asks the next one.
-          if (closing !== null) return void socket.destroy();
+          // This server closing with nothing delivered: no answer, so that the hook asks the next
+          // one. News delivered (read by now) is answered, closing or not.
+          if (news === null && closing !== null) return void socket.destroy();
           reply = news === null ? { answer: { output: null } } : { wake: news };
         } finally {
           held.delete(gone);
+          waking.delete(socket);
         }
       } else reply = { answer: await answerHookRequest(app, String(event), request, null) };
     } catch (error) {
@@ -371,10 +376,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       clearInterval(heartbeat);
       clearInterval(ownCheck);
       realm.stop();
-      // Wake hooks held here end with nothing (the next server is asked again by them), and a
-      // hook that has its answer but keeps its side open holds the listener's close no longer.
+      // Wake hooks held here end with nothing (the next server is asked again by them), unless
+      // their news was delivered meanwhile (then they are answered with it), and a hook that has
+      // its answer but keeps its side open holds the listener's close no longer.
       for (const wait of held) wait.abort();
-      for (const socket of hookSockets) socket.destroy();
+      for (const socket of hookSockets) if (!waking.has(socket)) socket.destroy();
       // The listener's close waits for its connections: they are let go beside it.
       const listening = new Promise<void>((resolve) => net.close(() => resolve()));
       await Promise.all([...live].map((r) => r.close()));

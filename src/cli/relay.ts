@@ -261,11 +261,10 @@ class Relay {
   private async reattach(): Promise<void> {
     this.upstream = null;
     this.replaying = false;
-    const again: string[] = [];
+    const again: Pending[] = [];
     for (const [id, p] of this.pending) {
       if (!p.sent) continue; // still in the queue: it goes to the next server as it is
-      const line = askAgain(p);
-      if (line !== null) again.push(line);
+      if (askAgain(p) !== null) again.push(p);
       else this.pending.delete(id);
     }
     const loop = this.crashLoop();
@@ -287,7 +286,9 @@ class Relay {
       this.upstream.send(JSON.stringify({ ...this.initialize, id: REPLAY_ID }));
       if (this.initialized) this.upstream.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
     }
-    for (const line of again) this.upstream.send(line);
+    // Asked again as of now, the next server attached: a wait is asked for what is left of its time
+    // once attaching (maybe starting that server) took its share.
+    for (const p of again) this.upstream.send(askAgain(p)!);
     for (const line of this.queue.splice(0)) this.upstream.send(line);
     for (const p of this.pending.values()) p.sent = true;
     process.stdin.resume();

@@ -144,19 +144,24 @@ export class InboxService {
     );
   }
 
-  /** What wakes an idle session: its actionable news, delivered (null: none now). */
-  async wakeNews(session: SessionRow): Promise<string | null> {
+  /**
+   * What wakes an idle session: its actionable news, delivered (null: none now). Its hook gone, or
+   * its server closing, meanwhile (`gone` aborted): `gone`'s reason is thrown and nothing is
+   * delivered, the news left for the next to ask.
+   */
+  async wakeNews(session: SessionRow, gone?: AbortSignal): Promise<string | null> {
     if (!(await this.hasActionable(session))) return null;
-    const news = await this.deliver(session, 'wake');
+    const news = await this.deliver(session, 'wake', gone);
     return news === null ? null : `${WOKEN}\n\n${news}`;
   }
 
   /**
    * The text to add to the model's context, or null when there is nothing new: unread messages,
    * pending notifications, claims it was stopped by and that are released now. `via`: how it
-   * reaches the agent (the messages' receipts say so).
+   * reaches the agent (the messages' receipts say so). `gone` aborted before the delivery commits:
+   * it is rolled back (its reason thrown), the news still new.
    */
-  async deliver(session: SessionRow, via: DeliveredVia): Promise<string | null> {
+  async deliver(session: SessionRow, via: DeliveredVia, gone?: AbortSignal): Promise<string | null> {
     const { store } = this.app;
     // Runs after every tool call: a read by index first, a write only when there is something.
     if (
@@ -214,6 +219,7 @@ export class InboxService {
       if (messages.length > 0)
         lines.push('Reply with collab_message_send (reply_to the message_id) if an answer is expected.');
       const text = lines.join('\n');
+      gone?.throwIfAborted();
       return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS - 1)}…` : text;
     });
   }

@@ -66,9 +66,13 @@ export class IdleWakes {
         if (row.turn_ended_at !== null) sawIdle = true;
         else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
         if (sawIdle && (await app.inbox.hasActionable(row))) {
-          // Gone meanwhile: nothing is delivered (it waits for the session's next turn).
+          // Gone meanwhile, even while it was being delivered: nothing is (it waits for the
+          // session's next turn, or the next server the hook asks).
           if (stop.aborted) return null;
-          const news = await app.inbox.wakeNews(row);
+          const news = await app.inbox.wakeNews(row, stop).catch((error: unknown) => {
+            if (stop.aborted) return null;
+            throw error;
+          });
           if (news !== null) {
             app.log.info('wake.woken', { session: row.id, after_ms: Date.now() - started });
             return news;

@@ -39,6 +39,8 @@ export class Wakeups {
   private stopWrites: (() => void) | null = null;
   private listener: Promise<{ close(): Promise<void> } | null> | null = null;
   private reading: Promise<void> | null = null;
+  /** The last look failed: what moved since the one before is unknown, and the next look tells all. */
+  private unsure = false;
 
   constructor(private readonly app: AppContext) {}
 
@@ -118,9 +120,13 @@ export class Wakeups {
     this.reading ??= (async () => {
       try {
         const id = await this.app.store.events.lastId();
-        if (this.lastId !== null && id !== this.lastId) this.changed();
+        if (this.unsure || (this.lastId !== null && id !== this.lastId)) this.changed();
         this.lastId = id;
+        this.unsure = false;
       } catch (error) {
+        // A watch whose first look this was has no baseline: a change made before the next look
+        // that succeeds would be taken as it.
+        this.unsure = true;
         this.app.log.warn('wait.look_failed', { message: (error as Error).message });
       } finally {
         this.reading = null;
@@ -136,5 +142,6 @@ export class Wakeups {
     this.stopWrites?.();
     this.stopWrites = null;
     this.lastId = null;
+    this.unsure = false;
   }
 }

@@ -1,0 +1,95 @@
+// A wake hook held on the machine's server (Claude Code's asyncRewake) when that server closes
+// while it delivers the news: the news reaches the hook, or stays unread for the next server the
+// hook asks. Never read and dropped. In process, over the server's real socket.
+import { createConnection } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import type { App } from '../../src/app/app.js';
+import { startRelayServer } from '../../src/cli/relay-server.js';
+import { builtDefinitions } from '../../src/cli/serve.js';
+import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
+import { testApp } from '../helpers/app.js';
+import { hookFixture } from '../helpers/hook-fixtures.js';
+import { gitRepo } from '../helpers/temp.js';
+
+const apps: App[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close()));
+});
+
+it('the server closes while a wake delivers its news: the hook is answered with it, or it stays unread', async () => {
+  const app = await testApp({ backend: 'sqlite' });
+  apps.push(app);
+  const repo = gitRepo();
+  const server = (await startRelayServer({
+    app,
+    built: builtDefinitions(),
+    audit: () => null,
+    takeOver: true,
+    onReplaced: () => {},
+  }))!;
+  const request = (fixture: string, id: string) => ({
+    input: JSON.stringify(hookFixture(fixture, repo, id)),
+    cwd: repo,
+    identity: { sessionId: id, pid: null, start: null },
+  });
+  const started = await answerHookRequest(
+    app,
+    'session-start',
+    request('claude-code/session-start', 'B-1'),
+    null,
+  );
+  const me = /session_id ([0-9a-f-]{36})/.exec(JSON.stringify(started))![1]!;
+  await answerHookRequest(app, 'session-start', request('claude-code/session-start', 'C-1'), null);
+  // B's turn ends with nothing new: idle, its wake hook held on the server's socket.
+  await answerHookRequest(app, 'turn-end', request('claude-code/stop', 'B-1'), null);
+  const socket = createConnection(server.path);
+  let heard = '';
+  socket.on('data', (chunk: Buffer) => {
+    heard += chunk.toString();
+  });
+  const ended = new Promise((r) => socket.once('close', r));
+  await new Promise((r) => socket.once('connect', r));
+  socket.write(
+    `${JSON.stringify({ hook: 1, event: 'wake', request: request('claude-code/stop', 'B-1') })}\n`,
+  );
+  const watched = async () =>
+    (
+      await app.store.sql.get<{ at: number | null }>(
+        'SELECT wake_watch_until AS at FROM sessions WHERE id = ?',
+        [me],
+      )
+    )?.at != null;
+  for (let i = 0; i < 100 && !(await watched()); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(await watched()).toBe(true);
+
+  // The delivery held at its start; the server closes meanwhile (replaced, or stopping).
+  const wakeNews = app.inbox.wakeNews.bind(app.inbox);
+  let reached!: () => void;
+  const atDelivery = new Promise<void>((r) => {
+    reached = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  app.inbox.wakeNews = async (...args: Parameters<typeof wakeNews>) => {
+    reached();
+    await released;
+    return wakeNews(...args);
+  };
+  const others = await app.store.sql.all<{ id: string }>('SELECT id FROM sessions WHERE id <> ?', [me]);
+  const c = (await app.sessions.get(others[0]!.id))!;
+  await app.messages.send(c, { to: me, content: 'the schema changed' });
+  await atDelivery;
+  const closed = server.close();
+  release();
+  await closed;
+  await ended;
+
+  const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
+  if (heard === '') {
+    // Not answered: the message is still unread, for the next server the hook asks.
+    expect(reads).toEqual([]);
+    expect((await app.messages.news((await app.sessions.get(me))!)).unread).toBe(1);
+  } else expect(JSON.parse(heard).wake).toContain('the schema changed');
+});
