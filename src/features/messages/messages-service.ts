@@ -131,9 +131,20 @@ export class MessagesService {
     return this.app.store.messages.unreadAndPending(session);
   }
 
+  /**
+   * The session's inbox (a page), marking what it reads read when `markAsRead`; `cancelled` aborted
+   * before that write commits (the call that asked was cancelled, its answer never to be read): it
+   * is rolled back, its reason thrown, the messages still unread.
+   */
   async list(
     session: SessionRow,
-    input: { unreadOnly: boolean; markAsRead: boolean; limit: number; via?: DeliveredVia },
+    input: {
+      unreadOnly: boolean;
+      markAsRead: boolean;
+      limit: number;
+      via?: DeliveredVia;
+      cancelled?: AbortSignal | undefined;
+    },
   ): Promise<MessageView[]> {
     const { store } = this.app;
     const rows = input.markAsRead
@@ -159,7 +170,13 @@ export class MessagesService {
    */
   private readingAndMarking(
     session: SessionRow,
-    input: { unreadOnly: boolean; markAsRead: boolean; limit: number; via?: DeliveredVia },
+    input: {
+      unreadOnly: boolean;
+      markAsRead: boolean;
+      limit: number;
+      via?: DeliveredVia;
+      cancelled?: AbortSignal | undefined;
+    },
   ) {
     const { store } = this.app;
     return async () => {
@@ -171,6 +188,7 @@ export class MessagesService {
       // Read now: the notifications announcing them would repeat them in this very answer.
       if ((await store.messages.unreadCount(session)) === 0)
         await store.notifications.markTypeSeen(session.id, 'message', now);
+      input.cancelled?.throwIfAborted();
       return rows;
     };
   }

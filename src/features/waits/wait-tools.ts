@@ -101,7 +101,12 @@ export const wait = defineTool({
         // news over then answers with it, read by now, rather than wait for more.
         if ((await hasNews(app, session)) || (await app.messages.handedOver(session))) {
           if (call?.signal.aborted) return done('timed_out', now, []);
-          return done('news', now, [], await unreadMessages(app, session));
+          // Cancelled while they were being read: left unread (the answer is never read).
+          const messages = await unreadMessages(app, session, call?.signal).catch((error: unknown) => {
+            if (call?.signal.aborted) return null;
+            throw error;
+          });
+          return messages === null ? done('timed_out', now, []) : done('news', now, [], messages);
         }
         if (input.files && now.length === 0)
           return done(
@@ -109,11 +114,17 @@ export const wait = defineTool({
             now,
             held.length > 0 ? await releasedOf(app, held) : await recentReleases(app, session, input.files),
           );
-        const woken = await nextChange(watch, deadline, call);
-        if (woken !== 'changed') return done('timed_out', now, await releasedOf(app, held, now));
+        // Waiting for files, it looks again once holders are due a new read, whatever is written.
+        const woken = await nextChange(
+          watch,
+          input.files ? Math.min(deadline, readAt + HOLDERS_AGAIN_MS) : deadline,
+          call,
+        );
+        if (woken === 'cancelled' || (woken === 'timed_out' && Date.now() >= deadline))
+          return done('timed_out', now, await releasedOf(app, held, now));
         if (!input.files) continue;
         const count = await app.claims.releasedCount(session.project_id);
-        if (count !== released || Date.now() - readAt > HOLDERS_AGAIN_MS) {
+        if (count !== released || Date.now() - readAt >= HOLDERS_AGAIN_MS) {
           released = count;
           readAt = Date.now();
           now = await holders(app, session, input.files);
@@ -180,12 +191,17 @@ async function hasNews(app: Services, session: { id: string; project_id: string;
 }
 
 /** Unread messages (a few), now read: the news is handed over whole, not only announced. */
-async function unreadMessages(app: Services, session: Awaited<ReturnType<Services['sessions']['get']>>) {
+async function unreadMessages(
+  app: Services,
+  session: Awaited<ReturnType<Services['sessions']['get']>>,
+  cancelled?: AbortSignal,
+) {
   const read = await app.messages.list(session, {
     unreadOnly: true,
     markAsRead: true,
     limit: 10,
     via: 'wait',
+    cancelled,
   });
   return read.map((m) => ({
     id: m.id,
