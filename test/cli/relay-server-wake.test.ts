@@ -9,6 +9,7 @@ import { builtDefinitions } from '../../src/cli/serve.js';
 import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
 import { testApp } from '../helpers/app.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
+import { pausePoint } from '../helpers/interleave.js';
 import { gitRepo } from '../helpers/temp.js';
 
 const apps: App[] = [];
@@ -64,25 +65,17 @@ it('the server closes while a wake delivers its news: the hook is answered with 
 
   // The delivery held at its start; the server closes meanwhile (replaced, or stopping).
   const wakeNews = app.inbox.wakeNews.bind(app.inbox);
-  let reached!: () => void;
-  const atDelivery = new Promise<void>((r) => {
-    reached = r;
-  });
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
+  const delivery = pausePoint();
   app.inbox.wakeNews = async (...args: Parameters<typeof wakeNews>) => {
-    reached();
-    await released;
+    await delivery.pass();
     return wakeNews(...args);
   };
   const others = await app.store.sql.all<{ id: string }>('SELECT id FROM sessions WHERE id <> ?', [me]);
   const c = (await app.sessions.get(others[0]!.id))!;
   await app.messages.send(c, { to: me, content: 'the schema changed' });
-  await atDelivery;
+  await delivery.reached;
   const closed = server.close();
-  release();
+  delivery.release();
   await closed;
   await ended;
 

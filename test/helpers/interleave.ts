@@ -35,21 +35,34 @@ export function afterFirstWrite(store: Store, compete: () => Promise<unknown>): 
 }
 
 /**
- * Holds the next write of `store` at its start: `held` resolves once it is there, and it goes on
- * once `release` is called (what another process does meanwhile, the test does).
+ * A point a step of the code under test stops at: `pass()` (called by that step) resolves once
+ * `release` is called; `reached` resolves once a step is there.
  */
-export function holdNextWrite(store: Store): { held: Promise<void>; release: () => void } {
-  let atWrite!: () => void;
-  const held = new Promise<void>((resolve) => {
-    atWrite = resolve;
+export function pausePoint(): { reached: Promise<void>; pass: () => Promise<void>; release: () => void } {
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
   });
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  beforeNextWrite(store, () => {
-    atWrite();
-    return released;
-  });
-  return { held, release };
+  return {
+    reached,
+    pass: () => {
+      arrived();
+      return released;
+    },
+    release,
+  };
+}
+
+/**
+ * Holds the next write of `store` at its start: `held` resolves once it is there, and it goes on
+ * once `release` is called (what another process does meanwhile, the test does).
+ */
+export function holdNextWrite(store: Store): { held: Promise<void>; release: () => void } {
+  const point = pausePoint();
+  beforeNextWrite(store, point.pass);
+  return { held: point.reached, release: point.release };
 }

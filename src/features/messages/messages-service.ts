@@ -35,6 +35,18 @@ export interface SentView extends Omit<MessageView, 'read'> {
   receipts: ReceiptView[];
 }
 
+/**
+ * What `list` reads of an inbox: unread only or all, at most `limit`, marked read (`via` says how
+ * they reached the agent), unless `cancelled` aborts before that write commits.
+ */
+interface InboxRead {
+  unreadOnly: boolean;
+  markAsRead: boolean;
+  limit: number;
+  via?: DeliveredVia;
+  cancelled?: AbortSignal | undefined;
+}
+
 export class MessagesService {
   constructor(
     private readonly app: AppContext,
@@ -136,16 +148,7 @@ export class MessagesService {
    * before that write commits (the call that asked was cancelled, its answer never to be read): it
    * is rolled back, its reason thrown, the messages still unread.
    */
-  async list(
-    session: SessionRow,
-    input: {
-      unreadOnly: boolean;
-      markAsRead: boolean;
-      limit: number;
-      via?: DeliveredVia;
-      cancelled?: AbortSignal | undefined;
-    },
-  ): Promise<MessageView[]> {
+  async list(session: SessionRow, input: InboxRead): Promise<MessageView[]> {
     const { store } = this.app;
     const rows = input.markAsRead
       ? await store.write(this.readingAndMarking(session, input), { project: session.project_id })
@@ -168,16 +171,7 @@ export class MessagesService {
    * by its function's text, `handedOver`). Read in the same write, a call sent again gets these
    * very messages back (read by then, they would no longer be unread).
    */
-  private readingAndMarking(
-    session: SessionRow,
-    input: {
-      unreadOnly: boolean;
-      markAsRead: boolean;
-      limit: number;
-      via?: DeliveredVia;
-      cancelled?: AbortSignal | undefined;
-    },
-  ) {
+  private readingAndMarking(session: SessionRow, input: InboxRead) {
     const { store } = this.app;
     return async () => {
       const rows = await store.messages.inboxOf(session, input.unreadOnly, input.limit);
