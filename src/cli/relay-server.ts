@@ -203,6 +203,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         }
       } else reply = { answer: await answerHookRequest(app, String(event), request, null) };
     } catch (error) {
+      // This server closing: the hook asks the next one, rather than hear this one failed.
+      if (closing !== null) return void socket.destroy();
       if (!(error instanceof CollabError) && !(error instanceof SyntaxError))
         app.log.error('relay.hook_failed', {
           message: (error as Error).message,
@@ -210,7 +212,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         });
       reply = { error: (error as Error).message };
     }
-    socket.end(`${JSON.stringify(reply)}\n`);
+    const answer = `${JSON.stringify(reply)}\n`;
+    // Answered while this server closes: the hook's side is not waited for (a hook stopped with
+    // its client would hold the close).
+    if (closing !== null) socket.end(answer, () => socket.destroy());
+    else socket.end(answer);
   };
 
   const welcome = async (socket: Socket, line: string, early: string[]): Promise<void> => {

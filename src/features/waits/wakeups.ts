@@ -124,9 +124,8 @@ export class Wakeups {
         this.lastId = id;
         this.unsure = false;
       } catch (error) {
-        // A watch whose first look this was has no baseline: a change made before the next look
-        // that succeeds would be taken as it.
-        this.unsure = true;
+        // No baseline yet: a change made before the next look that succeeds would be taken as it.
+        if (this.lastId === null) this.unsure = true;
         this.app.log.warn('wait.look_failed', { message: (error as Error).message });
       } finally {
         this.reading = null;
