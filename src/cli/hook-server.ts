@@ -83,9 +83,12 @@ export function askServer(path: string, event: string, request: string): Promise
 /**
  * A wake hook's wait on the machine's server: the news that wakes its session, or null (none: the
  * session acted or ended, the watch ran its time, or no server runs here). A server that dies
- * meanwhile is asked again once its successor listens (within a few seconds).
+ * meanwhile is asked again once its successor listens (within a few seconds), under the same id:
+ * news the dead one delivered and never sent is answered from its record.
  */
 export async function waitForWake(path: string, request: string): Promise<string | null> {
+  // This process, when it began (a pid is used again), and a random part: the same on every ask.
+  const id = `${process.pid}-${Math.round(performance.timeOrigin)}-${Math.random().toString(36).slice(2, 10)}`;
   for (let attempt = 0; ; attempt++) {
     const reply = await new Promise<{ connected: boolean; text: string }>((resolve) => {
       const socket = createConnection(path);
@@ -100,7 +103,8 @@ export async function waitForWake(path: string, request: string): Promise<string
       });
       socket.once('close', () => resolve({ connected, text }));
       socket.on('error', () => {});
-      socket.write(`{"hook":1,"event":"wake","request":${request}}\n`);
+      const call = JSON.stringify({ id, again: attempt > 0 });
+      socket.write(`{"hook":1,"event":"wake","call":${call},"request":${request}}\n`);
     });
     try {
       const answer = JSON.parse(reply.text) as { wake?: unknown };

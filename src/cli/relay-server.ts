@@ -180,7 +180,11 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   const answerHook = async (socket: Socket, line: string): Promise<void> => {
     let reply: unknown;
     try {
-      const { event, request } = JSON.parse(line) as { event?: unknown; request?: unknown };
+      const { event, request, call } = JSON.parse(line) as {
+        event?: unknown;
+        request?: unknown;
+        call?: unknown;
+      };
       if (event === 'wake') {
         // Held until news wakes the session, or the hook goes away, ends its side, or this
         // server closes (then nothing is delivered).
@@ -192,7 +196,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         held.add(gone);
         waking.add(socket);
         try {
-          const news = await wakeRequest(app, request, gone.signal);
+          const news = await wakeRequest(app, request, gone.signal, call);
           // This server closing with nothing delivered: no answer, so that the hook asks the next
           // one. News delivered (read by now) is answered, closing or not.
           if (news === null && closing !== null) return void socket.destroy();

@@ -1,17 +1,20 @@
 // A wake hook held on the machine's server (Claude Code's asyncRewake) when that server closes
 // while it delivers the news: the news reaches the hook, or stays unread for the next server the
-// hook asks. Never read and dropped, and the close never waits on the hook. In process, over the
-// server's real socket.
-import { createConnection } from 'node:net';
+// hook asks. Never read and dropped, and the close never waits on the hook. And one that dies once
+// it delivered, before the hook heard: the next server answers the hook's second ask with that
+// news. In process, over the server's real socket.
+import { createConnection, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
+import { waitForWake } from '../../src/cli/hook-server.js';
 import { startRelayServer } from '../../src/cli/relay-server.js';
 import { builtDefinitions } from '../../src/cli/serve.js';
 import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
 import { testApp } from '../helpers/app.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { pausePoint } from '../helpers/interleave.js';
-import { gitRepo } from '../helpers/temp.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
 
 const apps: App[] = [];
 afterEach(async () => {
@@ -19,36 +22,58 @@ afterEach(async () => {
 });
 
 /**
- * B idle, its wake hook held on a relay server; a message for B; the server closed while the
- * delivery is held `before` it starts or `after` it committed. The hook keeps its side open, as a
- * hook stopped with its client would. What the hook heard, and how B's message was read.
+ * A relay server, and sessions B and C of one repository, B idle (its turn ended with nothing new).
+ * `watched` says whether B's wake hook is held on the server.
  */
-async function closedWhileDelivering(held: 'before' | 'after') {
+async function idleSession() {
   const app = await testApp({ backend: 'sqlite' });
   apps.push(app);
   const repo = gitRepo();
-  const server = (await startRelayServer({
+  const options = {
     app,
     built: builtDefinitions(),
     audit: () => null,
     takeOver: true,
     onReplaced: () => {},
-  }))!;
+  };
+  const server = (await startRelayServer(options))!;
   const request = (fixture: string, id: string) => ({
     input: JSON.stringify(hookFixture(fixture, repo, id)),
     cwd: repo,
     identity: { sessionId: id, pid: null, start: null },
   });
-  const started = await answerHookRequest(
-    app,
-    'session-start',
-    request('claude-code/session-start', 'B-1'),
-    null,
-  );
-  const me = /session_id ([0-9a-f-]{36})/.exec(JSON.stringify(started))![1]!;
-  await answerHookRequest(app, 'session-start', request('claude-code/session-start', 'C-1'), null);
-  // B's turn ends with nothing new: idle, its wake hook held on the server's socket.
+  const start = async (id: string) =>
+    /session_id ([0-9a-f-]{36})/.exec(
+      JSON.stringify(
+        await answerHookRequest(app, 'session-start', request('claude-code/session-start', id), null),
+      ),
+    )![1]!;
+  const me = await start('B-1');
+  const them = await start('C-1');
   await answerHookRequest(app, 'turn-end', request('claude-code/stop', 'B-1'), null);
+  const watched = async () =>
+    (
+      await app.store.sql.get<{ at: number | null }>(
+        'SELECT wake_watch_until AS at FROM sessions WHERE id = ?',
+        [me],
+      )
+    )?.at != null;
+  const held = async () => {
+    for (let i = 0; i < 100 && !(await watched()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await watched()).toBe(true);
+  };
+  const tell = async (content: string) =>
+    app.messages.send((await app.sessions.get(them))!, { to: me, content });
+  return { app, options, server, me, wakeRequest: request('claude-code/stop', 'B-1'), held, tell };
+}
+
+/**
+ * B's wake hook held on the server; a message for B; the server closed while the delivery is held
+ * `before` it starts or `after` it committed. The hook keeps its side open, as a hook stopped with
+ * its client would. What the hook heard, and how B's message was read.
+ */
+async function closedWhileDelivering(held: 'before' | 'after') {
+  const { app, server, me, wakeRequest, held: isHeld, tell } = await idleSession();
   const socket = createConnection({ path: server.path, allowHalfOpen: true });
   let heard = '';
   socket.on('data', (chunk: Buffer) => {
@@ -57,18 +82,8 @@ async function closedWhileDelivering(held: 'before' | 'after') {
   // The server's side ends (the hook's stays open).
   const ended = new Promise((r) => socket.once('end', r));
   await new Promise((r) => socket.once('connect', r));
-  socket.write(
-    `${JSON.stringify({ hook: 1, event: 'wake', request: request('claude-code/stop', 'B-1') })}\n`,
-  );
-  const watched = async () =>
-    (
-      await app.store.sql.get<{ at: number | null }>(
-        'SELECT wake_watch_until AS at FROM sessions WHERE id = ?',
-        [me],
-      )
-    )?.at != null;
-  for (let i = 0; i < 100 && !(await watched()); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(await watched()).toBe(true);
+  socket.write(`${JSON.stringify({ hook: 1, event: 'wake', request: wakeRequest })}\n`);
+  await isHeld();
 
   const wakeNews = app.inbox.wakeNews.bind(app.inbox);
   const delivery = pausePoint();
@@ -78,9 +93,7 @@ async function closedWhileDelivering(held: 'before' | 'after') {
     if (held === 'after') await delivery.pass();
     return news;
   };
-  const others = await app.store.sql.all<{ id: string }>('SELECT id FROM sessions WHERE id <> ?', [me]);
-  const c = (await app.sessions.get(others[0]!.id))!;
-  await app.messages.send(c, { to: me, content: 'the schema changed' });
+  await tell('the schema changed');
   await delivery.reached;
   // The server closes meanwhile (replaced, or stopping): its close ends, whatever the hook does.
   const closed = server.close();
@@ -103,4 +116,77 @@ it('the server closes once a wake delivered: the hook is answered with the news,
   const { heard, reads } = await closedWhileDelivering('after');
   expect(JSON.parse(heard).wake).toContain('the schema changed');
   expect(reads).toEqual([{ via: 'wake' }]);
+});
+
+it('the server dies once a wake delivered, before the hook heard: the next server answers its second ask with that news', async () => {
+  const session = await idleSession();
+  const { app, options, wakeRequest, held, tell } = session;
+  let server = session.server;
+  // Between the hook and the server: the first answer the server writes never reaches the hook,
+  // whose connection ends with nothing, as when the server is killed between its delivery's commit
+  // and its write. The server is replaced meanwhile; later asks go through.
+  const proxyPath = join(tempDir('collab-wake-'), 'proxy.sock');
+  let asks = 0;
+  let dropped!: () => void;
+  const droppedOne = new Promise<void>((r) => {
+    dropped = r;
+  });
+  const proxy = createServer((hook: Socket) => {
+    const ask = ++asks;
+    const upstream = createConnection(server.path);
+    hook.on('error', () => {});
+    upstream.on('error', () => hook.destroy());
+    hook.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (ask > 1) return void hook.write(chunk);
+      hook.destroy();
+      upstream.destroy();
+      dropped();
+    });
+    upstream.on('end', () => hook.end());
+  });
+  await new Promise<void>((r) => proxy.listen(proxyPath, r));
+  try {
+    const woken = waitForWake(proxyPath, JSON.stringify(wakeRequest));
+    await held();
+    await tell('the schema changed');
+    await droppedOne;
+    // The dead server's successor.
+    await server.close();
+    server = (await startRelayServer(options))!;
+    const news = await Promise.race([
+      woken,
+      new Promise<string>((r) => setTimeout(() => r('no answer within 10 s'), 10_000)),
+    ]);
+    expect(asks).toBeGreaterThanOrEqual(2);
+    expect(news).toContain('the schema changed');
+    // Delivered once, by the first server: the second answered from its record.
+    const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
+    expect(reads).toEqual([{ via: 'wake' }]);
+  } finally {
+    proxy.close();
+    await server.close();
+  }
+}, 30_000);
+
+it('a wake whose call is not one is refused with why, and starts no wait', async () => {
+  const { app, server, wakeRequest } = await idleSession();
+  const asked = async (call: unknown) => {
+    const socket = createConnection(server.path);
+    let heard = '';
+    socket.on('data', (chunk: Buffer) => {
+      heard += chunk.toString();
+    });
+    socket.write(`${JSON.stringify({ hook: 1, event: 'wake', call, request: wakeRequest })}\n`);
+    await new Promise((r) => socket.once('close', r));
+    return JSON.parse(heard) as { error?: string };
+  };
+  try {
+    expect((await asked({ id: 'short', again: false })).error).toMatch(/wake's call/);
+    expect((await asked({ id: 'long enough id', again: 'yes' })).error).toMatch(/again/);
+    expect((await asked({ id: 'x'.repeat(101), again: false })).error).toMatch(/wake's call/);
+    expect(await app.store.sql.all('SELECT call FROM call_records')).toEqual([]);
+  } finally {
+    await server.close();
+  }
 });

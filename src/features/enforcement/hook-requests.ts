@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
+import { type CallRecording, recordingWrites } from '../../store/call-records-store.js';
 import { namedClientProcess } from '../sessions/client-sessions.js';
 import type { CoreServices, Services } from '../tool-context.js';
 import { answerHook, type HookAnswer } from './hook-answers.js';
@@ -29,16 +30,50 @@ function parsedRequest(body: unknown) {
 }
 
 /**
- * A wake hook of this machine (Claude Code's `asyncRewake`, run at each turn's end) waits here for
- * news that wakes its idle session: the news, or null when there is none to wake it with.
+ * What a wake hook says of its wait besides its request: an id of its own, the same each time it
+ * asks, and whether it asked before (a server that died while it waited).
  */
-export async function wakeRequest(app: Services, body: unknown, signal: AbortSignal): Promise<string | null> {
+const WakeCall = z.strictObject({
+  id: z.string().min(8).max(100),
+  again: z.boolean(),
+});
+
+/**
+ * A wake hook of this machine (Claude Code's `asyncRewake`, run at each turn's end) waits here for
+ * news that wakes its idle session: the news, or null when there is none to wake it with. With its
+ * `call`, the wait's writes are recorded (store/call-records-store.ts): asked again after its
+ * server delivered news and died before the hook heard it, it is answered with that news.
+ */
+export async function wakeRequest(
+  app: Services,
+  body: unknown,
+  signal: AbortSignal,
+  call?: unknown,
+): Promise<string | null> {
   const { input, cwd, identity } = parsedRequest(body);
   const client =
     identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
       : null;
-  return app.idleWakes.wait(input, cwd, { sessionId: identity.sessionId, process: client }, signal);
+  const wait = () =>
+    app.idleWakes.wait(input, cwd, { sessionId: identity.sessionId, process: client }, signal);
+  if (call === undefined) return wait();
+  const parsed = WakeCall.safeParse(call);
+  if (!parsed.success) throw invalidInput(`A wake's call: ${describeZodError(parsed.error)}`);
+  const recording: CallRecording = {
+    call: `wake:${parsed.data.id}`,
+    again: parsed.data.again,
+    seen: new Map(),
+    wrote: false,
+    over: false,
+    answered: [],
+  };
+  try {
+    return await recordingWrites(recording, wait);
+  } finally {
+    // What the wait started that goes on (a watch's timer) writes unrecorded from here.
+    recording.over = true;
+  }
 }
 
 export async function answerHookRequest(

@@ -150,9 +150,21 @@ export class InboxService {
    * delivered, the news left for the next to ask.
    */
   async wakeNews(session: SessionRow, gone?: AbortSignal): Promise<string | null> {
-    if (!(await this.hasActionable(session))) return null;
+    if (!(await this.wakeDue(session))) return null;
     const news = await this.deliver(session, 'wake', gone);
     return news === null ? null : `${WOKEN}\n\n${news}`;
+  }
+
+  /**
+   * Whether an idle session has news to be woken with: actionable news, or, in a wake hook's wait
+   * sent again, news its first send delivered (its server died before the hook heard it: read by
+   * now, it is the same news again, from the delivery's record).
+   */
+  async wakeDue(session: SessionRow): Promise<boolean> {
+    return (
+      (await this.app.store.doneBefore(this.delivering(session, 'wake'))) ||
+      (await this.hasActionable(session))
+    );
   }
 
   /**
@@ -163,14 +175,26 @@ export class InboxService {
    */
   async deliver(session: SessionRow, via: DeliveredVia, gone?: AbortSignal): Promise<string | null> {
     const { store } = this.app;
-    // Runs after every tool call: a read by index first, a write only when there is something.
+    const delivering = this.delivering(session, via, gone);
+    // Runs after every tool call: a read by index first, a write only when there is something (or
+    // when a call sent again delivered it before: its record answers).
     if (
+      !(await store.doneBefore(delivering)) &&
       !(await store.notifications.hasPending(session.id)) &&
       (await store.messages.unreadCount(session)) === 0 &&
       !(await store.claimWaits.anyFreed(session.id))
     )
       return null;
-    return store.write(async () => {
+    return store.write(delivering);
+  }
+
+  /**
+   * The write of `deliver`: one function for both it and `wakeDue` (a call's write is known by its
+   * function's text). Read in the same write, a call sent again gets this very news back.
+   */
+  private delivering(session: SessionRow, via: DeliveredVia, gone?: AbortSignal) {
+    const { store } = this.app;
+    return async () => {
       const now = this.app.now();
       const unread = await store.messages.unreadCount(session);
       const messages = await store.messages.inboxOf(session, true, MAX_MESSAGES);
@@ -221,6 +245,6 @@ export class InboxService {
       const text = lines.join('\n');
       gone?.throwIfAborted();
       return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS - 1)}…` : text;
-    });
+    };
   }
 }

@@ -65,7 +65,7 @@ export class IdleWakes {
         if (row?.status !== 'active' || app.sessions.processGone(row)) return null;
         if (row.turn_ended_at !== null) sawIdle = true;
         else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
-        if (sawIdle && (await app.inbox.hasActionable(row))) {
+        if (sawIdle && (await app.inbox.wakeDue(row))) {
           // Gone meanwhile, even while it was being delivered: nothing is (it waits for the
           // session's next turn, or the next server the hook asks).
           if (stop.aborted) return null;
