@@ -13,7 +13,15 @@ import { parseHookEvent, parseHookInput } from '../integrations/agent-hooks.js';
 import { hookClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { relaySocketPath, serverKey } from '../integrations/relay-address.js';
-import { askServer, type HookHandoff, handOver, hookRequest, readStdin, waitForWake } from './hook-server.js';
+import {
+  askServer,
+  type HookHandoff,
+  handOver,
+  hookRequest,
+  newHookCallId,
+  readStdin,
+  waitForWake,
+} from './hook-server.js';
 
 /** The launcher's way to run another bundle in this process (src/cli/launch.ts). */
 const RUN_BUNDLE = Symbol.for('session-collab.run-bundle');
@@ -48,14 +56,17 @@ async function first(eventName: string): Promise<void> {
   } catch {
     return whole({ raw, startedAt });
   }
-  const server = await askServer(
+  const id = newHookCallId();
+  const { answer, lost } = await askServer(
     relaySocketPath(resolveHome().home, serverKey(VERSION)),
     eventName,
     hookRequest(raw, identity),
+    id,
   );
-  if (!server || 'unchecked' in server) return whole({ raw, startedAt, server, client });
-  if (server.output === null) process.exit(0);
-  process.stdout.write(`${JSON.stringify(server.output)}\n`, () => process.exit(0));
+  if (!answer || 'unchecked' in answer)
+    return whole({ raw, startedAt, server: answer, client, ...(lost ? { lostAs: id } : {}) });
+  if (answer.output === null) process.exit(0);
+  process.stdout.write(`${JSON.stringify(answer.output)}\n`, () => process.exit(0));
 }
 
 /**

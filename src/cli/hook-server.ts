@@ -21,6 +21,8 @@ export interface HookHandoff {
   raw: string;
   startedAt: number;
   server?: HookAnswer | null;
+  /** The id of the ask the machine's server took and never answered (`ServerReply.lost`). */
+  lostAs?: string;
   /** The client's process, when the first step found it (null: none found): not looked for twice. */
   client?: ProcessInfo | null;
   /** Why the input could not be read (the whole hook says so, as if it had read it). */
@@ -58,25 +60,50 @@ export function hookRequest(
   });
 }
 
-/** The machine server's answer to this hook event (over its socket), or null when none answers. */
-export function askServer(path: string, event: string, request: string): Promise<HookAnswer | null> {
+/**
+ * An id for one ask of this hook process, the same each time it asks: its pid, when it began (a pid
+ * is used again) and a random part.
+ */
+export function newHookCallId(): string {
+  return `${process.pid}-${Math.round(performance.timeOrigin)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** What the machine's server made of a hook's ask. */
+export interface ServerReply {
+  /** Its answer; null when none answers. */
+  answer: HookAnswer | null;
+  /**
+   * It took the ask and gave no answer (it died, failed, or took past the timeout): it may have
+   * done part of it, recorded under the ask's id. Whoever runs the ask next runs it as that call.
+   */
+  lost: boolean;
+}
+
+/** The machine server's answer to this hook event (over its socket), asked as the call `id`. */
+export function askServer(path: string, event: string, request: string, id: string): Promise<ServerReply> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     let text = '';
+    let sent = false;
     socket.setTimeout(HUB_TIMEOUT_MS, () => socket.destroy());
     socket.setEncoding('utf8');
     socket.on('data', (d: string) => {
       text += d;
     });
     socket.once('close', () => {
+      let answer: HookAnswer | null = null;
       try {
-        resolve((JSON.parse(text) as { answer?: HookAnswer }).answer ?? null);
+        answer = (JSON.parse(text) as { answer?: HookAnswer }).answer ?? null;
       } catch {
-        resolve(null);
+        // no answer, or half of one
       }
+      resolve({ answer, lost: answer === null && sent });
     });
     socket.on('error', () => {});
-    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"request":${request}}\n`);
+    const call = JSON.stringify({ id, again: false });
+    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"call":${call},"request":${request}}\n`, () => {
+      sent = true;
+    });
   });
 }
 
@@ -87,8 +114,7 @@ export function askServer(path: string, event: string, request: string): Promise
  * news the dead one delivered and never sent is answered from its record.
  */
 export async function waitForWake(path: string, request: string): Promise<string | null> {
-  // This process, when it began (a pid is used again), and a random part: the same on every ask.
-  const id = `${process.pid}-${Math.round(performance.timeOrigin)}-${Math.random().toString(36).slice(2, 10)}`;
+  const id = newHookCallId();
   for (let attempt = 0; ; attempt++) {
     const reply = await new Promise<{ connected: boolean; text: string }>((resolve) => {
       const socket = createConnection(path);

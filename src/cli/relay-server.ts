@@ -13,7 +13,8 @@ import type { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { lineReader } from '../core/line-reader.js';
 import { VERSION } from '../core/version.js';
-import { answerHookRequest, wakeRequest } from '../features/enforcement/hook-requests.js';
+import { answeredCall, type CallRecording, hookRecording } from '../features/enforcement/hook-calls.js';
+import { answerHookRequest, parseHookCall, wakeRequest } from '../features/enforcement/hook-requests.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import { Connection } from '../features/sessions/connection.js';
 import { describeProcess, processStartTime } from '../integrations/process-probe.js';
@@ -176,15 +177,24 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
   /** Those of wake hooks: ended by their wake, which answers what it delivered. */
   const waking = new Set<Socket>();
 
-  /** A hook process of this machine asks for its answer (one line each way), as over HTTP. */
+  /** Hook calls answered, whose records go with the next recorded write of a hook call. */
+  const hookAnswered: string[] = [];
+
+  /**
+   * A hook process of this machine asks for its answer (one line each way), as over HTTP. With its
+   * `call`, what the ask writes is recorded under it: an ask this server took and never answered is
+   * answered the same by whoever runs it next (`hook-calls.ts`).
+   */
   const answerHook = async (socket: Socket, line: string): Promise<void> => {
     let reply: unknown;
+    let recording: CallRecording | null = null;
     try {
       const { event, request, call } = JSON.parse(line) as {
         event?: unknown;
         request?: unknown;
         call?: unknown;
       };
+      if (call !== undefined) recording = hookRecording(parseHookCall(call), hookAnswered);
       if (event === 'wake') {
         // Held until news wakes the session, or the hook goes away, ends its side, or this
         // server closes (then nothing is delivered).
@@ -196,7 +206,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         held.add(gone);
         waking.add(socket);
         try {
-          const news = await wakeRequest(app, request, gone.signal, call);
+          const news = await wakeRequest(app, request, gone.signal, recording);
           // This server closing with nothing delivered: no answer, so that the hook asks the next
           // one. News delivered (read by now) is answered, closing or not.
           if (news === null && closing !== null) return void socket.destroy();
@@ -205,7 +215,7 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
           held.delete(gone);
           waking.delete(socket);
         }
-      } else reply = { answer: await answerHookRequest(app, String(event), request, null) };
+      } else reply = { answer: await answerHookRequest(app, String(event), request, null, recording) };
     } catch (error) {
       // This server closing: the hook asks the next one, rather than hear this one failed.
       if (closing !== null) return void socket.destroy();
@@ -217,10 +227,19 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
       reply = { error: (error as Error).message };
     }
     const answer = `${JSON.stringify(reply)}\n`;
+    // Handed to the system: the hook has it, whatever becomes of this server. (A failure is not an
+    // answer: the hook runs the ask itself, as the same call.)
+    const sent = () => {
+      if (recording && !('error' in (reply as object))) answeredCall(recording);
+    };
     // Answered while this server closes: the hook's side is not waited for (a hook stopped with
     // its client would hold the close).
-    if (closing !== null) socket.end(answer, () => socket.destroy());
-    else socket.end(answer);
+    if (closing !== null)
+      socket.end(answer, () => {
+        sent();
+        socket.destroy();
+      });
+    else socket.end(answer, sent);
   };
 
   const welcome = async (socket: Socket, line: string, early: string[]): Promise<void> => {

@@ -61,6 +61,26 @@ export interface CallRecording {
 
 const recording = new AsyncLocalStorage<{ call: CallRecording; inside: boolean }>();
 
+/** How many answered calls' records wait for their client's next write to forget them, at most. */
+export const ANSWERED_KEPT = 1_000;
+
+/** A new call `call` whose writes are to be recorded; `answered`: its client's answered calls. */
+export function newRecording(call: string, again: boolean, answered: string[] = []): CallRecording {
+  return { call, again, seen: new Map(), wrote: false, over: false, answered };
+}
+
+/**
+ * `call` is answered (its answer handed to the system): what it starts from here writes unrecorded,
+ * and its records go with its client's next recorded write. A client that only asks and never
+ * writes again: past `ANSWERED_KEPT`, the oldest are left to the purge.
+ */
+export function answeredCall(call: CallRecording): void {
+  call.over = true;
+  if (!call.wrote) return;
+  call.answered.push(call.call);
+  if (call.answered.length > ANSWERED_KEPT) call.answered.splice(0, call.answered.length - ANSWERED_KEPT);
+}
+
 /** Runs `fn` (one call) with the writes it makes recorded under `call`. */
 export function recordingWrites<T>(call: CallRecording, fn: () => Promise<T>): Promise<T> {
   return recording.run({ call, inside: false }, fn);

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
-import { type CallRecording, recordingWrites } from '../../store/call-records-store.js';
+import type { CallRecording } from '../../store/call-records-store.js';
 import { namedClientProcess } from '../sessions/client-sessions.js';
 import type { CoreServices, Services } from '../tool-context.js';
 import { answerHook, type HookAnswer } from './hook-answers.js';
+import { asHookCall, type HookCall } from './hook-calls.js';
 
 /** What a hook process on this machine sends the hub (team mode): its event's input and its client. */
 const HookRequest = z.strictObject({
@@ -29,51 +30,39 @@ function parsedRequest(body: unknown) {
   return parsed.data;
 }
 
-/**
- * What a wake hook says of its wait besides its request: an id of its own, the same each time it
- * asks, and whether it asked before (a server that died while it waited).
- */
-const WakeCall = z.strictObject({
+/** What a hook says of its ask besides its request: an id of its own, and whether it asked before. */
+const HookCallShape = z.strictObject({
   id: z.string().min(8).max(100),
   again: z.boolean(),
 });
 
+/** A hook's `call` as it sent it, checked. */
+export function parseHookCall(call: unknown): HookCall {
+  const parsed = HookCallShape.safeParse(call);
+  if (!parsed.success) throw invalidInput(`A hook's call: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
 /**
  * A wake hook of this machine (Claude Code's `asyncRewake`, run at each turn's end) waits here for
- * news that wakes its idle session: the news, or null when there is none to wake it with. With its
- * `call`, the wait's writes are recorded (store/call-records-store.ts): asked again after its
- * server delivered news and died before the hook heard it, it is answered with that news.
+ * news that wakes its idle session: the news, or null when there is none to wake it with. As the
+ * hook call `recording`, asked again after its server delivered news and died before the hook
+ * heard it, it is answered with that news (`InboxService.wakeDue`).
  */
 export async function wakeRequest(
   app: Services,
   body: unknown,
   signal: AbortSignal,
-  call?: unknown,
+  recording: CallRecording | null = null,
 ): Promise<string | null> {
   const { input, cwd, identity } = parsedRequest(body);
   const client =
     identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
       : null;
-  const wait = () =>
-    app.idleWakes.wait(input, cwd, { sessionId: identity.sessionId, process: client }, signal);
-  if (call === undefined) return wait();
-  const parsed = WakeCall.safeParse(call);
-  if (!parsed.success) throw invalidInput(`A wake's call: ${describeZodError(parsed.error)}`);
-  const recording: CallRecording = {
-    call: `wake:${parsed.data.id}`,
-    again: parsed.data.again,
-    seen: new Map(),
-    wrote: false,
-    over: false,
-    answered: [],
-  };
-  try {
-    return await recordingWrites(recording, wait);
-  } finally {
-    // What the wait started that goes on (a watch's timer) writes unrecorded from here.
-    recording.over = true;
-  }
+  return asHookCall(recording, () =>
+    app.idleWakes.wait(input, cwd, { sessionId: identity.sessionId, process: client }, signal),
+  );
 }
 
 export async function answerHookRequest(
@@ -81,6 +70,7 @@ export async function answerHookRequest(
   eventName: string,
   body: unknown,
   tokenId: string | null,
+  recording: CallRecording | null = null,
 ): Promise<HookAnswer> {
   const event = parseHookEvent(eventName);
   if (!event) throw invalidInput(`Unknown hook event "${eventName}".`);
@@ -90,5 +80,7 @@ export async function answerHookRequest(
     tokenId === null && identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
       : null;
-  return answerHook(app, event, parseHookInput(input, cwd, eventName), { sessionId, process: client });
+  return asHookCall(recording, () =>
+    answerHook(app, event, parseHookInput(input, cwd, eventName), { sessionId, process: client }),
+  );
 }

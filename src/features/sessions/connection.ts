@@ -1,6 +1,13 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
-import { type CallRecording, recordingWrites, unrecorded } from '../../store/call-records-store.js';
+import {
+  ANSWERED_KEPT,
+  answeredCall,
+  type CallRecording,
+  newRecording,
+  recordingWrites,
+  unrecorded,
+} from '../../store/call-records-store.js';
 import type { SessionRow, SessionWithCounts } from '../../store/sessions-store.js';
 import type { ClientIdentity, ProcessRef } from './session-types.js';
 import type { SessionsService } from './sessions-service.js';
@@ -33,9 +40,6 @@ export interface ConnectionOrigin {
    */
   recordsCalls?: boolean;
 }
-
-/** How many answered calls' records wait for the connection's next write to forget them. */
-const ANSWERED_KEPT = 1_000;
 
 /**
  * One client connection (a stdio server process, or one session of a shared server). It owns the
@@ -213,14 +217,11 @@ export class Connection {
   recorded<T>(id: string | number, again: boolean, fn: () => Promise<T>): Promise<T> {
     if (!this.origin.recordsCalls) return fn();
     const key = JSON.stringify(id);
-    const call: CallRecording = {
-      call: `${this.origin.server.pid}:${this.origin.server.start}:${key}`,
+    const call = newRecording(
+      `${this.origin.server.pid}:${this.origin.server.start}:${key}`,
       again,
-      seen: new Map(),
-      wrote: false,
-      over: false,
-      answered: this.answeredCalls,
-    };
+      this.answeredCalls,
+    );
     this.recording.set(key, call);
     // Calls never answered (cancelled) are not kept for ever.
     if (this.recording.size > ANSWERED_KEPT) {
@@ -240,12 +241,7 @@ export class Connection {
     const call = this.recording.get(key);
     if (!call) return;
     this.recording.delete(key);
-    call.over = true;
-    if (!call.wrote) return;
-    this.answeredCalls.push(call.call);
-    // A client that only answers and never writes again: the oldest are left to the purge.
-    if (this.answeredCalls.length > ANSWERED_KEPT)
-      this.answeredCalls.splice(0, this.answeredCalls.length - ANSWERED_KEPT);
+    answeredCall(call);
   }
 
   /**

@@ -1,16 +1,23 @@
-// A wake hook held on the machine's server (Claude Code's asyncRewake) when that server closes
-// while it delivers the news: the news reaches the hook, or stays unread for the next server the
-// hook asks. Never read and dropped, and the close never waits on the hook. And one that dies once
-// it delivered, before the hook heard: the next server answers the hook's second ask with that
-// news. In process, over the server's real socket.
+// Hook asks of the machine's server when the server goes away in the middle of one. A wake hook
+// held on it (Claude Code's asyncRewake) when it closes while it delivers the news: the news
+// reaches the hook, or stays unread for the next server the hook asks; never read and dropped, and
+// the close never waits on the hook. A server that dies once it delivered, before the hook heard:
+// the next server answers the wake hook's second ask with that news, and a turn-end hook that runs
+// its ask itself answers with the news the server delivered. In process, over the server's real
+// socket.
 import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
-import { waitForWake } from '../../src/cli/hook-server.js';
+import { CoreApp } from '../../src/app/core-app.js';
+import { homeAt } from '../../src/app/home.js';
+import { askServer, newHookCallId, waitForWake } from '../../src/cli/hook-server.js';
 import { startRelayServer } from '../../src/cli/relay-server.js';
 import { builtDefinitions } from '../../src/cli/serve.js';
+import { answerHook } from '../../src/features/enforcement/hook-answers.js';
+import { asHookCall, hookRecording } from '../../src/features/enforcement/hook-calls.js';
 import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
+import { parseHookInput } from '../../src/integrations/agent-hooks.js';
 import { testApp } from '../helpers/app.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { pausePoint } from '../helpers/interleave.js';
@@ -64,7 +71,47 @@ async function idleSession() {
   };
   const tell = async (content: string) =>
     app.messages.send((await app.sessions.get(them))!, { to: me, content });
-  return { app, options, server, me, wakeRequest: request('claude-code/stop', 'B-1'), held, tell };
+  return {
+    app,
+    repo,
+    options,
+    server,
+    me,
+    request,
+    wakeRequest: request('claude-code/stop', 'B-1'),
+    held,
+    tell,
+  };
+}
+
+/**
+ * A socket between hooks and the server at `upstream()`: the first answer the server writes never
+ * reaches its hook, whose connection ends with nothing, as when the server is killed between its
+ * write's commit and its answer. Later asks go through.
+ */
+async function droppingFirstAnswer(upstream: () => string) {
+  const proxyPath = join(tempDir('collab-hook-'), 'proxy.sock');
+  let asks = 0;
+  let droppedOne!: () => void;
+  const dropped = new Promise<void>((r) => {
+    droppedOne = r;
+  });
+  const proxy = createServer((hook: Socket) => {
+    const ask = ++asks;
+    const server = createConnection(upstream());
+    hook.on('error', () => {});
+    server.on('error', () => hook.destroy());
+    hook.pipe(server);
+    server.on('data', (chunk: Buffer) => {
+      if (ask > 1) return void hook.write(chunk);
+      hook.destroy();
+      server.destroy();
+      droppedOne();
+    });
+    server.on('end', () => hook.end());
+  });
+  await new Promise<void>((r) => proxy.listen(proxyPath, r));
+  return { proxyPath, asks: () => asks, dropped, proxy };
 }
 
 /**
@@ -122,35 +169,12 @@ it('the server dies once a wake delivered, before the hook heard: the next serve
   const session = await idleSession();
   const { app, options, wakeRequest, held, tell } = session;
   let server = session.server;
-  // Between the hook and the server: the first answer the server writes never reaches the hook,
-  // whose connection ends with nothing, as when the server is killed between its delivery's commit
-  // and its write. The server is replaced meanwhile; later asks go through.
-  const proxyPath = join(tempDir('collab-wake-'), 'proxy.sock');
-  let asks = 0;
-  let dropped!: () => void;
-  const droppedOne = new Promise<void>((r) => {
-    dropped = r;
-  });
-  const proxy = createServer((hook: Socket) => {
-    const ask = ++asks;
-    const upstream = createConnection(server.path);
-    hook.on('error', () => {});
-    upstream.on('error', () => hook.destroy());
-    hook.pipe(upstream);
-    upstream.on('data', (chunk: Buffer) => {
-      if (ask > 1) return void hook.write(chunk);
-      hook.destroy();
-      upstream.destroy();
-      dropped();
-    });
-    upstream.on('end', () => hook.end());
-  });
-  await new Promise<void>((r) => proxy.listen(proxyPath, r));
+  const { proxyPath, asks, dropped, proxy } = await droppingFirstAnswer(() => server.path);
   try {
     const woken = waitForWake(proxyPath, JSON.stringify(wakeRequest));
     await held();
     await tell('the schema changed');
-    await droppedOne;
+    await dropped;
     // The dead server's successor.
     await server.close();
     server = (await startRelayServer(options))!;
@@ -158,7 +182,7 @@ it('the server dies once a wake delivered, before the hook heard: the next serve
       woken,
       new Promise<string>((r) => setTimeout(() => r('no answer within 10 s'), 10_000)),
     ]);
-    expect(asks).toBeGreaterThanOrEqual(2);
+    expect(asks()).toBeGreaterThanOrEqual(2);
     expect(news).toContain('the schema changed');
     // Delivered once, by the first server: the second answered from its record.
     const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
@@ -169,7 +193,7 @@ it('the server dies once a wake delivered, before the hook heard: the next serve
   }
 }, 30_000);
 
-it('a wake whose call is not one is refused with why, and starts no wait', async () => {
+it('an ask whose call is not one is refused with why, and starts no wait', async () => {
   const { app, server, wakeRequest } = await idleSession();
   const asked = async (call: unknown) => {
     const socket = createConnection(server.path);
@@ -182,11 +206,41 @@ it('a wake whose call is not one is refused with why, and starts no wait', async
     return JSON.parse(heard) as { error?: string };
   };
   try {
-    expect((await asked({ id: 'short', again: false })).error).toMatch(/wake's call/);
+    expect((await asked({ id: 'short', again: false })).error).toMatch(/hook's call/);
     expect((await asked({ id: 'long enough id', again: 'yes' })).error).toMatch(/again/);
-    expect((await asked({ id: 'x'.repeat(101), again: false })).error).toMatch(/wake's call/);
+    expect((await asked({ id: 'x'.repeat(101), again: false })).error).toMatch(/hook's call/);
     expect(await app.store.sql.all('SELECT call FROM call_records')).toEqual([]);
   } finally {
+    await server.close();
+  }
+});
+
+it("the server dies once a turn-end hook's ask delivered, before the hook heard: the hook runs the ask itself and answers with that news", async () => {
+  const { app, repo, server, request, tell } = await idleSession();
+  const { proxyPath, dropped, proxy } = await droppingFirstAnswer(() => server.path);
+  // The hook process's own app, on the same database.
+  const own = await CoreApp.open({ paths: homeAt(app.paths.home), config: app.config });
+  try {
+    await tell('the schema changed');
+    const stop = request('claude-code/stop', 'B-1');
+    const id = newHookCallId();
+    const reply = await askServer(proxyPath, 'turn-end', JSON.stringify(stop), id);
+    await dropped;
+    expect(reply).toEqual({ answer: null, lost: true });
+    // What hook.ts does then: the ask, run here as the same call.
+    const answer = await asHookCall(hookRecording({ id, again: true }), () =>
+      answerHook(own, 'turn-end', parseHookInput(stop.input, repo, 'turn-end'), {
+        sessionId: 'B-1',
+        process: null,
+      }),
+    );
+    expect(JSON.stringify(answer)).toContain('the schema changed');
+    // Delivered once, by the server: the hook answered from its record.
+    const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
+    expect(reads).toEqual([{ via: 'turn_end' }]);
+  } finally {
+    proxy.close();
+    await own.close();
     await server.close();
   }
 });
