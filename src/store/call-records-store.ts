@@ -162,12 +162,131 @@ export function decodeValue(text: string): unknown {
 /** Places known, by their function's text (a new string at every call). */
 const places = new TextsByLength<string>(10_000);
 
-/** A write's place in the code: a hash of its function's text. */
+/** Words JavaScript keeps as they are written (a minifier renames every other name it may). */
+const KEYWORDS = new Set(
+  (
+    'async await break case catch class const continue debugger default delete do else export ' +
+    'extends false finally for function if import in instanceof let new null of return static super ' +
+    'switch this throw true try typeof var void while with yield'
+  ).split(' '),
+);
+
+const isNameStart = (c: string) => /[A-Za-z_$]/.test(c);
+const isNamePart = (c: string) => /[\w$]/.test(c);
+/** After these (the last character that is not a space), a `/` begins a regular expression. */
+const BEFORE_REGEX = new Set([
+  '',
+  '(',
+  ',',
+  '=',
+  ':',
+  '[',
+  '!',
+  '&',
+  '|',
+  '?',
+  '{',
+  '}',
+  ';',
+  '+',
+  '-',
+  '*',
+  '%',
+  '<',
+  '>',
+  '~',
+  '^',
+]);
+
+/**
+ * A function's text with the names of its variables and parameters left out (each `_`). Each
+ * bundle names them its own way (the server's, a hub's, a hook's are minified apart:
+ * `a.map(m=>m.id)` in one is `a.map(p=>p.id)` in another), so that one write's text differs from
+ * one process to the next where the code is the same. Kept: strings, templates' text (their `${}`
+ * read as code), regular expressions, numbers, keywords and properties (a name after one dot).
+ * Comments are left out.
+ */
+export function placeText(text: string): string {
+  let out = '';
+  let i = 0;
+  /** Open `${` of templates, each with the depth of braces inside it. */
+  const templates: number[] = [];
+  /** The last character written that is not a space. */
+  let last = '';
+  const copy = (to: number) => {
+    out += text.slice(i, to);
+    i = to;
+  };
+  /** From a template's `` ` `` or `}` to its end or its next `${`. */
+  const templateText = () => {
+    let j = i + 1;
+    while (j < text.length && text[j] !== '`' && !(text[j] === '$' && text[j + 1] === '{'))
+      j += text[j] === '\\' ? 2 : 1;
+    if (text[j] === '`') copy(j + 1);
+    else {
+      copy(j + 2);
+      templates.push(0);
+    }
+    last = '{';
+  };
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1;
+      copy(j + 1);
+      last = c;
+    } else if (c === '`') templateText();
+    else if (c === '}' && templates.length > 0 && templates[templates.length - 1] === 0) {
+      templates.pop();
+      templateText();
+    } else if (c === '/' && text[i + 1] === '/') {
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end === -1 ? text.length : end + 2;
+    } else if (c === '/' && BEFORE_REGEX.has(last)) {
+      let j = i + 1;
+      let inClass = false;
+      while (j < text.length && (inClass || text[j] !== '/')) {
+        if (text[j] === '[') inClass = true;
+        else if (text[j] === ']') inClass = false;
+        j += text[j] === '\\' ? 2 : 1;
+      }
+      j++;
+      while (j < text.length && isNamePart(text[j]!)) j++;
+      copy(j);
+      last = '/';
+    } else if (isNameStart(c) && !(i > 0 && isNamePart(text[i - 1]!))) {
+      let j = i + 1;
+      while (j < text.length && isNamePart(text[j]!)) j++;
+      const name = text.slice(i, j);
+      const before = out.trimEnd();
+      const property = before.endsWith('.') && !before.endsWith('..');
+      out += property || KEYWORDS.has(name) ? name : '_';
+      i = j;
+      // After `return`, `typeof` and the like, a `/` begins a regular expression.
+      last = !property && KEYWORDS.has(name) && !/^(this|super|true|false|null)$/.test(name) ? '(' : 'a';
+    } else {
+      if (c === '{' && templates.length > 0) templates[templates.length - 1]! += 1;
+      if (c === '}' && templates.length > 0) templates[templates.length - 1]! -= 1;
+      copy(i + 1);
+      if (!/\s/.test(c)) last = c;
+    }
+  }
+  return out;
+}
+
+/**
+ * A write's place in the code: a hash of its function's text without its own names (`placeText`),
+ * the same in every bundle of the same code.
+ */
 function placeOf(fn: () => unknown): string {
   const text = fn.toString();
   let place = places.get(text);
   if (place === undefined) {
-    place = newHash('sha1').update(text).digest('base64url').slice(0, 12);
+    place = newHash('sha1').update(placeText(text)).digest('base64url').slice(0, 12);
     places.set(text, place);
   }
   return place;
