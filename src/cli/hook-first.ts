@@ -56,15 +56,15 @@ async function first(eventName: string): Promise<void> {
   } catch {
     return whole({ raw, startedAt });
   }
-  const id = newHookCallId();
+  const call = { id: newHookCallId(), again: false };
   const { answer, lost } = await askServer(
     relaySocketPath(resolveHome().home, serverKey(VERSION)),
     eventName,
     hookRequest(raw, identity),
-    id,
+    call,
   );
   if (!answer || 'unchecked' in answer)
-    return whole({ raw, startedAt, server: answer, client, ...(lost ? { lostAs: id } : {}) });
+    return whole({ raw, startedAt, server: answer, client, call: { ...call, again: lost } });
   if (answer.output === null) process.exit(0);
   process.stdout.write(`${JSON.stringify(answer.output)}\n`, () => process.exit(0));
 }

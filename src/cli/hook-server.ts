@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import type { HookAnswer } from '../features/enforcement/hook-answers.js';
+import { HOOK_CALL_HEADERS, type HookCall } from '../integrations/hook-call.js';
 import type { ProcessInfo } from '../integrations/process-tree.js';
 
 /** How long the server or hub on this machine has to answer before this process decides itself. */
@@ -21,8 +22,8 @@ export interface HookHandoff {
   raw: string;
   startedAt: number;
   server?: HookAnswer | null;
-  /** The id of the ask the machine's server took and never answered (`ServerReply.lost`). */
-  lostAs?: string;
+  /** The call it asked as: `again` when the server took it and never answered (`ServerReply.lost`). */
+  call?: HookCall;
   /** The client's process, when the first step found it (null: none found): not looked for twice. */
   client?: ProcessInfo | null;
   /** Why the input could not be read (the whole hook says so, as if it had read it). */
@@ -79,8 +80,13 @@ export interface ServerReply {
   lost: boolean;
 }
 
-/** The machine server's answer to this hook event (over its socket), asked as the call `id`. */
-export function askServer(path: string, event: string, request: string, id: string): Promise<ServerReply> {
+/** The machine server's answer to this hook event (over its socket), asked as `call`. */
+export function askServer(
+  path: string,
+  event: string,
+  request: string,
+  call: HookCall,
+): Promise<ServerReply> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     let text = '';
@@ -100,8 +106,8 @@ export function askServer(path: string, event: string, request: string, id: stri
       resolve({ answer, lost: answer === null && sent });
     });
     socket.on('error', () => {});
-    const call = JSON.stringify({ id, again: false });
-    socket.write(`{"hook":1,"event":${JSON.stringify(event)},"call":${call},"request":${request}}\n`, () => {
+    const line = `{"hook":1,"event":${JSON.stringify(event)},"call":${JSON.stringify(call)},"request":${request}}\n`;
+    socket.write(line, () => {
       sent = true;
     });
   });
@@ -143,12 +149,15 @@ export async function waitForWake(path: string, request: string): Promise<string
   }
 }
 
-/** The hub's answer to this hook event (`/hook/<event>`, over loopback), or null when it gives none. */
-export function askHub(url: string, event: string, body: string): Promise<HookAnswer | null> {
+/** The hub's answer to this hook event (`/hook/<event>`, over loopback), asked as `call`. */
+export function askHub(url: string, event: string, body: string, call: HookCall): Promise<ServerReply> {
   const token = process.env.SESSION_COLLAB_TOKEN?.trim();
   // Loaded here: only a hook in team mode asks a hub, and node:http costs a hook ~2 ms.
   const { request: httpRequest } = createRequire(__filename)('node:http') as typeof import('node:http');
   return new Promise((resolve) => {
+    let sent = false;
+    // Refused (4xx), the hub did nothing; otherwise, with no answer, it may have done part.
+    const none = (status: number | null) => resolve({ answer: null, lost: sent && (status ?? 500) >= 500 });
     const req = httpRequest(
       `${url}/hook/${event}`,
       {
@@ -156,6 +165,8 @@ export function askHub(url: string, event: string, body: string): Promise<HookAn
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
+          [HOOK_CALL_HEADERS.id]: call.id,
+          [HOOK_CALL_HEADERS.again]: call.again ? '1' : '0',
           ...(token ? { authorization: `Bearer ${token}` } : {}),
         },
         timeout: HUB_TIMEOUT_MS,
@@ -167,18 +178,23 @@ export function askHub(url: string, event: string, body: string): Promise<HookAn
           text += d;
         });
         res.on('end', () => {
+          let answer: HookAnswer | null = null;
           try {
-            resolve(
-              res.statusCode === 200 ? ((JSON.parse(text) as { answer: HookAnswer }).answer ?? null) : null,
-            );
+            if (res.statusCode === 200) answer = (JSON.parse(text) as { answer: HookAnswer }).answer ?? null;
           } catch {
-            resolve(null);
+            // half an answer
           }
+          if (answer) resolve({ answer, lost: false });
+          else none(res.statusCode === 200 ? null : (res.statusCode ?? null));
         });
+        res.on('error', () => none(null));
       },
     );
+    req.on('finish', () => {
+      sent = true;
+    });
     req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(null));
+    req.on('error', () => none(null));
     req.end(body);
   });
 }

@@ -7,7 +7,7 @@ import { type HomePaths, resolveHome } from '../app/home.js';
 import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
-import { answerHook, type HookAnswer } from '../features/enforcement/hook-answers.js';
+import { answerHook } from '../features/enforcement/hook-answers.js';
 import { asHookCall, hookRecording } from '../features/enforcement/hook-calls.js';
 import {
   type HookEvent,
@@ -19,10 +19,19 @@ import {
 } from '../integrations/agent-hooks.js';
 import { hookClientSessionId } from '../integrations/client-env.js';
 import { cursorHooksInstalled } from '../integrations/cursor-hooks.js';
+import type { HookCall } from '../integrations/hook-call.js';
 import { isCursorHookEvent } from '../integrations/hook-commands.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { relaySocketPath, serverKey } from '../integrations/relay-address.js';
-import { askHub, askServer, hookRequest, newHookCallId, readStdin, takeHandoff } from './hook-server.js';
+import {
+  askHub,
+  askServer,
+  hookRequest,
+  newHookCallId,
+  readStdin,
+  type ServerReply,
+  takeHandoff,
+} from './hook-server.js';
 
 /** A hook answers within this time whatever happens; the edit then goes ahead. */
 const BUDGET_MS = 4000;
@@ -101,25 +110,27 @@ export async function hook(eventName: string): Promise<void> {
     const request = hookRequest(raw, identity);
     // The machine's server answers when it runs (it has the database open and its statements
     // ready); else, in team mode, a hub here; else this process opens the database itself.
-    let answer: HookAnswer | null;
-    let lostAs = handed?.lostAs ?? null;
-    if (handed?.server !== undefined) answer = handed.server;
-    else {
-      const id = newHookCallId();
-      const reply = await askServer(relaySocketPath(home.home, serverKey(VERSION)), eventName, request, id);
-      answer = reply.answer;
-      if (reply.lost) lostAs = id;
-    }
+    // One call whoever is asked: `again` once one took it and gave no answer (it may have done part).
+    let call: HookCall = handed?.call ?? { id: newHookCallId(), again: false };
+    const asked = (reply: ServerReply) => {
+      if (reply.lost) call = { ...call, again: true };
+      return reply.answer;
+    };
+    let answer =
+      handed?.server !== undefined
+        ? handed.server
+        : asked(await askServer(relaySocketPath(home.home, serverKey(VERSION)), eventName, request, call));
     const config = loadConfig(home.config);
     const hub = answer ? null : localTeamHub(home, config);
-    if (hub) answer = await askHub(hub, eventName, request);
+    if (hub) answer = asked(await askHub(hub, eventName, request, call));
     if (!answer) {
       app = await CoreApp.open({ paths: home, config, busyTimeoutMs: BUSY_TIMEOUT_MS });
-      // An ask the server took and never answered: what it did is answered from its records, the
-      // rest done here, once.
-      const recording = lostAs === null ? null : hookRecording({ id: lostAs, again: true });
+      // An ask a server took and never answered: what it did is answered from its records, the rest
+      // done here, once.
       const [opened, read] = [app, input];
-      answer = await asHookCall(recording, () => answerHook(opened, event, read, identity));
+      answer = await asHookCall(call.again ? hookRecording(call) : null, () =>
+        answerHook(opened, event, read, identity),
+      );
     }
     done('unchecked' in answer ? cannotDecide(event, input, answer.unchecked, answer.next) : answer.output);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve as listen } from '@hono/node-server';
@@ -10,7 +11,8 @@ import { databaseUrl } from '../app/config.js';
 import { CollabError } from '../core/errors.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { VERSION } from '../core/version.js';
-import { answerHookRequest } from '../features/enforcement/hook-requests.js';
+import { answeredCall, HOOK_CALL_HEADERS, hookRecording } from '../features/enforcement/hook-calls.js';
+import { answerHookRequest, parseHookCall } from '../features/enforcement/hook-requests.js';
 import { listenForEvents } from '../features/hub/team-events.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
 import type { Selection } from '../mcp/registry.js';
@@ -187,6 +189,9 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   });
   // A hook process of this machine asks for its answer here in team mode (opening the team
   // database itself would load its driver and connect on every edit). From this machine only.
+  // With its call (HOOK_CALL_HEADERS), what an ask writes is recorded under it: one this hub took
+  // and never answered is answered the same by the hook that runs it next (hook-calls.ts).
+  const hookAnswered: string[] = [];
   web.post('/hook/:event', async (c) => {
     if (!fromThisMachine(c)) return c.json({ error: 'Hooks are answered for this machine only.' }, 403);
     const auth = await authenticate(c.req.raw, hub.tokens, await required());
@@ -194,9 +199,25 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     const text = await readBody(c.req.raw, maxBody);
     if (text === null) return c.json({ error: 'Hook input too large for this hub.' }, 413);
     try {
-      return c.json({
-        answer: await answerHookRequest(app, c.req.param('event'), JSON.parse(text), auth.tokenId),
-      });
+      const id = c.req.header(HOOK_CALL_HEADERS.id);
+      const recording =
+        id === undefined
+          ? null
+          : hookRecording(
+              parseHookCall({ id, again: c.req.header(HOOK_CALL_HEADERS.again) === '1' }),
+              hookAnswered,
+            );
+      const answer = await answerHookRequest(
+        app,
+        c.req.param('event'),
+        JSON.parse(text),
+        auth.tokenId,
+        recording,
+      );
+      // Forgotten once the answer is handed to the system.
+      if (recording)
+        (c.env as { outgoing: ServerResponse }).outgoing.once('finish', () => answeredCall(recording));
+      return c.json({ answer });
     } catch (error) {
       if (error instanceof CollabError) return c.json({ error: error.toBody() }, 400);
       if (error instanceof SyntaxError) return c.json({ error: 'The body is not JSON.' }, 400);

@@ -224,7 +224,7 @@ it("the server dies once a turn-end hook's ask delivered, before the hook heard:
     await tell('the schema changed');
     const stop = request('claude-code/stop', 'B-1');
     const id = newHookCallId();
-    const reply = await askServer(proxyPath, 'turn-end', JSON.stringify(stop), id);
+    const reply = await askServer(proxyPath, 'turn-end', JSON.stringify(stop), { id, again: false });
     await dropped;
     expect(reply).toEqual({ answer: null, lost: true });
     // What hook.ts does then: the ask, run here as the same call.

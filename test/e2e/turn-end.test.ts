@@ -7,9 +7,9 @@
  * session acts again. Real hook processes under fake client processes; the news sent over a real
  * relay.
  */
-import { readdirSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { join } from 'node:path';
+import { readdirSync, readlinkSync, renameSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
@@ -136,6 +136,51 @@ describe('the turn-end hook', () => {
     expect(back.reason).toContain('src/api/auth.py, which you were stopped from editing, is free');
     // Once.
     expect((await stop()).stdout).toBe('');
+  }, 60_000);
+
+  it("the machine's server delivers the news and its answer never reaches the hook: the hook runs its ask as the same call and says that news", async () => {
+    const { home, repo, b, tell } = await withMessenger();
+    const id = await started(b, 'claude-code/session-start', repo, 'B-1');
+    await tell(id, 'the schema changed');
+    // Between the hook and the server (its socket moved aside, the link unchanged): the first
+    // answer the server writes is dropped and the hook's connection ends with nothing, as when the
+    // server is killed between its write's commit and its answer.
+    const link = join(home, readdirSync(home).find((f) => /^server-.*\.sock$/.test(f))!);
+    const own = resolve(dirname(link), readlinkSync(link));
+    renameSync(own, `${own}.moved`);
+    let dropped = 0;
+    const proxy = createServer((hook: Socket) => {
+      const server = createConnection(`${own}.moved`);
+      hook.on('error', () => {});
+      server.on('error', () => hook.destroy());
+      hook.pipe(server);
+      server.on('data', (chunk: Buffer) => {
+        if (dropped > 0) return void hook.write(chunk);
+        dropped++;
+        hook.destroy();
+        server.destroy();
+      });
+      server.on('end', () => hook.end());
+    });
+    await new Promise<void>((r) => proxy.listen(own, r));
+    try {
+      // The hook's first step asks the server (dist/hook.cjs); unanswered, the whole hook
+      // (dist/hot.cjs, minified apart from the server's dist/main.cjs) runs the ask itself.
+      const back = parse((await b.hook('turn-end', hookFixture('claude-code/stop', repo, 'B-1'))).stdout);
+      expect(dropped).toBe(1);
+      expect(back.decision).toBe('block');
+      expect(back.reason).toContain('> the schema changed');
+    } finally {
+      await new Promise((r) => proxy.close(r));
+      renameSync(`${own}.moved`, own);
+    }
+    // Delivered once, by the server; the hook answered from its record.
+    const db = openSqlite(join(home, 'registry.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT via FROM message_reads').all()).toEqual([{ via: 'turn_end' }]);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 
   it('turn_end_continuations 0: never sent back', async () => {

@@ -4,17 +4,13 @@
  * died, or the hook stopped waiting) is answered the same by whoever runs it next (the hook itself,
  * or the next server a wake hook asks), and nothing it did is done twice or lost.
  */
+import type { HookCall } from '../../integrations/hook-call.js';
 import { type CallRecording, newRecording, recordingWrites } from '../../store/call-records-store.js';
 
-// What a serving process does with a hook call's recording once it answered (`answeredCall`).
+// What a serving process reads a hook's call from (a hub: HOOK_CALL_HEADERS), and does with its
+// recording once it answered (`answeredCall`).
+export { HOOK_CALL_HEADERS } from '../../integrations/hook-call.js';
 export { answeredCall, type CallRecording } from '../../store/call-records-store.js';
-
-export interface HookCall {
-  /** Made by the hook process, the same each time it asks (`newHookCallId`). */
-  readonly id: string;
-  /** It asked before and heard no answer. */
-  readonly again: boolean;
-}
 
 /** A hook call's recording; `answered`: the serving process's answered hook calls. */
 export function hookRecording(call: HookCall, answered: string[] = []): CallRecording {

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { invalidInput } from '../../core/errors.js';
 import { describeZodError } from '../../core/zod-issues.js';
 import { parseHookEvent, parseHookInput } from '../../integrations/agent-hooks.js';
+import type { HookCall } from '../../integrations/hook-call.js';
 import type { CallRecording } from '../../store/call-records-store.js';
 import { namedClientProcess } from '../sessions/client-sessions.js';
 import type { CoreServices, Services } from '../tool-context.js';
 import { answerHook, type HookAnswer } from './hook-answers.js';
-import { asHookCall, type HookCall } from './hook-calls.js';
+import { asHookCall } from './hook-calls.js';
 
 /** What a hook process on this machine sends the hub (team mode): its event's input and its client. */
 const HookRequest = z.strictObject({
