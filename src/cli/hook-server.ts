@@ -107,8 +107,8 @@ export function askServer(
     });
     socket.on('error', () => {});
     const line = `{"hook":1,"event":${JSON.stringify(event)},"call":${JSON.stringify(call)},"request":${request}}\n`;
-    socket.write(line, () => {
-      sent = true;
+    socket.write(line, (error) => {
+      sent = !error;
     });
   });
 }

@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -389,6 +390,74 @@ describe('two hub replicas on one PostgreSQL', () => {
     // With neither, it cannot check, and says so (it asks by default) rather than let the edit through.
     const neither = hook(unreachable);
     expect(neither.stdout).toContain('could not check');
+  });
+
+  it("a replica delivers a turn-end's news and its response is lost on the way: the hook runs its ask as the same call on the database and says that news", async (ctx) => {
+    if (!available) return ctx.skip();
+    const url = await freshPgDatabase();
+    const home = tempDir('collab-replica-');
+    const hub = await replica(url, home);
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    // Run apart (not spawnSync): the proxy below answers from this process meanwhile.
+    const hook = (event: string, input: Record<string, unknown>) =>
+      new Promise<{ stdout: string }>((resolve, reject) => {
+        const child = execFile(
+          process.execPath,
+          [CLI, 'hook', event],
+          { cwd: repo, env: { ...process.env, SESSION_COLLAB_HOME: home, SESSION_COLLAB_DATABASE_URL: url } },
+          (error, stdout) => (error ? reject(error) : resolve({ stdout })),
+        );
+        child.stdin!.end(
+          JSON.stringify({ session_id: 'B-1', transcript_path: '/dev/null', cwd: repo, ...input }),
+        );
+      });
+    const started = await hook('session-start', { hook_event_name: 'SessionStart', source: 'startup' });
+    const me = /session_id ([0-9a-f-]{36})/.exec(started.stdout)![1]!;
+    const sender = await client({ mcp: hub.mcp, project: repo, name: 'sender' });
+    await sender.call('collab_message_send', { to_session_id: me, content: 'the schema changed' });
+    // The hook reaches the replica over HTTP only (the relay socket gone: a server of another
+    // version, say), through a proxy that drops the first response.
+    const link = readdirSync(home).find((f) => /^server-.*\.sock$/.test(f));
+    if (link) rmSync(join(home, link));
+    let dropped = 0;
+    const proxy = createServer((caller: Socket) => {
+      const upstream = createConnection({ port: Number(new URL(hub.url).port), host: '127.0.0.1' });
+      caller.on('error', () => {});
+      upstream.on('error', () => caller.destroy());
+      caller.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => {
+        if (dropped > 0) return void caller.write(chunk);
+        dropped++;
+        caller.destroy();
+        upstream.destroy();
+      });
+      upstream.on('end', () => caller.end());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const hubFile = join(home, 'hub.json');
+    const written = JSON.parse(readFileSync(hubFile, 'utf8')) as { url: string };
+    writeFileSync(
+      hubFile,
+      JSON.stringify({ ...written, url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` }),
+    );
+    try {
+      const back = await hook('turn-end', { hook_event_name: 'Stop', stop_hook_active: false });
+      expect(dropped).toBe(1);
+      expect(JSON.parse(back.stdout)).toEqual({
+        decision: 'block',
+        reason: expect.stringContaining('> the schema changed'),
+      });
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
+    // Delivered once, by the replica; the hook answered from its record.
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      expect((await db.query('SELECT via FROM message_reads')).rows).toEqual([{ via: 'turn_end' }]);
+    } finally {
+      await db.end();
+    }
   });
 
   it('two machines, two clones of one repository at different paths: a claim on one blocks an edit and a commit on the other', async (ctx) => {
