@@ -149,6 +149,9 @@ export async function waitForWake(path: string, request: string): Promise<string
   }
 }
 
+/** Statuses a hub refuses a hook's ask with before it reads it. */
+const REFUSED_UNREAD = new Set([401, 403, 413]);
+
 /** The hub's answer to this hook event (`/hook/<event>`, over loopback), asked as `call`. */
 export function askHub(url: string, event: string, body: string, call: HookCall): Promise<ServerReply> {
   const token = process.env.SESSION_COLLAB_TOKEN?.trim();
@@ -156,8 +159,10 @@ export function askHub(url: string, event: string, body: string, call: HookCall)
   const { request: httpRequest } = createRequire(__filename)('node:http') as typeof import('node:http');
   return new Promise((resolve) => {
     let sent = false;
-    // Refused (4xx), the hub did nothing; otherwise, with no answer, it may have done part.
-    const none = (status: number | null) => resolve({ answer: null, lost: sent && (status ?? 500) >= 500 });
+    // Refused before it was read (a token, this machine, its size), the hub did nothing; otherwise,
+    // with no answer, it may have done part (a failure after a commit is a 400 too).
+    const none = (status: number | null) =>
+      resolve({ answer: null, lost: sent && !REFUSED_UNREAD.has(status ?? 0) });
     const req = httpRequest(
       `${url}/hook/${event}`,
       {

@@ -226,20 +226,16 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         });
       reply = { error: (error as Error).message };
     }
-    const answer = `${JSON.stringify(reply)}\n`;
-    // Handed to the system: the hook has it, whatever becomes of this server. (A failure is not an
-    // answer: the hook runs the ask itself, as the same call.)
-    const sent = () => {
-      if (recording && !('error' in (reply as object))) answeredCall(recording);
-    };
+    // Handed to the system, the hook has it whatever becomes of this server: its records may go.
+    // Not written (the hook gave up waiting and runs the ask itself, as the same call), or a
+    // failure (not an answer: the same), they stay.
+    socket.write(`${JSON.stringify(reply)}\n`, (error) => {
+      if (!error && recording && !('error' in (reply as object))) answeredCall(recording);
+    });
     // Answered while this server closes: the hook's side is not waited for (a hook stopped with
     // its client would hold the close).
-    if (closing !== null)
-      socket.end(answer, () => {
-        sent();
-        socket.destroy();
-      });
-    else socket.end(answer, sent);
+    if (closing !== null) socket.end(() => socket.destroy());
+    else socket.end();
   };
 
   const welcome = async (socket: Socket, line: string, early: string[]): Promise<void> => {

@@ -162,48 +162,34 @@ export function decodeValue(text: string): unknown {
 /** Places known, by their function's text (a new string at every call). */
 const places = new TextsByLength<string>(10_000);
 
-/** Words JavaScript keeps as they are written (a minifier renames every other name it may). */
+/**
+ * Words no minifier uses as a name (reserved in strict code): kept. Others it may choose, even
+ * `of` or `async` (seen in the bundles): those are read as names, in every bundle alike.
+ */
 const KEYWORDS = new Set(
   (
-    'async await break case catch class const continue debugger default delete do else export ' +
-    'extends false finally for function if import in instanceof let new null of return static super ' +
-    'switch this throw true try typeof var void while with yield'
+    'await break case catch class const continue debugger default delete do else enum export ' +
+    'extends false finally for function if implements import in instanceof interface let new null ' +
+    'package private protected public return static super switch this throw true try typeof var ' +
+    'void while with yield'
   ).split(' '),
 );
 
 const isNameStart = (c: string) => /[A-Za-z_$]/.test(c);
 const isNamePart = (c: string) => /[\w$]/.test(c);
-/** After these (the last character that is not a space), a `/` begins a regular expression. */
-const BEFORE_REGEX = new Set([
-  '',
-  '(',
-  ',',
-  '=',
-  ':',
-  '[',
-  '!',
-  '&',
-  '|',
-  '?',
-  '{',
-  '}',
-  ';',
-  '+',
-  '-',
-  '*',
-  '%',
-  '<',
-  '>',
-  '~',
-  '^',
-]);
+/**
+ * After these (the last character that is not a space), a `/` begins a regular expression (not
+ * after `+` or `-`: `i++/2` divides).
+ */
+const BEFORE_REGEX = new Set('(,=:[!&|?{};*%<>~^'.split('').concat(''));
 
 /**
  * A function's text with the names of its variables and parameters left out (each `_`). Each
  * bundle names them its own way (the server's, a hub's, a hook's are minified apart:
  * `a.map(m=>m.id)` in one is `a.map(p=>p.id)` in another), so that one write's text differs from
  * one process to the next where the code is the same. Kept: strings, templates' text (their `${}`
- * read as code), regular expressions, numbers, keywords and properties (a name after one dot).
+ * read as code), regular expressions, numbers, keywords, properties (a name after one dot) and
+ * objects' keys.
  * Comments are left out.
  */
 export function placeText(text: string): string {
@@ -263,7 +249,10 @@ export function placeText(text: string): string {
       while (j < text.length && isNamePart(text[j]!)) j++;
       const name = text.slice(i, j);
       const before = out.trimEnd();
-      const property = before.endsWith('.') && !before.endsWith('..');
+      // A property, or an object's key (`{name:` or `,name:`, not a `?:`): no minifier renames them.
+      const property =
+        (before.endsWith('.') && !before.endsWith('..')) ||
+        (/[{,]$/.test(before) && /^\s*:/.test(text.slice(j)));
       out += property || KEYWORDS.has(name) ? name : '_';
       i = j;
       // After `return`, `typeof` and the like, a `/` begins a regular expression.

@@ -244,3 +244,31 @@ it("the server dies once a turn-end hook's ask delivered, before the hook heard:
     await server.close();
   }
 });
+
+it('a wake asked again after its server closed is watched again by the next, and woken there', async () => {
+  const session = await idleSession();
+  const { app, options, me, wakeRequest, held, tell } = session;
+  let server = session.server;
+  const watchedUntil = async () =>
+    (
+      await app.store.sql.get<{ at: number | null }>(
+        'SELECT wake_watch_until AS at FROM sessions WHERE id = ?',
+        [me],
+      )
+    )?.at ?? null;
+  const woken = waitForWake(server.path, JSON.stringify(wakeRequest));
+  try {
+    await held();
+    // The server stops (replaced, say): the wait ends with nothing and the watch is cleared.
+    await server.close();
+    expect(await watchedUntil()).toBeNull();
+    server = (await startRelayServer(options))!;
+    // The hook asks the next one under the same call: watched again (its person is not told it
+    // idles), not answered from the first wait's record of its watch.
+    await held();
+    await tell('the schema changed');
+    expect(await woken).toContain('the schema changed');
+  } finally {
+    await server.close();
+  }
+}, 30_000);

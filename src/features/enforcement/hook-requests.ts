@@ -48,7 +48,7 @@ export function parseHookCall(call: unknown): HookCall {
  * A wake hook of this machine (Claude Code's `asyncRewake`, run at each turn's end) waits here for
  * news that wakes its idle session: the news, or null when there is none to wake it with. As the
  * hook call `recording`, asked again after its server delivered news and died before the hook
- * heard it, it is answered with that news (`InboxService.wakeDue`).
+ * heard it, it is answered with that news (`InboxService.wokenBefore`).
  */
 export async function wakeRequest(
   app: Services,

@@ -150,21 +150,18 @@ export class InboxService {
    * delivered, the news left for the next to ask.
    */
   async wakeNews(session: SessionRow, gone?: AbortSignal): Promise<string | null> {
-    if (!(await this.wakeDue(session))) return null;
+    if (!(await this.wokenBefore(session)) && !(await this.hasActionable(session))) return null;
     const news = await this.deliver(session, 'wake', gone);
     return news === null ? null : `${WOKEN}\n\n${news}`;
   }
 
   /**
-   * Whether an idle session has news to be woken with: actionable news, or, in a wake hook's wait
-   * sent again, news its first send delivered (its server died before the hook heard it: read by
-   * now, it is the same news again, from the delivery's record).
+   * In a wake hook's wait asked again: whether its first ask delivered news at its next step (its
+   * server died before the hook heard it). Read by now, it is the same news again, from the
+   * delivery's record.
    */
-  async wakeDue(session: SessionRow): Promise<boolean> {
-    return (
-      (await this.app.store.doneBefore(this.delivering(session, 'wake'))) ||
-      (await this.hasActionable(session))
-    );
+  wokenBefore(session: SessionRow): Promise<boolean> {
+    return this.app.store.doneBefore(this.delivering(session, 'wake'));
   }
 
   /**
@@ -189,7 +186,7 @@ export class InboxService {
   }
 
   /**
-   * The write of `deliver`: one function for both it and `wakeDue` (a call's write is known by its
+   * The write of `deliver`: one function for both it and `wokenBefore` (a call's write is known by its
    * function's text). Read in the same write, a call sent again gets this very news back.
    */
   private delivering(session: SessionRow, via: DeliveredVia, gone?: AbortSignal) {

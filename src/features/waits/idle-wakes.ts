@@ -1,4 +1,5 @@
 import { parseHookInput } from '../../integrations/agent-hooks.js';
+import { unrecorded } from '../../store/call-records-store.js';
 import type { ClientIdentity } from '../sessions/session-types.js';
 import type { Services } from '../tool-context.js';
 
@@ -56,8 +57,15 @@ export class IdleWakes {
     let watch: Awaited<ReturnType<typeof app.wakeups.watch>> | null = null;
     let sawIdle = false;
     try {
-      // Watched: news wakes it, and its person need not be told (Telegram) it waits.
-      await app.sessions.wakeWatch(session.id, until);
+      // Asked again (its server died): news the first ask delivered, read by now, is answered
+      // first, whatever the session does meanwhile (its record says it, step by step).
+      while (await app.inbox.wokenBefore(session)) {
+        const news = await app.inbox.wakeNews(session, stop);
+        if (news !== null) return news;
+      }
+      // Watched: news wakes it, and its person need not be told (Telegram) it waits. This wait's
+      // own bookkeeping: not recorded, so that asked again it is set and cleared again.
+      await unrecorded(() => app.sessions.wakeWatch(session.id, until));
       watch = await app.wakeups.watch();
       for (;;) {
         const row = await app.sessions.get(session.id).catch(() => null);
@@ -65,7 +73,7 @@ export class IdleWakes {
         if (row?.status !== 'active' || app.sessions.processGone(row)) return null;
         if (row.turn_ended_at !== null) sawIdle = true;
         else if (sawIdle || Date.now() - started > IDLE_GRACE_MS) return null;
-        if (sawIdle && (await app.inbox.wakeDue(row))) {
+        if (sawIdle && (await app.inbox.hasActionable(row))) {
           // Gone meanwhile, even while it was being delivered: nothing is (it waits for the
           // session's next turn, or the next server the hook asks).
           if (stop.aborted) return null;
@@ -90,9 +98,9 @@ export class IdleWakes {
     } finally {
       watch?.close();
       if (this.bySession.get(session.id) === mine) this.bySession.delete(session.id);
-      await app.sessions
-        .wakeWatch(session.id, null, until)
-        .catch((error: Error) => app.log.warn('wake.unwatch_failed', { message: error.message }));
+      await unrecorded(() => app.sessions.wakeWatch(session.id, null, until)).catch((error: Error) =>
+        app.log.warn('wake.unwatch_failed', { message: error.message }),
+      );
     }
   }
 }
