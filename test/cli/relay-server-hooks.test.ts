@@ -5,7 +5,7 @@
 // the next server answers the wake hook's second ask with that news, and a turn-end hook that runs
 // its ask itself answers with the news the server delivered. In process, over the server's real
 // socket.
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
@@ -19,6 +19,7 @@ import { asHookCall, hookRecording } from '../../src/features/enforcement/hook-c
 import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
 import { parseHookInput } from '../../src/integrations/agent-hooks.js';
 import { testApp } from '../helpers/app.js';
+import { droppingFirstAnswer } from '../helpers/dropping-proxy.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { pausePoint } from '../helpers/interleave.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
@@ -85,36 +86,6 @@ async function idleSession() {
 }
 
 /**
- * A socket between hooks and the server at `upstream()`: the first answer the server writes never
- * reaches its hook, whose connection ends with nothing, as when the server is killed between its
- * write's commit and its answer. Later asks go through.
- */
-async function droppingFirstAnswer(upstream: () => string) {
-  const proxyPath = join(tempDir('collab-hook-'), 'proxy.sock');
-  let asks = 0;
-  let droppedOne!: () => void;
-  const dropped = new Promise<void>((r) => {
-    droppedOne = r;
-  });
-  const proxy = createServer((hook: Socket) => {
-    const ask = ++asks;
-    const server = createConnection(upstream());
-    hook.on('error', () => {});
-    server.on('error', () => hook.destroy());
-    hook.pipe(server);
-    server.on('data', (chunk: Buffer) => {
-      if (ask > 1) return void hook.write(chunk);
-      hook.destroy();
-      server.destroy();
-      droppedOne();
-    });
-    server.on('end', () => hook.end());
-  });
-  await new Promise<void>((r) => proxy.listen(proxyPath, r));
-  return { proxyPath, asks: () => asks, dropped, proxy };
-}
-
-/**
  * B's wake hook held on the server; a message for B; the server closed while the delivery is held
  * `before` it starts or `after` it committed. The hook keeps its side open, as a hook stopped with
  * its client would. What the hook heard, and how B's message was read.
@@ -169,12 +140,13 @@ it('the server dies once a wake delivered, before the hook heard: the next serve
   const session = await idleSession();
   const { app, options, wakeRequest, held, tell } = session;
   let server = session.server;
-  const { proxyPath, asks, dropped, proxy } = await droppingFirstAnswer(() => server.path);
+  const proxyPath = join(tempDir('collab-hook-'), 'proxy.sock');
+  const proxy = await droppingFirstAnswer(proxyPath, () => createConnection(server.path));
   try {
     const woken = waitForWake(proxyPath, JSON.stringify(wakeRequest));
     await held();
     await tell('the schema changed');
-    await dropped;
+    await proxy.dropped;
     // The dead server's successor.
     await server.close();
     server = (await startRelayServer(options))!;
@@ -182,13 +154,13 @@ it('the server dies once a wake delivered, before the hook heard: the next serve
       woken,
       new Promise<string>((r) => setTimeout(() => r('no answer within 10 s'), 10_000)),
     ]);
-    expect(asks()).toBeGreaterThanOrEqual(2);
+    expect(proxy.asks()).toBeGreaterThanOrEqual(2);
     expect(news).toContain('the schema changed');
     // Delivered once, by the first server: the second answered from its record.
     const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
     expect(reads).toEqual([{ via: 'wake' }]);
   } finally {
-    proxy.close();
+    await proxy.close();
     await server.close();
   }
 }, 30_000);
@@ -217,7 +189,8 @@ it('an ask whose call is not one is refused with why, and starts no wait', async
 
 it("the server dies once a turn-end hook's ask delivered, before the hook heard: the hook runs the ask itself and answers with that news", async () => {
   const { app, repo, server, request, tell } = await idleSession();
-  const { proxyPath, dropped, proxy } = await droppingFirstAnswer(() => server.path);
+  const proxyPath = join(tempDir('collab-hook-'), 'proxy.sock');
+  const proxy = await droppingFirstAnswer(proxyPath, () => createConnection(server.path));
   // The hook process's own app, on the same database.
   const own = await CoreApp.open({ paths: homeAt(app.paths.home), config: app.config });
   try {
@@ -225,7 +198,7 @@ it("the server dies once a turn-end hook's ask delivered, before the hook heard:
     const stop = request('claude-code/stop', 'B-1');
     const id = newHookCallId();
     const reply = await askServer(proxyPath, 'turn-end', JSON.stringify(stop), { id, again: false });
-    await dropped;
+    await proxy.dropped;
     expect(reply).toEqual({ answer: null, lost: true });
     // What hook.ts does then: the ask, run here as the same call.
     const answer = await asHookCall(hookRecording({ id, again: true }), () =>
@@ -239,7 +212,7 @@ it("the server dies once a turn-end hook's ask delivered, before the hook heard:
     const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
     expect(reads).toEqual([{ via: 'turn_end' }]);
   } finally {
-    proxy.close();
+    await proxy.close();
     await own.close();
     await server.close();
   }

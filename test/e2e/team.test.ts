@@ -1,11 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { droppingFirstAnswer } from '../helpers/dropping-proxy.js';
 import { dashboardLogin, type HubProcess, stoppedAfterEach } from '../helpers/hub.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { CLI } from '../helpers/stdio.js';
@@ -419,36 +420,22 @@ describe('two hub replicas on one PostgreSQL', () => {
     // version, say), through a proxy that drops the first response.
     const link = readdirSync(home).find((f) => /^server-.*\.sock$/.test(f));
     if (link) rmSync(join(home, link));
-    let dropped = 0;
-    const proxy = createServer((caller: Socket) => {
-      const upstream = createConnection({ port: Number(new URL(hub.url).port), host: '127.0.0.1' });
-      caller.on('error', () => {});
-      upstream.on('error', () => caller.destroy());
-      caller.pipe(upstream);
-      upstream.on('data', (chunk: Buffer) => {
-        if (dropped > 0) return void caller.write(chunk);
-        dropped++;
-        caller.destroy();
-        upstream.destroy();
-      });
-      upstream.on('end', () => caller.end());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxy = await droppingFirstAnswer(0, () =>
+      createConnection({ port: Number(new URL(hub.url).port), host: '127.0.0.1' }),
+    );
     const hubFile = join(home, 'hub.json');
     const written = JSON.parse(readFileSync(hubFile, 'utf8')) as { url: string };
-    writeFileSync(
-      hubFile,
-      JSON.stringify({ ...written, url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` }),
-    );
+    writeFileSync(hubFile, JSON.stringify({ ...written, url: `http://127.0.0.1:${proxy.port}` }));
     try {
       const back = await hook('turn-end', { hook_event_name: 'Stop', stop_hook_active: false });
-      expect(dropped).toBe(1);
+      expect(proxy.asks()).toBe(1);
+      await proxy.dropped;
       expect(JSON.parse(back.stdout)).toEqual({
         decision: 'block',
         reason: expect.stringContaining('> the schema changed'),
       });
     } finally {
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
     }
     // Delivered once, by the replica; the hook answered from its record.
     const db = new pg.Client({ connectionString: url });

@@ -8,9 +8,10 @@
  * relay.
  */
 import { readdirSync, readlinkSync, renameSync } from 'node:fs';
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { droppingFirstAnswer } from '../helpers/dropping-proxy.js';
 import { closeHookClients, twoHookClients } from '../helpers/hook-clients.js';
 import { hookFixture } from '../helpers/hook-fixtures.js';
 import { openSqlite } from '../helpers/sqlite.js';
@@ -148,30 +149,17 @@ describe('the turn-end hook', () => {
     const link = join(home, readdirSync(home).find((f) => /^server-.*\.sock$/.test(f))!);
     const own = resolve(dirname(link), readlinkSync(link));
     renameSync(own, `${own}.moved`);
-    let dropped = 0;
-    const proxy = createServer((hook: Socket) => {
-      const server = createConnection(`${own}.moved`);
-      hook.on('error', () => {});
-      server.on('error', () => hook.destroy());
-      hook.pipe(server);
-      server.on('data', (chunk: Buffer) => {
-        if (dropped > 0) return void hook.write(chunk);
-        dropped++;
-        hook.destroy();
-        server.destroy();
-      });
-      server.on('end', () => hook.end());
-    });
-    await new Promise<void>((r) => proxy.listen(own, r));
+    const proxy = await droppingFirstAnswer(own, () => createConnection(`${own}.moved`));
     try {
       // The hook's first step asks the server (dist/hook.cjs); unanswered, the whole hook
       // (dist/hot.cjs, minified apart from the server's dist/main.cjs) runs the ask itself.
       const back = parse((await b.hook('turn-end', hookFixture('claude-code/stop', repo, 'B-1'))).stdout);
-      expect(dropped).toBe(1);
+      expect(proxy.asks()).toBe(1);
+      await proxy.dropped;
       expect(back.decision).toBe('block');
       expect(back.reason).toContain('> the schema changed');
     } finally {
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
       renameSync(`${own}.moved`, own);
     }
     // Delivered once, by the server; the hook answered from its record.
