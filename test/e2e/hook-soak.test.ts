@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
-import { connectStdio, hookClient, serverPid, waitFor, waitForExit } from '../helpers/stdio.js';
+import { killServers } from '../helpers/server-kills.js';
+import { connectStdio, hookClient } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 /** Kills, and how long each server lives first (past 3 s: no crash loop for the relay). */
@@ -65,18 +66,14 @@ describe.skipIf(process.platform !== 'linux')("a session's hooks across the mach
         }
       })();
       try {
-        for (let k = 0; k < KILLS; k++) {
-          await waitFor(() => serverPid(home) !== null, 10_000, 'the next machine server');
-          burst = false;
-          const pid = serverPid(home)!;
-          await new Promise((r) => setTimeout(r, LIFE_MS - BURST_MS));
-          burst = true;
-          await new Promise((r) => setTimeout(r, BURST_MS));
-          process.kill(pid, 'SIGKILL');
-          await waitForExit(pid);
-        }
-        await waitFor(() => serverPid(home) !== null, 10_000, 'the last machine server');
-        burst = false;
+        await killServers(home, {
+          kills: KILLS,
+          lifeMs: LIFE_MS,
+          burstMs: BURST_MS,
+          burst: (on) => {
+            burst = on;
+          },
+        });
         await new Promise((r) => setTimeout(r, 500));
       } finally {
         stop = true;

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
+import { killServers } from '../helpers/server-kills.js';
 import { fileHeader, openSqlite } from '../helpers/sqlite.js';
-import { connectStdio, runCli, serverPid, stopServer, waitFor, waitForExit } from '../helpers/stdio.js';
+import { connectStdio, runCli, serverPid, stopServer } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -140,21 +141,16 @@ describe.skipIf(process.platform !== 'linux').each(['sqlite', 'postgresql'] as c
 
       // The killer: the server the relays have, every few seconds, while the load runs (each time
       // the one that took over from the last, once it has run a while).
-      const killed: number[] = [];
+      let killed: number[] = [];
       try {
-        for (let k = 0; k < KILLS; k++) {
-          await waitFor(() => serverPid(home) !== null, 10_000, 'the next machine server');
-          burst = false;
-          const pid = serverPid(home)!;
-          await new Promise((r) => setTimeout(r, LIFE_MS - BURST_MS));
-          burst = true;
-          await new Promise((r) => setTimeout(r, BURST_MS));
-          process.kill(pid, 'SIGKILL');
-          await waitForExit(pid);
-          killed.push(pid);
-        }
-        await waitFor(() => serverPid(home) !== null, 10_000, 'the last machine server');
-        burst = false;
+        killed = await killServers(home, {
+          kills: KILLS,
+          lifeMs: LIFE_MS,
+          burstMs: BURST_MS,
+          burst: (on) => {
+            burst = on;
+          },
+        });
         await new Promise((r) => setTimeout(r, 1_000));
       } finally {
         stop = true;
