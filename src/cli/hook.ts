@@ -77,12 +77,13 @@ export async function hook(eventName: string): Promise<void> {
   };
   // Handed over by the hook's first step (hook-first.ts): what it read and asked, and its time.
   const handed = takeHandoff();
+  const startedAt = handed?.startedAt ?? Date.now();
   const timer = setTimeout(
     () => {
       app?.log.warn('hook.timeout', { hook: eventName, budget_ms: BUDGET_MS });
       undecided(`it took longer than ${BUDGET_MS / 1000} s`);
     },
-    Math.max(0, BUDGET_MS - (Date.now() - (handed?.startedAt ?? Date.now()))),
+    Math.max(0, BUDGET_MS - (Date.now() - startedAt)),
   );
   timer.unref();
   try {
@@ -129,7 +130,7 @@ export async function hook(eventName: string): Promise<void> {
       // done here, once.
       const [opened, read] = [app, input];
       answer = await asHookCall(call.again ? hookRecording(call) : null, () =>
-        answerHook(opened, event, read, identity),
+        answerHook(opened, event, read, identity, startedAt),
       );
     }
     done('unchecked' in answer ? cannotDecide(event, input, answer.unchecked, answer.next) : answer.output);

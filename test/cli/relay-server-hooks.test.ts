@@ -17,6 +17,7 @@ import { builtDefinitions } from '../../src/cli/serve.js';
 import { answerHook } from '../../src/features/enforcement/hook-answers.js';
 import { asHookCall, hookRecording } from '../../src/features/enforcement/hook-calls.js';
 import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
+import type { HookEvent } from '../../src/integrations/agent-hooks.js';
 import { parseHookInput } from '../../src/integrations/agent-hooks.js';
 import { testApp } from '../helpers/app.js';
 import { droppingFirstAnswer } from '../helpers/dropping-proxy.js';
@@ -187,35 +188,62 @@ it('an ask whose call is not one is refused with why, and starts no wait', async
   }
 });
 
-it("the server dies once a turn-end hook's ask delivered, before the hook heard: the hook runs the ask itself and answers with that news", async () => {
+/**
+ * B at work, sent a message; B's `event` hook asks the server, which delivers it and dies before the hook
+ * hears (its answer dropped); the hook runs the ask itself as the same call, as hook.ts does
+ * (`actedAt`: when it began). What it answered, and the message's receipt.
+ */
+async function askLost(
+  event: HookEvent,
+  fixture: string,
+  actedAt: (startedAt: number) => number | undefined,
+) {
   const { app, repo, server, request, tell } = await idleSession();
   const proxyPath = join(tempDir('collab-hook-'), 'proxy.sock');
   const proxy = await droppingFirstAnswer(proxyPath, () => createConnection(server.path));
   // The hook process's own app, on the same database.
   const own = await CoreApp.open({ paths: homeAt(app.paths.home), config: app.config });
   try {
+    // B's person typed: its agent works (not idle), with nothing delivered and not acted on.
+    await answerHookRequest(
+      app,
+      'user-prompt-submit',
+      request('claude-code/user-prompt-submit', 'B-1'),
+      null,
+    );
     await tell('the schema changed');
-    const stop = request('claude-code/stop', 'B-1');
+    const ask = request(fixture, 'B-1');
+    const startedAt = Date.now();
     const id = newHookCallId();
-    const reply = await askServer(proxyPath, 'turn-end', JSON.stringify(stop), { id, again: false });
+    const reply = await askServer(proxyPath, event, JSON.stringify(ask), { id, again: false });
     await proxy.dropped;
     expect(reply).toEqual({ answer: null, lost: true });
-    // What hook.ts does then: the ask, run here as the same call.
+    const input = parseHookInput(ask.input, repo, event);
     const answer = await asHookCall(hookRecording({ id, again: true }), () =>
-      answerHook(own, 'turn-end', parseHookInput(stop.input, repo, 'turn-end'), {
-        sessionId: 'B-1',
-        process: null,
-      }),
+      answerHook(own, event, input, { sessionId: 'B-1', process: null }, actedAt(startedAt)),
     );
-    expect(JSON.stringify(answer)).toContain('the schema changed');
-    // Delivered once, by the server: the hook answered from its record.
-    const reads = await app.store.sql.all<{ via: string }>('SELECT via FROM message_reads');
-    expect(reads).toEqual([{ via: 'turn_end' }]);
+    const reads = await app.store.sql.all<{ via: string; acted: number | null }>(
+      'SELECT via, acted_at AS acted FROM message_reads',
+    );
+    return { answer: JSON.stringify(answer), reads };
   } finally {
     await proxy.close();
     await own.close();
     await server.close();
   }
+}
+
+it("the server dies once a turn-end hook's ask delivered, before the hook heard: the hook runs the ask itself and answers with that news", async () => {
+  const { answer, reads } = await askLost('turn-end', 'claude-code/stop', (at) => at);
+  expect(answer).toContain('the schema changed');
+  // Delivered once, by the server: the hook answered from its record.
+  expect(reads).toEqual([{ via: 'turn_end', acted: null }]);
+});
+
+it('the same for a tool use: the news the server delivered is said, and not taken as acted on before the agent has it', async () => {
+  const { answer, reads } = await askLost('post-tool-use', 'claude-code/post-tool-use-write', (at) => at);
+  expect(answer).toContain('the schema changed');
+  expect(reads).toEqual([{ via: 'tool_response', acted: null }]);
 });
 
 it('a wake asked again after its server closed is watched again by the next, and woken there', async () => {

@@ -29,13 +29,17 @@ export type HookAnswer = { output: Record<string, unknown> | null } | { unchecke
  * The answer to one hook event of an agent client, for the client session `identity` names: the
  * session's start and end, news before a prompt or after a tool use, and before an edit or a shell
  * command the check against other sessions' claims. Run by the hook process itself, or (team mode,
- * a hub on this machine) by the hub for it.
+ * a hub on this machine) by the hub for it. `actedAt`: when the agent acted (the prompt, the tool
+ * use), at the latest when its hook began; what it was delivered before then is acted on. A hook
+ * that runs its ask itself after a server took it says so: news that server delivered meanwhile
+ * (this very ask's) is not.
  */
 export async function answerHook(
   app: CoreServices,
   event: HookEvent,
   input: HookInput,
   identity: ClientIdentity,
+  actedAt?: number,
 ): Promise<HookAnswer> {
   const client = CLIENT_NAMES[input.format];
   if (event === 'session-end') {
@@ -51,7 +55,7 @@ export async function answerHook(
   }
   if (event === 'user-prompt-submit') {
     const { session } = await app.enforcement.sessionFor(identity, input.cwd, client);
-    if (session) await app.inbox.acting(session);
+    if (session) await app.inbox.acting(session, undefined, actedAt);
     const news = session && takesContext(input) ? await app.inbox.deliver(session, 'prompt') : null;
     return { output: news ? addedContext(input.format, event, news) : null };
   }
@@ -76,7 +80,7 @@ export async function answerHook(
         });
       return { output: null };
     }
-    await app.inbox.acting(session);
+    await app.inbox.acting(session, undefined, actedAt);
     if (target && 'files' in target && recordsEdits(input))
       await app.enforcement.recordEdits(session, target.files, input.cwd);
     // A subagent's tool call: its context is thrown away when it finishes, so news waits for the
