@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { useRandomSource } from '../core/ids.js';
 import { applyLimits } from '../core/limits.js';
 import { ChangesService } from '../features/changes/changes-service.js';
 import { ClaimsService } from '../features/claims/claims-service.js';
@@ -11,7 +10,7 @@ import { MessagesService } from '../features/messages/messages-service.js';
 import { NotificationsService } from '../features/notifications/notifications-service.js';
 import { SessionsService } from '../features/sessions/sessions-service.js';
 import { writeLockHolder } from '../integrations/lock-holder.js';
-import { systemRandomBytes } from '../integrations/random-bytes.js';
+import { useSystemRandom } from '../integrations/random-bytes.js';
 import { Store } from '../store/store.js';
 import { type Config, databaseUrl, loadConfig } from './config.js';
 import type { AppContext } from './context.js';
@@ -64,8 +63,7 @@ export class CoreApp implements AppContext {
     this.paths = options.paths ?? resolveHome();
     this.config = options.config ?? loadConfig(this.paths.config);
     applyLimits(this.config.limits);
-    // Windows has no random device (a file at that path could be anyone's): Web Crypto there.
-    if (process.platform !== 'win32') useRandomSource(systemRandomBytes);
+    useSystemRandom();
     this.log = createLogger(this.paths.log, this.config.log_level);
     this.now = options.now ?? Date.now;
     this.store =

@@ -6,9 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
+import { newId } from '../core/ids.js';
 import type { HookAnswer } from '../features/enforcement/hook-answers.js';
 import { HOOK_CALL_HEADERS, type HookCall } from '../integrations/hook-call.js';
 import type { ProcessInfo } from '../integrations/process-tree.js';
+import { useSystemRandom } from '../integrations/random-bytes.js';
 
 /** How long the server or hub on this machine has to answer before this process decides itself. */
 export const HUB_TIMEOUT_MS = 2000;
@@ -62,11 +64,14 @@ export function hookRequest(
 }
 
 /**
- * An id for one ask of this hook process, the same each time it asks: its pid, when it began (a pid
- * is used again) and a random part.
+ * An id for one ask of this hook process, the same each time it asks: 122 random bits from the
+ * system's random device (a UUID). A hub keeps what an ask did under its id alone, and answers an
+ * ask sent again from that record: nobody else may be able to name it (another agent's token
+ * holder, guessing a pid, a start time and a few random characters).
  */
 export function newHookCallId(): string {
-  return `${process.pid}-${Math.round(performance.timeOrigin)}-${Math.random().toString(36).slice(2, 10)}`;
+  useSystemRandom();
+  return newId();
 }
 
 /** What the machine's server made of a hook's ask. */

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { useRandomSource } from '../core/ids.js';
 
 /**
  * Fills `bytes` from the system's random device (/dev/urandom): what Web Crypto reads too, without
@@ -19,4 +20,12 @@ export function systemRandomBytes(bytes: Uint8Array, device = '/dev/urandom'): v
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * New ids of this process from the system's random device (`systemRandomBytes`). Windows has no
+ * random device (a file at that path could be anyone's): Web Crypto there.
+ */
+export function useSystemRandom(): void {
+  if (process.platform !== 'win32') useRandomSource(systemRandomBytes);
 }

@@ -129,7 +129,6 @@ export class NotificationsStore {
     return row!.n;
   }
 
-  /** Marks a session's pending notifications of one type seen (what they announced was read). */
   /** Whether the session has seen a notification of this type and subject. */
   async wasSeen(sessionId: string, type: string, subject: string): Promise<boolean> {
     const row = await this.sql.get<{ one: number }>(
@@ -147,6 +146,7 @@ export class NotificationsStore {
     );
   }
 
+  /** Marks a session's pending notifications of one type seen (what they announced was read). */
   async markTypeSeen(sessionId: string, type: string, now: number): Promise<void> {
     await this.sql.run(
       "UPDATE notifications SET state = 'seen', seen_at = ? WHERE session_id = ? AND type = ? AND state = 'pending'",

@@ -16,7 +16,7 @@ import { startRelayServer } from '../../src/cli/relay-server.js';
 import { builtDefinitions } from '../../src/cli/serve.js';
 import { answerHook } from '../../src/features/enforcement/hook-answers.js';
 import { asHookCall, hookRecording } from '../../src/features/enforcement/hook-calls.js';
-import { answerHookRequest } from '../../src/features/enforcement/hook-requests.js';
+import { answerHookRequest, parseHookCall } from '../../src/features/enforcement/hook-requests.js';
 import type { HookEvent } from '../../src/integrations/agent-hooks.js';
 import { parseHookInput } from '../../src/integrations/agent-hooks.js';
 import { testApp } from '../helpers/app.js';
@@ -273,3 +273,12 @@ it('a wake asked again after its server closed is watched again by the next, and
     await server.close();
   }
 }, 30_000);
+
+it("a hook's call id is a random UUID from the system's random device: nobody can name another hook's ask", () => {
+  const ids = Array.from({ length: 1000 }, newHookCallId);
+  for (const id of ids)
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(new Set(ids).size).toBe(ids.length);
+  // Each a valid call for the server.
+  expect(parseHookCall({ id: ids[0], again: false })).toEqual({ id: ids[0], again: false });
+});
