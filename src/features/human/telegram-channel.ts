@@ -110,6 +110,8 @@ export class TelegramChannel {
   private async run(): Promise<void> {
     if (this.settings.mode === 'webhook') return this.runWebhook();
     const backoff = new Backoff(1_000, 30_000);
+    /** This poller met a conflict and waited for the poll in its way to end, without polling since. */
+    let waitedOut = false;
     while (!this.stopped) {
       try {
         if (!(await this.holdLease())) {
@@ -127,6 +129,7 @@ export class TelegramChannel {
         this.polling = new AbortController();
         const updates = await this.api.getUpdates(offset, POLL_SECONDS, this.polling.signal);
         this.polling = null;
+        waitedOut = false;
         for (const update of updates) {
           // Still the poller (the lease renewed), or another process took over: it reads from
           // the stored offset.
@@ -142,8 +145,16 @@ export class TelegramChannel {
       } catch (error) {
         this.polling = null;
         if (this.stopped) break;
-        if (error instanceof TelegramConflict) {
-          // Another poller for this token (elsewhere, or a webhook): give the lease up, wait.
+        if (error instanceof TelegramConflict && !waitedOut) {
+          // Most often the last poll of the poller this one took over from: Telegram cannot tell
+          // that a process was killed or a machine went off, and keeps its poll open until its
+          // timeout. The lease is kept, and the next poll comes once that one has ended.
+          waitedOut = true;
+          this.app.log.info('telegram.conflict_waited', { message: error.message });
+          await this.sleep(POLL_SECONDS * 1000 + 1000);
+        } else if (error instanceof TelegramConflict) {
+          // Again: another poller for this token (elsewhere, or a webhook). The lease is given up.
+          waitedOut = false;
           this.app.log.warn('telegram.conflict', { message: error.message });
           await this.release();
           this.webhookCleared = false;
