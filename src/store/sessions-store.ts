@@ -220,14 +220,15 @@ export class SessionsStore {
   }
 
   /**
-   * Live sessions idle since their turn ended that nothing watches to wake them (Codex, Gemini CLI,
-   * Cursor; Claude Code once its wake hook ended), not told of yet in this idle spell.
+   * Live sessions idle since their turn ended (at `endedBefore` or earlier) that nothing watches to
+   * wake them (Codex, Gemini CLI, Cursor; Claude Code once its wake hook ended), not told of yet in
+   * this idle spell.
    */
-  idleUntold(now: number, limit: number): Promise<SessionRow[]> {
+  idleUntold(now: number, endedBefore: number, limit: number): Promise<SessionRow[]> {
     return this.sql.all<SessionRow>(
-      `SELECT * FROM sessions WHERE status = 'active' AND turn_ended_at IS NOT NULL AND idle_told_at IS NULL
-         AND (wake_watch_until IS NULL OR wake_watch_until < ?) ORDER BY turn_ended_at LIMIT ?`,
-      [now, limit],
+      `SELECT * FROM sessions WHERE status = 'active' AND turn_ended_at IS NOT NULL AND turn_ended_at <= ?
+         AND idle_told_at IS NULL AND (wake_watch_until IS NULL OR wake_watch_until < ?) ORDER BY turn_ended_at LIMIT ?`,
+      [endedBefore, now, limit],
     );
   }
 

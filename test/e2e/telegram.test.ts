@@ -427,7 +427,7 @@ describe('Telegram: a session that cannot be woken is idle with news', () => {
       });
       await waitFor(
         () => telegram.sentTo(PERSON, 'finished its turn and is waiting').length > 0,
-        15_000,
+        25_000,
         'the idle notice',
       );
       const told = telegram.sentTo(PERSON, 'finished its turn and is waiting');
@@ -454,7 +454,7 @@ describe('Telegram: a session that cannot be woken is idle with news', () => {
       await messenger.call('collab_message_send', { to_session_id: codexId, content: 'codex: third' });
       await waitFor(
         () => telegram.sentTo(PERSON, 'finished its turn and is waiting').length === 2,
-        15_000,
+        25_000,
         'the second idle notice',
       );
     } finally {
@@ -462,4 +462,38 @@ describe('Telegram: a session that cannot be woken is idle with news', () => {
       await claude.close();
     }
   }, 90_000);
+
+  it('news between a Claude Code turn’s end and its wake hook’s start: the hook wakes the agent with it, and its person is not told', async () => {
+    const { telegram, home, repo, connect } = await setup();
+    const messenger = await connect('messenger');
+    await messenger.call('collab_session_start', { name: 'messenger', project_root: repo });
+    const claude = await hookClient({ cwd: repo, home });
+    try {
+      const claudeStop = hookFixture('claude-code/stop', repo, 'C-1');
+      expect((await claude.hook('turn-end', claudeStop)).stdout).toBe('');
+      const list = (
+        await messenger.call<{ sessions: Array<{ id: string; client: string | null }> }>(
+          'collab_session_list',
+        )
+      ).sessions;
+      const claudeId = list.find((s) => s.client === 'claude-code')!.id;
+      await messenger.call('collab_message_send', {
+        to_session_id: claudeId,
+        content: 'claude: the API moved',
+      });
+      // The poller's round after the news (its poll ended now, as at its timeout): the session is
+      // idle with news, and its wake hook has not reached the server yet.
+      const polls = telegram.pollsBegun;
+      telegram.endPolls();
+      await waitFor(() => telegram.pollsBegun > polls, 10_000, "the poller's next round");
+      const waking = claude.hook('wake', claudeStop);
+      expect((await waking).code).toBe(2);
+      const after = telegram.pollsBegun;
+      telegram.endPolls();
+      await waitFor(() => telegram.pollsBegun > after, 10_000, "the poller's round after the wake");
+      expect(telegram.sentTo(PERSON, 'finished its turn and is waiting')).toEqual([]);
+    } finally {
+      await claude.close();
+    }
+  }, 60_000);
 });

@@ -17,6 +17,13 @@ import type { QuestionEvent, QuestionsService } from './questions-service.js';
 import { buttonLabel, closedText, confirmation, questionButtons, questionText } from './telegram-text.js';
 
 const LIST_MAX = 20;
+/**
+ * How long a session's turn has ended before its person is told it waits with news. Claude Code
+ * starts its wake hook at the turn's end, and the session counts as watched only once that hook
+ * has reached the server (a process start, a second or more on a busy machine): news in between
+ * would have the person told of a session its hook is about to wake.
+ */
+export const IDLE_TOLD_AFTER_MS = 5_000;
 export const PENDING_BUTTON = 'Pending';
 
 export class TelegramExchange {
@@ -64,7 +71,8 @@ export class TelegramExchange {
         return;
       }
     }
-    for (const session of await this.app.store.sessions.idleUntold(this.app.now(), 20)) {
+    const now = this.app.now();
+    for (const session of await this.app.store.sessions.idleUntold(now, now - IDLE_TOLD_AFTER_MS, 20)) {
       try {
         await this.tellIdle(session);
       } catch (error) {
