@@ -139,5 +139,7 @@ describe('writes no hook saw are told to the holder', () => {
       context = news.stdout.trim() === '' ? '' : JSON.parse(news.stdout).hookSpecificOutput.additionalContext;
     }
     expect(context).toContain('src/api/auth.py, which you hold, was changed in');
-  });
+    // Its own waits allow up to 30 s for the watch and 8 s for each report: more than the default
+    // 30 s, which a loaded host reached before any of them said what it waited for.
+  }, 90_000);
 });
