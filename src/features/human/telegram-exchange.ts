@@ -23,7 +23,7 @@ const LIST_MAX = 20;
  * has reached the server (a process start, a second or more on a busy machine): news in between
  * would have the person told of a session its hook is about to wake.
  */
-export const IDLE_TOLD_AFTER_MS = 5_000;
+const IDLE_TOLD_AFTER_MS = 5_000;
 export const PENDING_BUTTON = 'Pending';
 
 export class TelegramExchange {
