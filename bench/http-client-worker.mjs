@@ -1,10 +1,14 @@
 // One client of the hub benchmark, in its own process as a real client is: a minimal Streamable
-// HTTP client (fetch, no SDK) that opens an MCP session with the hub, waits for the common start of
-// the warm-up (`WARM_MS` before `start`), then loops claim → check → release until the deadline,
-// timing every call; prints JSON: the calls from `start` on.
+// HTTP client (fetch, no SDK) that opens an MCP session, waits for the common start of the warm-up
+// (`WARM_MS` before `start`), then loops claim → check → release until the deadline, timing every
+// call; prints JSON: the calls from `start` on. `mode` 'echo' sends the same requests, headers
+// included, to the floor (bench/http-echo-server.mjs), whose answer is the request itself.
 import { WARM_MS } from './warm-up.mjs';
 
 const [url, repo, index, start, deadline, mode] = process.argv.slice(2);
+const echo = mode === 'echo';
+/** What the floor's release names, since its claim answers with no claim of its own. */
+const ECHO_CLAIM_ID = '00000000-0000-4000-8000-000000000000';
 let sessionId = null;
 let next = 1;
 
@@ -35,25 +39,6 @@ async function post(message) {
 const call = (name, args) =>
   post({ jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name, arguments: args } });
 
-if (mode === 'echo') {
-  // The floor: the same requests to a server that only echoes them.
-  let loops = 0;
-  let cycles = 0;
-  const latencies = [];
-  while (Date.now() < Number(start) - WARM_MS) await new Promise((r) => setTimeout(r, 1));
-  while (Date.now() < Number(deadline)) {
-    const counting = Date.now() >= Number(start);
-    for (const name of ['collab_claim', 'collab_check', 'collab_release']) {
-      const t = performance.now();
-      await call(name, { files: [`shared/${loops % 7}.ts`], intent: 'bench' });
-      if (counting) latencies.push(performance.now() - t);
-    }
-    loops++;
-    if (counting) cycles++;
-  }
-  process.stdout.write(JSON.stringify({ cycles, errors: {}, ids: [], latencies }));
-  process.exit(0);
-}
 await post({
   jsonrpc: '2.0',
   id: next++,
@@ -81,7 +66,8 @@ const timed = async (name, args) => {
   if (counting) latencies.push(performance.now() - t);
   const e = r.error ?? (r.result?.isError ? (r.result.structuredContent?.error?.code ?? 'error') : null);
   if (e) errors[String(e).slice(0, 80)] = (errors[String(e).slice(0, 80)] ?? 0) + 1;
-  return e ? null : r.result.structuredContent;
+  if (e) return null;
+  return echo ? { claim_id: ECHO_CLAIM_ID } : r.result.structuredContent;
 };
 while (Date.now() < Number(deadline)) {
   counting ||= Date.now() >= Number(start);
@@ -90,7 +76,7 @@ while (Date.now() < Number(deadline)) {
     intent: 'bench',
   });
   if (!claimed) continue;
-  ids.push(claimed.claim_id);
+  if (!echo) ids.push(claimed.claim_id);
   await timed('collab_check', { files: [`shared/${(loops + 3) % 7}.ts`] });
   await timed('collab_release', { claim_id: claimed.claim_id, status: 'completed' });
   loops++;
