@@ -7,6 +7,7 @@ import { programsApart } from '../integrations/spawner.js';
 import { select } from '../mcp/registry.js';
 import { type BackgroundWork, startBackgroundWork } from './background-work.js';
 import { commandForPerson } from './invocation.js';
+import { runningHub } from './machine-server.js';
 import { type RelayServer, startRelayServer } from './relay-server.js';
 import { builtDefinitions } from './serve.js';
 
@@ -23,6 +24,15 @@ export interface HubCommandOptions {
 const ALL_TOOLSETS = ['collab', 'realm', 'review', 'human', 'agent'];
 /** How long a hub that took the relays' socket over waits for the server it replaced to let its port go. */
 const PORT_WAIT_MS = 3_000;
+
+/** Whether a hub answers at `url` (a hub.json whose pid was taken by another process names none). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) })).ok;
+  } catch {
+    return false;
+  }
+}
 
 /** The hub's HTTP side at `listen`; waiting a moment for a replaced server's port, or (`anyPort`) on a free one. */
 async function listenHub(
@@ -78,6 +88,19 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     { readOnly: options.readOnly === true },
   );
   const built = builtDefinitions();
+  if (!options.machine) {
+    // A hub a person started already serves this home: a second would take its clients' relays
+    // from it, then find its port taken.
+    const other = runningHub(app.paths.home);
+    if (other && !other.machine && (await answers(other.url))) {
+      await app.close();
+      throw new CollabError(
+        'CONFIG_ERROR',
+        `A hub of this home folder already runs (pid ${other.pid}) at ${other.url}.`,
+        `Use that one: \`${commandForPerson()} dashboard\` prints a login link to its dashboard. A second hub needs a home folder of its own (SESSION_COLLAB_HOME).`,
+      );
+    }
+  }
   let work: BackgroundWork | null = null;
   let stop = (_reason: string) => {};
   // Clients' relays attach here first: they wait for it, not for the HTTP side.
@@ -96,11 +119,25 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
     return;
   }
   const listenAt = options.listen ?? app.config.hub.listen;
-  const running = await listenHub(
-    { app, selection, built, machine: options.machine === true },
-    listenAt,
-    options.machine === true,
-  );
+  let running: RunningHub;
+  try {
+    running = await listenHub(
+      { app, selection, built, machine: options.machine === true },
+      listenAt,
+      options.machine === true,
+    );
+  } catch (error) {
+    // The relays it took over go (they start or find another server), and nothing is left behind.
+    await relays.close();
+    await app.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new CollabError(
+        'CONFIG_ERROR',
+        `Another program listens on ${listenAt}.`,
+        `Stop it, or give the hub another address: \`${commandForPerson()} hub --listen 127.0.0.1:0\` takes a free port (from the clone: \`npm start -- --listen 127.0.0.1:0\`); config.json's hub.listen sets one for good.`,
+      );
+    throw error;
+  }
   work = startBackgroundWork(app, selection);
   app.checkpointApart();
   const programs = programsApart();

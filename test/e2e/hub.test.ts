@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,10 +17,16 @@ function hub(home: string, options: Omit<Parameters<typeof startHubProcess>[0], 
   return tracked.hub({ home, ...options });
 }
 
-async function cli(home: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The CLI in `home`; one still running after `timeoutMs` (0: no limit) is stopped. */
+async function cli(
+  home: string,
+  args: string[],
+  timeoutMs = 0,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
       env: { ...process.env, SESSION_COLLAB_HOME: home },
+      timeout: timeoutMs,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -353,6 +359,34 @@ describe('the hub over Streamable HTTP', () => {
       body: JSON.stringify(initialize),
     });
     expect(open.status).toBe(401);
+  });
+
+  it('a port another program holds: the hub says which and what to do, without a stack, and leaves no socket behind', async () => {
+    const holder = await hub(tempDir('collab-home-'));
+    const port = new URL(holder.url).port;
+    const home = tempDir('collab-home-');
+    const refused = await cli(home, ['hub', '--listen', `127.0.0.1:${port}`], 20_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Another program listens on 127.0.0.1:${port}.`);
+    expect(refused.stderr).toContain('--listen 127.0.0.1:0');
+    expect(refused.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+    // The relays' socket it had taken is gone with it: a client's relay starts a server of its own.
+    expect(readdirSync(home).filter((f) => f.startsWith('server-'))).toEqual([]);
+    expect((await fetch(`${holder.url}/health`)).status).toBe(200);
+  });
+
+  it('a second hub of the same home is refused at once, naming the first, which keeps its clients', async () => {
+    const home = tempDir('collab-home-');
+    const first = await hub(home);
+    const link = () => readdirSync(home).find((f) => /^server-[0-9a-f]+\.sock$/.test(f));
+    const socket = readlinkSync(join(home, link()!));
+    const second = await cli(home, ['hub', '--listen', '127.0.0.1:0'], 20_000);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`A hub of this home folder already runs (pid ${first.proc.pid}) at ${first.url}.`);
+    expect(second.stderr).toContain('dashboard');
+    // Its relays' socket is still the first hub's.
+    expect(readlinkSync(join(home, link()!))).toBe(socket);
+    expect(socket.endsWith(`.${first.proc.pid}`)).toBe(true);
   });
 
   it('limits request size and rate per agent; a flood from one does not stop another', async () => {
