@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from '../app/app.js';
 import { homeAt } from '../app/home.js';
+import { inline } from '../core/fence.js';
+import { shellQuote } from '../core/shell-words.js';
 import { Connection } from '../features/sessions/connection.js';
 import type { Tool } from '../features/tool-context.js';
 import { startHub } from '../http/hub.js';
@@ -19,7 +21,7 @@ import { processNamed } from '../integrations/process-tree.js';
 import { allTools, select } from '../mcp/registry.js';
 import { callTool } from '../mcp/server.js';
 import { bold, dim, green, yellow } from './format.js';
-import { cliInvocation } from './invocation.js';
+import { cliInvocation, commandForPerson } from './invocation.js';
 
 export interface DemoOptions {
   fast?: boolean;
@@ -188,7 +190,7 @@ export async function demo(options: DemoOptions): Promise<void> {
       wait_seconds: 0,
     });
     say(
-      `6. alice asks you: "Merge the JWT change now?" Answer it on the dashboard (or: session-collab answer).`,
+      `6. alice asks you: "Merge the JWT change now?" Answer it on the dashboard (or, in another terminal: SESSION_COLLAB_HOME=${shellQuote(home)} ${commandForPerson()} answer).`,
     );
     const deadline = Date.now() + (options.fast ? 0 : ANSWER_MS);
     let answer: string | null = null;
@@ -204,7 +206,9 @@ export async function demo(options: DemoOptions): Promise<void> {
         say(dim('   (nobody answered: the demo answers "yes" for you)'));
       } else await wait(500);
     }
-    say(`   alice gets the answer: ${green(answer)}.`);
+    say(`   alice gets the answer: ${green(inline(answer, 80))}.`);
+    // She merges only on a yes; the review goes on either way.
+    const merge = answer.trim().toLowerCase() === 'yes';
     await pause();
 
     const work = await alice<{ id: string }>('submit_work', {
@@ -252,11 +256,16 @@ export async function demo(options: DemoOptions): Promise<void> {
       ],
     });
     writeFileSync(join(repo, 'src/auth.ts'), fixed);
-    // Git's reflog keeps whole seconds, and the timeline puts a commit on the lane of who worked
-    // there in its second: run at once (--fast), the demo lets the second its sessions began end.
-    if (options.fast) await wait(1_010 - (Date.now() % 1_000));
-    git(['commit', '-qm', 'Login with JWT', 'src/auth.ts']);
-    say(`   alice sends version 2; bob ${green('approves')} it, and alice commits.`);
+    if (merge) {
+      // Git's reflog keeps whole seconds, and the timeline puts a commit on the lane of who worked
+      // there in its second: run at once (--fast), the demo lets the second its sessions began end.
+      if (options.fast) await wait(1_010 - (Date.now() % 1_000));
+      git(['commit', '-qm', 'Login with JWT', 'src/auth.ts']);
+      say(`   alice sends version 2; bob ${green('approves')} it, and alice commits.`);
+    } else
+      say(
+        `   alice sends version 2; bob ${green('approves')} it; alice keeps it uncommitted, as you answered.`,
+      );
     say(
       `\nThat is the whole demo.${linger > 0 ? ` The dashboard stays up ${linger >= 120 ? `${Math.round(linger / 60)} minutes` : `${linger} s`} (Ctrl-C ends it).` : ''}`,
     );

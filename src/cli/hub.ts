@@ -62,6 +62,7 @@ function connectLines(url: string, tokens: boolean): string {
     'Set up a project (recommended), in its folder:',
     `  ${me} init        (MCP server, hooks and rules for the clients found there; --dry-run first)`,
     "  Each client then attaches to this machine's server through `serve`; the dashboard shows them all.",
+    `  ${me} init --transport http   (the same, the clients speaking to this hub over HTTP)`,
     '',
     'Or add this hub to a client by hand, over HTTP (no hooks: nothing stops an edit):',
     `  Claude Code   claude mcp add --transport http session-collab ${mcp}${auth} --header "X-Collab-Project: $PWD"`,
@@ -71,7 +72,6 @@ function connectLines(url: string, tokens: boolean): string {
       .trimEnd()
       .split('\n')
       .map((line) => `                  ${line}`),
-    `  or in a project: ${me} init --transport http`,
   ].join('\n');
 }
 

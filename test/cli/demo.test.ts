@@ -19,12 +19,16 @@ describe('session-collab demo', () => {
     expect(run.stdout).toContain('not safe, alice holds it');
     expect(run.stdout).toContain('a collision on the dashboard');
     expect(run.stdout).toContain('the hook says deny');
+    // Answered from another terminal, the command names the demo's home (not the person's).
+    expect(run.stdout).toMatch(/or, in another terminal: SESSION_COLLAB_HOME=\S+ .*answer\)/);
     expect(run.stdout).toContain('alice gets the answer: yes');
+    expect(run.stdout).toContain('and alice commits');
     expect(run.stdout).toContain('bob approves it');
     // The person's own home was never touched; the demo's is gone.
     expect(readdirSync(mine)).toEqual([]);
     const own = /its own home folder: (\S+);/.exec(run.stdout)?.[1];
     expect(own).toBeDefined();
+    expect(run.stdout).toContain(`SESSION_COLLAB_HOME=${own} `);
     expect(existsSync(own!)).toBe(false);
   });
 });

@@ -382,7 +382,9 @@ describe('the hub over Streamable HTTP', () => {
     const socket = readlinkSync(join(home, link()!));
     const second = await cli(home, ['hub', '--listen', '127.0.0.1:0'], 20_000);
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`A hub of this home folder already runs (pid ${first.proc.pid}) at ${first.url}.`);
+    expect(second.stderr).toContain(
+      `A hub of this home folder already runs (pid ${first.proc.pid}) at ${first.url}.`,
+    );
     expect(second.stderr).toContain('dashboard');
     // Its relays' socket is still the first hub's.
     expect(readlinkSync(join(home, link()!))).toBe(socket);

@@ -174,7 +174,7 @@ describe.skipIf(!codex)('Codex CLI over HTTP, by hand', () => {
     });
     try {
       const deadline = Date.now() + 20_000;
-      while (!printed.includes('or in a project')) {
+      while (!printed.includes('Stop with Ctrl-C.')) {
         if (Date.now() > deadline) throw new Error(`the hub printed no connect lines:\n${printed}`);
         await new Promise((r) => setTimeout(r, 50));
       }
