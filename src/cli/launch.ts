@@ -19,7 +19,7 @@ const command = process.argv[2];
 const first =
   command === 'serve'
     ? 'relay'
-    : command === 'hook'
+    : command === 'hook' && !['--help', '-h', undefined].includes(process.argv[3])
       ? 'hook'
       : command === 'guard' && process.argv[3] === 'check'
         ? 'hot'

@@ -366,6 +366,17 @@ describe('session-collab serve', () => {
     expect(out.stdout).toContain('claude mcp add');
   });
 
+  it('`hook --help` prints its usage and every event it takes; `hook` alone says the event is missing', async () => {
+    const home = tempDir('collab-home-');
+    const help = await cli(home, ['hook', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: session-collab hook');
+    expect(help.stdout).toMatch(/user-prompt-submit, turn-end or wake/);
+    const bare = await cli(home, ['hook']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain("missing required argument 'event'");
+  });
+
   it('--toolsets selects what is listed', async () => {
     const home = tempDir('collab-home-');
     const c = await connectStdio({ cwd: gitRepo(), home, args: ['--toolsets', 'collab'] });
