@@ -171,7 +171,7 @@ export async function hubCommand(options: HubCommandOptions): Promise<void> {
         `session-collab hub listening on ${running.url} (${selection.toolsets.map((t) => t.id).join(', ')})`,
         `  MCP endpoint   ${running.url}/mcp${tokens ? '   (bearer token required)' : isLoopback(host) ? '   (this machine only; no token needed until you create one)' : ''}`,
         `  Dashboard      ${await running.loginUrl()}`,
-        '                 (a one-time login link; `session-collab dashboard` prints a new one)',
+        `                 (a one-time login link; \`${commandForPerson()} dashboard\` prints a new one)`,
         '',
         connectLines(running.url, tokens),
         '',

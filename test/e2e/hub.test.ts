@@ -550,6 +550,8 @@ describe('the dashboard without a browser', () => {
     expect(reused.status).toBe(401);
     const page = await fetch(`${h.url}/`, { headers: { cookie } });
     expect(page.status).toBe(200);
+    // Nobody connected yet: the overview says how a project is set up.
+    expect(await page.clone().text()).toContain('<code>session-collab init</code> in its folder');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect((await fetch(`${h.url}/events`)).status).toBe(401);

@@ -133,7 +133,7 @@ export function overviewPage(
 <section data-live="projects" id="projects"><h2>Projects</h2>
 ${
   projects.length === 0
-    ? html`<p class="muted">No session has connected yet. Add the hub to a client (the line <code>npm start</code> printed), then work in a project.</p>`
+    ? html`<p class="muted">No session has connected yet. Set a project up: <code>session-collab init</code> in its folder (or add the hub to a client by hand, as <code>npm start</code> printed), then work in it.</p>`
     : html`<div class="scroll"><table><thead><tr><th>Project</th><th>Live sessions</th><th>Active claims</th><th>Questions</th></tr></thead><tbody>
 ${projects.map(
   (p) =>
