@@ -182,7 +182,7 @@ program
 program
   .command('hook <event>')
   .description(
-    'Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use, user-prompt-submit, turn-end or wake; for Cursor, its own event names. `init` writes these into each client\'s settings',
+    "Handle an agent client hook (JSON on stdin): session-start, session-end, pre-tool-use, post-tool-use, user-prompt-submit, turn-end or wake; for Cursor, its own event names. `init` writes these into each client's settings",
   )
   .action(async (event: string) => (await import('./hook.js')).hook(event));
 
