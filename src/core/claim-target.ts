@@ -2,7 +2,7 @@
  * What a claim holds: a path or glob, or one symbol of one file (`src/auth.ts#login`,
  * `app/models.py#User.save`). A file claim covers every symbol in it; a class covers its methods.
  */
-import { glob, matchPath, overlap } from './glob.js';
+import { type GlobBudget, glob, matchPath, overlap } from './glob.js';
 import { languageOf } from './languages.js';
 import { isGlob } from './paths.js';
 
@@ -74,15 +74,15 @@ export function within(symbol: string, held: string): boolean {
 
 /**
  * Where two targets meet, as a target (`src/auth.ts#login`), or null when they do not: their paths
- * overlap and their symbols can be the same code.
+ * overlap and their symbols can be the same code. Past `budget`, they are taken to meet.
  */
-export function targetsMeet(a: string, b: string): string | null {
+export function targetsMeet(a: string, b: string, budget?: GlobBudget): string | null {
   const ta = splitTarget(a);
   const tb = splitTarget(b);
   if (!symbolsMeet(ta.symbol, tb.symbol)) return null;
   let at: string | null;
-  if (!isGlob(ta.path)) at = matchPath(glob(tb.path), ta.path) ? ta.path : null;
-  else if (!isGlob(tb.path)) at = matchPath(glob(ta.path), tb.path) ? tb.path : null;
-  else at = overlap(glob(ta.path), glob(tb.path));
+  if (!isGlob(ta.path)) at = matchPath(glob(tb.path), ta.path, budget) ? ta.path : null;
+  else if (!isGlob(tb.path)) at = matchPath(glob(ta.path), tb.path, budget) ? tb.path : null;
+  else at = overlap(glob(ta.path), glob(tb.path), budget);
   return at === null ? null : joinTarget(at, narrower(ta.symbol, tb.symbol));
 }

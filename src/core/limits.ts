@@ -27,6 +27,8 @@ const RULES = {
   filesPerRequest: { value: 500, min: 1, max: 10_000 },
   /** States the overlap search of two patterns may visit before it answers "overlapping" to be safe. */
   overlapStates: { value: 20_000, min: 1_000, max: 1_000_000 },
+  /** Steps of glob work (matches of paths, overlap searches) one request may take in all; past it, the rest counts as meeting. */
+  globStepsPerRequest: { value: 4_000_000, min: 100_000, max: 1_000_000_000 },
   /** Lines added plus removed beyond which a diff between versions is not computed. */
   diffEdits: { value: 2_000, min: 100, max: 50_000 },
   /** Characters of an id a client passes (session, claim, message, work item…). */

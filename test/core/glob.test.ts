@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { CollabError } from '../../src/core/errors.js';
-import { glob, matchPath, patternsOverlap } from '../../src/core/glob.js';
+import { glob, globBudget, matchPath, overlap, patternsOverlap } from '../../src/core/glob.js';
+import { LIMITS } from '../../src/core/limits.js';
 
 const pm = (pattern: string) => picomatch(pattern, { dot: true });
 
@@ -133,5 +134,51 @@ describe('overlap properties', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('a budget of glob work', () => {
+  /** Thirty stars a pattern, one folder: their product is large and they do not meet. */
+  const heavy = (i: number) => `n50/e1/${'*a'.repeat(30)}*b${i}`;
+
+  it('an overlap search draws on it; past it the pair counts as meeting, and that answer is not kept', () => {
+    const full = globBudget();
+    expect(full.steps).toBe(LIMITS.globStepsPerRequest);
+    expect(overlap(glob(heavy(1)), glob(heavy(11)), full)).toBeNull();
+    const spent = LIMITS.globStepsPerRequest - full.steps;
+    expect(spent).toBeGreaterThan(100_000);
+    // Known now: asked again, it costs nothing.
+    expect(overlap(glob(heavy(1)), glob(heavy(11)), full)).toBeNull();
+    expect(LIMITS.globStepsPerRequest - full.steps).toBe(spent);
+
+    const small = { steps: 1_000 };
+    expect(overlap(glob(heavy(2)), glob(heavy(12)), small)).toBe(heavy(2));
+    expect(small.steps).toBeLessThanOrEqual(0);
+    // Out already: the next pair is not searched at all.
+    expect(overlap(glob(heavy(3)), glob(heavy(13)), small)).toBe(heavy(3));
+    // The safe answer was not remembered: without a budget the search says what is so.
+    expect(overlap(glob(heavy(2)), glob(heavy(12)))).toBeNull();
+  });
+
+  it("a path's match draws on it too; past it the path counts as matching", () => {
+    const g = glob(heavy(4));
+    const path = `n50/e1/${'a'.repeat(900)}c`;
+    const full = globBudget();
+    expect(matchPath(g, path, full)).toBe(false);
+    expect(full.steps).toBeLessThan(LIMITS.globStepsPerRequest);
+    expect(matchPath(g, path, { steps: 500 })).toBe(true);
+    expect(matchPath(g, path)).toBe(false);
+  });
+
+  it("one request's many heavy pairs stop at the budget: bounded however many there are", () => {
+    const budget = globBudget();
+    let searched = 0;
+    for (let i = 0; i < 500 && budget.steps > 0; i++) {
+      overlap(glob(heavy(100 + i)), glob(heavy(700 + i)), budget);
+      searched++;
+    }
+    // Each such pair takes ~15,000 states (×32 steps): a few dozen fit, not 500.
+    expect(searched).toBeLessThan(50);
+    expect(overlap(glob(heavy(99)), glob(heavy(98)), budget)).toBe(heavy(99));
   });
 });

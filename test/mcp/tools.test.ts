@@ -199,6 +199,53 @@ describe('sessions', () => {
 });
 
 describe('claims and check', () => {
+  it("claims listed by a heavy glob: past the page's glob budget the page ends, and its cursor goes on to the end", async () => {
+    const app = await testApp({ config: { limits: { glob_steps_per_request: 100_000 } } });
+    const repo = gitRepo();
+    const a = await connectInMemory(app, repo, 'client-a');
+    const b = await connectInMemory(app, repo, 'client-b');
+    const heavy = (i: number, end: string) => `n50/e1/${'*a'.repeat(30)}*${end}${i}`;
+    for (let i = 0; i < 6; i++)
+      await a.call('collab_claim', { files: [heavy(i, 'b')], intent: `claim ${i}` });
+    await a.call('collab_claim', { files: ['src/plain.ts'], intent: 'plain' });
+    // Each heavy pair costs more than this budget: a page judges one claim.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await b.call<{
+        claims: Array<{ claim_id: string; files: string[] }>;
+        next_cursor: string | null;
+      }>('collab_claims_list', { path_filter: heavy(99, 'c'), status: 'all', ...(cursor ? { cursor } : {}) });
+      seen.push(...page.claims.map((c) => c.files[0]!));
+      cursor = page.next_cursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(cursor).toBeUndefined();
+    expect(pages).toBeGreaterThan(3);
+    // Every heavy claim once (each counted as meeting, since none could be told apart), the plain one never.
+    expect(seen.sort()).toEqual(Array.from({ length: 6 }, (_, i) => heavy(i, 'b')).sort());
+    await testApp(); // the next app takes the defaults again
+  });
+
+  it('many heavy globs checked against as many held: the glob work is bounded, and past it they count as meeting', async () => {
+    const { a, b } = await twoSessions();
+    // Thirty stars each, ten folders: every pair in a folder takes ~15,000 states to tell apart.
+    const heavy = (i: number, end: string) => `n50/e${i % 10}/${'*a'.repeat(30)}*${end}${i}`;
+    await a.call('collab_claim', {
+      files: Array.from({ length: 500 }, (_, i) => heavy(i, 'b')),
+      intent: 'many',
+    });
+    // 25,000 such pairs would hold the server for minutes; the request's budget ends it.
+    const check = await b.call<Check>('collab_check', {
+      files: Array.from({ length: 500 }, (_, i) => heavy(i, 'c')),
+    });
+    expect(check.safe).toBe(false);
+    expect(check.conflicts.length).toBeGreaterThan(0);
+    // The next request has a budget of its own.
+    expect((await b.call<Check>('collab_check', { files: ['src/ui/app.tsx'] })).safe).toBe(true);
+  });
+
   it('reports overlap with a witness path, the holder and the intent', async () => {
     const { a, b, idA } = await twoSessions();
     const mine = await a.call<Claim>('collab_claim', {

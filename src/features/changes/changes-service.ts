@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
-import { type CompiledGlob, glob, matchPath } from '../../core/glob.js';
+import { type CompiledGlob, type GlobBudget, glob, globBudget, matchPath } from '../../core/glob.js';
 import { type FileChange, writtenBy } from '../../core/hunks.js';
 import { languageOf } from '../../core/languages.js';
 import { LIMITS } from '../../core/limits.js';
@@ -442,11 +442,12 @@ export class ChangesService {
     patterns?: string[],
   ): Promise<{ conflicts: PredictedConflict[]; more: number }> {
     const globs = patterns?.map((p) => glob(pathOf(p)));
+    const budget = globBudget();
     const mine = (await this.app.store.changes.filesOf(session.id)).filter(
-      (f) => !globs || globs.some((g) => matchPath(g, f.path)),
+      (f) => !globs || globs.some((g) => matchPath(g, f.path, budget)),
     );
     const found = await this.sessionAgainst(mine, session, copyOf(this.app, session));
-    const landed = await this.landedMeetings(session.id, globs);
+    const landed = await this.landedMeetings(session.id, globs, budget);
     if (landed.length === 0) return found;
     const all = [...landed, ...found.conflicts];
     return {
@@ -460,13 +461,17 @@ export class ChangesService {
    * `features/landing/landed-meetings.ts`): shown until its base moves (it brought its work onto
    * the target).
    */
-  private async landedMeetings(sessionId: string, globs?: CompiledGlob[]): Promise<PredictedConflict[]> {
+  private async landedMeetings(
+    sessionId: string,
+    globs: CompiledGlob[] | undefined,
+    budget: GlobBudget,
+  ): Promise<PredictedConflict[]> {
     const set = await this.app.store.changes.setOf(sessionId);
     if (!set) return [];
     const rows = await this.app.store.landings.meetingsOf(sessionId, set.base_commit, LIMITS.listedConflicts);
     const out: PredictedConflict[] = [];
     for (const row of rows) {
-      if (globs && !globs.some((g) => matchPath(g, row.file))) continue;
+      if (globs && !globs.some((g) => matchPath(g, row.file, budget))) continue;
       try {
         out.push(JSON.parse(row.detail) as PredictedConflict);
       } catch {

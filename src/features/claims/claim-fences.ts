@@ -7,6 +7,7 @@
 import type { AppContext } from '../../app/context.js';
 import { pathOf, splitTarget, symbolsMeet, targetsMeet } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
+import { globBudget } from '../../core/glob.js';
 import { ancestorBases } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
 import type { PastPattern } from '../../store/claim-patterns-store.js';
@@ -48,6 +49,7 @@ export async function fencesOf(
 ): Promise<Fence[]> {
   const now = app.now();
   const out: Fence[] = [];
+  const budget = globBudget();
   for (const file of files) {
     const history = (
       await app.store.claimPatterns.patternsEverAt(
@@ -56,7 +58,7 @@ export async function fencesOf(
         session.created_at,
         HISTORY_PER_PATH,
       )
-    ).filter((p) => targetsMeet(p.pattern, file) !== null);
+    ).filter((p) => targetsMeet(p.pattern, file, budget) !== null);
     const mine = history.filter((p) => p.session_id === session.id);
     let fence: Fence | null = null;
     for (const p of mine) {
@@ -64,11 +66,17 @@ export async function fencesOf(
       if (lapsed === null) continue;
       const takers = history.filter(
         (o) =>
-          o.session_id !== session.id && o.added_at > lapsed.at && targetsMeet(o.pattern, p.pattern) !== null,
+          o.session_id !== session.id &&
+          o.added_at > lapsed.at &&
+          targetsMeet(o.pattern, p.pattern, budget) !== null,
       );
       for (const taker of takers) {
         // Claimed again since (any claim of its own over what the taker took): its to commit.
-        if (mine.some((q) => q.added_at > taker.added_at && targetsMeet(q.pattern, taker.pattern) !== null))
+        if (
+          mine.some(
+            (q) => q.added_at > taker.added_at && targetsMeet(q.pattern, taker.pattern, budget) !== null,
+          )
+        )
           continue;
         if (!(await tookIt(app, taker, p, file))) continue;
         // The latest of its claims taken over: the one its work was last done under.

@@ -5,7 +5,7 @@
 import type { AppContext } from '../../app/context.js';
 import { pathOf, targetsMeet } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
-import { glob, matchPath } from '../../core/glob.js';
+import { type GlobBudget, glob, globBudget, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
 import { ancestorBases, isGlob, literalBase } from '../../core/paths.js';
@@ -53,7 +53,8 @@ export class ClaimQueries {
       )
         .flatMap((c) => c.files)
         .map((p) => glob(pathOf(p)));
-      files = files.filter((f) => own.some((g) => matchPath(g, f)));
+      const budget = globBudget();
+      files = files.filter((f) => own.some((g) => matchPath(g, f, budget)));
     }
     return files.length === 0 ? [] : (await this.check(session, files)).conflicts;
   }
@@ -69,13 +70,15 @@ export class ClaimQueries {
   ): string[] {
     let tracked: string[] | null = null;
     let searches = 0;
+    // Past it, a match says yes without looking: what is left stays an example.
+    const budget = globBudget();
     return meetings.map(({ ours, theirs, witness }) => {
       // The patterns the witness came from: the first of each side that it matches.
       const a = ours.find((p) => matchPath(glob(p), witness)) ?? witness;
       const b = theirs.find((p) => matchPath(glob(p), witness)) ?? witness;
       if (!isGlob(a) || !isGlob(b)) return witness;
       // Each search may read every tracked file: a few per answer, the rest stay examples.
-      if (++searches > MEETING_POINT_SEARCHES) return `${witness} (example)`;
+      if (++searches > MEETING_POINT_SEARCHES || budget.steps <= 0) return `${witness} (example)`;
       if (tracked === null) {
         try {
           tracked = trackedFiles(worktree, LIMITS.trackedFilesSearched);
@@ -85,7 +88,8 @@ export class ClaimQueries {
       }
       const ga = glob(a);
       const gb = glob(b);
-      return tracked.find((f) => matchPath(ga, f) && matchPath(gb, f)) ?? `${witness} (example)`;
+      const real = tracked.find((f) => matchPath(ga, f, budget) && matchPath(gb, f, budget));
+      return real !== undefined && budget.steps > 0 ? real : `${witness} (example)`;
     });
   }
 
@@ -97,13 +101,14 @@ export class ClaimQueries {
     const now = this.app.now();
     const out = new Map<string, string[]>();
     const states = new Map<string, SessionState>();
+    const budget = globBudget();
     for (const claim of await this.app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,
       status: 'active',
     })) {
       for (const pattern of claim.files) {
-        for (const hit of await this.hits(session.project_id, pattern, session.id, now)) {
+        for (const hit of await this.hits(session.project_id, pattern, session.id, now, budget)) {
           if (this.stateCached(hit.row, states) !== 'active') continue;
           const files = out.get(hit.row.session_id) ?? [];
           if (!files.includes(hit.witness)) files.push(hit.witness);
@@ -131,6 +136,7 @@ export class ClaimQueries {
     const states = new Map<string, SessionState>();
     const byHolder = new Map<string, { session: string; files: string[]; intents: string[] }>();
     const yielding: ClaimWithFiles[] = [];
+    const budget = globBudget();
     for (const claim of await this.app.store.claims.list({
       projectId: session.project_id,
       sessionId: session.id,
@@ -138,7 +144,13 @@ export class ClaimQueries {
     })) {
       let yields = false;
       for (const pattern of claim.files) {
-        for (const { row, witness } of await this.hits(session.project_id, pattern, session.id, now)) {
+        for (const { row, witness } of await this.hits(
+          session.project_id,
+          pattern,
+          session.id,
+          now,
+          budget,
+        )) {
           if (row.added_at <= inactiveSince) continue; // granted while it still counted
           if (this.stateCached(row, states) !== 'active') continue;
           if (claim.exclusive === 1 || row.exclusive === 1) yields = true;
@@ -158,7 +170,12 @@ export class ClaimQueries {
   }
 
   /** Every live pattern of other sessions that meets one of `patterns`, whoever holds it. */
-  protected async candidateHits(session: SessionRow, patterns: string[], now: number): Promise<Hit[]> {
+  protected async candidateHits(
+    session: SessionRow,
+    patterns: string[],
+    now: number,
+    budget: GlobBudget,
+  ): Promise<Hit[]> {
     // The paths (not globs) in one read: the live patterns at any of their ancestors.
     const exact = patterns.filter((p) => !isGlob(pathOf(p)));
     const atPaths =
@@ -171,8 +188,8 @@ export class ClaimQueries {
     for (const pattern of patterns)
       out.push(
         ...(atPaths && !isGlob(pathOf(pattern))
-          ? this.matching(atPaths, pattern, session.id, now)
-          : await this.hits(session.project_id, pattern, session.id, now)),
+          ? this.matching(atPaths, pattern, session.id, now, budget)
+          : await this.hits(session.project_id, pattern, session.id, now, budget)),
       );
     return out;
   }
@@ -212,6 +229,7 @@ export class ClaimQueries {
     pattern: string,
     excludeSession: string | null,
     now: number,
+    budget: GlobBudget,
     alsoExclude: readonly string[] = [],
   ): Promise<Hit[]> {
     const { claimPatterns } = this.app.store;
@@ -220,22 +238,26 @@ export class ClaimQueries {
     const rows = !isGlob(path)
       ? await claimPatterns.livePatternsAt(projectId, ancestorBases(path))
       : await claimPatterns.livePatternsNear(projectId, base, ancestorBases(base));
-    return this.matching(rows, pattern, excludeSession, now, alsoExclude);
+    return this.matching(rows, pattern, excludeSession, now, budget, alsoExclude);
   }
 
-  /** The live patterns among `rows` that meet `pattern` (symbols included), each with a witness. */
+  /**
+   * The live patterns among `rows` that meet `pattern` (symbols included), each with a witness;
+   * the glob work drawn from `budget` (one per request: see `GlobBudget`).
+   */
   protected matching(
     rows: LivePattern[],
     pattern: string,
     excludeSession: string | null,
     now: number,
+    budget: GlobBudget,
     alsoExclude: readonly string[] = [],
   ): Hit[] {
     const out: Hit[] = [];
     for (const row of rows) {
       if (row.session_id === excludeSession || alsoExclude.includes(row.session_id)) continue;
       if (row.expires_at !== null && row.expires_at <= now) continue;
-      const witness = targetsMeet(pattern, row.pattern);
+      const witness = targetsMeet(pattern, row.pattern, budget);
       if (witness !== null) out.push({ row, witness });
     }
     return out;
@@ -284,12 +306,14 @@ export class ClaimQueries {
     const conflicts: CheckConflict[] = [];
     const stale: StaleClaim[] = [];
     const seen = new Set<string>();
+    const budget = globBudget();
     for (const pattern of patterns) {
       for (const { row, witness } of await this.hits(
         session.project_id,
         pattern,
         session.id,
         now,
+        budget,
         session.also,
       )) {
         const key = `${pattern}\0${row.claim_id}`;
@@ -333,10 +357,11 @@ export class ClaimQueries {
     const byId = new Map(live.map((c, i) => [c.id, { claim: c, order: i }]));
     const seen = new Set<string>();
     const out: Array<{ a: ClaimView; b: ClaimView; path: string }> = [];
+    const budget = globBudget();
     for (const [order, a] of live.entries()) {
       if ((await this.stateOfSession(a.session_id, states)) !== 'active') continue;
       for (const pattern of a.files) {
-        for (const hit of await this.hits(projectId, pattern, a.session_id, now)) {
+        for (const hit of await this.hits(projectId, pattern, a.session_id, now, budget)) {
           const other = byId.get(hit.row.claim_id);
           // Each pair once, from its earlier claim; both holders live.
           if (!other || other.order <= order || seen.has(`${a.id} ${other.claim.id}`)) continue;

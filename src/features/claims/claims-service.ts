@@ -1,9 +1,10 @@
 import type { AppContext } from '../../app/context.js';
 import { pathOf, targetsMeet } from '../../core/claim-target.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { type GlobBudget, globBudget } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
-import { decodeCursor, type Page, pageOf } from '../../core/page.js';
+import { decodeCursor, encodeCursor, type Page, pageOf } from '../../core/page.js';
 import { literalBase } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
 import type { ClaimsMark } from '../../store/claim-patterns-store.js';
@@ -102,7 +103,8 @@ export class ClaimsService extends ClaimQueries {
     // again, a release undone). Then the holders' liveness, afresh.
     const before = store.dialect === 'postgresql';
     const mark = before ? await store.claimPatterns.mark(input.session.project_id) : null;
-    const found = before ? await this.candidateHits(input.session, patterns, this.app.now()) : [];
+    const budget = globBudget();
+    const found = before ? await this.candidateHits(input.session, patterns, this.app.now(), budget) : [];
     // The claim's id, made before the write: run again (its group rolled back), the write keeps
     // the id a read between the group's writes saw (a hook's check, which waits on it: a claim
     // that never was would be told released).
@@ -112,8 +114,8 @@ export class ClaimsService extends ClaimQueries {
         const now = this.app.now();
         await store.claims.expireDue(now, input.session.project_id);
         const hits = mark
-          ? await this.stillHits(mark, found, patterns, input.session, now)
-          : await this.candidateHits(input.session, patterns, now);
+          ? await this.stillHits(mark, found, patterns, input.session, now, budget)
+          : await this.candidateHits(input.session, patterns, now, budget);
         const conflicts = await this.conflictsOf(hits, now);
         const blocking = input.exclusive ? conflicts : conflicts.filter((c) => c.exclusive);
         if (blocking.length > 0) {
@@ -182,11 +184,12 @@ export class ClaimsService extends ClaimQueries {
     patterns: string[],
     session: SessionRow,
     now: number,
+    budget: GlobBudget,
   ): Promise<Hit[]> {
     const { store } = this.app;
     const since = await store.claimPatterns.changedSince(mark);
     // Another project merged into this one meanwhile (rare): its claims are read afresh.
-    if (since.merged) return this.candidateHits(session, patterns, now);
+    if (since.merged) return this.candidateHits(session, patterns, now, budget);
     // Usually nothing was released meanwhile; if something was, which of those found remain.
     const active =
       since.released === 0
@@ -194,7 +197,7 @@ export class ClaimsService extends ClaimQueries {
         : await store.claims.activeAmong([...new Set(found.map((h) => h.row.claim_id))]);
     const added = await store.claimPatterns.livePatternsAfter(mark);
     return (active ? found.filter((h) => active.has(h.row.claim_id)) : found).concat(
-      patterns.flatMap((p) => this.matching(added, p, session.id, now)),
+      patterns.flatMap((p) => this.matching(added, p, session.id, now, budget)),
     );
   }
 
@@ -210,6 +213,7 @@ export class ClaimsService extends ClaimQueries {
     const { store } = this.app;
     const now = this.app.now();
     const { byHolder, yielding } = await this.takeovers(session, inactiveSince);
+    const budget = globBudget();
     const released: string[] = [];
     for (const claim of yielding) {
       await store.claims.release(
@@ -229,7 +233,7 @@ export class ClaimsService extends ClaimQueries {
           session_id: holderId,
           files: holder.files,
           intent: holder.intents.join('; '),
-          released: released.filter((f) => holder.files.some((w) => targetsMeet(f, w) !== null)),
+          released: released.filter((f) => holder.files.some((w) => targetsMeet(f, w, budget) !== null)),
         },
         project: session.project_id,
       });
@@ -306,6 +310,10 @@ export class ClaimsService extends ClaimQueries {
       project: session.project_id,
     });
     const rows: ClaimWithFiles[] = [];
+    // The filter's glob work is bounded per page: past it, the page ends at the last claim judged,
+    // and its cursor goes on from there.
+    const budget = globBudget();
+    let judged: ClaimWithFiles | null = null;
     // Read a page (and the row that tells there is a next) at a time.
     for await (const row of store.claims.iterate(
       {
@@ -316,11 +324,21 @@ export class ClaimsService extends ClaimQueries {
       },
       filter.limit + 1,
     )) {
-      if (wanted && !row.files.some((f) => targetsMeet(wanted, f) !== null)) continue;
+      if (wanted) {
+        const met = row.files.some((f) => targetsMeet(wanted, f, budget) !== null);
+        // A claim the budget ran out on is left to the next page, unless it is the first judged
+        // (then it counts as meeting: every page moves on).
+        if (budget.steps <= 0 && judged !== null) break;
+        judged = row;
+        if (!met) continue;
+      }
       rows.push(row);
-      if (rows.length > filter.limit) break;
+      if (rows.length > filter.limit || budget.steps <= 0) break;
     }
-    const page = pageOf(rows, filter.limit, (row) => ({ at: row.created_at, id: row.id }));
+    const position = (row: ClaimWithFiles) => ({ at: row.created_at, id: row.id });
+    if (budget.steps <= 0 && judged !== null && rows.length <= filter.limit)
+      return { items: rows.map((row) => this.view(row)), next_cursor: encodeCursor(position(judged)) };
+    const page = pageOf(rows, filter.limit, position);
     return { items: page.items.map((row) => this.view(row)), next_cursor: page.next_cursor };
   }
 }

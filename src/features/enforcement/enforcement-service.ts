@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
-import { glob, matchPath } from '../../core/glob.js';
+import { glob, globBudget, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge } from '../../core/liveness.js';
 import { type FileEffect, fileEffects } from '../../core/shell-command.js';
@@ -342,7 +342,8 @@ export class EnforcementService {
       .flatMap(inWorktree)
       .map((p) => glob(p.endsWith('/**') || p.includes('*') ? p : `${p}/**`));
     const exact = new Set(effect.paths.flatMap(inWorktree));
-    return files.filter((f) => exact.has(f) || scopes.some((g) => matchPath(g, f)));
+    const budget = globBudget();
+    return files.filter((f) => exact.has(f) || scopes.some((g) => matchPath(g, f, budget)));
   }
 
   /** The reason an agent (or its user) reads: who holds the files, why, since when, what to do. */

@@ -1,5 +1,5 @@
 import { pathOf } from '../../core/claim-target.js';
-import { patternsOverlap } from '../../core/glob.js';
+import { globBudget, patternsOverlap } from '../../core/glob.js';
 import type { SessionState } from '../../core/liveness.js';
 import { pathTree, type TreeNode } from '../../core/path-tree.js';
 import { projectLabel } from '../../core/project-label.js';
@@ -126,7 +126,8 @@ const OVERLAP_CHECKS = 20_000;
 
 /**
  * Whether a claim's pattern meets a pattern of a claim it collides with: (claim id, pattern) →
- * marked. Bounded: past `OVERLAP_CHECKS` comparisons, every pattern of a colliding claim is.
+ * marked. Bounded: past `OVERLAP_CHECKS` comparisons or the glob budget, every pattern of a
+ * colliding claim is.
  */
 function collidingPatterns(
   conflicts: Array<{ a: ClaimView; b: ClaimView }>,
@@ -137,12 +138,13 @@ function collidingPatterns(
     others.set(b.claim_id, [...(others.get(b.claim_id) ?? []), ...a.files]);
   }
   let checks = 0;
+  const budget = globBudget();
   return (claimId, pattern) => {
     const against = others.get(claimId);
     if (!against) return false;
     checks += against.length;
     if (checks > OVERLAP_CHECKS) return true;
-    return against.some((other) => patternsOverlap(pathOf(pattern), pathOf(other)) !== null);
+    return against.some((other) => patternsOverlap(pathOf(pattern), pathOf(other), budget) !== null);
   };
 }
 

@@ -1,5 +1,6 @@
 import { targetsMeet } from '../../core/claim-target.js';
 import { inline } from '../../core/fence.js';
+import { type GlobBudget, globBudget } from '../../core/glob.js';
 import type { SessionState } from '../../core/liveness.js';
 import { commitsMadeIn } from '../../integrations/git-commits.js';
 import type { ClaimSpan } from '../../store/timeline-store.js';
@@ -203,8 +204,9 @@ export class Timelines {
     }
     // Per commit, a bounded number of comparisons of held patterns with the files it changed.
     let budget = 0;
+    const globs = globBudget();
     const touched = (h: ClaimSpan, files: string[]) =>
-      files.some((f) => --budget > 0 && targetsMeet(h.pattern, f) !== null);
+      files.some((f) => --budget > 0 && meetWithin(h.pattern, f, globs) !== null);
     read.forEach((worktree, i) => {
       for (const commit of found[i]!) {
         budget = L.comparisons / L.commitsPerCopy;
@@ -247,6 +249,13 @@ function spanEnd(span: Pick<ClaimSpan, 'released_at' | 'status' | 'updated_at'>,
   return span.status === 'active' ? now : span.updated_at;
 }
 
+/** Where two targets meet, within `budget`: past it nothing more is drawn (rather than meetings that may not be). */
+function meetWithin(a: string, b: string, budget: GlobBudget): string | null {
+  if (budget.steps <= 0) return null;
+  const target = targetsMeet(a, b, budget);
+  return budget.steps > 0 ? target : null;
+}
+
 /**
  * Where two sessions' claims or edits reached the same code while both were held: per pair of
  * sessions, the first such moment (the later of the two starts) and how many other places they met.
@@ -254,6 +263,7 @@ function spanEnd(span: Pick<ClaimSpan, 'released_at' | 'status' | 'updated_at'>,
  */
 function meetings(spans: ClaimSpan[], lanes: Map<string, TimelineLane>, now: number): TimelineMeeting[] {
   const L = TIMELINE_LIMITS;
+  const globs = globBudget();
   const bySession = new Map<string, ClaimSpan[]>();
   for (const s of spans) {
     if (!lanes.has(s.session_id) || (s.active !== 1 && s.status === 'active')) continue;
@@ -281,7 +291,7 @@ function meetings(spans: ClaimSpan[], lanes: Map<string, TimelineLane>, now: num
           if (--budget < 0) break;
           const bFrom = b.added_at ?? b.created_at;
           if (aFrom > spanEnd(b, now) || bFrom > spanEnd(a, now)) continue;
-          const target = targetsMeet(a.pattern, b.pattern);
+          const target = meetWithin(a.pattern, b.pattern, globs);
           if (target === null) continue;
           places.add(target);
           const at = Math.max(aFrom, bFrom);
