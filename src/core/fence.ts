@@ -8,10 +8,30 @@
 // overrides and isolates.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/**
+ * Untrusted text as an error message quotes it: in double quotes, its controls, line breaks and
+ * quotes written as escapes (`\u000a`, `\u202e`, `\"`), bounded.
+ */
+export function shown(text: string, max = 80): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return `"${cut.replace(/["\\]|[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) =>
+    c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )}"`;
+}
+
 /** One line of untrusted text (a name, an intent): controls and line breaks gone, bounded. */
 export function inline(text: string, max = 120): string {
   const flat = text.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * A session's name as given by a client (its own name, or one it chose): one line, bounded, and
+ * without double quotes (every answer shows a name in them: one could close them and go on as
+ * our own words).
+ */
+export function sessionName(text: string, max: number): string {
+  return inline(text.replace(/"/g, "'"), max);
 }
 
 /** A block of untrusted text, bounded and quoted line by line with `> `. */

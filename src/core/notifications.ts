@@ -1,3 +1,4 @@
+import { shown } from './fence.js';
 import { LIMITS } from './limits.js';
 
 /**
@@ -187,25 +188,25 @@ export function describeNotification(n: Delivered): string {
   const times = n.count > 1 ? ` (${n.count}×)` : '';
   switch (n.type) {
     case 'message':
-      return `${n.broadcast ? 'Broadcast' : 'Message'} from "${n.from}"${times}: ${n.preview}`;
+      return `${n.broadcast ? 'Broadcast' : 'Message'} from "${n.from}"${times}: ${shown(n.preview, 300)}`;
     case 'claim_conflict':
-      return `"${n.session}" claimed files overlapping yours: ${n.files.join(', ')} (${n.intent})`;
+      return `"${n.session}" claimed files overlapping yours: ${n.files.join(', ')} (intent: ${shown(n.intent, 200)})`;
     case 'claim_taken_over':
-      return `While this session was inactive, "${n.session}" claimed ${n.files.join(', ')} (${n.intent}); ${n.released.length > 0 ? `your claim on ${n.released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
+      return `While this session was inactive, "${n.session}" claimed ${n.files.join(', ')} (intent: ${shown(n.intent, 200)}); ${n.released.length > 0 ? `your claim on ${n.released.join(', ')} was released` : 'your claims stay beside theirs'}. Coordinate before editing those files.`;
     case 'session_ended':
       return `"${n.session}" ended; it held ${n.files.join(', ')} next to your claims`;
     case 'claim_released':
-      return `${n.by} released your claim ${n.claim_id} on ${n.files.join(', ')} (${n.intent}): ${n.reason}. Claim again before editing those files.`;
+      return `${n.by} released your claim ${n.claim_id} on ${n.files.join(', ')} (intent: ${shown(n.intent, 200)}): ${shown(n.reason, 200)}. Claim again before editing those files.`;
     case 'contract_updated':
       return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
     case 'binding_changed':
       return `Domain ${n.domain}: ${n.repo} ${n.change}`;
     case 'work_submitted':
-      return `"${n.from}" submitted ${n.work_type} "${n.title}" (${n.work_item_id}, v${n.version}) for review`;
+      return `"${n.from}" submitted ${n.work_type} ${shown(n.title, 120)} (${n.work_item_id}, v${n.version}) for review`;
     case 'review_submitted':
-      return `"${n.reviewer}" reviewed "${n.title}" (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
+      return `"${n.reviewer}" reviewed ${shown(n.title, 120)} (${n.work_item_id}): ${n.verdict}, ${n.suggestions} suggestion(s); now ${n.status}`;
     case 'review_response':
-      return `"${n.from}" responded (${n.action}) on "${n.title}" (${n.work_item_id}): ${n.preview}`;
+      return `"${n.from}" responded (${n.action}) on ${shown(n.title, 120)} (${n.work_item_id}): ${shown(n.preview, 300)}`;
     case 'predicted_conflict': {
       const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
       const theirs = n.theirs ? `; theirs: ${n.theirs}` : '';
@@ -234,6 +235,6 @@ export function describeNotification(n: Delivered): string {
     case 'target_moved_here':
       return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}), which your worktree ${n.worktree} has checked out: its files moved with it`;
     case 'question_answered':
-      return `Your question ${n.question_id} ("${n.question}") was answered via ${n.answered_via}: ${n.answer}`;
+      return `Your question ${n.question_id} (${shown(n.question, 200)}) was answered via ${n.answered_via}: ${shown(n.answer, 2_000)}`;
   }
 }

@@ -365,7 +365,7 @@ describe('claims and check', () => {
         ttlSeconds: undefined,
       }),
     );
-    await expect(claimB(['src/ui/*'], false)).rejects.toThrow(/src\/ui\/app\.tsx held by "C" \(c\)/);
+    await expect(claimB(['src/ui/*'], false)).rejects.toThrow(/src\/ui\/app\.tsx held by "C" \(intent "c"\)/);
   });
 
   it('an expired claim stops blocking and is marked expired', async () => {

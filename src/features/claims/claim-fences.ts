@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../../app/context.js';
 import { pathOf, splitTarget, symbolsMeet, targetsMeet } from '../../core/claim-target.js';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { globBudget } from '../../core/glob.js';
 import { ancestorBases } from '../../core/paths.js';
 import { iso } from '../../core/time.js';
@@ -123,7 +123,7 @@ export function describeFences(fences: Fence[]): string {
     'session-collab: this commit includes changes made under claims that lapsed and were claimed by another session since:',
     ...fences.map(
       (f) =>
-        `- ${inline(f.file, 300)}: your claim ${f.claim_id.slice(0, 8)} ${f.how} at ${f.lapsed_at}; session "${inline(f.taken_by, 60)}" (${f.taken_by_id.slice(0, 8)}) claimed it at ${f.taken_at} (intent "${inline(f.intent, 200)}")`,
+        `- ${inline(f.file, 300)}: your claim ${f.claim_id.slice(0, 8)} ${f.how} at ${f.lapsed_at}; session "${inline(f.taken_by, 60)}" (${f.taken_by_id.slice(0, 8)}) claimed it at ${f.taken_at} (intent ${shown(f.intent, 200)})`,
     ),
     'Look at what that session changed, then have your session claim the files again (collab_claim) and commit.',
   ].join('\n');

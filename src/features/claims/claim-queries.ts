@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../app/context.js';
 import { pathOf, targetsMeet } from '../../core/claim-target.js';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { type GlobBudget, glob, globBudget, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge, type SessionState } from '../../core/liveness.js';
@@ -394,7 +394,7 @@ export class ClaimQueries {
   }
 
   describeConflict(c: CheckConflict): string {
-    return `${c.file} is being worked on by "${inline(c.session, 60)}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${inline(c.intent, 200)}; scope: ${c.scope})`;
+    return `${c.file} is being worked on by "${inline(c.session, 60)}" since ${describeAge(Date.parse(c.started_at), this.app.now())} (intent: ${shown(c.intent, 200)}; scope: ${c.scope})`;
   }
 
   view(row: ClaimWithFiles): ClaimView {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { LIMITS } from '../../core/limits.js';
 import { describePredictions } from '../changes/prediction-text.js';
 import { predictedConflict } from '../changes/prediction-views.js';
@@ -102,7 +102,7 @@ export const claim = defineTool({
     if (result.conflicts.length === 0) return note ? { ...result, warning: note } : result;
     // Bounded: the first conflicts in full, the rest counted.
     // Where two globs meet: a real tracked file when there is one, else an example, marked so.
-    const shown = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
+    const listed = result.conflicts.slice(0, LIMITS.listedConflicts).map((c) => ({
       ...c,
       files: c.files.slice(0, LIMITS.listedConflicts),
       overlap: app.claims.meetingPoints(
@@ -112,15 +112,15 @@ export const claim = defineTool({
           .map((witness) => ({ ours: result.files, theirs: c.files, witness })),
       ),
     }));
-    const more = result.conflicts.length - shown.length;
+    const more = result.conflicts.length - listed.length;
     const paths = new Set(result.conflicts.flatMap((c) => c.overlap));
     return {
       ...result,
-      conflicts: shown,
-      warning: `⚠️ ${paths.size} path(s) overlap other sessions: ${shown
+      conflicts: listed,
+      warning: `⚠️ ${paths.size} path(s) overlap other sessions: ${listed
         .map(
           (c) =>
-            `${inline(c.overlap.join(', '), 200)} held by "${inline(c.session, 60)}" (${inline(c.intent)})`,
+            `${inline(c.overlap.join(', '), 200)} held by "${inline(c.session, 60)}" (intent ${shown(c.intent, 120)})`,
         )
         .join(
           '; ',
@@ -257,7 +257,7 @@ export const claimsList = defineTool({
       : o.claims
           .map(
             (c) =>
-              `${c.claim_id} [${c.status}] "${inline(c.session, 60)}": ${c.files.join(', ')} (${inline(c.intent, 200)})`,
+              `${c.claim_id} [${c.status}] "${inline(c.session, 60)}": ${c.files.join(', ')} (intent ${shown(c.intent, 200)})`,
           )
           .join('\n') + moreNote(o.next_cursor),
 });

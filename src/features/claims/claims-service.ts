@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/context.js';
 import { pathOf, targetsMeet } from '../../core/claim-target.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { inline, shown } from '../../core/fence.js';
 import { type GlobBudget, globBudget } from '../../core/glob.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
@@ -122,7 +123,10 @@ export class ClaimsService extends ClaimQueries {
           throw new CollabError(
             'CLAIM_CONFLICT',
             `${input.exclusive ? 'Exclusive claim refused' : 'Claim refused: an exclusive claim holds these files'}: ${blocking
-              .map((c) => `${c.overlap.join(', ')} held by "${c.session}" (${c.intent})`)
+              .map(
+                (c) =>
+                  `${c.overlap.join(', ')} held by "${inline(c.session, 60)}" (intent ${shown(c.intent, 120)})`,
+              )
               .join('; ')}. Nothing was claimed.`,
           );
         }

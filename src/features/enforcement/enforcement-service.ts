@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { glob, globBudget, matchPath } from '../../core/glob.js';
 import { LIMITS } from '../../core/limits.js';
 import { describeAge } from '../../core/liveness.js';
@@ -355,7 +355,7 @@ export class EnforcementService {
       const first = cs[0]!;
       const files = [...new Set(cs.map((c) => c.file))].join(', ');
       // Names and intents are other sessions' words: one line each, bounded.
-      return `- ${inline(files, 400)}: session "${inline(first.session, 60)}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent "${inline(first.intent, 200)}" (scope ${first.scope})`;
+      return `- ${inline(files, 400)}: session "${inline(first.session, 60)}" (session_id ${first.session_id}) since ${describeAge(Date.parse(first.started_at), now)}, intent ${shown(first.intent, 200)} (scope ${first.scope})`;
     });
     const holders = [...bySession.keys()];
     if (audience === 'person') {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { sessionName } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
@@ -65,7 +66,9 @@ export class SessionsService {
     }
   }
 
-  async rename(session: SessionRow, name: string): Promise<SessionRow> {
+  async rename(session: SessionRow, given: string): Promise<SessionRow> {
+    const name = sessionName(given, LIMITS.nameChars);
+    if (!name) throw invalidInput('name: give a name with letters in it.');
     const { store } = this.app;
     await store.write(() => store.sessions.rename(session.id, name), { project: session.project_id });
     return { ...session, name };
@@ -86,7 +89,9 @@ export class SessionsService {
     // group rolled back, store/write-groups.ts) keeps the id a read between the group's writes saw
     // (a hook's, which finds the session: it checks and claims in the session's project).
     const projectId = newProjectId();
-    const name = input.name?.trim() || `${input.client ?? 'session'}-${id.slice(0, 4)}`;
+    const name =
+      sessionName(input.name ?? '', LIMITS.nameChars) ||
+      `${sessionName(input.client ?? '', 60) || 'session'}-${id.slice(0, 4)}`;
     const { store } = this.app;
     const identity = input.identity;
     return async (clientSessionId = identity?.sessionId ?? null) => {

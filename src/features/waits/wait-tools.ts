@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CollabError } from '../../core/errors.js';
-import { inline, quoteBlock } from '../../core/fence.js';
+import { inline, quoteBlock, shown } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS } from '../../core/waits.js';
 import { normalizeFiles } from '../claims/claim-paths.js';
 import type { CheckConflict } from '../claims/claim-types.js';
@@ -166,7 +166,8 @@ export const wait = defineTool({
       o.message,
       ...o.released.map((r) => `- ${r.file}: "${inline(r.session, 60)}" (${r.session_id}) ${r.how}`),
       ...o.still_held.map(
-        (h) => `- ${h.file} still held by "${inline(h.session, 60)}" (${h.session_id}): ${inline(h.intent)}`,
+        (h) =>
+          `- ${h.file} still held by "${inline(h.session, 60)}" (${h.session_id}): intent ${shown(h.intent, 120)}`,
       ),
       ...o.messages.map(
         (m) =>
