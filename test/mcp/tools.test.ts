@@ -119,6 +119,42 @@ describe('toolsets', () => {
 });
 
 describe('sessions', () => {
+  it('a project_root that is relative, or longer than a path may be, is refused with a short answer', async () => {
+    const app = await testApp();
+    const c = await connectInMemory(app, gitRepo());
+    const relative = await c.fail('collab_session_start', { project_root: '../..' });
+    expect(relative.code).toBe('INVALID_INPUT');
+    expect(relative.message).toContain('absolute path');
+    const long = await c.fail('collab_session_start', { project_root: `/${'a'.repeat(100_000)}` });
+    expect(long.code).toBe('INVALID_INPUT');
+    expect(long.message).toContain('limits.path_input_chars');
+    expect(long.message.length).toBeLessThan(500);
+    const missing = await c.fail('collab_session_start', { project_root: `/nowhere/${'b'.repeat(3_000)}\n` });
+    expect(missing.message).toMatch(/^project_root: Folder "\/nowhere\/b+…" does not exist\.$/);
+  });
+
+  it('a session not found names a few live ones and counts the rest; a start does too', async () => {
+    const app = await testApp();
+    const repo = gitRepo();
+    const clients = [];
+    for (let i = 0; i < 14; i++) {
+      const c = await connectInMemory(app, repo, `c${i}`);
+      await c.call('collab_session_start', { name: `s${i}`, project_root: repo });
+      clients.push(c);
+    }
+    const last = await connectInMemory(app, repo, 'last');
+    const started = await last.call<{ message: string }>('collab_session_start', {
+      name: 'last',
+      project_root: repo,
+    });
+    expect(started.message).toContain('14 other active sessions');
+    expect(started.message).toContain('and 4 more');
+    const missing = await last.fail('collab_message_send', { to_session_id: 'nobody', content: 'x' });
+    expect(missing.code).toBe('SESSION_NOT_FOUND');
+    expect(missing.hint).toContain('and 5 more. See collab_session_list.');
+    expect(missing.hint.match(/"s\d+"/g)).toHaveLength(10);
+  });
+
   it('start counts the other active sessions; list shows claims and heartbeats', async () => {
     const { a, b, idA, idB, startB } = await twoSessions();
     expect(startB.message).toContain('1 other active session');

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { inline } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
@@ -25,7 +26,9 @@ export const sessionStart = defineTool({
   kind: 'write',
   input: z.strictObject({
     name: text('nameChars', 0).optional(),
-    project_root: z.string().min(1).describe('Absolute project path'),
+    project_root: text('pathInputChars')
+      .refine((p) => isAbsolute(p), 'give the absolute path of the project folder (not a relative one)')
+      .describe('Absolute project path'),
   }),
   output: z.object({ session_id: z.string(), name: z.string(), message: z.string() }),
   async handler({ app, connection }, input) {
@@ -33,7 +36,12 @@ export const sessionStart = defineTool({
     // What it already changed is read, and compared with the others' from the start.
     await app.changes.refresh(session);
     const { conflicts } = others.length > 0 ? await app.changes.predict(session) : { conflicts: [] };
-    const names = others.map((s) => `"${inline(s.name, 60)}"`).join(', ');
+    // A few names, the rest counted: the answer stays small however many sessions there are.
+    const names =
+      others
+        .slice(0, 10)
+        .map((s) => `"${inline(s.name, 60)}"`)
+        .join(', ') + (others.length > 10 ? ` and ${others.length - 10} more` : '');
     const what = resumed ? 'Session resumed' : 'Session registered';
     const meeting =
       conflicts.length > 0

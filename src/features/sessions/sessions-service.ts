@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
-import { sessionName } from '../../core/fence.js';
+import { inline, sessionName, shown } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { LIMITS } from '../../core/limits.js';
 import { decodeCursor, type Page, pageOf } from '../../core/page.js';
@@ -27,6 +27,9 @@ const HEARTBEAT_EVERY_MS = 5_000;
 
 /** Sessions read at a time for a page of the list (see `SessionsStore.iterate`). */
 const LIST_BATCH = 500;
+
+/** Live sessions a SESSION_NOT_FOUND hint names; the rest are counted. */
+const HINTED_SESSIONS = 10;
 
 export class SessionsService {
   /** Which session a connection, hook or guard acts for. */
@@ -59,8 +62,9 @@ export class SessionsService {
     try {
       return locateProject(projectRoot, { file: this.app.paths.repoCache });
     } catch (error) {
+      // The folder as given, quoted and bounded wherever the message names it.
       throw invalidInput(
-        `project_root: ${(error as Error).message}`,
+        `project_root: ${(error as Error).message.replaceAll(projectRoot, shown(projectRoot, 200))}`,
         'Give the absolute path of the project folder.',
       );
     }
@@ -275,18 +279,21 @@ export class SessionsService {
     if (named.length <= 1) {
       const found = await byNameOrStart(this.app, ref, named[0], async () => projectId);
       if (found) return found;
-      const live = (await this.liveInProject(projectId)).map((s) => `"${s.name}" (${s.id})`);
+      const live = (await this.liveInProject(projectId)).map((s) => `"${inline(s.name, 60)}" (${s.id})`);
+      // A few, so that the answer stays small however many sessions there are.
+      const listed = live.slice(0, HINTED_SESSIONS).join(', ');
+      const more = live.length > HINTED_SESSIONS ? ` and ${live.length - HINTED_SESSIONS} more` : '';
       throw new CollabError(
         'SESSION_NOT_FOUND',
-        `No session with id or name "${ref}" in this project.`,
+        `No session with id or name ${shown(ref, 80)} in this project.`,
         live.length > 0
-          ? `Live sessions: ${live.join(', ')}. See collab_session_list.`
+          ? `Live sessions: ${listed}${more}. See collab_session_list.`
           : 'No other session is live in this project; see collab_session_list.',
       );
     }
     throw new CollabError(
       'SESSION_AMBIGUOUS',
-      `${named.length} live sessions are named "${ref}": ${named.map((s) => s.id).join(', ')}.`,
+      `${named.length} live sessions are named ${shown(ref, 80)}: ${named.map((s) => s.id).join(', ')}.`,
       'Address it by session id (see collab_session_list).',
     );
   }
