@@ -44,6 +44,26 @@ export function plainToolCall(message: unknown): DirectToolCall | null {
   return message as unknown as DirectToolCall;
 }
 
+/**
+ * What is wrong with a `tools/call` request whose params the protocol's schema refuses (a name
+ * that is no string, arguments that are no object), or null. The SDK would answer it as an
+ * internal error whose message is its schema's report; it is the client's mistake, said plainly.
+ */
+export function badToolCall(message: unknown): string | null {
+  if (!isObject(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return null;
+  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) return null;
+  const params = message.params;
+  const kind = (value: unknown) =>
+    Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+  if (!isObject(params))
+    return `params must be an object with the tool's name and arguments; got ${kind(params)}.`;
+  if (typeof params.name !== 'string')
+    return `params.name must be the tool's name, a string; got ${params.name === undefined ? 'none' : kind(params.name)}.`;
+  if (params.arguments !== undefined && !isObject(params.arguments))
+    return `params.arguments must be an object of the tool's arguments; got ${kind(params.arguments)}.`;
+  return null;
+}
+
 /** A failure as the SDK answers one: its code and data where it has them. */
 function errorResponse(id: string | number, error: unknown): JSONRPCMessage {
   const e = (isObject(error) ? error : {}) as { code?: unknown; message?: unknown; data?: unknown };
@@ -73,6 +93,18 @@ export function answerDirectly(
 ): { id: string | number; response: Promise<JSONRPCMessage> } | null {
   const version = server?.getNegotiatedProtocolVersion();
   if (!server || version === undefined || !PLAIN_RESULT_REVISION.test(version)) return null;
+  const bad = badToolCall(message);
+  if (bad !== null) {
+    const id = (message as { id: string | number }).id;
+    return {
+      id,
+      response: Promise.resolve({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${bad}` },
+      }),
+    };
+  }
   const request = plainToolCall(message);
   const answer = request ? server.direct(request) : null;
   if (!request || !answer) return null;

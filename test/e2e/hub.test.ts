@@ -201,6 +201,20 @@ describe('the hub over Streamable HTTP', () => {
     expect(otherVersion.status).toBe(400);
     const otherType = await post(5, params, { 'content-type': 'application/json-patch+json' });
     expect(otherType.status).toBe(415);
+    // Params the protocol refuses: the client's mistake, said plainly (not an internal error).
+    const bad = await (await post(6, { name: 'collab_check', arguments: ['x'] })).json();
+    expect(bad).toEqual({
+      jsonrpc: '2.0',
+      id: 6,
+      error: {
+        code: -32602,
+        message: "Invalid params: params.arguments must be an object of the tool's arguments; got an array.",
+      },
+    });
+    const nameless = (await (await post(7, { arguments: {} })).json()) as { error: { message: string } };
+    expect(nameless.error.message).toBe(
+      "Invalid params: params.name must be the tool's name, a string; got none.",
+    );
   });
 
   it('answers 403 to a Host or Origin from elsewhere, on every route', async () => {

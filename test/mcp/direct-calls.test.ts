@@ -74,10 +74,32 @@ describe('calls answered without the SDK', () => {
     expect(w.sent).toEqual([
       { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'collab_check' }] } },
     ]);
-    // Not plain: the SDK judges them (and answers with its errors).
-    w.call(3, { name: 'waits', arguments: {} });
+    // Params the protocol refuses: said to be the client's mistake, plainly (the SDK would answer
+    // an internal error holding its schema's report).
     w.call(4, { name: 'collab_check', arguments: ['x'] });
     w.call(5, { name: 42 });
+    await w.settle();
+    expect(w.sent.slice(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        error: {
+          code: -32602,
+          message:
+            "Invalid params: params.arguments must be an object of the tool's arguments; got an array.",
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        error: {
+          code: -32602,
+          message: "Invalid params: params.name must be the tool's name, a string; got a number.",
+        },
+      },
+    ]);
+    // Not plain: the SDK judges them (and answers with its errors).
+    w.call(3, { name: 'waits', arguments: {} });
     w.call(6, { name: 'collab_check', task: { ttl: 1 } });
     w.receive({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
     w.receive({ jsonrpc: '1.0', id: 8, method: 'tools/call', params: { name: 'collab_check' } });
@@ -86,7 +108,7 @@ describe('calls answered without the SDK', () => {
     w.receive({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'collab_check' }, result: {} });
     w.call(10, { name: 'collab_check', _meta: { progressToken: {} } });
     expect(w.asked).toEqual(['collab_check']);
-    expect(ids(w.toSdk)).toEqual([1, 3, 4, 5, 6, 7, 8, 1.5, 9, 10]);
+    expect(ids(w.toSdk)).toEqual([1, 3, 6, 7, 8, 1.5, 9, 10]);
     // A progress token of the right kind is plain.
     w.call(11, { name: 'collab_check', _meta: { progressToken: 'p' } });
     expect(w.asked).toEqual(['collab_check', 'collab_check']);
