@@ -83,6 +83,8 @@ export interface HubConfig {
   allowed_hosts: string[];
   /** The largest request body accepted. */
   max_body_kib: number;
+  /** How long a client may take to send a whole request (headers and body); 408 past it. */
+  request_timeout_seconds: number;
   /** Requests one agent (token, or MCP session when there are no tokens) may make per second, sustained. */
   requests_per_second: number;
   /** Requests one agent may make at once above that rate. */
@@ -100,6 +102,7 @@ export const DEFAULT_HUB: HubConfig = {
   listen: '127.0.0.1:8787',
   allowed_hosts: [],
   max_body_kib: 1024,
+  request_timeout_seconds: 30,
   requests_per_second: 50,
   burst: 200,
   session_idle_minutes: 10,
@@ -110,6 +113,7 @@ const HUB_RULES: Record<keyof HubConfig, Rule> = {
   listen: { kind: 'listen' },
   allowed_hosts: { kind: 'names' },
   max_body_kib: { kind: 'range', min: 16, max: 65_536, unit: 'KiB' },
+  request_timeout_seconds: { kind: 'range', min: 1, max: 3_600, unit: 'seconds' },
   requests_per_second: { kind: 'range', min: 1, max: 100_000, unit: 'requests' },
   burst: { kind: 'range', min: 1, max: 1_000_000, unit: 'requests' },
   session_idle_minutes: { kind: 'range', min: 1, max: 1_440, unit: 'minutes' },

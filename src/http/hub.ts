@@ -228,7 +228,22 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
   dashboardRoutes(web, { app, feed, maxBody });
 
   const server = await new Promise<ReturnType<typeof listen>>((resolve, reject) => {
-    const s = listen({ fetch: web.fetch, hostname: host, port }, () => resolve(s));
+    // A request sent slowly, or never finished, holds its connection for the timeout at most (Node
+    // would wait 5 minutes), checked every second rather than every 30 s.
+    const timeoutMs = app.config.hub.request_timeout_seconds * 1000;
+    const s = listen(
+      {
+        fetch: web.fetch,
+        hostname: host,
+        port,
+        serverOptions: {
+          requestTimeout: timeoutMs,
+          headersTimeout: Math.min(timeoutMs, 10_000),
+          connectionsCheckingInterval: Math.min(1_000, timeoutMs),
+        },
+      },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   const address = server.address() as AddressInfo;

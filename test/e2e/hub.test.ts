@@ -405,6 +405,36 @@ describe('the hub over Streamable HTTP', () => {
     expect(socket.endsWith(`.${first.proc.pid}`)).toBe(true);
   });
 
+  it('a request never finished is cut at hub.request_timeout_seconds with 408; the others are served meanwhile', async () => {
+    const home = tempDir('collab-home-');
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ hub: { request_timeout_seconds: 2 } }));
+    const h = await hub(home);
+    const { port } = new URL(h.url);
+    const { connect } = await import('node:net');
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        // A chunked body begun and never ended.
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"jso\r\n`,
+        );
+      });
+      let got = '';
+      socket.on('data', (d) => {
+        got += d;
+      });
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        resolve(got);
+      }, 20_000).unref();
+    });
+    // Cut within its timeout and a check of the connections (every second), not after Node's 5
+    // minutes (the socket gives up at 20 s).
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect((await fetch(`${h.url}/health`)).status).toBe(200);
+  });
+
   it('limits request size and rate per agent; a flood from one does not stop another', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();
