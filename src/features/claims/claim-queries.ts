@@ -144,13 +144,8 @@ export class ClaimQueries {
     })) {
       let yields = false;
       for (const pattern of claim.files) {
-        for (const { row, witness } of await this.hits(
-          session.project_id,
-          pattern,
-          session.id,
-          now,
-          budget,
-        )) {
+        const hits = await this.hits(session.project_id, pattern, session.id, now, budget);
+        for (const { row, witness } of hits) {
           if (row.added_at <= inactiveSince) continue; // granted while it still counted
           if (this.stateCached(row, states) !== 'active') continue;
           if (claim.exclusive === 1 || row.exclusive === 1) yields = true;
