@@ -69,10 +69,13 @@ export interface HubFile {
   machine?: boolean;
 }
 
+/** Headers a proxy adds to say whom it passes a request on for. */
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host', 'via'];
+
 /** A request from this machine itself: over loopback, and not passed on by a proxy. */
 function fromThisMachine(c: Context): boolean {
   const remote = (getConnInfo(c).remote.address ?? '').replace(/^::ffff:/, '');
-  const proxied = c.req.raw.headers.has('forwarded') || c.req.raw.headers.has('x-forwarded-for');
+  const proxied = PROXY_HEADERS.some((name) => c.req.raw.headers.has(name));
   return isLoopback(remote) && !proxied;
 }
 

@@ -435,6 +435,28 @@ describe('the hub over Streamable HTTP', () => {
     expect((await fetch(`${h.url}/health`)).status).toBe(200);
   });
 
+  it("/hook/<event>: an input that is no JSON object is the caller's mistake, said so; a proxy's request is refused", async () => {
+    const h = await hub(tempDir('collab-home-'));
+    const repo = gitRepo();
+    const ask = (input: string, headers: Record<string, string> = {}) =>
+      fetch(`${h.url}/hook/PreToolUse`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ input, cwd: repo, identity: { sessionId: null, pid: null, start: null } }),
+      });
+    for (const [input, said] of [
+      ['null', 'input: not a JSON object.'],
+      ['[]', 'input: not a JSON object.'],
+      ['not json', 'input: not JSON.'],
+    ]) {
+      const answer = await ask(input!);
+      expect(answer.status, input).toBe(400);
+      expect(JSON.stringify(await answer.json()), input).toContain(said!);
+    }
+    for (const proxy of ['x-real-ip', 'forwarded', 'x-forwarded-for'])
+      expect((await ask('{}', { [proxy]: '127.0.0.1' })).status, proxy).toBe(403);
+  });
+
   it('limits request size and rate per agent; a flood from one does not stop another', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();

@@ -31,6 +31,18 @@ function parsedRequest(body: unknown) {
   return parsed.data;
 }
 
+/** The hook's own input in a request, parsed: INVALID_INPUT saying so when it is no JSON object. */
+function hookInputOf(input: string, cwd: string, calledAs: string) {
+  try {
+    return parseHookInput(input, cwd, calledAs);
+  } catch (error) {
+    throw invalidInput(
+      `A hook request: input: ${error instanceof SyntaxError ? 'not JSON' : 'not a JSON object'}.`,
+      'Send the hook event’s input as the client gave it: a JSON object, as text.',
+    );
+  }
+}
+
 /** What a hook says of its ask besides its request: an id of its own, and whether it asked before. */
 const HookCallShape = z.strictObject({
   id: z.string().min(8).max(100),
@@ -57,6 +69,7 @@ export async function wakeRequest(
   recording: CallRecording | null = null,
 ): Promise<string | null> {
   const { input, cwd, identity } = parsedRequest(body);
+  hookInputOf(input, cwd, 'wake');
   const client =
     identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
@@ -81,7 +94,6 @@ export async function answerHookRequest(
     tokenId === null && identity.pid !== null && identity.start !== null
       ? namedClientProcess(identity.pid, identity.start)
       : null;
-  return asHookCall(recording, () =>
-    answerHook(app, event, parseHookInput(input, cwd, eventName), { sessionId, process: client }),
-  );
+  const hookInput = hookInputOf(input, cwd, eventName);
+  return asHookCall(recording, () => answerHook(app, event, hookInput, { sessionId, process: client }));
 }
