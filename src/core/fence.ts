@@ -19,6 +19,11 @@ export function shown(text: string, max = 80): string {
   )}"`;
 }
 
+/** Untrusted text without its controls (tabs and line breaks stay): what a page may show as it is. */
+export function withoutControls(text: string): string {
+  return text.replace(CONTROLS, '');
+}
+
 /** One line of untrusted text (a name, an intent): controls and line breaks gone, bounded. */
 export function inline(text: string, max = 120): string {
   const flat = text.replace(CONTROLS, '').replace(/\s+/g, ' ').trim();

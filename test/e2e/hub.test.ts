@@ -655,6 +655,100 @@ describe('the dashboard without a browser', () => {
     expect(text).toContain('second');
   });
 
+  it("what a page shows and where its actions lead: no controls in sessions' words, notices by name only, back links kept whole, errors for a person", async () => {
+    const h = await hub(tempDir('collab-home-'));
+    const repo = gitRepo({ 'src/a.ts': 'a\n' });
+    const { cookie, csrf } = await dashboardLogin(h);
+    const a = await client({ mcp: h.mcp, project: repo, name: 'alpha' });
+    await a.call('collab_claim', { files: ['src/a.ts'], intent: 'evil\u202etxt.exe\u0007\u001b[2J' });
+    const board = await (await fetch(`${h.url}/`, { headers: { cookie } })).text();
+    const project = /href="\/projects\/([^"]+)"/.exec(board)![1]!;
+    const page = await (await fetch(`${h.url}/projects/${project}`, { headers: { cookie } })).text();
+    expect(page).toContain('eviltxt.exe[2J');
+    expect(page).not.toMatch(/[\u0007\u001b\u202e]/);
+    // A notice is one of the dashboard's own, by name: not whatever a link names.
+    for (const notice of ['constructor', 'toString', '__proto__'])
+      expect(await (await fetch(`${h.url}/?notice=${notice}`, { headers: { cookie } })).text()).not.toContain(
+        'class="notice"',
+      );
+    const act = (path: string, form: Record<string, string>) =>
+      fetch(`${h.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: h.url },
+        body: new URLSearchParams({ csrf, ...form }).toString(),
+      });
+    const messaged = await act('/actions/message', {
+      back: `/projects/${project}?notice=released&tab=claims`,
+      session_id: (await a.call<{ session_id: string }>('collab_session_start', { project_root: repo }))
+        .session_id,
+      text: 'hi',
+    });
+    expect(messaged.headers.get('location')).toBe(`/projects/${project}?tab=claims&notice=messaged`);
+    // Something gone: 404, said for a person (no tool names), with the way back.
+    const gone = await act('/actions/release', { back: '/', claim_id: 'nope', reason: 'x' });
+    expect(gone.status).toBe(404);
+    const said = await gone.text();
+    expect(said).toContain('reload the page');
+    expect(said).not.toMatch(/collab_\w+/);
+    // An answer is held to a message's length, from every channel.
+    const asked = a.client.callTool({ name: 'ask_human', arguments: { question: 'Ship?', wait_seconds: 5 } });
+    let questionId = '';
+    for (let i = 0; i < 50 && !questionId; i++) {
+      questionId =
+        /data-question="([^"]+)"/.exec(
+          await (await fetch(`${h.url}/`, { headers: { cookie } })).text(),
+        )?.[1] ?? '';
+      if (!questionId) await new Promise((r) => setTimeout(r, 100));
+    }
+    const long = await act('/actions/answer', {
+      back: '/',
+      question_id: questionId,
+      answer: 'x'.repeat(60_000),
+    });
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('limits.message_chars');
+    expect((await act('/actions/answer', { back: '/', question_id: questionId, answer: 'yes' })).status).toBe(
+      303,
+    );
+    await asked;
+  });
+
+  it('a stream resumed from an id past the newest, or from no id at all, does not go silent', async () => {
+    const h = await hub(tempDir('collab-home-'));
+    const repo = gitRepo();
+    const { cookie } = await dashboardLogin(h);
+    const poker = await client({ mcp: h.mcp, project: repo, name: 'poker' });
+    let pokes = 0;
+    /** The stream's text up to its first reset or change; a claim is made meanwhile, once it has said hello. */
+    const firstEvents = async (lastEventId: string) => {
+      const controller = new AbortController();
+      const events = await fetch(`${h.url}/events`, {
+        headers: { cookie, 'last-event-id': lastEventId },
+        signal: controller.signal,
+      });
+      const reader = events.body!.getReader();
+      let text = '';
+      let poked = false;
+      while (!/event: (reset|change)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+        if (!poked && text.includes('event: hello') && !text.includes('event: reset')) {
+          poked = true;
+          await poker.call('collab_claim', { files: [`f${pokes++}.ts`], intent: 'poke' });
+        }
+      }
+      controller.abort();
+      return text;
+    };
+    // Past the newest (a log started over, or an id made up): the page is told to reload.
+    expect(await firstEvents('999999')).toContain('event: reset');
+    // Not an id: a stream from now, which carries what happens next.
+    expect(await firstEvents('0x10')).toContain('event: change');
+    expect(await firstEvents('')).toContain('event: change');
+  });
+
   it('`session-collab dashboard` prints a login link to the running hub', async () => {
     const home = tempDir('collab-home-');
     expect((await cli(home, ['dashboard'])).stderr).toMatch(/No hub is running/);

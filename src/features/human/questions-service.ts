@@ -2,6 +2,7 @@ import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
+import { atMost, LIMITS } from '../../core/limits.js';
 import type { AnswerChannel, QuestionStatus, Urgency } from '../../core/questions.js';
 import { iso } from '../../core/time.js';
 import { unrecorded } from '../../store/call-records-store.js';
@@ -119,6 +120,8 @@ export class QuestionsService {
   ): Promise<AnswerOutcome> {
     const answer = text.trim();
     if (!answer) throw invalidInput('answer: it is empty.');
+    if (answer.length > LIMITS.messageChars)
+      throw invalidInput(`answer: ${answer.length} characters (${atMost('messageChars')}).`);
     const { store } = this.app;
     const { abandoned, ...outcome } = await store.write(async () => {
       const now = this.app.now();

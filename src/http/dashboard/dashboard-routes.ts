@@ -133,7 +133,7 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       back: c.req.path,
       after,
       project,
-      notice: notice ? (NOTICES[notice] ?? null) : null,
+      notice: notice && Object.hasOwn(NOTICES, notice) ? NOTICES[notice]! : null,
       recent,
       nav,
     };
@@ -175,7 +175,9 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     if (streams >= MAX_STREAMS) return c.text('Too many live streams; close some dashboard tabs.', 503);
     streams += 1;
     const project = c.req.query('project') || null;
-    const resumeFrom = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? Number.NaN);
+    // An event id as the stream gave it (digits); anything else is a stream from now.
+    const given = c.req.header('last-event-id') ?? c.req.query('after') ?? '';
+    const resumeFrom = /^\d{1,15}$/.test(given) ? Number(given) : Number.NaN;
     // The live feed hands out the ids above `feed.position` at the time of subscribing, the replay
     // those up to it; live events that come while the replay is read wait for it, so each id is sent
     // once, in order.
@@ -199,8 +201,13 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
     if (resuming) {
       const upTo = feed.position;
       try {
-        // Events purged since the page saw them cannot be replayed: the page reloads instead.
-        if (resumeFrom + 1 < (await feed.oldestId()) && resumeFrom < upTo) reset = true;
+        // Events purged since the page saw them cannot be replayed, and an id past the newest is
+        // not one of this feed's (a log started over, or made up): the page reloads instead.
+        if (
+          resumeFrom > (await feed.lastId()) ||
+          (resumeFrom + 1 < (await feed.oldestId()) && resumeFrom < upTo)
+        )
+          reset = true;
         else {
           const missed = (await feed.since(resumeFrom, REPLAY_MAX + 1)).filter((e) => e.id <= upTo);
           if (missed.length > REPLAY_MAX) reset = true;
@@ -262,21 +269,28 @@ export function dashboardRoutes(web: Hono, deps: DashboardDeps): void {
       if (form.csrf !== csrf)
         return c.html(messagePage('This form has expired', html`<p>Reload the page and try again.</p>`), 403);
       const back = safeBack(form.back);
-      const join = back.includes('?') ? '&' : '?';
       try {
         const notice = await act(form);
-        return c.redirect(`${back.replace(/[?&](notice|error)=[^&]*/g, '')}${join}notice=${notice}`, 303);
+        // The page it came from, its own notice (or error) replaced by this one.
+        const to = new URL(back, 'http://dashboard.invalid');
+        to.searchParams.delete('notice');
+        to.searchParams.delete('error');
+        to.searchParams.set('notice', notice);
+        return c.redirect(`${to.pathname}${to.search}`, 303);
       } catch (error) {
+        // Said to a person: what failed, without the hints written for agents (which name tools).
+        const code = error instanceof CollabError ? error.code : null;
+        const status = code?.endsWith('_NOT_FOUND') ? 404 : code === 'INVALID_INPUT' ? 400 : 409;
         const message =
           error instanceof CollabError
-            ? `${error.message} ${error.hint}`
+            ? `${error.message}${status === 404 ? ' It may be gone already: reload the page to see what is there now.' : ''}`
             : 'Something went wrong; see logs/collab.log.';
         if (!(error instanceof CollabError))
           app.log.error('dashboard.action_failed', { path, message: (error as Error).message });
         // Shown on a page of its own, never carried in a link (a crafted link could show anything).
         return c.html(
           messagePage('That did not work', html`<p>${message}</p><p><a href="${back}">Back</a></p>`),
-          409,
+          status,
         );
       }
     });
