@@ -8,7 +8,7 @@ import { createLogger } from '../app/log.js';
 import { CollabError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
 import { answerHook } from '../features/enforcement/hook-answers.js';
-import { asHookCall, hookRecording } from '../features/enforcement/hook-calls.js';
+import { asHookCall, hookCaller, hookRecording } from '../features/enforcement/hook-calls.js';
 import {
   type HookEvent,
   type HookInput,
@@ -129,7 +129,7 @@ export async function hook(eventName: string): Promise<void> {
       // An ask a server took and never answered: what it did is answered from its records, the rest
       // done here, once.
       const [opened, read] = [app, input];
-      answer = await asHookCall(call.again ? hookRecording(call) : null, () =>
+      answer = await asHookCall(call.again ? hookRecording(call, hookCaller(request)) : null, () =>
         answerHook(opened, event, read, identity, startedAt),
       );
     }

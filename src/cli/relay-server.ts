@@ -13,7 +13,12 @@ import type { App } from '../app/app.js';
 import { CollabError } from '../core/errors.js';
 import { lineReader } from '../core/line-reader.js';
 import { VERSION } from '../core/version.js';
-import { answeredCall, type CallRecording, hookRecording } from '../features/enforcement/hook-calls.js';
+import {
+  answeredCall,
+  type CallRecording,
+  hookCaller,
+  hookRecording,
+} from '../features/enforcement/hook-calls.js';
 import { answerHookRequest, parseHookCall, wakeRequest } from '../features/enforcement/hook-requests.js';
 import type { AuditTrail } from '../features/human/audit-trail.js';
 import { Connection } from '../features/sessions/connection.js';
@@ -194,7 +199,8 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Rel
         request?: unknown;
         call?: unknown;
       };
-      if (call !== undefined) recording = hookRecording(parseHookCall(call), hookAnswered);
+      if (call !== undefined)
+        recording = hookRecording(parseHookCall(call), hookCaller(request), hookAnswered);
       if (event === 'wake') {
         // Held until news wakes the session, or the hook goes away, ends its side, or this
         // server closes (then nothing is delivered).

@@ -11,7 +11,12 @@ import { databaseUrl } from '../app/config.js';
 import { CollabError } from '../core/errors.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { VERSION } from '../core/version.js';
-import { answeredCall, HOOK_CALL_HEADERS, hookRecording } from '../features/enforcement/hook-calls.js';
+import {
+  answeredCall,
+  HOOK_CALL_HEADERS,
+  hookCaller,
+  hookRecording,
+} from '../features/enforcement/hook-calls.js';
 import { answerHookRequest, parseHookCall } from '../features/enforcement/hook-requests.js';
 import { listenForEvents } from '../features/hub/team-events.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
@@ -202,21 +207,17 @@ export async function startHub(options: HubOptions): Promise<RunningHub> {
     const text = await readBody(c.req.raw, maxBody);
     if (text === null) return c.json({ error: 'Hook input too large for this hub.' }, 413);
     try {
+      const body: unknown = JSON.parse(text);
       const id = c.req.header(HOOK_CALL_HEADERS.id);
       const recording =
         id === undefined
           ? null
           : hookRecording(
               parseHookCall({ id, again: c.req.header(HOOK_CALL_HEADERS.again) === '1' }),
+              hookCaller(body),
               hookAnswered,
             );
-      const answer = await answerHookRequest(
-        app,
-        c.req.param('event'),
-        JSON.parse(text),
-        auth.tokenId,
-        recording,
-      );
+      const answer = await answerHookRequest(app, c.req.param('event'), body, auth.tokenId, recording);
       // Forgotten once the answer is handed to the system.
       if (recording)
         (c.env as { outgoing: ServerResponse }).outgoing.once('finish', () => answeredCall(recording));

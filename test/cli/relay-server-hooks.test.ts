@@ -15,7 +15,7 @@ import { askServer, newHookCallId, waitForWake } from '../../src/cli/hook-server
 import { startRelayServer } from '../../src/cli/relay-server.js';
 import { builtDefinitions } from '../../src/cli/serve.js';
 import { answerHook } from '../../src/features/enforcement/hook-answers.js';
-import { asHookCall, hookRecording } from '../../src/features/enforcement/hook-calls.js';
+import { asHookCall, hookCaller, hookRecording } from '../../src/features/enforcement/hook-calls.js';
 import { answerHookRequest, parseHookCall } from '../../src/features/enforcement/hook-requests.js';
 import type { HookEvent } from '../../src/integrations/agent-hooks.js';
 import { parseHookInput } from '../../src/integrations/agent-hooks.js';
@@ -219,7 +219,7 @@ async function askLost(
     await proxy.dropped;
     expect(reply).toEqual({ answer: null, lost: true });
     const input = parseHookInput(ask.input, repo, event);
-    const answer = await asHookCall(hookRecording({ id, again: true }), () =>
+    const answer = await asHookCall(hookRecording({ id, again: true }, hookCaller(ask)), () =>
       answerHook(own, event, input, { sessionId: 'B-1', process: null }, actedAt(startedAt)),
     );
     const reads = await app.store.sql.all<{ via: string; acted: number | null }>(

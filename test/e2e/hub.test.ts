@@ -457,6 +457,38 @@ describe('the hub over Streamable HTTP', () => {
       expect((await ask('{}', { [proxy]: '127.0.0.1' })).status, proxy).toBe(403);
   });
 
+  it("a hook call's id sent by another client is another call: never answered from the first one's record", async () => {
+    const h = await hub(tempDir('collab-home-'));
+    const repo = gitRepo();
+    const start = (who: string, again: boolean) =>
+      fetch(`${h.url}/hook/session-start`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-collab-hook-call': 'd6f1c1d2-0a4e-4c55-9a51-7d1b5a1e0c11',
+          ...(again ? { 'x-collab-hook-again': '1' } : {}),
+        },
+        body: JSON.stringify({
+          input: JSON.stringify({
+            session_id: who,
+            hook_event_name: 'SessionStart',
+            cwd: repo,
+            source: 'startup',
+          }),
+          cwd: repo,
+          identity: { sessionId: who, pid: null, start: null },
+        }),
+      }).then(async (r) => JSON.stringify(await r.json()));
+    const idOf = (answer: string) => /session_id ([0-9a-f-]{36})/.exec(answer)?.[1];
+    const first = await start('hk-A', false);
+    const other = await start('hk-B', true);
+    expect(idOf(first)).toBeDefined();
+    expect(idOf(other)).toBeDefined();
+    expect(idOf(other)).not.toBe(idOf(first));
+    // The same client asking again is answered from its record: the same session.
+    expect(idOf(await start('hk-A', true))).toBe(idOf(first));
+  });
+
   it('limits request size and rate per agent; a flood from one does not stop another', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();

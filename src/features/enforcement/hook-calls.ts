@@ -12,9 +12,37 @@ import { type CallRecording, newRecording, recordingWrites } from '../../store/c
 export { HOOK_CALL_HEADERS } from '../../integrations/hook-call.js';
 export { answeredCall, type CallRecording } from '../../store/call-records-store.js';
 
-/** A hook call's recording; `answered`: the serving process's answered hook calls. */
-export function hookRecording(call: HookCall, answered: string[] = []): CallRecording {
-  return newRecording(`hook:${call.id}`, call.again, answered);
+/**
+ * A hook call's recording, kept under its id and the client the hook asks for (`hookCaller`): an
+ * id sent again by another client is another call, never answered from this one's record.
+ * `answered`: the serving process's answered hook calls.
+ */
+export function hookRecording(call: HookCall, caller: string, answered: string[] = []): CallRecording {
+  return newRecording(`hook:${caller}:${call.id}`, call.again, answered);
+}
+
+/**
+ * Who a hook's request asks for, as the request names it (its client session and process): the
+ * same for the hook's every ask of one call, whoever serves it (a server, a hub, the hook itself).
+ * The request as sent (JSON text) or as read.
+ */
+export function hookCaller(sent: unknown): string {
+  // As the hook sends it (JSON text), or as a server read it.
+  let request = sent;
+  if (typeof sent === 'string')
+    try {
+      request = JSON.parse(sent);
+    } catch {
+      request = null;
+    }
+  const identity =
+    request !== null && typeof request === 'object' ? (request as { identity?: unknown }).identity : null;
+  const of = (key: string) => {
+    const value =
+      identity !== null && typeof identity === 'object' ? (identity as Record<string, unknown>)[key] : null;
+    return typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, 200) : '';
+  };
+  return `${of('sessionId')}|${of('pid')}|${of('start')}`;
 }
 
 /** Runs `fn` as the hook call `recording` (none: unrecorded). */
