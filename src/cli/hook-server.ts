@@ -15,6 +15,8 @@ import { useSystemRandom } from '../integrations/random-bytes.js';
 /** How long the server or hub on this machine has to answer before this process decides itself. */
 export const HUB_TIMEOUT_MS = 2000;
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+/** How long a hook waits for its input to end: within its whole budget (4 s, hook.ts), with time to say so. */
+const STDIN_WAIT_MS = 3_000;
 
 /**
  * What the hook's first step hands the whole hook: the input it read, when it began, and, when it
@@ -209,21 +211,34 @@ export function askHub(url: string, event: string, body: string, call: HookCall)
   });
 }
 
-export function readStdin(): Promise<string> {
+export function readStdin(withinMs = STDIN_WAIT_MS): Promise<string> {
   return new Promise((resolve, reject) => {
     if (process.stdin.isTTY) return reject(new Error('no hook input on stdin (it is a terminal)'));
     let size = 0;
     const chunks: Buffer[] = [];
+    // A client that never ends the hook's input would hold the hook, and its tool call, for ever.
+    const late = setTimeout(() => {
+      reject(new Error(`the hook input did not end within ${withinMs / 1000} s`));
+      process.stdin.destroy();
+    }, withinMs);
+    late.unref();
+    const fail = (error: Error) => {
+      clearTimeout(late);
+      reject(error);
+    };
     process.stdin.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_INPUT_BYTES) {
-        reject(new Error('hook input too large'));
+        fail(new Error('hook input too large'));
         process.stdin.destroy();
         return;
       }
       chunks.push(chunk);
     });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
+    process.stdin.on('end', () => {
+      clearTimeout(late);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', fail);
   });
 }

@@ -65,6 +65,7 @@ export async function hook(eventName: string): Promise<void> {
   // time), the user is told so once per client session, as `doctor` would; an edit or a shell
   // command is decided by `enforcement_on_error` every time.
   const undecided = (reason: string, next?: string) => {
+    if (event === 'pre-tool-use' && !input) return unreadable(reason);
     if (!event || !input) return done(null);
     const why = reason.replace(/[.\s]+$/, ''); // it goes in parentheses, inside a sentence
     const tell = firstTime(input.sessionId, why);
@@ -151,6 +152,32 @@ export async function hook(eventName: string): Promise<void> {
       error instanceof CollabError ? error.hint : undefined,
     );
   }
+}
+
+/**
+ * A tool call whose hook input could not be read (none came, it did not end in time, it is too
+ * large or no JSON object): no client's answer can be shaped without knowing the client, so it is
+ * stopped the way every client reads (exit 2, the reason on stderr), unless `enforcement_on_error`
+ * lets unchecked calls through. It is never let through in silence.
+ */
+function unreadable(reason: string): void {
+  let onError: 'allow' | 'ask' | 'deny' = 'ask';
+  try {
+    onError = loadConfig(resolveHome().config).enforcement_on_error;
+  } catch {
+    // A broken config is itself a reason to stop.
+  }
+  const why = reason.replace(/[.\s]+$/, '');
+  if (onError === 'allow') {
+    process.stderr.write(
+      `session-collab could not read this hook's input (${why}); the call goes ahead unchecked.\n`,
+    );
+    process.exit(0);
+  }
+  process.stderr.write(
+    `session-collab could not read this hook's input (${why}), so it cannot tell whether this call touches files another session holds: it is stopped. Try again; if it keeps happening, run \`session-collab doctor\`.\n`,
+    () => process.exit(2),
+  );
 }
 
 /**

@@ -330,10 +330,39 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
     expect(again.projects.flatMap((p) => p.sessions).find((s) => s.id === aId)?.status).toBe('active');
   });
 
-  it('fails safe: bad input or an unknown event allows, exits 0 and logs why', async () => {
+  it('input it cannot read stops a tool call, saying why (never in silence); an unknown event goes on; both logged', async () => {
     const { home, repo, a } = await setup();
-    const bad = await a.hook('pre-tool-use', '{ not json');
-    expect(bad).toMatchObject({ code: 0, stdout: '' });
+    // No client's answer can be shaped without knowing the client: exit 2, which every client reads as "stopped".
+    for (const input of ['{ not json', '', 'null']) {
+      const bad = await a.hook('pre-tool-use', input);
+      expect(bad, input).toMatchObject({ code: 2, stdout: '' });
+      expect(bad.stderr, input).toContain("could not read this hook's input");
+    }
+    // Other events have nothing to stop.
+    expect(await a.hook('post-tool-use', '{ not json')).toMatchObject({ code: 0, stdout: '' });
+    // enforcement_on_error "allow" lets it go, with a word.
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ enforcement_on_error: 'allow' }));
+    const allowed = await a.hook('pre-tool-use', '{ not json');
+    expect(allowed).toMatchObject({ code: 0, stdout: '' });
+    expect(allowed.stderr).toContain('goes ahead unchecked');
+    writeFileSync(join(home, 'config.json'), '{}');
+    // A client that never ends the input does not hold the hook (and its tool call) for ever.
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/stdio.js');
+    const open = spawn(process.execPath, [CLI, 'hook', 'pre-tool-use'], {
+      cwd: repo,
+      env: { ...process.env, SESSION_COLLAB_HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    open.stdin.write('{"hook_event_name":"PreToolUse",');
+    let said = '';
+    open.stderr.on('data', (d) => {
+      said += d;
+    });
+    const code = await new Promise<number | null>((resolve) => open.once('exit', resolve));
+    open.stdin.destroy();
+    expect(code).toBe(2);
+    expect(said).toContain('did not end within 3 s');
     const unknown = await a.hook('before-lunch', hookFixture('claude-code/pre-tool-use-edit', repo, 'A-1'));
     expect(unknown).toMatchObject({ code: 0, stdout: '' });
     expect(unknown.stderr).toContain('unknown hook event');
