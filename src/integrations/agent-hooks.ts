@@ -160,10 +160,17 @@ const SHELL_TOOLS = new Set(['Bash', 'run_shell_command', 'Shell']);
 /** A patch in `*** Begin Patch` form among a tool call's inputs (Codex's `command`, Cursor's own key). */
 function patchOf(tool: Record<string, unknown>): string | null {
   if (typeof tool.command === 'string') return tool.command;
-  const found = Object.values(tool).find(
-    (v) => typeof v === 'string' && v.trimStart().startsWith('*** Begin Patch'),
-  );
-  return typeof found === 'string' ? found : null;
+  // Or in any field, or as a word of one (`["apply_patch", "*** Begin Patch…"]`).
+  const isPatch = (v: unknown): v is string =>
+    typeof v === 'string' && v.trimStart().startsWith('*** Begin Patch');
+  for (const value of Object.values(tool)) {
+    if (isPatch(value)) return value;
+    if (Array.isArray(value)) {
+      const word = value.find(isPatch);
+      if (word !== undefined) return word;
+    }
+  }
+  return null;
 }
 
 /** What a tool call is about to do to files: write these paths, or run this shell command. */
@@ -176,7 +183,7 @@ export function toolTarget(input: HookInput): { files: string[] } | { command: s
   // A patch that cannot be read stands for the whole worktree.
   if (input.toolName === 'apply_patch' || (input.format === 'cursor' && input.toolName === 'ApplyPatch')) {
     const patch = patchOf(input.toolInput);
-    if (patch === null) return unknownFiles;
+    if (patch === null) return { files: ['.'] };
     const files = applyPatchFiles(patch) ?? ['.'];
     return files.length > 0 ? { files } : null;
   }

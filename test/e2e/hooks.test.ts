@@ -238,6 +238,21 @@ describe('Claude Code hooks: a second session is stopped before it edits claimed
       command: '*** Begin Patch\n*** Add File: src/ui/new.tsx\n+export {}\n*** End Patch\n',
     });
     expect((await b.hook('pre-tool-use', free)).stdout).toBe('');
+    // The patch as a word of the command (`["apply_patch", "*** Begin Patch…"]`) is read the same;
+    // one that cannot be read at all stands for the whole worktree, so it is judged, not let by.
+    const words = hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2', {
+      command: [
+        'apply_patch',
+        '*** Begin Patch\n*** Update File: src/api/auth.py\n@@\n-x\n+y\n*** End Patch\n',
+      ],
+    });
+    expect(parse((await b.hook('pre-tool-use', words)).stdout).hookSpecificOutput.permissionDecision).toBe(
+      'deny',
+    );
+    const unreadable = hookFixture('codex/pre-tool-use-apply-patch', repo, 'X-2', { command: 42 });
+    expect(
+      parse((await b.hook('pre-tool-use', unreadable)).stdout).hookSpecificOutput.permissionDecision,
+    ).toBe('deny');
   });
 
   it('Codex: a patch of another function of a file whose login another session holds goes ahead, with a note; of login, is denied', async () => {
