@@ -2,11 +2,16 @@ import { resolveHome } from '../app/home.js';
 import { CollabError, ERROR_CODES } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 
-/** A command that failed: one line naming the fault and what to do (a stack only for the unforeseen); exit 1. */
+/**
+ * A command that failed: one line naming the fault and what to do (a stack only for the
+ * unforeseen); exit 1. Asked for `--json`, the same on standard output as `{"error": {code,
+ * message, hint}}`, so that a script reads a failure where it reads an answer.
+ */
 export function failed(error: unknown): never {
   // A CollabError of the hub's bundle is another class: known by its name.
   const collab = error instanceof CollabError || (error as Error | null)?.name === 'CollabError';
   const fault = collab ? (error as CollabError) : describeStorageFault(error, resolveHome().home);
+  let said: { code: string; message: string; hint: string };
   if (fault) {
     // The default hints speak to agents in tool names; a person at a terminal gets the commands.
     const hint =
@@ -14,8 +19,18 @@ export function failed(error: unknown): never {
         ? 'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.'
         : fault.hint;
     process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
+    said = { code: fault.code, message: fault.message, hint };
   } else {
     process.stderr.write(`session-collab: ${(error as Error).stack ?? String(error)}\n`);
+    said = {
+      code: 'INTERNAL_ERROR',
+      message: (error as Error)?.message ?? String(error),
+      hint: ERROR_CODES.INTERNAL_ERROR,
+    };
   }
-  process.exit(1);
+  if (process.argv.includes('--json'))
+    process.stdout.write(`${JSON.stringify({ error: said })}\n`, () => process.exit(1));
+  else process.exit(1);
+  // Until the write is handed over: nothing else runs meanwhile.
+  return undefined as never;
 }

@@ -377,6 +377,24 @@ describe('session-collab serve', () => {
     expect(bare.stderr).toContain("missing required argument 'event'");
   });
 
+  it('a command asked for --json says a failure as JSON on standard output too, and exits 1', async () => {
+    const home = tempDir('collab-home-');
+    for (const args of [
+      ['answer', '--json', 'nope', 'x'],
+      ['token', 'revoke', 'nosuch', '--json'],
+    ]) {
+      const failed = await cli(home, args);
+      expect(failed.code, args.join(' ')).toBe(1);
+      const said = JSON.parse(failed.stdout) as { error: { code: string; message: string; hint: string } };
+      expect(said.error.code, args.join(' ')).toMatch(/^[A-Z_]+$/);
+      expect(said.error.message.length).toBeGreaterThan(0);
+      expect(said.error.hint.length).toBeGreaterThan(0);
+      expect(failed.stderr).toContain(said.error.message);
+    }
+    // Without --json, standard output stays empty.
+    expect((await cli(home, ['answer', 'nope', 'x'])).stdout).toBe('');
+  });
+
   it('--toolsets selects what is listed', async () => {
     const home = tempDir('collab-home-');
     const c = await connectStdio({ cwd: gitRepo(), home, args: ['--toolsets', 'collab'] });
