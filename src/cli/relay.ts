@@ -182,7 +182,8 @@ class Relay {
         process.stderr.write(
           `session-collab: a message over ${MAX_LINE_BYTES} bytes; the connection ends.\n`,
         );
-        this.finish('message too large');
+        // Not an end the client asked for: said by the exit code too.
+        this.finish('message too large', 1);
       },
     );
     process.stdin.on('data', read);
@@ -335,13 +336,13 @@ class Relay {
    * its agent runs with it, then closes the connection; this process exits then (or after
    * `END_WAIT_MS`, whatever the server does).
    */
-  private finish(reason: string): void {
+  private finish(reason: string, code = 0): void {
     if (this.ending) return;
     this.ending = true;
     this.upstream?.send(JSON.stringify({ jsonrpc: '2.0', method: RELAY_ENDING, params: { reason } }));
     const gone = this.upstream?.end() ?? Promise.resolve();
     void Promise.race([gone, new Promise((resolve) => setTimeout(resolve, END_WAIT_MS))]).then(() =>
-      process.exit(0),
+      process.exit(code),
     );
   }
 }
