@@ -204,7 +204,9 @@ describe('a request over the transport’s limit', () => {
     const server = bareServe(repo, home);
     await server.call('collab_session_list');
     await server.call('collab_message_send', { content: 'x'.repeat(11_000_000) });
-    expect(await server.exit).toBe(0);
+    // Not an end the client asked for: said by the exit code too.
+    expect(await server.exit).toBe(1);
+    expect(server.output().err).toContain('the connection ends');
     const db = openSqlite(join(home, 'registry.db'), { readonly: true });
     expect(db.prepare('SELECT status FROM sessions').all()).toEqual([{ status: 'ended' }]);
     db.close();

@@ -421,19 +421,6 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     expect(held.claims.map((c) => c.files)).toEqual([['v.ts']]);
   });
 
-  it('a client line over the limit ends the relay with exit code 1 and says why; the server stays', async () => {
-    const home = tempDir('collab-home-');
-    const repo = gitRepo();
-    const relay = bareServe(repo, home);
-    expect(await relay.call('collab_session_list')).toContain('"result"');
-    const server = serverPid(home);
-    relay.child.stdin.write(`${'x'.repeat(11 * 1024 * 1024)}\n`);
-    expect(await relay.exit).toBe(1);
-    expect(relay.output().err).toContain('the connection ends');
-    expect(serverPid(home)).toBe(server);
-    await stopServer(home);
-  });
-
   it('a home where the server cannot run: the relay serves in-process, and doctor says why', async () => {
     const home = tempDir('collab-home-');
     const repo = gitRepo();

@@ -45,7 +45,9 @@ export async function startHubProcess(options: {
     });
     proc.once('exit', (code) => reject(new Error(`hub exited (${code}): ${stderr}`)));
   });
-  const info = JSON.parse(line) as { url: string; mcp: string; login: string };
+  const info = JSON.parse(line) as { url: string; mcp: string; login: string; error?: unknown };
+  // A hub that could not start says so on the same line (`--json`), then exits.
+  if (info.error !== undefined) throw new Error(`hub failed: ${JSON.stringify(info.error)}`);
   return {
     ...info,
     home: options.home,
