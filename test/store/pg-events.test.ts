@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
+  // Last opened, first closed: a listener (which wakes the readers) before the pool they read.
+  for (const close of closers.splice(0).reverse()) await close();
 });
 
 const until = async (what: string, ok: () => boolean, ms = 10_000) => {
@@ -34,7 +35,9 @@ function reader(pool: pg.Pool) {
       seen.push(...rows.map((r) => r.id));
     });
   };
-  return { seen, wake };
+  /** Settles once the reads woken so far are done. */
+  const settled = () => reading;
+  return { seen, wake, settled };
 }
 
 describe('events across replicas (LISTEN/NOTIFY)', () => {
@@ -56,7 +59,11 @@ describe('events across replicas (LISTEN/NOTIFY)', () => {
       onStatus: (s) => statuses.push(s),
     });
     await listener.start();
-    closers.push(() => listener.close());
+    // Closed, then its last woken read let finish, before the pool ends.
+    closers.push(async () => {
+      await listener.close();
+      await feed.settled();
+    });
     const add = (n: number) =>
       pool.query(
         `INSERT INTO events (at, project_id, kind, subject, op) SELECT 1, 'p', 'claim', 'c' || g, 'created' FROM generate_series(1, ${n}) g`,
