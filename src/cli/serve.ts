@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Tool } from '@modelcontextprotocol/server';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { App } from '../app/app.js';
 import { inline } from '../core/fence.js';
 import { ownProcess } from '../features/sessions/client-sessions.js';
@@ -10,6 +10,7 @@ import { Connection } from '../features/sessions/connection.js';
 import { serverClientSessionId } from '../integrations/client-env.js';
 import { clientProcess } from '../integrations/process-tree.js';
 import { answerToolCallsDirectly } from '../mcp/direct-calls.js';
+import { LineTransport } from '../mcp/line-transport.js';
 import { select } from '../mcp/registry.js';
 import { type CollabServer, createMcpServer, tellAnswers } from '../mcp/server.js';
 import { startBackgroundWork } from './background-work.js';
@@ -57,7 +58,9 @@ export async function serve(
     identity: () => ({ sessionId: serverClientSessionId(process.env), process: clientProcess() }),
     recordsCalls: true,
   });
-  const wire = new StdioServerTransport(io.input, io.output);
+  // The transport the machine's server serves each relay over: the same lines, checks and answers.
+  const wire = new LineTransport(io.output);
+  io.input.on('data', (chunk: Buffer) => wire.receive(chunk));
   tellAnswers(wire, connection);
   const handle = serveStdio(
     () => {
@@ -117,6 +120,8 @@ export async function serve(
   io.input.once('end', () => stop('client disconnected'));
   process.once('beforeExit', () => stop('connection closed'));
   io.input.once('close', () => stop('client disconnected'));
+  io.input.once('error', () => stop('client disconnected'));
+  io.output.on('error', () => stop('client disconnected'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGHUP', () => stop('SIGHUP'));

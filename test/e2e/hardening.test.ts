@@ -212,3 +212,34 @@ describe('a request over the transport’s limit', () => {
     db.close();
   });
 });
+
+describe('lines that are no JSON-RPC message', () => {
+  it.each([
+    ['through the machine’s server', []],
+    ['served in its own process', ['--in-process']],
+  ])('are answered as JSON-RPC asks (%s), and the next line is served', async (_, args) => {
+    const home = tempDir('collab-home-');
+    const server = bareServe(gitRepo(), home, [process.execPath], { args });
+    open.push({ close: async () => server.child.kill() });
+    await server.call('collab_session_list');
+    server.raw('not json\n');
+    server.raw('[{"jsonrpc":"2.0","id":90,"method":"ping"}]\n');
+    server.raw('{"jsonrpc":"2.0","id":91,"method":7}\n');
+    server.raw('{"jsonrpc":"2.0","id":92}\n');
+    const after = await server.request('ping', {});
+    expect(after).toMatchObject({ result: {} });
+    const answers = server
+      .output()
+      .out.split('\n')
+      .filter((l) => l.includes('"error"'))
+      .map((l) => JSON.parse(l) as { id: unknown; error: { code: number; message: string } });
+    expect(answers.map((a) => [a.id, a.error.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [91, -32600],
+      [null, -32600],
+    ]);
+    expect(answers[1]!.error.message).toMatch(/batch/);
+    expect(answers[2]!.error.message).toMatch(/"method" must be a string/);
+  });
+});

@@ -264,6 +264,8 @@ export function bareServe(
     child,
     exit,
     output: () => ({ out, err }),
+    /** Writes `text` as it is (no JSON, no newline added). */
+    raw: (text: string) => child.stdin.write(text),
     /** Resolves with the response line, or null if the server exits first. */
     call(name: string, args: Record<string, unknown> = {}): Promise<string | null> {
       return responseLine(ask('tools/call', { name, arguments: args }));

@@ -59,7 +59,8 @@ describe('a transport over lines handed to it', () => {
   });
 
   it("checks every message but a plain tool call against the protocol's schema, and goes on after a bad one", async () => {
-    const transport = new LineTransport(new Output());
+    const output = new Output();
+    const transport = new LineTransport(output);
     const { messages, errors } = await started(transport);
     const lines = [
       'not json',
@@ -94,6 +95,45 @@ describe('a transport over lines handed to it', () => {
     expect(messages).toEqual(sdk);
     expect(messages.map((m) => ('id' in m ? m.id : null))).toEqual([5, 8, null, 6]);
     expect(errors).toHaveLength(lines.length - sdk.length);
+    // Each refused line is answered, under its id only where it named a method and an id of the
+    // protocol's shape.
+    expect(output.written.map((l) => JSON.parse(l) as { id: unknown; error: { code: number } })).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/not JSON/) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/"id" must be/) } },
+      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: expect.any(String) } },
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.any(String) } },
+    ]);
+  });
+
+  it('answers what is no message as JSON-RPC asks, saying what is wrong; never under a response’s id', async () => {
+    const output = new Output();
+    const transport = new LineTransport(output);
+    const { messages } = await started(transport);
+    const lines = [
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+      '5',
+      'null',
+      '{"jsonrpc":"1.0","id":2,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":3,"method":["ping"]}',
+      '{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}',
+      // A response to one of the server's requests, got wrong: its id is the server's, not answered under.
+      '{"jsonrpc":"2.0","id":5,"error":"no"}',
+      '{"jsonrpc":"2.0","id":6}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    ];
+    for (const line of lines) transport.receive(`${line}\n`);
+    const answers = output.written.map((l) => JSON.parse(l) as { id: unknown; error: { message: string } });
+    expect(answers.map((a) => [a.id, a.error.message])).toEqual([
+      [null, expect.stringMatching(/batch .*line of its own/)],
+      [null, expect.stringMatching(/JSON object; got number/)],
+      [null, expect.stringMatching(/JSON object; got null/)],
+      [2, expect.stringMatching(/"jsonrpc" must be "2.0"/)],
+      [3, expect.stringMatching(/"method" must be a string/)],
+      [4, expect.stringMatching(/"params" must be an object/)],
+      [null, expect.stringMatching(/a response needs/)],
+      [null, expect.stringMatching(/no "method"/)],
+    ]);
+    expect(messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
   });
 
   it('a line over 10 MiB is an error and closes it; nothing is read or sent after', async () => {
@@ -125,6 +165,24 @@ describe('a transport over lines handed to it', () => {
     await sending;
     expect(sent).toBe(true);
     expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(0);
+  });
+
+  it('many messages waiting for the other side to read share one pair of listeners; lines refused meanwhile go unanswered', async () => {
+    const output = new Output(1);
+    const transport = new LineTransport(output);
+    await started(transport);
+    const sending = Array.from({ length: 50 }, (_, i) =>
+      transport.send({ jsonrpc: '2.0', id: i, result: {} }),
+    );
+    expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(2);
+    // A client that sends junk and never reads: its answers would pile up without bound.
+    for (let i = 0; i < 1000; i++) transport.receive('{}\n');
+    expect(output.written).toHaveLength(50);
+    output.emit('drain');
+    await Promise.all(sending);
+    expect(output.listenerCount('drain') + output.listenerCount('close')).toBe(0);
+    transport.receive('{}\n');
+    expect(output.written).toHaveLength(51);
   });
 
   it('a message not written when the connection goes is not taken for sent; none is sent after', async () => {
