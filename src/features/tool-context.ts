@@ -55,6 +55,8 @@ export interface Services extends CoreServices {
   readonly wakeups: Wakeups;
   readonly idleWakes: IdleWakes;
   readonly landing: LandingService;
+  /** The agents' service when this process made it already (nothing is made): what only its runs need. */
+  made(name: 'agents'): AgentsService | undefined;
 }
 
 /** The context of one tool call: the services, and the connection it came over. */

@@ -45,6 +45,8 @@ interface Identity {
   /** The client process on this host, as `hub-headers` named it. */
   clientPid: number | null;
   clientStart: string | null;
+  /** It may be on another machine: not one of this host's, or with a token (see `Caller.sameHost`). */
+  remote: boolean;
 }
 
 /** Where a request comes from, as far as the hub can trust it. */
@@ -83,6 +85,7 @@ function identityOf(headers: Headers, caller: Caller): Identity {
     name: inline(header(IDENTITY_HEADERS.name, 200) ?? '', 100) || null,
     clientPid: caller.sameHost ? Number(header(IDENTITY_HEADERS.clientPid, 12) ?? Number.NaN) || null : null,
     clientStart: caller.sameHost ? header(IDENTITY_HEADERS.clientStart, 40) : null,
+    remote: !caller.sameHost,
   };
 }
 
@@ -282,6 +285,7 @@ export class McpEndpoint {
       client: () => server?.getClientVersion()?.name ?? null,
       server: this.options.process,
       name: identity.name,
+      remote: identity.remote,
       ...(identity.clientSessionId || identity.clientPid
         ? { identity: () => ({ sessionId: identity.clientSessionId, process: clientProcess() }) }
         : {}),
@@ -314,6 +318,7 @@ export class McpEndpoint {
           // The client process as this request names it (the one that opened the session may be gone).
           clientPid: current.clientPid,
           clientStart: current.clientStart,
+          remote: current.remote,
         },
         row.token_id,
         row.id,
@@ -363,6 +368,8 @@ export class McpEndpoint {
     } catch (error) {
       this.options.app.log.warn('hub.close_failed', { mcp_session: id, message: (error as Error).message });
     }
+    const collabId = live?.connection.currentId;
+    if (collabId) await this.options.app.made('agents')?.stopFor(collabId, reason);
     await live?.connection.close(reason);
   }
 

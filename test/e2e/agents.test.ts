@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../helpers/sqlite.js';
 import { connectStdio, waitForExit } from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
@@ -286,6 +287,79 @@ describe('continuing a conversation where it can be continued, and saying why no
       });
     const history = await a.call<{ executions: Run[] }>('get_execution_history', { limit: 100 });
     expect(history.executions).toHaveLength(2);
+  }, 60_000);
+
+  it("a session id that is no CLI's is refused before it reaches a command line; nothing runs from it", async () => {
+    const { connect, home } = setup();
+    const a = await connect();
+    for (const session_id of [
+      '--dangerously-skip-permissions',
+      '--settings={"hooks":1}',
+      'a b',
+      'abc\u0000def',
+      '-x',
+    ])
+      expect(await a.fail('set_current_session', { session_id, conversation: 'c' })).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('no CLI session id'),
+        hint: expect.stringContaining('get_execution_history'),
+      });
+    expect(await a.call('get_current_session', { conversation: 'c' })).toMatchObject({ session_id: null });
+    // A point of the CLI's shape is taken, and goes on the command line as one word.
+    await a.call('set_current_session', { session_id: 'abc-1.2:3_4', conversation: 'c' });
+    expect(await a.call<Run>('execute_claude', { prompt: 'x', conversation: 'c' })).toMatchObject({
+      status: 'failed',
+      error: 'No conversation found with session ID: abc-1.2:3_4',
+    });
+    // One kept otherwise (an older version's store): the run fails saying why, and is not left running.
+    const db = openSqlite(join(home, 'registry.db'));
+    db.prepare("UPDATE agent_conversations SET current = '--version' WHERE conversation = 'c'").run();
+    db.close();
+    const failed = await a.call<Run>('execute_claude', { prompt: 'y', conversation: 'c', wait_seconds: 30 });
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('no CLI session id') });
+  }, 60_000);
+
+  it('a run folder reached through a symlink out of the project is refused', async () => {
+    const { connect, repo } = setup();
+    const { symlinkSync, mkdirSync } = await import('node:fs');
+    const outside = tempDir('outside-');
+    symlinkSync(outside, join(repo, 'out'));
+    mkdirSync(join(repo, 'in'));
+    symlinkSync(join(repo, 'in'), join(repo, 'in-link'));
+    const a = await connect();
+    expect(await a.fail('execute_claude', { prompt: 'x', cwd: 'out' })).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('outside the project'),
+    });
+    // A link to a folder of the project is the project's.
+    expect(
+      await a.call<Run>('execute_claude', { prompt: 'y', cwd: 'in-link', conversation: 'l' }),
+    ).toMatchObject({
+      status: 'succeeded',
+    });
+    expect((await a.call<{ executions: Run[] }>('get_execution_history', {})).executions).toHaveLength(1);
+  }, 60_000);
+
+  it('a session that ends ends the runs it started', async () => {
+    const { connect, state } = setup();
+    const a = await connect();
+    const run = await a.call<Run>('execute_claude', { prompt: 'sleep 60', wait_seconds: 0 });
+    const pidFile = async () => {
+      for (let i = 0; i < 200; i++) {
+        const file = readdirSync(state).find((f) => f.startsWith('cli-'));
+        if (file) return Number(readFileSync(join(state, file), 'utf8'));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('the CLI never started');
+    };
+    const pid = await pidFile();
+    await a.call('collab_session_end', {});
+    for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(pid)).toBe(false);
+    expect(await a.call<Run>('execution_status', { execution_id: run.execution_id })).toMatchObject({
+      status: 'cancelled',
+      error: expect.stringContaining('its session ended'),
+    });
   }, 60_000);
 
   it('a conversation that starts afresh says so and why; without a client session id a restart cannot continue by itself', async () => {

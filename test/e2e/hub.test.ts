@@ -308,6 +308,37 @@ describe('the hub over Streamable HTTP', () => {
     expect(readFileSync(join(home, 'logs', 'collab.log'), 'utf8')).not.toContain(token);
   });
 
+  it('an agent with a token runs no agent CLI on the hub’s machine, whatever folder it names; one of this machine does', async () => {
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const state = tempDir('fake-agent-');
+    const fakes = fileURLToPath(new URL('../fixtures/agent-clis', import.meta.url));
+    const h = await hub(home, {
+      args: ['--toolsets', 'collab,agent'],
+      env: { PATH: `${fakes}:${process.env.PATH}`, FAKE_AGENT_STATE: state },
+    });
+    // Before any token: a client of this machine (loopback, no token) delegates.
+    const local = await client({ mcp: h.mcp, project: repo });
+    expect(await local.call('execute_claude', { prompt: 'hello' })).toMatchObject({ status: 'succeeded' });
+    const { token } = JSON.parse((await cli(home, ['token', 'create', 'agent-1', '--json'])).stdout) as {
+      token: string;
+    };
+    for (const project of [repo, '/']) {
+      const remote = await client({ mcp: h.mcp, project, token });
+      for (const [tool, args] of [
+        ['execute_claude', { prompt: 'x' }],
+        ['execute_claude_with_context', { prompt: 'x', file_paths: ['etc/passwd'] }],
+      ] as const)
+        expect(await remote.fail(tool, args)).toMatchObject({
+          code: 'NOT_ALLOWED',
+          message: expect.stringContaining("on the hub's machine"),
+          hint: expect.stringContaining('without a token'),
+        });
+    }
+    // Nothing of the machine's files went into a stored prompt: one run in all, the local one.
+    expect(readdirSync(join(state, 'claude-projects')).length).toBe(1);
+  });
+
   it('a token takes effect the moment `token create` returns: no request without one is served after', async () => {
     const home = tempDir('collab-home-');
     const h = await hub(home);

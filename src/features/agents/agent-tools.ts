@@ -127,7 +127,11 @@ export const executeClaude = defineTool({
   output: runView,
   async handler({ app, connection, call }, input) {
     const service = app.agents;
-    const run = await service.execute(await connection.actor(undefined), { ...input, env: connection.env });
+    const run = await service.execute(await connection.actor(undefined), {
+      ...input,
+      env: connection.env,
+      remote: connection.remote,
+    });
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },
   text: viewText,
@@ -148,6 +152,7 @@ export const executeClaudeWithContext = defineTool({
       ...input,
       files: input.file_paths,
       env: connection.env,
+      remote: connection.remote,
     });
     return waitForRun(service, run.id, input.wait_seconds, call, connection);
   },

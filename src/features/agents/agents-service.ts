@@ -13,7 +13,7 @@ import { checkCli } from './cli-check.js';
 import { conversationFolder, setPoint, whyFresh } from './conversation-rules.js';
 import { endLeft, endLeftRuns, runnerLives } from './left-runs.js';
 import { adapterOf } from './providers.js';
-import { insideProject, searchWords, withFiles } from './run-inputs.js';
+import { cliSessionId, insideProject, searchWords, withFiles } from './run-inputs.js';
 
 /** How long a stopping server waits for its runs to end (their SIGTERM grace, then SIGKILL). */
 const STOP_WAIT_MS = 4_000;
@@ -56,9 +56,17 @@ export class AgentsService {
       files?: string[];
       /** The client's environment: the CLI is looked for and run in it. */
       env?: NodeJS.ProcessEnv;
+      /** The client may be on another machine (see `ConnectionOrigin.remote`): nothing is run for it here. */
+      remote?: boolean;
     },
   ): Promise<AgentRunRow> {
     await this.recovered;
+    if (input.remote)
+      throw new CollabError(
+        'NOT_ALLOWED',
+        "A run starts the agent's CLI on the hub's machine, in the session's folder there, and reads its files; this client connects with a token (or from elsewhere), so its folder is not one of this machine's.",
+        "Delegate from a client on the hub's machine (connected without a token, over loopback), or run the agent CLI yourself.",
+      );
     if (this.stopping !== null)
       throw new CollabError(
         'INVALID_STATE',
@@ -307,7 +315,8 @@ export class AgentsService {
           error: `The ${row.provider} CLI was not found (looked at: ${tried.join(', ')}). Install it, or set ${row.provider.toUpperCase()}_PATH.`,
         });
       const point = await this.app.store.agentRuns.conversation(sessionId, row.provider, row.conversation);
-      const resume = point ?? null;
+      // Checked where it goes on the command line too: a point kept by an older version is not.
+      const resume = point === undefined || point === null ? null : cliSessionId(point);
       const fresh = resume === null ? await whyFresh(this.app, session, row, point) : null;
       const started = await this.app.store.write(() =>
         this.app.store.agentRuns.start(id, resume, fresh, this.app.now()),
@@ -340,6 +349,14 @@ export class AgentsService {
           ),
         );
       }
+    } catch (error) {
+      // A run that could not start or go on (the CLI would not spawn, the store failed) is failed,
+      // never left running for no process (a run's first ending is the one kept).
+      await endRun(this.app, id, {
+        status: 'failed',
+        error: `The run could not go on: ${(error as Error).message}`,
+      }).catch(() => {});
+      throw error;
     } finally {
       this.release();
     }

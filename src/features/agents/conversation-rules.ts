@@ -8,6 +8,7 @@ import { invalidInput } from '../../core/errors.js';
 import { type AgentRunRow, type ConversationPoint, UNKNOWN_POINT } from '../../store/agent-runs-store.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { adapterOf } from './providers.js';
+import { cliSessionId } from './run-inputs.js';
 
 /**
  * The folder a conversation of a CLI that keeps sessions per folder lives in: that of its run
@@ -39,6 +40,7 @@ export async function setPoint(
   conversation: string,
   point: string | null,
 ): Promise<void> {
+  if (point !== null) cliSessionId(point);
   const runs = app.store.agentRuns;
   const at = await pointDetails(app, session, provider, conversation, point);
   await app.store.write(async () => {

@@ -31,7 +31,7 @@ const claude: ProviderAdapter = {
     '--verbose',
     '--permission-mode',
     c.claude_permission_mode,
-    ...(resume ? ['--resume', resume, '--fork-session'] : []),
+    ...(resume ? [`--resume=${resume}`, '--fork-session'] : []),
   ],
   canGoBack: true,
   // ~/.claude/projects/<folder>/<session>.jsonl
@@ -63,7 +63,7 @@ const gemini: ProviderAdapter = {
     'stream-json',
     '--approval-mode',
     c.gemini_approval_mode,
-    ...(resume ? ['--resume', resume] : []),
+    ...(resume ? [`--resume=${resume}`] : []),
   ],
   canGoBack: false,
   // ~/.gemini/tmp/<folder hash>/chats/

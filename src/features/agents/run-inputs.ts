@@ -5,6 +5,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 
 /** Files given as context: at most this many, of at most this size each. */
@@ -42,16 +43,41 @@ export function searchWords(query: string): string[] {
   return query.split(/\s+/).filter(Boolean).slice(0, 20);
 }
 
-/** The run's folder: inside the session's project (the worktree when not given). */
+/**
+ * The run's folder: inside the session's project (the worktree when not given), symlinks followed
+ * (a link inside the project to a folder outside it is outside).
+ */
 export function insideProject(session: SessionRow, cwd: string | undefined): string {
   const folder = cwd === undefined ? session.worktree : resolve(session.worktree, cwd);
-  const rel = relative(session.worktree, folder);
-  if (rel.startsWith('..') || isAbsolute(rel))
-    throw invalidInput(`cwd: ${cwd} is outside the project (${session.worktree}).`);
+  const outside = () =>
+    invalidInput(`cwd: ${shown(cwd ?? folder)} is outside the project (${session.worktree}).`);
+  const within = (root: string, path: string) => {
+    const rel = relative(root, path);
+    return !(rel.startsWith('..') || isAbsolute(rel));
+  };
+  if (!within(session.worktree, folder)) throw outside();
+  let real: string;
   try {
-    if (!statSync(folder).isDirectory()) throw new Error('not a folder');
+    real = realpathSync(folder);
+    if (!statSync(real).isDirectory()) throw new Error('not a folder');
   } catch {
-    throw invalidInput(`cwd: ${folder} is not a folder.`);
+    throw invalidInput(`cwd: ${shown(folder)} is not a folder.`);
   }
+  if (!within(realpathSync(session.worktree), real)) throw outside();
   return folder;
+}
+
+/**
+ * A CLI conversation id as the CLIs make them (UUIDs, thread ids): letters, digits and `._:-`, not
+ * starting with `-`, so that on a command line it is never read as a flag or as more than one word.
+ */
+const CLI_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+/** `id` when it is a CLI conversation id (`CLI_SESSION_ID`); INVALID_INPUT otherwise. */
+export function cliSessionId(id: string): string {
+  if (CLI_SESSION_ID.test(id)) return id;
+  throw invalidInput(
+    `session_id: ${shown(id)} is no CLI session id (letters, digits, ".", "_", ":" and "-", not first; at most 200).`,
+    'Use a session_id an earlier run gave (get_execution_history shows them), or reset_session to start over.',
+  );
 }

@@ -35,6 +35,11 @@ export interface ConnectionOrigin {
    */
   env?: NodeJS.ProcessEnv;
   /**
+   * The client may be on another machine (an HTTP client with a token, or not over loopback): the
+   * folder it names is one of its own machine, so nothing is run or read there on its behalf.
+   */
+  remote?: boolean;
+  /**
    * The client may send a call again, to another server, when this one dies before answering (a
    * relay): each call's writes are recorded, so that one sent again does nothing twice.
    */
@@ -84,6 +89,11 @@ export class Connection {
   /** The folder the client runs in. */
   get cwd(): string {
     return this.origin.cwd;
+  }
+
+  /** Whether the client may be on another machine (see `ConnectionOrigin.remote`). */
+  get remote(): boolean {
+    return this.origin.remote === true;
   }
 
   /** The client's environment (see `ConnectionOrigin.env`). */

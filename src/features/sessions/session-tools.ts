@@ -81,6 +81,8 @@ export const sessionEnd = defineTool({
       'ended by collab_session_end',
     );
     connection.forget(session.id);
+    // The agent CLIs it started end with it (none can cancel them once it has ended).
+    await app.made('agents')?.stopFor(session.id, 'its session ended');
     return { session_id: session.id, ended: true, released_claims: released };
   },
   text: (o) => `Session ${o.session_id} ended; ${o.released_claims} claim(s) released.`,
