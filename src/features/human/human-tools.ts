@@ -223,7 +223,8 @@ export const listQuestions = defineTool({
   }),
   async handler({ app, connection }, input) {
     const human = app.human;
-    const session = await connection.viewer(input.session_id);
+    // A session sees only its own questions, as check_answers and cancel_question do.
+    const session = await connection.actor(input.session_id);
     return {
       questions: (await human.list(session, input.status, input.limit)).map((q) => {
         const v = human.view(q);

@@ -69,7 +69,8 @@ export class MessagesService {
     let to = input.to ?? null;
     if (input.replyTo !== undefined) {
       const original = await store.messages.get(input.replyTo);
-      if (!original)
+      // Another project's message is not one to reply to from here.
+      if (!original || original.project_id !== from.project_id)
         throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
       // A reply without a recipient goes back to the original sender.
       if (to === null && original.from_session_id !== from.id) to = original.from_session_id;

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import { projectLabel } from '../../core/project-label.js';
 import { iso } from '../../core/time.js';
 import type { ProjectRow } from '../../store/projects-store.js';
@@ -95,6 +96,14 @@ export class ReviewProjects {
     const { store } = this.app;
     return store.write(async () => {
       const p = await this.project(id);
+      // A repository's project is its sessions' to change (its review gate above all); a project
+      // made by id (create_project) belongs to no repository, and any session may.
+      if (p.kind !== 'named' && p.id !== actor.project_id)
+        throw new CollabError(
+          'NOT_ALLOWED',
+          `Project ${shown(id)} is another repository's: only sessions working in it change it.`,
+          'Change your own project (leave projectId out), or ask a session working there (collab_message_send).',
+        );
       const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
       const next = {
         id,

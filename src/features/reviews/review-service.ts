@@ -36,7 +36,7 @@ export class ReviewService extends WorkItemsService {
         throw new CollabError(
           'NOT_ALLOWED',
           `Session "${actor.name}" submitted work item ${item.id}, so it cannot approve it.`,
-          'Another session reviews it; for single-session use, allow self-review in update_project settings.',
+          "Another session reviews it (get_pending_reviews lists it for them). Self-review is for single-session use, and allowing it is the person's call (review_allow_self_review in config.json).",
         );
       }
       assertCan(item.status, 'review', item.id);

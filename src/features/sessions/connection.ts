@@ -199,10 +199,21 @@ export class Connection {
     );
   }
 
-  /** The session whose eyes a read looks through: any session given by id, else the connection's own. */
-  viewer(sessionId: string | undefined): Promise<SessionRow> {
-    if (sessionId === undefined || sessionId === this.sessionId) return this.current();
-    return this.sessions.get(sessionId);
+  /**
+   * The session whose eyes a read looks through: any session of the connection's project given by
+   * id, else the connection's own. Another project's is not found from here.
+   */
+  async viewer(sessionId: string | undefined): Promise<SessionRow> {
+    const own = await this.current();
+    if (sessionId === undefined || sessionId === own.id) return own;
+    const other = await this.sessions.get(sessionId);
+    if (other.project_id !== own.project_id)
+      throw new CollabError(
+        'SESSION_NOT_FOUND',
+        `No session with id "${sessionId}" in this project.`,
+        "See this project's sessions with collab_session_list.",
+      );
+    return other;
   }
 
   /**

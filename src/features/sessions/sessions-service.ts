@@ -271,8 +271,9 @@ export class SessionsService {
    * of its id (in the project).
    */
   async findByRef(projectId: string, ref: string): Promise<SessionRow> {
+    // Another project's session is not found from here, by id as by name.
     const byId = await this.app.store.sessions.get(ref);
-    if (byId) return byId;
+    if (byId && byId.project_id === projectId) return byId;
     const named = (await this.app.store.sessions.byName(projectId, ref)).filter(
       (s) => stateOf(this.app, s) === 'active',
     );
