@@ -32,7 +32,9 @@ async function setup() {
 describe('another project is out of reach', () => {
   it('messages: neither its sessions by id nor its messages by reply_to', async () => {
     const { a, b, sa } = await setup();
-    expect(await b.fail('collab_message_send', { to_session_id: sa.session_id, content: 'hi' })).toMatchObject({
+    expect(
+      await b.fail('collab_message_send', { to_session_id: sa.session_id, content: 'hi' }),
+    ).toMatchObject({
       code: 'SESSION_NOT_FOUND',
     });
     const sent = await a.call<{ message_id: string }>('collab_message_send', { content: 'to my project' });
