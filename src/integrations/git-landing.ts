@@ -4,7 +4,18 @@
  * the commit it was replayed on (compare-and-swap: a push with a lease, or a fast-forward).
  */
 
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { inline } from '../core/fence.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
@@ -263,11 +274,12 @@ export async function replay(scratch: string, target: string, base: string): Pro
       LONG_TIMEOUT_MS,
     );
   } catch (error) {
-    const conflicted = (await tryRun(scratch, 'diff', '--name-only', '--diff-filter=U')) ?? '';
+    // Names as they are (-z: not quoted, whatever their characters).
+    const conflicted = (await tryRun(scratch, 'diff', '--name-only', '-z', '--diff-filter=U')) ?? '';
     if (!conflicted) throw new Error(`git could not replay the work: ${gitWords(error)}`);
     const stoppedAt = await tryRun(scratch, 'rev-parse', '-q', '--verify', 'REBASE_HEAD');
     const conflicts = conflicted
-      .split('\n')
+      .split('\0')
       .filter(Boolean)
       .slice(0, 20)
       .map((file) => conflictIn(scratch, file));
@@ -283,14 +295,8 @@ export async function replay(scratch: string, target: string, base: string): Pro
 
 /** A file git left with conflict markers: where each conflict starts and the first one's two sides. */
 function conflictIn(scratch: string, file: string): ReplayConflict {
-  let text: string;
-  try {
-    // A file too large to read for its markers is named without them.
-    if (statSync(join(scratch, file)).size > CONFLICT_BYTES) return { file, lines: [], target: '', work: '' };
-    text = readFileSync(join(scratch, file), 'utf8');
-  } catch {
-    return { file, lines: [], target: '', work: '' };
-  }
+  const text = markedText(join(scratch, file));
+  if (text === null) return { file, lines: [], target: '', work: '' };
   const lines = text.split('\n');
   const starts: number[] = [];
   let target = '';
@@ -309,6 +315,30 @@ function conflictIn(scratch: string, file: string): ReplayConflict {
     work = lines.slice(middle + 1, end).join('\n');
   }
   return { file, lines: starts, target, work };
+}
+
+/**
+ * What a conflicted file holds, to find its markers: null for what is no regular file (a symlink
+ * is not followed: it could name /dev/zero or a pipe) or is too large to read for them.
+ */
+function markedText(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > CONFLICT_BYTES) return null;
+    const buffer = Buffer.alloc(Math.min(stat.size, CONFLICT_BYTES));
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.toString('utf8', 0, read);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The target's commits since `base` that changed `file`, newest first (who the work meets). */

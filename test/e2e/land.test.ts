@@ -8,7 +8,7 @@
  * work, a dirty or detached copy, an unknown target, nothing to land. Worktrees of one repository
  * with no remote land on the shared branch. On SQLite and PostgreSQL.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../../src/integrations/process-probe.js';
@@ -287,6 +287,35 @@ describe('landing from two machines on one PostgreSQL', () => {
     const checked = readFileSync(log, 'utf8').trim().split('\n');
     for (const r of results) expect(checked).toContain(r.commit);
   }, 120_000);
+});
+
+describe('conflicts in what git leaves behind', () => {
+  it('a symlink that landed (to /dev/zero) is not followed; a file named in any script is named as it is, with its lines', async () => {
+    const log = join(tempDir('collab-checks-'), 'checked.log');
+    const bare = origin(log);
+    const home = tempDir('collab-home-');
+    const [a, b] = ['alice', 'bob'].map((n) => clone(bare, n)) as [string, string];
+    git(a, 'switch', '-q', '-c', 'link');
+    symlinkSync('/dev/zero', join(a, 'lnk'));
+    writeFileSync(join(a, 'café.txt'), 'alice\n');
+    git(a, 'add', '-A');
+    git(a, 'commit', '-qm', 'a link and a café');
+    git(b, 'switch', '-q', '-c', 'other-link');
+    symlinkSync('/dev/null', join(b, 'lnk'));
+    writeFileSync(join(b, 'café.txt'), 'bob\n');
+    git(b, 'add', '-A');
+    git(b, 'commit', '-qm', 'another link and café');
+    const alice = await session(a, home, 'alice');
+    const bob = await session(b, home, 'bob');
+    expect((await alice.call<Landed>('collab_land', { wait_seconds: 100 })).state).toBe('landed');
+    const refused = await bob.call<Landed>('collab_land', { wait_seconds: 100 });
+    expect(refused.state).toBe('rejected');
+    // The name as it is (not git's quoted "caf\\303\\251.txt"), so its lines are found.
+    expect(refused.reason).toContain('café.txt (lines 1)');
+    expect(refused.reason).toMatch(/lnk, which "alice"/);
+    // The server that read the conflict still answers.
+    expect(await bob.call('collab_session_list', {})).toMatchObject({ sessions: expect.any(Array) });
+  });
 });
 
 describe('landing from a terminal, and with reviews required', () => {
