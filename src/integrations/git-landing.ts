@@ -14,7 +14,6 @@ import {
   readFileSync,
   readSync,
   rmSync,
-  statSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { inline } from '../core/fence.js';
