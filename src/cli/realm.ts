@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import semver from 'semver';
 import { parse } from 'yaml';
 import { App } from '../app/app.js';
+import { isBranchName } from '../core/branch-name.js';
 import { CollabError } from '../core/errors.js';
+import { shown } from '../core/fence.js';
 import { shellQuote } from '../core/shell-words.js';
 import { git } from '../integrations/git.js';
 import { locateFolder } from '../integrations/git-repo.js';
@@ -27,7 +30,7 @@ function checkName(what: string, value: string): string {
   if (!NAME.test(value))
     throw new CollabError(
       'INVALID_INPUT',
-      `${what} "${value}" is not a valid name.`,
+      `${what} ${shown(value)} is not a valid name.`,
       'Use letters, digits, ".", "_" and "-".',
     );
   return value;
@@ -76,6 +79,12 @@ export async function realmAddRepo(
   options: RealmOption & { path: string; defaultBranch?: string },
 ): Promise<void> {
   checkName('repo name', name);
+  if (options.defaultBranch !== undefined && !isBranchName(options.defaultBranch))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `--default-branch ${shown(options.defaultBranch)} is not a branch name git allows.`,
+      'Name the branch others merge into, e.g. main.',
+    );
   const repoPath = resolve(options.path);
   if (!existsSync(repoPath))
     throw new CollabError(
@@ -179,7 +188,15 @@ export async function realmContract(
     change?: string;
   },
 ): Promise<void> {
+  checkName('domain name', domain);
   checkName('contract name', name);
+  checkName('--owner', options.owner);
+  if (!semver.valid(options.version))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `--version ${shown(options.version)} is not semver.`,
+      'Write a version like 1.2.0.',
+    );
   const root = await withApp((app) => realmRoot(app, options.realm));
   if (!existsSync(resolve(root, 'domains', domain)))
     throw new CollabError(
@@ -207,7 +224,7 @@ export async function realmContract(
   console.log(`${green(what)} ${domain}/${name}@${options.version}.`);
   console.log(
     dim(
-      `Commit it in the realm's repository with the owner named, so realm_check can tell who changed it: git -C ${shellQuote(root)} add -A && git -C ${shellQuote(root)} commit -m "${domain}/${name}@${options.version}" --trailer "Realm-Repo: ${options.owner}"`,
+      `Commit it in the realm's repository with the owner named, so realm_check can tell who changed it: git -C ${shellQuote(root)} add -A && git -C ${shellQuote(root)} commit -m ${shellQuote(`${domain}/${name}@${options.version}`)} --trailer ${shellQuote(`Realm-Repo: ${options.owner}`)}`,
     ),
   );
 }
@@ -217,6 +234,8 @@ export async function realmBind(
   repo: string,
   options: RealmOption & { role: string; exports?: string; imports?: string },
 ): Promise<void> {
+  checkName('domain name', domain);
+  checkName('repo name', repo);
   const root = await withApp((app) => realmRoot(app, options.realm));
   if (!['provider', 'consumer', 'both'].includes(options.role))
     throw new CollabError('INVALID_INPUT', `--role ${options.role}: use provider, consumer or both.`);
@@ -234,7 +253,13 @@ export async function realmBind(
         'INVALID_INPUT',
         `--imports ${spec}: write contract@range, e.g. s3-permissions@^1.0.0.`,
       );
-    return { contract: spec.slice(0, at), version: spec.slice(at + 1) };
+    const range = spec.slice(at + 1);
+    if (semver.validRange(range) === null)
+      throw new CollabError(
+        'INVALID_INPUT',
+        `--imports ${shown(spec)}: ${shown(range)} is not a semver range.`,
+      );
+    return { contract: checkName('contract name', spec.slice(0, at)), version: range };
   });
   writeBinding(root, domain, { repo, role: options.role, exports: list(options.exports), imports });
   console.log(`${green('Bound')} ${repo} to ${domain} as ${options.role}.`);

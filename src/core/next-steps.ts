@@ -3,6 +3,7 @@
  * for all the rules, so that they read alike and are tested together.
  */
 
+import { word } from './fence.js';
 import type { Delivered } from './notifications.js';
 import { allowedActions, type WorkStatus } from './work-status.js';
 
@@ -71,7 +72,7 @@ export function nextSteps(input: StepInput): string[] {
         break;
       case 'contract_updated':
         steps.push(
-          `Contract ${n.contract} changed (${n.old_version} → ${n.new_version}): review it with contract_get.`,
+          `Contract ${n.contract} changed (${word(n.old_version)} → ${word(n.new_version)}): review it with contract_get.`,
         );
         break;
       case 'work_submitted':

@@ -1,4 +1,4 @@
-import { shown } from './fence.js';
+import { shown, word } from './fence.js';
 import { LIMITS } from './limits.js';
 
 /**
@@ -198,7 +198,7 @@ export function describeNotification(n: Delivered): string {
     case 'claim_released':
       return `${n.by} released your claim ${n.claim_id} on ${n.files.join(', ')} (intent: ${shown(n.intent, 200)}): ${shown(n.reason, 200)}. Claim again before editing those files.`;
     case 'contract_updated':
-      return `Contract ${n.contract} (${n.domain}) changed ${n.old_version} → ${n.new_version}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
+      return `Contract ${n.contract} (${n.domain}) changed ${word(n.old_version)} → ${word(n.new_version)}${n.from_repo ? ` in ${n.from_repo}` : ''}`;
     case 'binding_changed':
       return `Domain ${n.domain}: ${n.repo} ${n.change}`;
     case 'work_submitted':

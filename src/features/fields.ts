@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../app/context.js';
+import { isBranchName } from '../core/branch-name.js';
 import { atMost, LIMITS, type LimitName } from '../core/limits.js';
 import type { IdKind } from '../store/id-prefixes.js';
 import { fullId } from './id-references.js';
@@ -44,6 +45,9 @@ export const sessionIdField = idOf('session').optional();
 
 /** A session named by its id, the start of its id, or its name. */
 export const sessionRefField = text('idChars');
+
+/** A branch name git allows (never one that reads as an option on its command line). */
+export const branchField = text('idChars').refine(isBranchName, 'is not a branch name git allows');
 
 /** An id that is not generated (a project's, which may be a name): taken whole, as given. */
 export const idField = text('idChars');

@@ -16,7 +16,7 @@ import {
   rmSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { inline } from '../core/fence.js';
+import { gitWords } from './git.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
 import { readRef } from './git-refs.js';
 import { locateFolder } from './git-repo.js';
@@ -85,12 +85,6 @@ async function tryRun(cwd: string, ...args: string[]): Promise<string | null> {
   } catch {
     return null;
   }
-}
-
-/** git's own words when it failed (its standard error, trimmed), for a reason. */
-export function gitWords(error: unknown): string {
-  const e = error as { stderr?: string; message?: string };
-  return inline(e.stderr || e.message || String(error), 500);
 }
 
 /** A copy asking to land: where it is, its branch and HEAD, and what is uncommitted. */

@@ -1,3 +1,4 @@
+import { inline } from '../core/fence.js';
 import { runProgram, runProgramAsync } from './run-program.js';
 
 /**
@@ -50,4 +51,10 @@ export async function tryGitAsync(cwd: string, ...args: string[]): Promise<strin
   } catch {
     return null;
   }
+}
+
+/** git's own words when it failed (its standard error, trimmed), for a reason. */
+export function gitWords(error: unknown): string {
+  const e = error as { stderr?: string; message?: string };
+  return inline(e.stderr || e.message || String(error), 500);
 }

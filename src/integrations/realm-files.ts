@@ -25,6 +25,7 @@ import {
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
+import { isBranchName } from '../core/branch-name.js';
 import { canonicalHash } from '../core/canonical-hash.js';
 import type {
   BindingDef,
@@ -51,7 +52,8 @@ const realmFile = z.object({
 const repoFile = z.object({
   name,
   path: z.string().min(1),
-  default_branch: z.string().min(1).nullable().default(null),
+  // A branch name git allows: it goes on git's command line (never one read as an option).
+  default_branch: z.string().refine(isBranchName, 'is not a branch name git allows').nullable().default(null),
 });
 const domainFile = z.object({ name, description: z.string().nullable().default(null) });
 const contractFile = z.object({

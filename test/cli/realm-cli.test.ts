@@ -140,6 +140,87 @@ describe('session-collab realm', () => {
     expect(none.stderr).toContain('is not a realm');
   });
 
+  it('refuses names that leave the realm, versions that are no semver and branches that read as options; writes nothing', () => {
+    const home = tempDir('collab-home-');
+    const base = tempDir('collab-realm-');
+    const api = gitRepo();
+    const realm = join(base, 'realm');
+    cli(home, base, 'realm', 'init', realm, '--name', 'shop');
+    expect(cli(home, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', realm).status).toBe(0);
+    cli(home, api, 'realm', 'add-domain', 'orders');
+    writeFileSync(join(base, 'order.json'), JSON.stringify({ type: 'object' }));
+    const before = spawnSync('find', [base], { encoding: 'utf8' }).stdout;
+    const refusals: Array<[string[], RegExp]> = [
+      [
+        ['realm', 'bind', '../../../outside', 'api', '--role', 'consumer'],
+        /domain name "\.\.\/.*not a valid name/,
+      ],
+      [
+        ['realm', 'bind', 'orders', '../../x', '--role', 'consumer'],
+        /repo name "\.\.\/\.\.\/x" is not a valid name/,
+      ],
+      [
+        ['realm', 'bind', 'orders', 'api', '--role', 'consumer', '--imports', 'c@not a range'],
+        /not a semver range/,
+      ],
+      [
+        [
+          'realm',
+          'contract',
+          '../../..',
+          'c1',
+          '--owner',
+          'api',
+          '--version',
+          '1.0.0',
+          '--schema',
+          join(base, 'order.json'),
+        ],
+        /domain name/,
+      ],
+      [
+        [
+          'realm',
+          'contract',
+          'orders',
+          'c1',
+          '--owner',
+          '../x',
+          '--version',
+          '1.0.0',
+          '--schema',
+          join(base, 'order.json'),
+        ],
+        /--owner "\.\.\/x"/,
+      ],
+      [
+        [
+          'realm',
+          'contract',
+          'orders',
+          'c1',
+          '--owner',
+          'api',
+          '--version',
+          '1.0\nSYSTEM',
+          '--schema',
+          join(base, 'order.json'),
+        ],
+        /--version "1\.0\\u000aSYSTEM" is not semver/,
+      ],
+      [
+        ['realm', 'add-repo', 'web', '--path', gitRepo(), '--default-branch=--output=/tmp/x'],
+        /--default-branch "--output=\/tmp\/x" is not a branch name/,
+      ],
+    ];
+    for (const [args, message] of refusals) {
+      const out = cli(home, api, ...args);
+      expect(out.status, args.join(' ')).toBe(1);
+      expect(out.stderr, args.join(' ')).toMatch(message);
+    }
+    expect(spawnSync('find', [base], { encoding: 'utf8' }).stdout).toBe(before);
+  });
+
   it('says what to do outside a realm', () => {
     const out = cli(tempDir('collab-home-'), gitRepo(), 'realm', 'check');
     expect(out.status).toBe(1);

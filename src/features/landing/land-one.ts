@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { inline, outputTail, quoteBlock } from '../../core/fence.js';
+import { gitWords } from '../../integrations/git.js';
 import {
   addScratch,
   commitsBetween,
@@ -16,7 +17,6 @@ import {
   committedAt,
   contains,
   currentTarget,
-  gitWords,
   landingRemote,
   moveTarget,
   type ReplayConflict,

@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { isBranchName } from '../../core/branch-name.js';
-import { inline, quoteBlock } from '../../core/fence.js';
+import { inline, quoteBlock, word } from '../../core/fence.js';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, PROGRESS_EVERY_MS } from '../../core/waits.js';
 import type { LandingRow } from '../../store/landings-store.js';
-import { idOf, sessionIdField, text } from '../fields.js';
+import { branchField, idOf, sessionIdField } from '../fields.js';
 import { type CallControls, defineTool, type Services } from '../tool-context.js';
 import { FINAL, type LandingView } from './landing-service.js';
-
-/** A branch name as git allows it (`git check-ref-format --branch`), checked before git sees it. */
-const branchName = text('idChars').refine(isBranchName, 'is not a branch name git allows');
 
 /** What an answer shows of the check's output: its end. */
 const OUTPUT_SHOWN = 2_000;
@@ -33,12 +29,12 @@ async function waitFor(app: Services, id: string, seconds: number, call: CallCon
   return row;
 }
 
-async function answer(app: Services, row: LandingRow): Promise<z.input<typeof outcome>> {
+async function answer(app: Services, row: LandingRow, yours = true): Promise<z.input<typeof outcome>> {
   const ahead = FINAL.has(row.state) ? null : await app.landing.ahead(row);
   return {
     id: row.id,
     state: row.state,
-    message: describe(app.landing.view(row, ahead)),
+    message: describe(app.landing.view(row, ahead), yours),
     commit: row.landed_commit,
     reason: row.reason,
     output: row.check_output
@@ -48,16 +44,23 @@ async function answer(app: Services, row: LandingRow): Promise<z.input<typeof ou
 }
 
 /** One request in a sentence. */
-export function describe(v: LandingView): string {
+export function describe(v: LandingView, yours = true): string {
+  // Names another session's git chose: quoted unless plain words.
+  const branch = word(v.branch);
+  const onto = word(v.onto);
+  const whose = yours ? '' : ` (${branch} of "${inline(v.requester, 80)}")`;
   switch (v.state) {
     case 'queued':
-      return `Request ${v.id} to land ${v.commits} commit(s) of ${v.branch} on ${v.onto} is queued${v.ahead ? `, ${v.ahead} ahead of it` : ', next'}: collab_land_status with its id waits for the outcome.`;
+      return `Request ${v.id} to land ${v.commits} commit(s) of ${branch} on ${onto} is queued${v.ahead ? `, ${v.ahead} ahead of it` : ', next'}: collab_land_status with its id waits for the outcome.`;
     case 'landing':
-      return `Request ${v.id} is landing on ${v.onto} now (replay and check): collab_land_status with its id waits for the outcome.`;
+      return `Request ${v.id}${whose} is landing on ${onto} now (replay and check): collab_land_status with its id waits for the outcome.`;
     case 'landed':
-      return `Landed on ${v.onto} as ${v.commit}${v.reason ? ` (${v.reason})` : ''}. Your branch ${v.branch} is as it was: move it onto the target (git reset --keep ${v.commit}) before going on.`;
+      // Only the requester's branch is to move onto it: another session's stays as it is.
+      return yours
+        ? `Landed on ${onto} as ${v.commit}${v.reason ? ` (${v.reason})` : ''}. Your branch ${branch} is as it was: move it onto the target (git reset --keep ${v.commit}) before going on.`
+        : `Request ${v.id}${whose} landed on ${onto} as ${v.commit}${v.reason ? ` (${v.reason})` : ''}.`;
     default:
-      return `Request ${v.id} was ${v.state}: ${v.reason ?? 'no reason recorded'}`;
+      return `Request ${v.id}${whose} was ${v.state}: ${v.reason ?? 'no reason recorded'}`;
   }
 }
 
@@ -70,7 +73,7 @@ export const land = defineTool({
   openWorld: true,
   waits: true,
   input: z.strictObject({
-    onto: branchName.optional(),
+    onto: branchField.optional(),
     wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_WAIT_SECONDS),
     session_id: sessionIdField,
   }),
@@ -116,7 +119,12 @@ export const landStatus = defineTool({
     let request: z.input<typeof outcome> | null = null;
     let projectId = viewer.project_id;
     if (input.id) {
-      const row = await waitFor(app, input.id, input.wait_seconds, call);
+      const found = await app.landing.get(input.id);
+      // Another project's request is not found from here.
+      const row =
+        found && found.project_id === viewer.project_id
+          ? await waitFor(app, input.id, input.wait_seconds, call)
+          : null;
       if (!row)
         throw new (await import('../../core/errors.js')).CollabError(
           'INVALID_INPUT',
@@ -124,27 +132,28 @@ export const landStatus = defineTool({
           'collab_land_status without an id lists the queue and recent outcomes.',
         );
       projectId = row.project_id;
-      request = await answer(app, row);
+      request = await answer(app, row, row.session_id === viewer.id);
       if (FINAL.has(row.state) && row.session_id === viewer.id)
         await app.notifications.markSeen(viewer.id, 'land_outcome', row.id);
     }
     const { queue, recent } = await app.landing.status(projectId, 20);
-    const shown = (v: LandingView) => ({
+    const listed = (v: LandingView) => ({
       ...v,
       requester: inline(v.requester, 80),
       check_output: null,
       details: null,
       reason: v.reason ? inline(v.reason, 400) : null,
+      yours: v.session_id === viewer.id,
     });
-    return { request, queue: queue.map(shown), recent: recent.map(shown) };
+    return { request, queue: queue.map(listed), recent: recent.map(listed) };
   },
   text: (out) =>
     [
       ...(out.request ? [out.request.message] : []),
       out.queue.length === 0 ? 'Nothing is queued to land.' : `Queue (${out.queue.length}):`,
-      ...out.queue.map((v) => `- ${describe(v as unknown as LandingView)}`),
+      ...out.queue.map((v) => `- ${describe(v as unknown as LandingView, v.yours === true)}`),
       ...(out.recent.length > 0 ? ['Recent:'] : []),
-      ...out.recent.slice(0, 5).map((v) => `- ${describe(v as unknown as LandingView)}`),
+      ...out.recent.slice(0, 5).map((v) => `- ${describe(v as unknown as LandingView, v.yours === true)}`),
     ].join('\n'),
 });
 

@@ -13,11 +13,11 @@ import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
+import { gitWords } from '../../integrations/git.js';
 import {
   copyState,
   currentTarget,
   defaultTarget,
-  gitWords,
   landingRemote,
   workToLand,
 } from '../../integrations/git-landing.js';

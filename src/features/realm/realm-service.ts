@@ -11,6 +11,7 @@ import {
   type RealmModel,
   realmSnapshot,
 } from '../../core/realm-model.js';
+import { gitWords } from '../../integrations/git.js';
 import type { ProjectLocation } from '../../integrations/git-repo.js';
 import {
   branchStatus,
@@ -351,10 +352,12 @@ export class RealmService {
       try {
         (ensureWorktree(repo.path, path, rfc) === 'created' ? created : existing).push(name);
       } catch (error) {
+        // What was made before stays (a call again finds it and goes on), and is said.
+        const made = [...created, ...existing].map((n) => `${n} (${paths[n]})`);
         throw new CollabError(
           'INVALID_INPUT',
-          `${name}: ${(error as Error).message.split('\n')[0]}`,
-          'Check the repo path in the realm and that the branch is free.',
+          `${name}: git could not make its worktree: ${gitWords(error)}${made.length > 0 ? ` Worktrees on ${rfc} already there: ${made.join(', ')}.` : ''}`,
+          'Check the repo path in the realm and that the branch is free (checked out nowhere else); then call again.',
         );
       }
       paths[name] = path;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { word } from '../../core/fence.js';
 import type { Finding } from '../../core/realm-model.js';
-import { list, sessionIdField, text } from '../fields.js';
+import { branchField, list, sessionIdField, text } from '../fields.js';
 import type { SessionSummary } from '../sessions/session-types.js';
 import { defineTool, type ToolContext } from '../tool-context.js';
 
@@ -72,7 +73,7 @@ export const realmStatus = defineTool({
           repo: b.repo,
           role: b.role,
           exports: b.exports,
-          imports: b.imports.map((i) => `${i.contract}@${i.version}`),
+          imports: b.imports.map((i) => `${word(i.contract)}@${word(i.version)}`),
         })),
       })),
       current_repo: repo,
@@ -85,7 +86,7 @@ export const realmStatus = defineTool({
       `Realm ${o.realm} (${o.realm_root})${o.current_repo ? `; you are in ${o.current_repo}` : ''}; session: ${o.session ? o.session.name : 'none'}.`,
       ...o.domains.map(
         (d) =>
-          `- ${d.name}: ${d.contracts.map((c) => `${c.name}@${c.version} (owner ${c.owner})`).join(', ') || 'no contracts'}; ${d.bindings.map((b) => `${b.repo} ${b.role}`).join(', ')}`,
+          `- ${d.name}: ${d.contracts.map((c) => `${c.name}@${word(c.version)} (owner ${c.owner})`).join(', ') || 'no contracts'}; ${d.bindings.map((b) => `${b.repo} ${b.role}`).join(', ')}`,
       ),
       ...(o.sessions.length > 0
         ? [`Live sessions: ${o.sessions.map((s) => `${s.name} in ${s.repo}`).join(', ')}`]
@@ -142,7 +143,7 @@ export const contractGet = defineTool({
     return { ...c, drift: c.schema_hash !== null && c.schema_hash !== c.computed_hash };
   },
   text: (o) =>
-    `${o.domain}/${o.name}@${o.version} owned by ${o.owner}${o.drift ? ' — schema changed without a version bump' : ''}; ${o.evolution.length} version(s).`,
+    `${o.domain}/${o.name}@${word(o.version)} owned by ${o.owner}${o.drift ? ' — schema changed without a version bump' : ''}; ${o.evolution.length} version(s).`,
 });
 
 export const sessionStartRealm = defineTool({
@@ -152,7 +153,7 @@ export const sessionStartRealm = defineTool({
     'Start (or resume) this connection’s session in its repo, with realm, domains and contracts; the same session as collab_*.',
   kind: 'write',
   input: z.strictObject({
-    rfc: text('nameChars').optional().describe('The RFC/branch being worked on'),
+    rfc: branchField.optional().describe('The RFC/branch being worked on'),
     realm,
   }),
   output: z.object({
@@ -219,7 +220,7 @@ export const worktreeCreate = defineTool({
     'Git worktrees on branch `rfc` for the given repos, or by default this repo and its domain peers; says which and why.',
   kind: 'write',
   idempotent: true,
-  input: z.strictObject({ rfc: text('nameChars'), repos: list(text('nameChars')).optional(), realm }),
+  input: z.strictObject({ rfc: branchField, repos: list(text('nameChars')).optional(), realm }),
   output: z.object({
     rfc: z.string(),
     created: z.array(z.string()),
@@ -245,7 +246,7 @@ export const prStatus = defineTool({
     'Per repo (this one and its domain peers): uncommitted files, commits ahead of the default branch, whether pushed.',
   kind: 'read',
   input: z.strictObject({
-    rfc: text('nameChars').optional().describe('Branch; default: each repo’s current branch'),
+    rfc: branchField.optional().describe('Branch; default: each repo’s current branch'),
     realm,
   }),
   output: z.object({
