@@ -19,6 +19,8 @@ export interface BackgroundWork {
 const CHANGES_POLL_MS = 500;
 /** How often a serving process looks for requests to land of this machine (its own are landed at once). */
 const LANDINGS_POLL_MS = 2_000;
+/** How often a serving process looks for agent runs a killed process of this machine left. */
+const LEFT_RUNS_POLL_MS = 30_000;
 
 /**
  * The housekeeping of a serving process (`serve`, `hub`): purges when due (any process's purge
@@ -64,6 +66,13 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
       }
     }, 1_500),
   );
+  // And again now and then: a process of this machine killed while this one runs (a `serve` in its
+  // own process, another home's server) leaves its CLIs running past their time otherwise.
+  const leftRuns = setInterval(() => {
+    app.agents
+      .endLeft()
+      .catch((error: Error) => app.log.warn('agent.recover_failed', { message: error.message }));
+  }, LEFT_RUNS_POLL_MS);
   const interval = setInterval(purge, app.config.purge_interval_minutes * 60_000);
   // What edit hooks of this machine's sessions saw change is read here (git and the parser have no
   // place in a hook): any serving process of the machine takes a request, one at a time.
@@ -84,7 +93,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
       .driveHere()
       .catch((error: Error) => app.log.warn('landing.drive_failed', { message: error.message }));
   }, LANDINGS_POLL_MS);
-  for (const t of [...timers, interval, readChanges, landings]) t.unref();
+  for (const t of [...timers, interval, readChanges, landings, leftRuns]) t.unref();
   // Writes to held files that no hook saw (one serving process of the machine watches).
   const unseen = new UnseenWrites(app, app.notifications);
   unseen.start();
@@ -113,7 +122,7 @@ export function startBackgroundWork(app: App, selection: Selection): BackgroundW
   return {
     audit: () => audit,
     async stop(reason) {
-      for (const t of [...timers, interval, readChanges, landings]) clearTimeout(t);
+      for (const t of [...timers, interval, readChanges, landings, leftRuns]) clearTimeout(t);
       app.made('landing')?.stop();
       await unseen.stop();
       // This process's own runs end with it (when it has any: only a service made has runs).

@@ -2,6 +2,15 @@ import { resolveHome } from '../app/home.js';
 import { CollabError, ERROR_CODES } from '../core/errors.js';
 import { describeStorageFault } from '../core/storage-faults.js';
 
+/** What a person at a terminal does next, where an error's own hint names tools. */
+const TERMINAL_HINT =
+  'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.';
+const TERMINAL_HINTS: Partial<Record<keyof typeof ERROR_CODES, string>> = {
+  QUESTION_NOT_FOUND:
+    '`session-collab answer --list` shows the questions waiting for an answer, with their ids.',
+  INVALID_INPUT: 'Add --help to the command for what it takes.',
+};
+
 /**
  * A command that failed: one line naming the fault and what to do (a stack only for the
  * unforeseen); exit 1. Asked for `--json`, the same on standard output as `{"error": {code,
@@ -14,10 +23,9 @@ export function failed(error: unknown): never {
   let said: { code: string; message: string; hint: string };
   if (fault) {
     // The default hints speak to agents in tool names; a person at a terminal gets the commands.
+    const code = (fault as CollabError).code;
     const hint =
-      collab && fault.hint === ERROR_CODES[(fault as CollabError).code]
-        ? 'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.'
-        : fault.hint;
+      collab && fault.hint === ERROR_CODES[code] ? (TERMINAL_HINTS[code] ?? TERMINAL_HINT) : fault.hint;
     process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
     said = { code: fault.code, message: fault.message, hint };
   } else {

@@ -391,8 +391,11 @@ describe('session-collab serve', () => {
       expect(said.error.hint.length).toBeGreaterThan(0);
       expect(failed.stderr).toContain(said.error.message);
     }
-    // Without --json, standard output stays empty.
-    expect((await cli(home, ['answer', 'nope', 'x'])).stdout).toBe('');
+    // Without --json, standard output stays empty; the hint is the command a person runs next.
+    const plain = await cli(home, ['answer', 'nope', 'x']);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toContain('No question nope');
+    expect(plain.stderr).toContain('`session-collab answer --list` shows the questions waiting');
   });
 
   it('--toolsets selects what is listed', async () => {

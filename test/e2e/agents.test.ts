@@ -340,6 +340,27 @@ describe('continuing a conversation where it can be continued, and saying why no
     expect((await a.call<{ executions: Run[] }>('get_execution_history', {})).executions).toHaveLength(1);
   }, 60_000);
 
+  it('a session has at most 20 runs queued or running; one ended makes room', async () => {
+    const { connect } = setup({ agents: { max_parallel: 1 } });
+    const a = await connect();
+    const runs: Run[] = [];
+    for (let i = 0; i < 20; i++)
+      runs.push(
+        await a.call<Run>('execute_claude', { prompt: 'sleep 30', conversation: `c${i}`, wait_seconds: 0 }),
+      );
+    expect(
+      await a.fail('execute_claude', { prompt: 'one more', conversation: 'x', wait_seconds: 0 }),
+    ).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('20 runs queued or running'),
+      hint: expect.stringContaining('cancel_execution'),
+    });
+    await a.call('cancel_execution', { execution_id: runs[19]!.execution_id });
+    expect(
+      await a.call<Run>('execute_claude', { prompt: 'one more', conversation: 'x', wait_seconds: 0 }),
+    ).toMatchObject({ status: 'queued' });
+  }, 60_000);
+
   it('a session that ends ends the runs it started', async () => {
     const { connect, state } = setup();
     const a = await connect();

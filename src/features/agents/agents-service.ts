@@ -20,6 +20,9 @@ const STOP_WAIT_MS = 4_000;
 /** How often a waiting call looks at its run. */
 const POLL_MS = 100;
 
+/** Runs one session may have queued or running at once (each holds its prompt, up to a megabyte). */
+export const MAX_GOING_PER_SESSION = 20;
+
 /**
  * Runs of other agent CLIs as sub-workers of a session. A run is a job: it is recorded queued,
  * runs when its conversation's previous call has ended and fewer than `agents.max_parallel` runs
@@ -43,6 +46,12 @@ export class AgentsService {
     this.recovered = unrecorded(() => endLeftRuns(this.app)).catch((error: Error) => {
       this.app.log.error('agent.recover_failed', { message: error.message });
     });
+  }
+
+  /** Ends the runs a killed server of this machine left queued or running (`endLeftRuns`). */
+  async endLeft(): Promise<void> {
+    await this.recovered;
+    await unrecorded(() => endLeftRuns(this.app));
   }
 
   /** Queues a run; its id. */
@@ -89,6 +98,12 @@ export class AgentsService {
     const { store } = this.app;
     // Its id made inside the write: a call sent again gets this very run back (not a second one).
     const id = await store.write(async () => {
+      // Counted inside the write: runs asked for at once cannot pass it together.
+      if ((await store.agentRuns.going(session.id)) >= MAX_GOING_PER_SESSION)
+        throw invalidInput(
+          `this session already has ${MAX_GOING_PER_SESSION} runs queued or running.`,
+          'Wait for them (execution_status), or cancel those that no longer matter (cancel_execution).',
+        );
       const id = newId();
       await store.agentRuns.insert({
         id,

@@ -6,10 +6,11 @@
  * unknown target. A takeover of a landing whose lander died first finds out whether that lander
  * moved the target already (the candidate it noted is in the target).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { inline, outputTail, quoteBlock } from '../../core/fence.js';
-import { gitWords } from '../../integrations/git.js';
+import { gitWords, tryGitAsync } from '../../integrations/git.js';
 import {
   addScratch,
   commitsBetween,
@@ -89,6 +90,8 @@ function refused(code: string, reason: string, details?: unknown, extra: Partial
 }
 
 async function attempt(services: LandingServices, row: LandingRow, runner: Runner, scratch: string) {
+  if (!existsSync(row.worktree))
+    return refused('NOT_A_REPOSITORY', `${row.worktree} no longer exists: the copy asking to land is gone.`);
   const place = locateFolder(row.worktree);
   if (place.kind !== 'git')
     return refused('NOT_A_REPOSITORY', `${row.worktree} is no longer a git worktree.`);
@@ -131,7 +134,7 @@ async function attemptOn(
     if (row.candidate && (await contains(row.worktree, target, row.candidate)))
       return landedAs(row, row.candidate, row.target_before ?? target);
     const work = await workToLand(row.worktree, target, row.head_commit);
-    if (work === null) return unrelated(row);
+    if (work === null) return await unrelated(row);
     if (work.commits === 0)
       return landedAs(row, target, target, 'Every commit of it was on the target already.');
     const held = await heldWork(services, row, work.files, { base: work.base, head: row.head_commit });
@@ -264,7 +267,13 @@ async function reviewGate(
   };
 }
 
-function unrelated(row: LandingRow) {
+async function unrelated(row: LandingRow) {
+  // Commits deleted with their branch (and pruned) are no history to fetch.
+  if ((await tryGitAsync(row.worktree, 'cat-file', '-e', `${row.head_commit}^{commit}`)) === null)
+    return refused(
+      'WORK_GONE',
+      `The commit asked to land (${row.head_commit.slice(0, 12)} of ${row.branch}) is no longer in the repository: its branch was deleted or moved and the commit pruned. Commit the work again on a branch, then ask again.`,
+    );
   return refused(
     'UNRELATED',
     `${row.branch} shares no history with ${row.onto} here (unrelated histories, or a shallow clone cut it): fetch the whole history (git fetch --unshallow), or land onto a branch it grew from.`,
