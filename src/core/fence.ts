@@ -20,12 +20,12 @@ export function shown(text: string, max = 80): string {
 }
 
 /**
- * A short token another session or file chose (a branch, a version): as it is when it is one plain
- * ASCII word, else quoted as `shown` quotes it, so that words, spaces or look-alike marks in it
- * read as data.
+ * A short token another session or file chose (a branch, a version, a file name): as it is when it
+ * is one word of letters, digits and punctuation paths use, else quoted as `shown` quotes it, so
+ * that spaces, line breaks or invisible marks in it read as data.
  */
 export function word(text: string, max = 80): string {
-  return text.length <= max && /^[A-Za-z0-9._+@/:^~<>=*-]+$/.test(text) ? text : shown(text, max);
+  return text.length <= max && /^[\p{L}\p{N}._+@/:^~<>=*-]+$/u.test(text) ? text : shown(text, max);
 }
 
 /** Untrusted text without its controls (tabs and line breaks stay): what a page may show as it is. */

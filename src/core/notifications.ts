@@ -220,8 +220,8 @@ export function describeNotification(n: Delivered): string {
       return `${n.file}, which you hold, was changed in ${n.folder}${times} and no agent's edit tool did it: ${n.by ? `most likely "${n.by}" (${n.by_session_id}; ${n.evidence})` : `by whom is unknown (${n.evidence})`}. Read it again before you edit it`;
     case 'land_outcome':
       return n.outcome === 'landed'
-        ? `Your work landed on ${n.onto} as ${n.commit} (landing ${n.landing_id}); your own branch is as it was`
-        : `Your request to land on ${n.onto} was ${n.outcome} (landing ${n.landing_id}): ${n.reason ?? ''}`;
+        ? `Your work landed on ${word(n.onto)} as ${n.commit} (landing ${n.landing_id}); your own branch is as it was`
+        : `Your request to land on ${word(n.onto)} was ${n.outcome} (landing ${n.landing_id}): ${n.reason ?? ''}`;
     case 'landed_conflict': {
       const symbols = n.symbols.length > 0 ? ` (${n.symbols.join(', ')})` : '';
       const what =
@@ -230,10 +230,10 @@ export function describeNotification(n: Delivered): string {
           : n.level === 'symbol'
             ? `both change ${n.symbols.join(', ')}: git will merge, read both`
             : `merging will conflict (${n.lines})`;
-      return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}) that meets your changes to ${n.file}${symbols}: ${what}`;
+      return `"${n.session}" landed work on ${word(n.onto)} (${n.commit.slice(0, 12)}) that meets your changes to ${word(n.file, 200)}${symbols}: ${what}`;
     }
     case 'target_moved_here':
-      return `"${n.session}" landed work on ${n.onto} (${n.commit.slice(0, 12)}), which your worktree ${n.worktree} has checked out: its files moved with it`;
+      return `"${n.session}" landed work on ${word(n.onto)} (${n.commit.slice(0, 12)}), which your worktree ${n.worktree} has checked out: its files moved with it`;
     case 'question_answered':
       return `Your question ${n.question_id} (${shown(n.question, 200)}) was answered via ${n.answered_via}: ${shown(n.answer, 2_000)}`;
   }

@@ -313,6 +313,8 @@ describe('conflicts in what git leaves behind', () => {
     // The name as it is (not git's quoted "caf\\303\\251.txt"), so its lines are found.
     expect(refused.reason).toContain('café.txt (lines 1)');
     expect(refused.reason).toMatch(/lnk, which "alice"/);
+    // The requester sees the first conflict's two sides, quoted.
+    expect(refused.message).toMatch(/In café\.txt, the target's side:\n.*alice\n[^]*Your side:\n.*bob/);
     // The server that read the conflict still answers.
     expect(await bob.call('collab_session_list', {})).toMatchObject({ sessions: expect.any(Array) });
   });

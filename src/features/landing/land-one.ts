@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
-import { inline, outputTail, quoteBlock } from '../../core/fence.js';
+import { inline, outputTail, quoteBlock, word } from '../../core/fence.js';
 import { gitWords, tryGitAsync } from '../../integrations/git.js';
 import {
   addScratch,
@@ -153,7 +153,7 @@ async function attemptOn(
         `Replaying it on ${row.onto} (${target.slice(0, 12)}) stops on a conflict in ${conflicts
           .map(
             (c) =>
-              `${c.file}${c.lines.length > 0 ? ` (lines ${c.lines.join(', ')})` : ''}${c.meets[0] ? `, which ${c.meets[0].by} changed in ${c.meets[0].commit.slice(0, 12)}` : ''}`,
+              `${word(c.file, 200)}${c.lines.length > 0 ? ` (lines ${c.lines.join(', ')})` : ''}${c.meets[0] ? `, which ${c.meets[0].by} changed in ${c.meets[0].commit.slice(0, 12)}` : ''}`,
           )
           .join('; ')}. Bring your branch onto ${row.onto} (git rebase), settle it, then ask again.`,
         { conflicts, target },

@@ -34,13 +34,31 @@ async function answer(app: Services, row: LandingRow, yours = true): Promise<z.i
   return {
     id: row.id,
     state: row.state,
-    message: describe(app.landing.view(row, ahead), yours),
+    message: describe(app.landing.view(row, ahead), yours) + (yours ? firstConflict(row) : ''),
     commit: row.landed_commit,
     reason: row.reason,
     output: row.check_output
       ? quoteBlock(row.check_output.slice(-OUTPUT_SHOWN), OUTPUT_SHOWN + 200, 60, '')
       : null,
   };
+}
+
+/**
+ * For a request refused on a conflict, the first conflict's two sides as the replay met them
+ * (quoted when they were kept: data from both sides' files), for the requester to settle.
+ */
+function firstConflict(row: LandingRow): string {
+  if (row.reason_code !== 'CONFLICT' || !row.details) return '';
+  try {
+    const { conflicts } = JSON.parse(row.details) as {
+      conflicts?: Array<{ file: string; target_side: string; your_side: string }>;
+    };
+    const c = conflicts?.[0];
+    if (!c || (!c.target_side && !c.your_side)) return '';
+    return `\nIn ${word(c.file, 200)}, the target's side:\n${c.target_side}\nYour side:\n${c.your_side}`;
+  } catch {
+    return '';
+  }
 }
 
 /** One request in a sentence. */
