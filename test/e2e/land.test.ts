@@ -314,7 +314,7 @@ describe('conflicts in what git leaves behind', () => {
     expect(refused.reason).toContain('café.txt (lines 1)');
     expect(refused.reason).toMatch(/lnk, which "alice"/);
     // The requester sees the first conflict's two sides, quoted.
-    expect(refused.message).toMatch(/In café\.txt, the target's side:\n.*alice\n[^]*Your side:\n.*bob/);
+    expect(refused.message).toMatch(/In café\.txt, the target's side:\n.*alice\n[\s\S]*Your side:\n.*bob/);
     // The server that read the conflict still answers.
     expect(await bob.call('collab_session_list', {})).toMatchObject({ sessions: expect.any(Array) });
   });
