@@ -392,6 +392,15 @@ describe('realm tools over real repositories', () => {
     expect(refused.message).toContain('Worktrees on rfc-11 already there: aperture (');
   });
 
+  it('a repo named twice gets one worktree, said once', async () => {
+    const { realm, repos } = threeRepoRealm();
+    const app = await appWithRealm(realm);
+    const c = await connectInMemory(app, repos.aperture);
+    expect(await c.call('worktree_create', { rfc: 'rfc-12', repos: ['aperture', 'aperture'] })).toMatchObject(
+      { created: ['aperture'], existing: [] },
+    );
+  });
+
   it('outside any realm: a clear error', async () => {
     const app = await testApp();
     const { gitRepo } = await import('../helpers/temp.js');

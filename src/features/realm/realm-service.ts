@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import {
   type ContractDef,
   checkRealm,
@@ -314,10 +315,11 @@ export class RealmService {
       if (unknown.length > 0)
         throw new CollabError(
           'INVALID_INPUT',
-          `repos: ${unknown.join(', ')} not in realm ${ctx.model.name}.`,
+          `repos: ${unknown.map((r) => shown(r, 60)).join(', ')} not in realm ${ctx.model.name}.`,
           `Repos: ${[...ctx.model.repos.keys()].join(', ')}.`,
         );
-      selected = repos;
+      // Each once, however often it is named.
+      selected = [...new Set(repos)];
       reason = 'Repos chosen explicitly';
     } else if (ctx.repo) {
       const peers = domainPeers(ctx.model, ctx.repo);
