@@ -313,6 +313,8 @@ describe('continuing a conversation where it can be continued, and saying why no
     });
     // One kept otherwise (an older version's store): the run fails saying why, and is not left running.
     const db = openSqlite(join(home, 'registry.db'));
+    // The server may hold the write lock a moment: waited for, as its own writers wait.
+    db.exec('PRAGMA busy_timeout = 10000');
     db.prepare("UPDATE agent_conversations SET current = '--version' WHERE conversation = 'c'").run();
     db.close();
     const failed = await a.call<Run>('execute_claude', { prompt: 'y', conversation: 'c', wait_seconds: 30 });
