@@ -1,9 +1,10 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unifiedDiff } from '../core/line-diff.js';
 import { planRemoval } from '../integrations/client-removal.js';
 import { CLIENTS, type ClientName } from '../integrations/client-setup.js';
 import { readText } from '../integrations/client-wiring.js';
+import { checkReplaceable, replaceText } from '../integrations/file-replace.js';
 import { guardInstalled } from '../integrations/git-hooks.js';
 import { locateFolder } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson } from './format.js';
@@ -22,14 +23,13 @@ export function initRemove(options: InitOptions): void {
     planRemoval(client, read).map((r) => ({ client, ...r, before: read(r.path) ?? '' })),
   );
   if (!options.dryRun) {
+    checkReplaceable(removals.filter((r) => r.after !== null).map((r) => join(root, r.path)));
     for (const r of removals) {
       const target = join(root, r.path);
       if (r.after === null) rmSync(target, { force: true });
       else {
         mkdirSync(dirname(target), { recursive: true });
-        const tmp = `${target}.session-collab-${process.pid}.tmp`;
-        writeFileSync(tmp, r.after);
-        renameSync(tmp, target);
+        replaceText(target, r.after);
       }
     }
   }

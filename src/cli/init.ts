@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HUB, loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
@@ -23,6 +23,7 @@ import {
 import { claudePluginFile, codexConflict, readText } from '../integrations/client-wiring.js';
 import { codexHookHashes } from '../integrations/codex-hook-trust.js';
 import { codexTrust, codexTrustHooks, codexTrusts } from '../integrations/codex-toml.js';
+import { checkReplaceable, editLocked, replaceText } from '../integrations/file-replace.js';
 import { locateFolder } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson, yellow } from './format.js';
 import { cliInvocation, onPathIsThis } from './invocation.js';
@@ -164,27 +165,44 @@ export function init(options: InitOptions): void {
               hooks: codexTrustHooks(before, hashes, file) !== (before ?? ''),
             };
       const trusted = !lacks.project && !lacks.hooks;
-      const trustedText = (): string =>
+      // From the file's text as it is when written (read again under its lock: another init, or the
+      // client itself, may have changed it since).
+      const trustedText = (text: string | null): string =>
         client === 'gemini'
-          ? geminiTrust(before, root)
-          : codexTrustHooks(lacks.project ? codexTrust(before, root, file) : before, hashes, file);
-      const after = trusted || !options.trust ? before : trustedText();
-      return { client, file, before, after, trusted, added: !trusted && options.trust === true, lacks };
+          ? geminiTrust(text, root)
+          : codexTrustHooks(
+              codexTrusts(text, codexTrustFolders(root), samePath) ? text : codexTrust(text, root, file),
+              hashes,
+              file,
+            );
+      const after = trusted || !options.trust ? before : trustedText(before);
+      return {
+        client,
+        file,
+        before,
+        after,
+        trusted,
+        added: !trusted && options.trust === true,
+        lacks,
+        trustedText,
+      };
     });
 
   if (!options.dryRun) {
+    const written = changes.filter((x) => x.changed);
+    // Every file refused before any is written: init changes all of them or none.
+    checkReplaceable([
+      ...trust.filter((x) => x.added).map((t) => t.file),
+      ...written.map((c) => join(root, c.path)),
+    ]);
     for (const t of trust.filter((x) => x.added)) {
       mkdirSync(dirname(t.file), { recursive: true });
-      const tmp = `${t.file}.session-collab-${process.pid}.tmp`;
-      writeFileSync(tmp, t.after ?? '');
-      renameSync(tmp, t.file);
+      editLocked(t.file, t.trustedText);
     }
-    for (const c of changes.filter((x) => x.changed)) {
+    for (const c of written) {
       const target = join(root, c.path);
       mkdirSync(dirname(target), { recursive: true });
-      const tmp = `${target}.session-collab-${process.pid}.tmp`;
-      writeFileSync(tmp, c.after);
-      renameSync(tmp, target);
+      replaceText(target, c.after);
     }
   }
 

@@ -13,20 +13,12 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive } from './process-probe.js';
+import { lockFile } from './file-lock.js';
 
-/** Waits between attempts to take a file's lock (then it gives up and says so). */
-const BACKOFF_MS = [100, 200, 400, 800, 1600];
-/** A lock older than this was left by a process that died while holding it. */
-const STALE_LOCK_MS = 10_000;
 const SESSION_ID = /^[0-9a-f-]{36}$/;
 
 export interface AuditProblem {
@@ -54,8 +46,11 @@ export class AuditFiles {
     const file = this.fileOf(sessionId);
     try {
       mkdirSync(this.dir, { recursive: true });
-      const unlock = this.lock(file);
-      if (!unlock) return;
+      const unlock = lockFile(file);
+      if (!unlock) {
+        this.report({ event: 'audit.lock_timeout', file, detail: `${file}.lock stayed taken` });
+        return;
+      }
       try {
         if (existsSync(file) && !this.firstLineIsMetadata(file)) {
           const aside = `${file}.damaged-${Date.now()}`;
@@ -92,8 +87,11 @@ export class AuditFiles {
       const day = new Date(now).toISOString().slice(0, 10);
       const target = join(this.dir, 'archive', day);
       mkdirSync(target, { recursive: true });
-      const unlock = this.lock(file);
-      if (!unlock) return;
+      const unlock = lockFile(file);
+      if (!unlock) {
+        this.report({ event: 'audit.lock_timeout', file, detail: `${file}.lock stayed taken` });
+        return;
+      }
       try {
         if (existsSync(file)) renameSync(file, join(target, `${sessionId}.jsonl`));
       } finally {
@@ -115,51 +113,6 @@ export class AuditFiles {
       } finally {
         closeSync(fd);
       }
-    } catch {
-      return false;
-    }
-  }
-
-  /** Takes `<file>.lock` (created exclusively); the function that gives it back, or null after the retries. */
-  private lock(file: string): (() => void) | null {
-    const lockFile = `${file}.lock`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(lockFile, 'wx');
-        writeSync(fd, String(process.pid));
-        closeSync(fd);
-        return () => {
-          try {
-            unlinkSync(lockFile);
-          } catch {
-            // already broken by another process as stale
-          }
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      if (this.staleLock(lockFile)) {
-        try {
-          unlinkSync(lockFile);
-        } catch {
-          // another process broke it first
-        }
-        continue;
-      }
-      const wait = BACKOFF_MS[attempt];
-      if (wait === undefined) {
-        this.report({ event: 'audit.lock_timeout', file, detail: `${lockFile} stayed taken` });
-        return null;
-      }
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
-    }
-  }
-
-  private staleLock(lockFile: string): boolean {
-    try {
-      const holder = Number(readFileSync(lockFile, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && !processAlive(holder, null)) return true;
-      return Date.now() - statSync(lockFile).mtimeMs > STALE_LOCK_MS;
     } catch {
       return false;
     }

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { editSettings, readSettings } from './jsonc-settings.js';
 
 export type TrustingClient = 'codex' | 'gemini';
 
@@ -17,11 +18,10 @@ export function trustFile(client: TrustingClient, env: NodeJS.ProcessEnv = proce
   return join(env.GEMINI_CLI_HOME || homedir(), '.gemini', 'trustedFolders.json');
 }
 
+/** Gemini CLI's rules as it reads them (comments and trailing commas allowed); none where they cannot be read. */
 function geminiRules(text: string | null): Record<string, string> {
-  if (!text || text.trim() === '') return {};
   try {
-    const data = JSON.parse(text) as unknown;
-    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, string>) : {};
+    return readSettings(text, 'trustedFolders.json') as Record<string, string>;
   } catch {
     return {};
   }
@@ -44,10 +44,14 @@ export function geminiTrusts(text: string | null, folder: string): boolean {
   return best?.trusted ?? false;
 }
 
-/** Gemini CLI's trusted folders with `folder` trusted (as they are when it already is). */
+/**
+ * Gemini CLI's trusted folders with `folder` trusted (as they are when it already is): the one rule
+ * added, the user's own rules and comments as they were. A file that cannot be read as JSON with
+ * comments is refused (CONFIG_ERROR), never written over.
+ */
 export function geminiTrust(text: string | null, folder: string): string {
   if (geminiTrusts(text, folder)) return text ?? '';
-  return `${JSON.stringify({ ...geminiRules(text), [folder]: 'TRUST_FOLDER' }, null, 2)}\n`;
+  return editSettings(text, trustFile('gemini'), [{ at: [folder], value: 'TRUST_FOLDER' }]);
 }
 
 /** A folder's canonical path (symlinks resolved), or the path as given where it does not exist. */

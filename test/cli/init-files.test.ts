@@ -1,0 +1,120 @@
+/**
+ * What `init` does to files the user owns: a link stays a link (the file it names is edited), a
+ * private file stays private, a read-only one is not written over (and then nothing is), a
+ * client's user file with comments keeps them and the user's rules, and inits run at once in
+ * several projects each add their own trust to the one user file.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, requireBuild } from '../helpers/stdio.js';
+import { gitRepo, tempDir } from '../helpers/temp.js';
+
+/** `init` in `cwd` with `user` as the user's home (the clients' user files there). */
+function envFor(user: string) {
+  return {
+    ...process.env,
+    SESSION_COLLAB_HOME: tempDir('collab-home-'),
+    HOME: user,
+    CODEX_HOME: join(user, '.codex'),
+    GEMINI_CLI_HOME: user,
+    NO_COLOR: '1',
+    PATH: '/usr/bin:/bin',
+  };
+}
+function init(cwd: string, user: string, ...args: string[]) {
+  requireBuild();
+  return spawnSync(process.execPath, [CLI, 'init', ...args], { cwd, env: envFor(user), encoding: 'utf8' });
+}
+
+describe('init and the files the user owns', () => {
+  it("Gemini CLI's trusted folders keep their comments and the user's rules; one it cannot read is not written over", () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    const file = join(user, '.gemini', 'trustedFolders.json');
+    mkdirSync(join(user, '.gemini'));
+    writeFileSync(
+      file,
+      '{\n  // my work folders\n  "/home/me/work": "TRUST_PARENT",\n  "/home/me/secret": "DO_NOT_TRUST",\n}\n',
+    );
+    expect(init(repo, user, '--client', 'gemini', '--trust').status).toBe(0);
+    const after = readFileSync(file, 'utf8');
+    expect(after).toContain('// my work folders');
+    expect(after).toContain('"/home/me/work": "TRUST_PARENT"');
+    expect(after).toContain('"/home/me/secret": "DO_NOT_TRUST"');
+    expect(after).toContain(`"${repo}": "TRUST_FOLDER"`);
+
+    const other = gitRepo();
+    writeFileSync(file, '{ "/home/me/work": ');
+    const refused = init(other, user, '--client', 'gemini', '--trust');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('trustedFolders.json is not valid JSON');
+    expect(readFileSync(file, 'utf8')).toBe('{ "/home/me/work": ');
+    expect(existsSync(join(other, '.gemini'))).toBe(false);
+  });
+
+  it('a linked file is edited where the link points, and keeps its mode', () => {
+    const user = tempDir('collab-user-');
+    const dotfiles = tempDir('collab-dotfiles-');
+    const repo = gitRepo();
+    mkdirSync(join(user, '.codex'));
+    writeFileSync(join(dotfiles, 'codex.toml'), '# mine\nmodel = "o3"\n', { mode: 0o600 });
+    chmodSync(join(dotfiles, 'codex.toml'), 0o600);
+    symlinkSync(join(dotfiles, 'codex.toml'), join(user, '.codex', 'config.toml'));
+    writeFileSync(join(dotfiles, 'mcp.json'), '{ "mcpServers": {} }\n');
+    symlinkSync(join(dotfiles, 'mcp.json'), join(repo, '.mcp.json'));
+    expect(init(repo, user, '--client', 'claude,codex', '--trust').status).toBe(0);
+    expect(lstatSync(join(user, '.codex', 'config.toml')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(repo, '.mcp.json')).isSymbolicLink()).toBe(true);
+    const codex = readFileSync(join(dotfiles, 'codex.toml'), 'utf8');
+    expect(codex).toContain('# mine');
+    expect(codex).toContain(`[projects."${repo}"]`);
+    expect(statSync(join(dotfiles, 'codex.toml')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dotfiles, 'mcp.json'), 'utf8')).toContain('session-collab');
+  });
+
+  it('a read-only file is not written over, and then nothing is written', () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo({ '.gitignore': 'node_modules/\n' });
+    chmodSync(join(repo, '.gitignore'), 0o444);
+    const refused = init(repo, user, '--client', 'claude');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('.gitignore is read-only');
+    expect(refused.stderr).toContain('chmod u+w');
+    expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe('node_modules/\n');
+    expect(existsSync(join(repo, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(repo, '.claude'))).toBe(false);
+  });
+
+  it("inits run at once in several projects each add their project's trust to the user's Codex config", async () => {
+    requireBuild();
+    const user = tempDir('collab-user-');
+    const repos = Array.from({ length: 5 }, () => gitRepo());
+    const codes = await Promise.all(
+      repos.map(
+        (repo) =>
+          new Promise<number | null>((resolve) => {
+            const child = spawn(process.execPath, [CLI, 'init', '--client', 'codex', '--trust'], {
+              cwd: repo,
+              env: envFor(user),
+              stdio: 'ignore',
+            });
+            child.once('exit', resolve);
+          }),
+      ),
+    );
+    expect(codes).toEqual([0, 0, 0, 0, 0]);
+    const config = readFileSync(join(user, '.codex', 'config.toml'), 'utf8');
+    for (const repo of repos) expect(config).toContain(`[projects."${repo}"]`);
+  });
+});
