@@ -4,7 +4,8 @@ import { BYPASS } from './guard-check.js';
 import { cliInvocation } from './invocation.js';
 
 export function guardInstall(options: { json?: boolean }): void {
-  const result = installGuard(process.cwd(), cliInvocation().line);
+  const { command, args } = cliInvocation();
+  const result = installGuard(process.cwd(), { command, args });
   if (options.json) {
     printJson(result);
     return;
@@ -13,6 +14,10 @@ export function guardInstall(options: { json?: boolean }): void {
     `${result.action === 'installed' ? 'Installed' : 'Updated'} the pre-commit guard in ${result.place.file}.`,
   );
   if (result.place.style === 'husky') console.log('It runs first in your husky pre-commit script.');
+  if (result.tracked)
+    console.log(
+      `${result.place.file} is tracked by git, and the guard's line names this machine's paths: on a machine without them, a commit goes ahead unchecked, with a note. Commit it only if your team runs session-collab from the same place.`,
+    );
   else if (result.chained)
     console.log(`Your existing pre-commit hook was kept (${result.chained}) and runs after the check.`);
   console.log(`Commits touching files another live session holds are refused. ${BYPASS}`);

@@ -1,6 +1,17 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CollabError } from '../core/errors.js';
+import { shellQuote } from '../core/shell-words.js';
 import { git, tryGit } from './git.js';
 
 /** Marks what session-collab wrote, so that it finds (and removes) exactly that again. */
@@ -45,16 +56,36 @@ export function guardPlace(cwd: string): GuardPlace {
   return { file: join(dir, 'pre-commit'), style: 'hook' };
 }
 
+/** How the guard runs session-collab: a program and its arguments (this Node and this install's script). */
+export interface GuardLaunch {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The check: where session-collab is not there (a teammate without it, a clone on another machine,
+ * an install moved), the commit goes ahead with a word on stderr, rather than every commit failing
+ * on a missing program: the claims it would check are made only where session-collab runs.
+ */
+function checkLine(launch: GuardLaunch): string {
+  const words = [launch.command, ...launch.args].map(shellQuote);
+  const present = [
+    `command -v ${words[0]} >/dev/null 2>&1`,
+    ...launch.args.filter((a) => a.includes('/')).map((a) => `[ -e ${shellQuote(a)} ]`),
+  ].join(' && ');
+  return `if ${present}; then ${words.join(' ')} guard check || exit $?; else echo ${shellQuote(`session-collab guard: ${[launch.command, ...launch.args].join(' ')} is not here; this commit is not checked against other sessions' claims.`)} >&2; fi`;
+}
+
 /**
  * Our block in a plain hook: the check, then every hook that was there before (chained, oldest
  * first). Lines a user adds around the block stay theirs.
  */
-function ourBlock(command: string): string {
+function ourBlock(launch: GuardLaunch): string {
   return `${BEGIN}
 # Refuses a commit that touches files another live session holds. Installed by
 # \`session-collab guard install\`; \`session-collab guard uninstall\` restores what was here.
 # Bypass once: git commit --no-verify   (or SESSION_COLLAB_GUARD=off git commit)
-${command} guard check || exit $?
+${checkLine(launch)}
 ${RUN_CHAINED}
 ${END}
 `;
@@ -84,44 +115,65 @@ function hasContent(text: string): boolean {
   return text.split('\n').some((l) => l.trim() !== '' && !l.startsWith('#!'));
 }
 
-function huskyBlock(command: string): string {
-  return `${BEGIN}\n${command} guard check || exit $?\n${END}\n`;
+function huskyBlock(launch: GuardLaunch): string {
+  return `${BEGIN}\n${checkLine(launch)}\n${END}\n`;
 }
 
-export type InstallResult = { place: GuardPlace; action: 'installed' | 'updated'; chained: string | null };
+export type InstallResult = {
+  place: GuardPlace;
+  action: 'installed' | 'updated';
+  chained: string | null;
+  /** The hook file is tracked by git (husky's script): what it names is this machine's. */
+  tracked: boolean;
+};
 
 /** Installs (or updates) the guard; an existing hook is kept and run after the check. */
-export function installGuard(cwd: string, command: string): InstallResult {
+export function installGuard(cwd: string, launch: GuardLaunch): InstallResult {
   const place = guardPlace(cwd);
   if (place.style === 'husky') {
     const existing = existsSync(place.file) ? readFileSync(place.file, 'utf8') : '';
     const had = existing.includes(BEGIN);
     const rest = removeBlock(existing);
-    writeFileSync(place.file, huskyBlock(command) + rest);
+    writeFileSync(place.file, huskyBlock(launch) + rest);
     chmodSync(place.file, 0o755);
-    return { place, action: had ? 'updated' : 'installed', chained: rest.trim() ? place.file : null };
+    const tracked = tryGit(cwd, 'ls-files', '--error-unmatch', '--', place.file) !== null;
+    return {
+      place,
+      action: had ? 'updated' : 'installed',
+      chained: rest.trim() ? place.file : null,
+      tracked,
+    };
   }
   const dir = resolve(place.file, '..');
   let action: InstallResult['action'] = 'installed';
-  let text = `#!/bin/sh\n${ourBlock(command)}`;
+  let text = `#!/bin/sh\n${ourBlock(launch)}`;
   if (existsSync(place.file)) {
     const existing = readFileSync(place.file, 'utf8');
     if (existing.includes(BEGIN)) {
       // Ours already: refresh the block, keep whatever the user added around it.
       action = 'updated';
-      text = replaceBlock(existing, ourBlock(command));
+      text = replaceBlock(existing, ourBlock(launch));
+    } else if (lstatSync(place.file).isSymbolicLink()) {
+      // A link (to a script the repository keeps): the link itself is chained, and comes back as one.
+      renameSync(place.file, nextChainSlot(dir));
     } else {
       // Someone else's (perhaps rewritten over ours by another tool): kept, and run after the check.
-      // What an earlier uninstall left to run the chain is not kept: the block runs the chain.
+      // What an earlier uninstall left to run the chain is not kept: the block runs the chain. Its
+      // mode is kept: a hook git does not run (not executable) is not run by the chain either.
       const own = removeBetween(existing, RUNNER_BEGIN, RUNNER_END);
-      if (hasContent(own)) writeFileSync(nextChainSlot(dir), own, { mode: 0o755 });
+      const mode = statSync(place.file).mode & 0o777;
+      if (hasContent(own)) {
+        const slot = nextChainSlot(dir);
+        writeFileSync(slot, own);
+        chmodSync(slot, mode);
+      }
       rmSync(place.file);
     }
   }
   writeFileSync(place.file, text);
   chmodSync(place.file, 0o755);
   const chained = chainedFiles(dir);
-  return { place, action, chained: chained.length > 0 ? chained.join(', ') : null };
+  return { place, action, chained: chained.length > 0 ? chained.join(', ') : null, tracked: false };
 }
 
 /**
@@ -134,7 +186,14 @@ export function uninstallGuard(cwd: string): { place: GuardPlace; removed: boole
   if (!existsSync(place.file) || !readFileSync(place.file, 'utf8').includes(BEGIN)) {
     return { place, removed: false, restored: false };
   }
-  const rest = removeBlock(readFileSync(place.file, 'utf8'));
+  const text = readFileSync(place.file, 'utf8');
+  if (!text.includes(END, text.indexOf(BEGIN)))
+    throw new CollabError(
+      'INVALID_STATE',
+      `${place.file} has the guard's first line (${BEGIN}) but not its last (${END}): what is ours cannot be told from what is yours, so nothing was changed.`,
+      `Remove the guard's lines from ${place.file} by hand (or put back its last line and run this again).`,
+    );
+  const rest = removeBlock(text);
   if (place.style === 'husky') {
     if (rest.trim() === '') rmSync(place.file);
     else writeFileSync(place.file, rest);

@@ -1,5 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookFixture } from '../helpers/hook-fixtures.js';
@@ -218,5 +229,59 @@ describe('pre-commit guard', () => {
     git(repo, 'add', 'src/b.ts');
     expect(commit(home, repo).status).toBe(0);
     expect(ran()).toEqual(everyHook);
+  });
+
+  it('without session-collab where the hook names it, a commit goes ahead with a note; a tracked husky script is said to be', async () => {
+    const { home, repo } = await heldRepo();
+    cli(home, repo, 'guard', 'install');
+    const hook = join(repo, '.git', 'hooks', 'pre-commit');
+    // The install moved away (or the hook came from another machine's clone).
+    writeFileSync(hook, readFileSync(hook, 'utf8').replaceAll(CLI, '/nowhere/session-collab/dist/cli.cjs'));
+    writeFileSync(join(repo, 'src/a.ts'), 'held, but unchecked here\n');
+    git(repo, 'add', 'src/a.ts');
+    const done = commit(home, repo);
+    expect(done.status).toBe(0);
+    expect(done.stderr).toContain("is not here; this commit is not checked against other sessions' claims");
+    // husky's script is the project's: installing into it says it names this machine's paths.
+    mkdirSync(join(repo, '.husky', '_'), { recursive: true });
+    writeFileSync(join(repo, '.husky', 'pre-commit'), 'npm test\n');
+    git(repo, 'add', '.husky/pre-commit');
+    git(repo, 'config', 'core.hooksPath', '.husky/_');
+    expect(cli(home, repo, 'guard', 'install').stdout).toContain('is tracked by git');
+  });
+
+  it('a hook git does not run stays so; a linked hook comes back as the link; a block without its end is left alone', async () => {
+    const { home, repo } = await heldRepo();
+    const hooks = join(repo, '.git', 'hooks');
+    const hook = join(hooks, 'pre-commit');
+    // Not executable: git skips it. Chained, it is not run either; put back, it is as it was.
+    writeFileSync(hook, '#!/bin/sh\necho DISABLED-HOOK-RAN; exit 1\n');
+    chmodSync(hook, 0o644);
+    cli(home, repo, 'guard', 'install');
+    writeFileSync(join(repo, 'src/b.ts'), 'free\n');
+    git(repo, 'add', 'src/b.ts');
+    const done = commit(home, repo);
+    expect(done.status).toBe(0);
+    expect(done.stdout + done.stderr).not.toContain('DISABLED-HOOK-RAN');
+    cli(home, repo, 'guard', 'uninstall');
+    expect(statSync(hook).mode & 0o777).toBe(0o644);
+    // A link to the project's own script: chained as the link, put back as the link.
+    rmSync(hook);
+    mkdirSync(join(repo, 'scripts'));
+    writeFileSync(join(repo, 'scripts', 'pre-commit'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(repo, 'scripts', 'pre-commit'), 0o755);
+    symlinkSync('../../scripts/pre-commit', hook);
+    cli(home, repo, 'guard', 'install');
+    cli(home, repo, 'guard', 'uninstall');
+    expect(lstatSync(hook).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(hook)).toBe('../../scripts/pre-commit');
+    // The guard's last line removed by hand: uninstall changes nothing and says why.
+    cli(home, repo, 'guard', 'install');
+    const cut = readFileSync(hook, 'utf8').replace('# <<< session-collab guard <<<\n', '');
+    writeFileSync(hook, cut);
+    const refused = cli(home, repo, 'guard', 'uninstall', '--json');
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout).error.code).toBe('INVALID_STATE');
+    expect(readFileSync(hook, 'utf8')).toBe(cut);
   });
 });
