@@ -6,11 +6,13 @@
  */
 import {
   type ClientName,
+  CURSOR_RULES,
+  CURSOR_RULES_HEAD,
+  CURSOR_RULES_UNMARKED,
   GITIGNORE_WHY,
   mergeCursorHooks,
   mergeHooks,
-  RULES_END,
-  RULES_START,
+  rulesBlock,
   SERVER_NAME,
 } from './client-setup.js';
 import { removeCodexServer } from './codex-toml.js';
@@ -63,14 +65,22 @@ export function withoutArrayValue(text: string, path: string, key: string, value
 }
 
 /** A Markdown instructions file without the collaboration rules block; null when nothing is left. */
-export function withoutRules(text: string): string | null {
-  const start = text.indexOf(RULES_START);
-  const end = text.indexOf(RULES_END);
-  if (start === -1 || end < start) return text;
-  const before = text.slice(0, start).replace(/\n+$/, '');
-  const after = text.slice(end + RULES_END.length).replace(/^\n+/, '');
+export function withoutRules(text: string, path: string): string | null {
+  const at = rulesBlock(text, path);
+  if (!at) return text;
+  const before = text.slice(0, at.start).replace(/\n+$/, '');
+  const after = text.slice(at.end).replace(/^\n+/, '');
   const out = before === '' ? after : after === '' ? `${before}\n` : `${before}\n\n${after}`;
   return out.trim() === '' ? null : out;
+}
+
+/** Cursor's rules file without our rules: null (removed) when only its front matter is left. */
+export function withoutCursorRules(text: string): string | null {
+  if (text === CURSOR_RULES_UNMARKED) return null;
+  const at = rulesBlock(text, CURSOR_RULES);
+  if (!at) return text;
+  const rest = text.slice(0, at.start) + text.slice(at.end).replace(/^\n/, '');
+  return rest.trim() === CURSOR_RULES_HEAD.trim() || rest.trim() === '' ? null : rest;
 }
 
 /** A .gitignore without the entry init added under its comment; null when nothing is left. */
@@ -99,7 +109,7 @@ export function planRemoval(client: ClientName, read: (path: string) => string |
       file('.claude/settings.local.json', 'approval of the MCP server', (t) =>
         withoutArrayValue(t, '.claude/settings.local.json', 'enabledMcpjsonServers', SERVER_NAME),
       );
-      file('CLAUDE.md', 'collaboration rules', withoutRules);
+      file('CLAUDE.md', 'collaboration rules', (t) => withoutRules(t, 'CLAUDE.md'));
       file('.gitignore', 'the line for .claude/settings.local.json', (t) =>
         withoutGitignoreEntry(t, '.claude/settings.local.json'),
       );
@@ -110,18 +120,18 @@ export function planRemoval(client: ClientName, read: (path: string) => string |
         const out = removeCodexServer(t);
         return out.trim() === '' ? null : out;
       });
-      file('AGENTS.md', 'collaboration rules', withoutRules);
+      file('AGENTS.md', 'collaboration rules', (t) => withoutRules(t, 'AGENTS.md'));
       break;
     case 'gemini':
       file('.gemini/settings.json', 'MCP server and hooks', (t) =>
         withoutOurs(t, '.gemini/settings.json', true),
       );
-      file('GEMINI.md', 'collaboration rules', withoutRules);
+      file('GEMINI.md', 'collaboration rules', (t) => withoutRules(t, 'GEMINI.md'));
       break;
     case 'cursor':
       file('.cursor/mcp.json', 'MCP server', (t) => withoutOurs(t, '.cursor/mcp.json', false));
       file('.cursor/hooks.json', 'hooks', (t) => withoutCursorHooks(t, '.cursor/hooks.json'));
-      file('.cursor/rules/session-collab.mdc', 'collaboration rules', () => null);
+      file(CURSOR_RULES, 'collaboration rules', withoutCursorRules);
       break;
   }
   return plan.filter((p) => p.after !== read(p.path));

@@ -5,6 +5,7 @@
  * a user's own servers, hooks and notes stay as they are.
  */
 
+import { CollabError } from '../core/errors.js';
 import { shellQuote } from '../core/shell-words.js';
 import {
   type CursorHooksConfig,
@@ -130,15 +131,52 @@ export function mergeGitignore(text: string | null, entry: string, why: string):
   return `${current === '' ? '' : current.replace(/\n*$/, '\n\n')}# ${why}\n${entry}\n`;
 }
 
+/**
+ * Where the collaboration rules block of a Markdown file is (null: it has none). Markers that do not
+ * pair (a start without its end, or two of either) are refused: what is ours could not be told from
+ * the user's text around it, and an edit would take the user's text with it.
+ */
+export function rulesBlock(text: string, path: string): { start: number; end: number } | null {
+  const count = (marker: string) => text.split(marker).length - 1;
+  const starts = count(RULES_START);
+  const ends = count(RULES_END);
+  if (starts === 0 && ends === 0) return null;
+  const start = text.indexOf(RULES_START);
+  const end = text.indexOf(RULES_END);
+  if (starts !== 1 || ends !== 1 || end < start)
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `${path} has ${starts} of session-collab's start markers (${RULES_START}) and ${ends} of its end markers (${RULES_END}): what is ours cannot be told from your text, so nothing was written.`,
+      `Leave one start and one end marker around the rules (or remove the rules and both markers), then run init again.`,
+    );
+  return { start, end: end + RULES_END.length };
+}
+
+export const CURSOR_RULES = '.cursor/rules/session-collab.mdc';
+/** The front matter of Cursor's rules file: always applied. */
+export const CURSOR_RULES_HEAD =
+  '---\ndescription: How to work alongside other AI sessions in this repository (session-collab)\nalwaysApply: true\n---\n\n';
+/** Cursor's rules file as init wrote it before the rules had markers in it. */
+export const CURSOR_RULES_UNMARKED = `${CURSOR_RULES_HEAD}${COLLABORATION_RULES}\n`;
+
+/**
+ * Cursor's rules file: its front matter, and the rules between the markers, where lines the user
+ * adds around them stay. One an earlier init wrote without markers is taken as ours while it is
+ * as written; changed by hand, it is left as it is.
+ */
+export function cursorRules(text: string | null): string {
+  if (text === null || text.trim() === '' || text === CURSOR_RULES_UNMARKED)
+    return mergeRules(CURSOR_RULES_HEAD, CURSOR_RULES);
+  if (rulesBlock(text, CURSOR_RULES) === null) return text;
+  return mergeRules(text, CURSOR_RULES);
+}
+
 /** Adds (or refreshes) the collaboration rules block of a Markdown instructions file. */
-export function mergeRules(text: string | null, rules = COLLABORATION_RULES): string {
+export function mergeRules(text: string | null, path: string, rules = COLLABORATION_RULES): string {
   const block = `${RULES_START}\n${rules}\n${RULES_END}\n`;
   const current = text ?? '';
-  const start = current.indexOf(RULES_START);
-  const end = current.indexOf(RULES_END);
-  if (start !== -1 && end > start) {
-    return current.slice(0, start) + block + current.slice(end + RULES_END.length).replace(/^\n/, '');
-  }
+  const at = rulesBlock(current, path);
+  if (at) return current.slice(0, at.start) + block + current.slice(at.end).replace(/^\n/, '');
   if (current.trim() === '') return block;
   return `${current.replace(/\n*$/, '\n')}\n${block}`;
 }
@@ -215,7 +253,11 @@ export function planClient(
             SERVER_NAME,
           ),
         },
-        { path: 'CLAUDE.md', purpose: 'collaboration rules', after: mergeRules(read('CLAUDE.md')) },
+        {
+          path: 'CLAUDE.md',
+          purpose: 'collaboration rules',
+          after: mergeRules(read('CLAUDE.md'), 'CLAUDE.md'),
+        },
         {
           path: '.gitignore',
           purpose: 'keeps .claude/settings.local.json (this machine\u2019s approval) out of commits',
@@ -237,7 +279,11 @@ export function planClient(
             http ? codexHttpTable(http.url, http.tokenEnv) : codexStdioTable(stdio.command, stdio.args),
           ),
         },
-        { path: 'AGENTS.md', purpose: 'collaboration rules', after: mergeRules(read('AGENTS.md')) },
+        {
+          path: 'AGENTS.md',
+          purpose: 'collaboration rules',
+          after: mergeRules(read('AGENTS.md'), 'AGENTS.md'),
+        },
       ];
     case 'gemini': {
       const settings = mergeMcpServers(read('.gemini/settings.json'), '.gemini/settings.json', server);
@@ -248,7 +294,11 @@ export function planClient(
             'MCP server; hooks: SessionStart, SessionEnd, BeforeAgent, BeforeTool, AfterTool, AfterAgent',
           after: mergeHooks(settings, '.gemini/settings.json', geminiHooks(launch)),
         },
-        { path: 'GEMINI.md', purpose: 'collaboration rules', after: mergeRules(read('GEMINI.md')) },
+        {
+          path: 'GEMINI.md',
+          purpose: 'collaboration rules',
+          after: mergeRules(read('GEMINI.md'), 'GEMINI.md'),
+        },
       ];
     }
     case 'cursor':
@@ -269,9 +319,9 @@ export function planClient(
           ),
         },
         {
-          path: '.cursor/rules/session-collab.mdc',
+          path: CURSOR_RULES,
           purpose: 'collaboration rules (always applied)',
-          after: `---\ndescription: How to work alongside other AI sessions in this repository (session-collab)\nalwaysApply: true\n---\n\n${COLLABORATION_RULES}\n`,
+          after: cursorRules(read(CURSOR_RULES)),
         },
       ];
   }

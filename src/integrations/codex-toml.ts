@@ -68,18 +68,71 @@ function flatKeys(data: Table, prefix: string[] = []): Record<string, true> {
 
 const isHeader = (line: string) => /^\s*\[/.test(line);
 
-/** The text without the table at `keys` and its sub-tables (their headers and lines). */
+const isCommentOrBlank = (line: string) => /^\s*(#.*)?$/.test(line);
+
+/**
+ * The text without the table at `keys` and its sub-tables (their headers and lines). Comments right
+ * above the next table are that table's, and stay.
+ */
 function withoutTable(text: string, keys: string[]): string {
   const lines = text.split('\n');
   const kept: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (headerOf(lines[i]!, keys, true)) {
-      while (i + 1 < lines.length && !isHeader(lines[i + 1]!)) i++;
+      let end = i + 1;
+      while (end < lines.length && !isHeader(lines[end]!)) end++;
+      let keep = end;
+      if (end < lines.length) while (keep > i + 1 && isCommentOrBlank(lines[keep - 1]!)) keep--;
+      kept.push(...lines.slice(keep, end));
+      i = end - 1;
       continue;
     }
     kept.push(lines[i]!);
   }
   return kept.join('\n');
+}
+
+/** Whether a line sets `key` (bare or quoted). */
+const setsKey = (line: string, key: string) => new RegExp(`^\\s*(${key}|"${key}"|'${key}')\\s*=`).test(line);
+
+/**
+ * The text with the table at `keys` holding `values` (each a TOML value as written; null: taken
+ * out), each set where the table has it, a new one after the header, the table's other lines and
+ * sub-tables as they were; a new table at the end where there is none. Checked (`checked`).
+ */
+function setKeys(
+  text: string | null,
+  keys: string[],
+  values: Record<string, string | null>,
+  path: string,
+): string {
+  const before = readCodexConfig(text, path);
+  const current = table(valueAt(before, keys)) ?? {};
+  const set = Object.entries(values).filter((e): e is [string, string] => e[1] !== null);
+  const expected: Table = {
+    ...Object.fromEntries(Object.entries(current).filter(([k]) => !(k in values))),
+    ...(parse(set.map(([k, v]) => `${k} = ${v}`).join('\n')) as Table),
+  };
+  const lines = (text ?? '').split('\n');
+  const at = lines.findIndex((line) => headerOf(line, keys, false));
+  if (at === -1) {
+    const rest = (text ?? '').replace(/\n*$/, '');
+    const block = `[${keyPath(keys)}]\n${set.map(([k, v]) => `${k} = ${v}\n`).join('')}`;
+    return checked(rest === '' ? block : `${rest}\n\n${block}`, before, keys, expected, path);
+  }
+  let end = at + 1;
+  while (end < lines.length && !isHeader(lines[end]!)) end++;
+  const body = lines.slice(at + 1, end);
+  let added = 0;
+  for (const [key, value] of Object.entries(values)) {
+    const line = body.findIndex((l) => setsKey(l, key));
+    if (value === null) {
+      if (line !== -1) body.splice(line, 1);
+    } else if (line !== -1) body[line] = `${key} = ${value}`;
+    else body.splice(added++, 0, `${key} = ${value}`);
+  }
+  lines.splice(at + 1, end - at - 1, ...body);
+  return checked(lines.join('\n'), before, keys, expected, path);
 }
 
 /**
@@ -128,14 +181,6 @@ function checked(after: string, before: Table, keys: string[], expected: unknown
       `Write it as a table of its own ([${keyPath(keys)}]) or remove it, and run init again; nothing was written.`,
     );
   return after;
-}
-
-/** The text with `block` (a table and its lines) in place of the table at `keys`, or added at the end. */
-function replaceTable(text: string | null, keys: string[], block: string, path: string): string {
-  const before = readCodexConfig(text, path);
-  const rest = withoutTable(text ?? '', keys).replace(/\n*$/, '');
-  const after = rest === '' ? block : `${rest}\n\n${block}`;
-  return checked(after, before, keys, valueAt(parse(block) as Table, keys), path);
 }
 
 const SERVER = ['mcp_servers', 'session-collab'];
@@ -197,9 +242,21 @@ export function codexStdioTable(command: string, args: string[]): string {
   return `[${keyPath(SERVER)}]\ncommand = ${tomlString(command)}\nargs = [${args.map(tomlString).join(', ')}]\nenv_vars = [${CODEX_SERVER_ENV.map(tomlString).join(', ')}]\n`;
 }
 
-/** Adds (or replaces) our server's table in a Codex config.toml, keeping the rest as written. */
+/** Our server's keys in either of its forms (stdio or HTTP): what init sets or takes out. */
+const SERVER_KEYS = ['command', 'args', 'env_vars', 'url', 'bearer_token_env_var', 'env_http_headers'];
+
+/**
+ * Adds (or updates) our server's table in a Codex config.toml: the keys of `block` (one of our
+ * tables, as `codexStdioTable` or `codexHttpTable` write it) set, those of the other form taken
+ * out; keys, comments and sub-tables the user added to it, and the rest of the file, as written.
+ */
 export function mergeCodexToml(text: string | null, block: string, path = '.codex/config.toml'): string {
-  return replaceTable(text, SERVER, block, path);
+  const values: Record<string, string | null> = Object.fromEntries(SERVER_KEYS.map((k) => [k, null]));
+  for (const line of block.split('\n').slice(1)) {
+    const match = /^([A-Za-z0-9_]+) = (.*)$/.exec(line);
+    if (match) values[match[1]!] = match[2]!;
+  }
+  return setKeys(text, SERVER, values, path);
 }
 
 /** A Codex config.toml without our server's table, the rest as written. */
@@ -238,24 +295,7 @@ export function codexTrusts(
  */
 export function codexTrust(text: string | null, folder: string, path = 'config.toml'): string {
   if (codexTrusts(text, folder)) return text ?? '';
-  const before = readCodexConfig(text, path);
-  const keys = ['projects', folder];
-  const expected = { ...(table(valueAt(before, keys)) ?? {}), trust_level: 'trusted' };
-  const lines = (text ?? '').split('\n');
-  const at = lines.findIndex((line) => headerOf(line, keys, false));
-  if (at === -1) {
-    const rest = (text ?? '').replace(/\n*$/, '');
-    const block = `[${keyPath(keys)}]\ntrust_level = "trusted"\n`;
-    return checked(rest === '' ? block : `${rest}\n\n${block}`, before, keys, expected, path);
-  }
-  let end = at + 1;
-  while (end < lines.length && !isHeader(lines[end]!)) end++;
-  const own = lines
-    .slice(at + 1, end)
-    .findIndex((line) => /^\s*(trust_level|"trust_level"|'trust_level')\s*=/.test(line));
-  if (own === -1) lines.splice(at + 1, 0, 'trust_level = "trusted"');
-  else lines[at + 1 + own] = 'trust_level = "trusted"';
-  return checked(lines.join('\n'), before, keys, expected, path);
+  return setKeys(text, ['projects', folder], { trust_level: '"trusted"' }, path);
 }
 
 /**
@@ -271,7 +311,7 @@ export function codexTrustHooks(
   for (const { key, hash } of hooks) {
     const keys = ['hooks', 'state', key];
     if (valueAt(readCodexConfig(out, path), [...keys, 'trusted_hash']) === hash) continue;
-    out = replaceTable(out, keys, `[${keyPath(keys)}]\ntrusted_hash = ${tomlString(hash)}\n`, path);
+    out = setKeys(out, keys, { trusted_hash: tomlString(hash) }, path);
   }
   return out ?? '';
 }

@@ -117,4 +117,39 @@ describe('init and the files the user owns', () => {
     const config = readFileSync(join(user, '.codex', 'config.toml'), 'utf8');
     for (const repo of repos) expect(config).toContain(`[projects."${repo}"]`);
   });
+
+  it('rules markers that do not pair are refused, nothing written; the notes around them stay', () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    expect(init(repo, user, '--client', 'claude').status).toBe(0);
+    const claude = join(repo, 'CLAUDE.md');
+    // The end marker lost by hand, notes written below.
+    const cut = `${readFileSync(claude, 'utf8').replace('<!-- session-collab:end -->\n', '')}\n# My notes\nKeep these.\n`;
+    writeFileSync(claude, cut);
+    for (const args of [
+      ['--client', 'claude'],
+      ['--remove', '--client', 'claude'],
+    ]) {
+      const refused = init(repo, user, ...args);
+      expect(refused.status, args.join(' ')).toBe(1);
+      expect(refused.stderr).toContain("CLAUDE.md has 1 of session-collab's start markers");
+      expect(readFileSync(claude, 'utf8')).toBe(cut);
+    }
+  });
+
+  it("Cursor's rules file keeps the lines the user adds around the rules, and removal keeps them", () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    expect(init(repo, user, '--client', 'cursor').status).toBe(0);
+    const rules = join(repo, '.cursor', 'rules', 'session-collab.mdc');
+    const written = readFileSync(rules, 'utf8');
+    expect(written).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---\n\n<!-- session-collab:start -->/);
+    writeFileSync(rules, `${written}\nAlso: run the linter before every commit.\n`);
+    expect(init(repo, user, '--client', 'cursor').status).toBe(0);
+    expect(readFileSync(rules, 'utf8')).toContain('Also: run the linter before every commit.');
+    expect(init(repo, user, '--remove', '--client', 'cursor').status).toBe(0);
+    const left = readFileSync(rules, 'utf8');
+    expect(left).toContain('Also: run the linter before every commit.');
+    expect(left).not.toContain('session-collab:start');
+  });
 });

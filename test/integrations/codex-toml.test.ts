@@ -2,11 +2,13 @@ import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import {
   CODEX_SERVER_ENV,
+  codexHttpTable,
   codexStdioTable,
   codexTransport,
   codexTrust,
   codexTrusts,
   mergeCodexToml,
+  removeCodexServer,
 } from '../../src/integrations/codex-toml.js';
 
 const ours = codexStdioTable('session-collab', ['serve']);
@@ -37,7 +39,7 @@ describe("Codex's config.toml, read by a TOML parser and edited in place", () =>
     expect(parse(added)).toEqual({ model: 'gpt-5', projects: { '/a b/"c"': { trust_level: 'trusted' } } });
   });
 
-  it('replaces our server however its header is written, keeping the rest and its comments', () => {
+  it('updates our server however its header is written, keeping the rest, its comments and what the user added to it', () => {
     const text = [
       '# top',
       'model = "gpt-5"',
@@ -55,12 +57,19 @@ describe("Codex's config.toml, read by a TOML parser and edited in place", () =>
     const after = mergeCodexToml(text, ours);
     expect(after).toContain('# top');
     expect(after).toContain('[mcp_servers.other] # keep me');
-    expect(after).not.toContain('old');
+    expect(after).not.toContain('command = "old"');
+    // Its header as the user wrote it, and the sub-table the user added, stay.
+    expect(after).toContain("[ mcp_servers . 'session-collab' ] # an old one");
     expect(parse(after)).toEqual({
       model: 'gpt-5',
       mcp_servers: {
         other: { command: 'other' },
-        'session-collab': { command: 'session-collab', args: ['serve'], env_vars: [...CODEX_SERVER_ENV] },
+        'session-collab': {
+          command: 'session-collab',
+          args: ['serve'],
+          env_vars: [...CODEX_SERVER_ENV],
+          env: { A: '1' },
+        },
       },
     });
     // Codex passes a server it starts only the variables it names: ours are named.
@@ -77,5 +86,36 @@ describe("Codex's config.toml, read by a TOML parser and edited in place", () =>
     ])
       expect(() => mergeCodexToml(text, ours), text).toThrow(/cannot edit in place/);
     expect(() => mergeCodexToml('a = [', ours)).toThrow(/is not valid TOML at line 1/);
+  });
+
+  it("init run again keeps what the user added to our table and the next table's comment; removal keeps that comment", () => {
+    const first = mergeCodexToml('[mcp_servers.github]\ncommand = "gh"\n', ours);
+    const edited = first
+      .replace(
+        /(\[mcp_servers\.session-collab\]\n(?:.*\n)*?env_vars = .*\n)/,
+        '$1startup_timeout_sec = 60\n\n[mcp_servers.session-collab.env]\nX = "1"\n',
+      )
+      .replace('[mcp_servers.github]', '# ==== GitHub server ====\n[mcp_servers.github]');
+    expect(parse(edited)).toMatchObject({
+      mcp_servers: { 'session-collab': { startup_timeout_sec: 60, env: { X: '1' } } },
+    });
+    const again = mergeCodexToml(edited, ours);
+    expect(again).toBe(edited);
+    // Another form of ours (the hub over HTTP): the stdio keys go, the user's stay.
+    const http = mergeCodexToml(edited, codexHttpTable('http://127.0.0.1:8787/mcp', null));
+    expect(parse(http)).toEqual({
+      mcp_servers: {
+        github: { command: 'gh' },
+        'session-collab': {
+          url: 'http://127.0.0.1:8787/mcp',
+          env_http_headers: { 'X-Collab-Project': 'PWD' },
+          startup_timeout_sec: 60,
+          env: { X: '1' },
+        },
+      },
+    });
+    const removed = removeCodexServer(edited);
+    expect(removed).toContain('# ==== GitHub server ====\n[mcp_servers.github]');
+    expect(parse(removed)).toEqual({ mcp_servers: { github: { command: 'gh' } } });
   });
 });
