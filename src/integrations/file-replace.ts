@@ -59,7 +59,26 @@ function modeToKeep(path: string, shown: string): number | null {
 
 /** Refuses, before anything is written, what `replaceText` would refuse for each of `paths`. */
 export function checkReplaceable(paths: string[]): void {
-  for (const path of paths) modeToKeep(writtenPath(path), path);
+  for (const path of paths) {
+    const target = writtenPath(path);
+    modeToKeep(target, path);
+    // The folders it goes in: where one is a file, its folder cannot be made.
+    for (let dir = dirname(target); dir !== dirname(dir); dir = dirname(dir)) {
+      let stat: ReturnType<typeof statSync>;
+      try {
+        stat = statSync(dir);
+      } catch {
+        continue;
+      }
+      if (!stat.isDirectory())
+        throw new CollabError(
+          'CONFIG_ERROR',
+          `${dir} is a file, where ${path} needs a folder.`,
+          'Move that file away and run the command again; nothing was written.',
+        );
+      break;
+    }
+  }
 }
 
 /** Gives `path` the text `text` (see the module's comment). */

@@ -10,6 +10,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -151,5 +152,24 @@ describe('init and the files the user owns', () => {
     const left = readFileSync(rules, 'utf8');
     expect(left).toContain('Also: run the linter before every commit.');
     expect(left).not.toContain('session-collab:start');
+  });
+
+  it('a file where a folder goes, or a folder where a file goes, is named, and nothing is written', () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    writeFileSync(join(repo, '.claude'), 'not a folder\n');
+    const refused = init(repo, user, '--client', 'claude');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(
+      `${join(repo, '.claude')} is a file, where ${join(repo, '.claude', 'settings.json')} needs a folder`,
+    );
+    expect(existsSync(join(repo, '.mcp.json'))).toBe(false);
+    const other = gitRepo();
+    mkdirSync(join(other, '.mcp.json'));
+    const folder = init(other, user, '--client', 'claude');
+    expect(folder.status).toBe(1);
+    expect(folder.stderr).toContain('.mcp.json is not a file');
+    expect(readdirSync(other).filter((f) => f.includes('.tmp'))).toEqual([]);
+    expect(existsSync(join(other, 'CLAUDE.md'))).toBe(false);
   });
 });

@@ -38,7 +38,7 @@ describe('storage faults explain themselves', () => {
   it('a registry.db that is not a database: one line with the fix, for status and serve alike', () => {
     const home = tempDir('collab-home-');
     writeFileSync(join(home, 'registry.db'), 'this is not a database '.repeat(100));
-    for (const args of [['status'], ['serve']]) {
+    for (const args of [['status'], ['serve'], ['migrate', '--json']]) {
       const out = spawnSync(process.execPath, [CLI, ...args], {
         env: { ...process.env, SESSION_COLLAB_HOME: home },
         encoding: 'utf8',
@@ -47,6 +47,8 @@ describe('storage faults explain themselves', () => {
       expect(out.status, args.join(' ')).toBe(1);
       expect(out.stderr).toContain('registry.db is damaged');
       expect(out.stderr).toContain('registry.db.damaged');
+      // The database file is named, not the home folder (which `mv` would move whole).
+      expect(out.stderr).not.toContain(`mv "${home}" `);
       noStack(out.stderr);
     }
   });
