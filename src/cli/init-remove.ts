@@ -6,9 +6,8 @@ import { CLIENTS, type ClientName } from '../integrations/client-setup.js';
 import { readText } from '../integrations/client-wiring.js';
 import { checkReplaceable, replaceText } from '../integrations/file-replace.js';
 import { guardInstalled } from '../integrations/git-hooks.js';
-import { locateFolder } from '../integrations/git-repo.js';
 import { bold, dim, green, printJson } from './format.js';
-import { type InitOptions, parseClients } from './init.js';
+import { type InitOptions, parseClients, projectHere } from './init.js';
 
 /**
  * `session-collab init --remove`: takes out of this project's client files what `init` wrote (the
@@ -16,7 +15,7 @@ import { type InitOptions, parseClients } from './init.js';
  * named; the user's own entries stay, and a file left empty goes.
  */
 export function initRemove(options: InitOptions): void {
-  const root = locateFolder(process.cwd()).worktree;
+  const root = projectHere();
   const clients: ClientName[] = options.client ? parseClients(options.client, root) : [...CLIENTS];
   const read = (path: string) => readText(join(root, path));
   const removals = clients.flatMap((client) =>

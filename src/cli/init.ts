@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HUB, loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
@@ -132,9 +133,24 @@ function onErrorHere(): 'allow' | 'ask' | 'deny' {
   }
 }
 
+/**
+ * The project init sets up or takes out: the repository (else the folder) of the working folder;
+ * never the user's home folder, where the clients' files are their settings for every project.
+ */
+export function projectHere(): string {
+  const root = locateFolder(process.cwd()).worktree;
+  if (samePath(root, homedir()))
+    throw new CollabError(
+      'INVALID_INPUT',
+      `${root} is your home folder: there, .claude/settings.json, .codex/config.toml and .gemini/settings.json are your clients' settings for every project, not one project's.`,
+      "Run init in a project's folder (a git repository); nothing was written.",
+    );
+  return root;
+}
+
 /** `session-collab init`: wires the clients of this project to session-collab. */
 export function init(options: InitOptions): void {
-  const root = locateFolder(process.cwd()).worktree;
+  const root = projectHere();
   const clients = parseClients(options.client, root);
   const transport = parseTransport(options);
   const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();

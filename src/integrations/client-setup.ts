@@ -85,7 +85,15 @@ export function mergeHooks(text: string | null, path: string, ours: HooksConfig)
   const edits: Array<{ at: Array<string | number>; value: unknown }> = [];
   for (const event of new Set([...Object.keys(existing), ...Object.keys(ours)])) {
     const groups = existing[event];
-    if (groups !== undefined && !Array.isArray(groups)) continue;
+    if (groups !== undefined && !Array.isArray(groups)) {
+      // Another event's odd shape is the client's business; ours cannot go into it.
+      if (ours[event] === undefined) continue;
+      throw new CollabError(
+        'CONFIG_ERROR',
+        `${path}: hooks.${event} is ${groups === null ? 'null' : typeof groups}, where the client expects a list of hook groups, so init cannot add its hook there.`,
+        `Make it a list ([ … ], your group inside it) and run init again; nothing was written.`,
+      );
+    }
     const kept = (groups ?? [])
       .map((g) => ({
         ...g,

@@ -172,4 +172,30 @@ describe('init and the files the user owns', () => {
     expect(readdirSync(other).filter((f) => f.includes('.tmp'))).toEqual([]);
     expect(existsSync(join(other, 'CLAUDE.md'))).toBe(false);
   });
+
+  it("in the home folder, init and its removal refuse: the clients' files there are their settings for every project", () => {
+    const user = gitRepo();
+    for (const args of [['--client', 'claude,codex'], ['--remove']]) {
+      const refused = init(user, user, ...args);
+      expect(refused.status, args.join(' ')).toBe(1);
+      expect(refused.stderr).toContain('is your home folder');
+    }
+    expect(existsSync(join(user, '.claude'))).toBe(false);
+    expect(existsSync(join(user, '.codex'))).toBe(false);
+  });
+
+  it('a hook event that is no list is named, and nothing is written', () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    mkdirSync(join(repo, '.claude'));
+    const settings = JSON.stringify({
+      hooks: { PreToolUse: { matcher: 'Bash', hooks: [{ type: 'command', command: 'x' }] } },
+    });
+    writeFileSync(join(repo, '.claude', 'settings.json'), settings);
+    const refused = init(repo, user, '--client', 'claude', '--json');
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout).error.message).toContain('hooks.PreToolUse is object');
+    expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toBe(settings);
+    expect(existsSync(join(repo, '.mcp.json'))).toBe(false);
+  });
 });
