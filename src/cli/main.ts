@@ -221,6 +221,7 @@ realm
   .description('Add a repo to the realm; writes .session-collab.yaml in the repo')
   .requiredOption('--path <folder>', 'the repo’s folder')
   .option('--default-branch <branch>', 'the branch PRs go to (default: detected)')
+  .option('--force', 'take the repo from another realm, or point an existing name at this folder')
   .option(...realmOpt)
   .action(async (name, options) => (await import('./realm.js')).realmAddRepo(name, options));
 realm

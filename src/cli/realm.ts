@@ -10,6 +10,8 @@ import { shellQuote } from '../core/shell-words.js';
 import { git } from '../integrations/git.js';
 import { locateFolder } from '../integrations/git-repo.js';
 import {
+  realmPaths,
+  realPath,
   writeBinding,
   writeContract,
   writeDomain,
@@ -76,7 +78,7 @@ export async function realmInit(folder: string, options: { name?: string }): Pro
 
 export async function realmAddRepo(
   name: string,
-  options: RealmOption & { path: string; defaultBranch?: string },
+  options: RealmOption & { path: string; defaultBranch?: string; force?: boolean },
 ): Promise<void> {
   checkName('repo name', name);
   if (options.defaultBranch !== undefined && !isBranchName(options.defaultBranch))
@@ -94,8 +96,20 @@ export async function realmAddRepo(
     );
   const repoRoot = locateFolder(repoPath).worktree;
   const root = await realmRootFromCwd(options.realm);
+  // A name of the realm that is another repository's is not taken from it.
+  const entry = realmPaths(root).repo(name);
+  if (existsSync(entry) && !options.force) {
+    const was = (parse(readFileSync(entry, 'utf8')) as { path?: unknown } | null)?.path;
+    if (typeof was === 'string' && realPath(resolve(root, was)) !== realPath(repoRoot))
+      throw new CollabError(
+        'INVALID_STATE',
+        `The realm's repo "${name}" is ${resolve(root, was)}, not ${repoRoot}.`,
+        'Choose another name, or add --force to point it here; nothing was written.',
+      );
+  }
+  // The membership first: it refuses a repository of another realm before anything is written.
+  writeMembership(repoRoot, root, name, options.force === true);
   writeRepo(root, name, relative(root, repoRoot) || '.', options.defaultBranch ?? null);
-  writeMembership(repoRoot, root, name);
   console.log(
     `${green('Added')} repo ${bold(name)} (${repoRoot}); it now names the realm in ${resolve(repoRoot, '.session-collab.yaml')}.`,
   );

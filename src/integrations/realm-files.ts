@@ -23,10 +23,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { Document, parse, parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
 import { isBranchName } from '../core/branch-name.js';
 import { canonicalHash } from '../core/canonical-hash.js';
+import { CollabError } from '../core/errors.js';
 import type {
   BindingDef,
   ContractChange,
@@ -36,6 +37,7 @@ import type {
   RealmModel,
   RepoDef,
 } from '../core/realm-model.js';
+import { replaceText } from './file-replace.js';
 import { gitOutput, tryGit } from './git.js';
 
 export const MEMBER_FILE = '.session-collab.yaml';
@@ -314,8 +316,35 @@ export function writeRepo(root: string, repo: string, path: string, defaultBranc
   writeYaml(realmPaths(root).repo(repo), { name: repo, path, default_branch: defaultBranch });
 }
 
-export function writeMembership(repoRoot: string, realmRoot: string, repo: string): void {
-  writeYaml(join(repoRoot, MEMBER_FILE), { realm: relative(repoRoot, realmRoot) || '.', repo });
+/**
+ * Makes a repository a member of a realm: `realm` and `repo` set in its `.session-collab.yaml`, the
+ * rest of the file (its `project:` name, `land:` settings, comments) as it was. A repository that is
+ * another realm's member, or this realm's under another name, is not moved unless `force`.
+ */
+export function writeMembership(repoRoot: string, realmRoot: string, repo: string, force = false): void {
+  const file = join(repoRoot, MEMBER_FILE);
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const doc: Document = text.trim() === '' ? new Document({}) : parseDocument(text);
+  if (doc.errors.length > 0)
+    throw new CollabError(
+      'CONFIG_ERROR',
+      `${file} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}).`,
+      'Fix it and run the command again; nothing was written.',
+    );
+  const was = { realm: doc.get('realm'), repo: doc.get('repo') };
+  if (
+    !force &&
+    typeof was.realm === 'string' &&
+    (realPath(resolve(repoRoot, was.realm)) !== realPath(realmRoot) || was.repo !== repo)
+  )
+    throw new CollabError(
+      'INVALID_STATE',
+      `${file} makes this repository "${String(was.repo)}" of the realm at ${was.realm}: adding it as "${repo}" here would take it from there.`,
+      'Add --force to move it; nothing was written.',
+    );
+  doc.set('realm', relative(repoRoot, realmRoot) || '.');
+  doc.set('repo', repo);
+  replaceText(file, String(doc));
 }
 
 export function writeDomain(root: string, domain: string, description: string | null): void {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI, requireBuild } from '../helpers/stdio.js';
@@ -219,6 +219,41 @@ describe('session-collab realm', () => {
       expect(out.stderr, args.join(' ')).toMatch(message);
     }
     expect(spawnSync('find', [base], { encoding: 'utf8' }).stdout).toBe(before);
+  });
+
+  it("add-repo keeps the repository's own settings, and takes no repository or name from another without --force", () => {
+    const home = tempDir('collab-home-');
+    const base = tempDir('collab-realm-');
+    const api = gitRepo({
+      '.session-collab.yaml': '# our project\nproject: shop-api\nland:\n  check: npm test\n',
+    });
+    const other = gitRepo();
+    const [first, second] = [join(base, 'first'), join(base, 'second')];
+    cli(home, base, 'realm', 'init', first, '--name', 'first');
+    cli(home, base, 'realm', 'init', second, '--name', 'second');
+    expect(cli(home, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', first).status).toBe(0);
+    const member = readFileSync(join(api, '.session-collab.yaml'), 'utf8');
+    expect(member).toContain('# our project');
+    expect(parse(member)).toMatchObject({ project: 'shop-api', land: { check: 'npm test' }, repo: 'api' });
+    // Into the second realm: refused, the file as it was.
+    const moved = cli(home, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', second);
+    expect(moved.status).toBe(1);
+    expect(moved.stderr).toContain('Add --force to move it');
+    expect(readFileSync(join(api, '.session-collab.yaml'), 'utf8')).toBe(member);
+    // The name "api" of the first realm pointed at another repository: refused too.
+    const taken = cli(home, base, 'realm', 'add-repo', 'api', '--path', other, '--realm', first);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain(`The realm's repo "api" is ${api}`);
+    expect(existsSync(join(other, '.session-collab.yaml'))).toBe(false);
+    // With --force it moves, keeping the repository's own settings.
+    expect(
+      cli(home, base, 'realm', 'add-repo', 'api', '--path', api, '--realm', second, '--force').status,
+    ).toBe(0);
+    expect(parse(readFileSync(join(api, '.session-collab.yaml'), 'utf8'))).toMatchObject({
+      project: 'shop-api',
+      land: { check: 'npm test' },
+      realm: relative(api, second),
+    });
   });
 
   it('says what to do outside a realm', () => {
