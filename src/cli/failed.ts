@@ -49,8 +49,9 @@ export function failed(error: unknown): never {
   if (fault) {
     // The default hints speak to agents in tool names; a person at a terminal gets the commands.
     const code = (fault as CollabError).code;
-    const hint =
-      collab && fault.hint === ERROR_CODES[code] ? (TERMINAL_HINTS[code] ?? TERMINAL_HINT) : fault.hint;
+    // A default hint that already names a command (`session-collab token list`) is kept.
+    const toolHint = collab && fault.hint === ERROR_CODES[code] && !fault.hint.includes('`session-collab');
+    const hint = toolHint ? (TERMINAL_HINTS[code] ?? TERMINAL_HINT) : fault.hint;
     process.stderr.write(`session-collab: ${fault.message}\n  → ${hint}\n`);
     said = { code: fault.code, message: fault.message, hint };
   } else {

@@ -23,7 +23,17 @@ const program = new Command()
   // Program options only before the command, so that `realm contract --version 1.0.0` is the contract's.
   .enablePositionalOptions()
   // A missing argument or an unknown option: the command's usage, not only what was wrong.
-  .showHelpAfterError('(run it with --help for its usage)');
+  .showHelpAfterError('(run it with --help for its usage)')
+  .configureOutput({
+    outputError: (text, write) => {
+      write(text);
+      // Asked for --json, a usage error is said as JSON on standard output too, as every failure is.
+      if (process.argv.includes('--json') && text.startsWith('error: '))
+        process.stdout.write(
+          `${JSON.stringify({ error: { code: 'INVALID_INPUT', message: text.slice('error: '.length).trim(), hint: 'Run the command with --help for its usage.' } })}\n`,
+        );
+    },
+  });
 
 program
   .command('serve')

@@ -382,6 +382,9 @@ describe('session-collab serve', () => {
     for (const args of [
       ['answer', '--json', 'nope', 'x'],
       ['token', 'revoke', 'nosuch', '--json'],
+      // Usage errors too.
+      ['guard', 'install', '--bogus', '--json'],
+      ['token', '--json'],
     ]) {
       const failed = await cli(home, args);
       expect(failed.code, args.join(' ')).toBe(1);
@@ -391,6 +394,10 @@ describe('session-collab serve', () => {
       expect(said.error.hint.length).toBeGreaterThan(0);
       expect(failed.stderr).toContain(said.error.message);
     }
+    // A default hint that names a command already is kept.
+    expect(
+      JSON.parse((await cli(home, ['token', 'revoke', 'nosuch', '--json'])).stdout).error.hint,
+    ).toContain('`session-collab token list`');
     // Without --json, standard output stays empty; the hint is the command a person runs next.
     const plain = await cli(home, ['answer', 'nope', 'x']);
     expect(plain.stdout).toBe('');
