@@ -7,8 +7,6 @@ import { describeStorageFault } from '../core/storage-faults.js';
 const TERMINAL_HINT =
   'Add --help to the command for what it takes; `session-collab status` shows the sessions and claims, with their ids.';
 const TERMINAL_HINTS: Partial<Record<keyof typeof ERROR_CODES, string>> = {
-  QUESTION_NOT_FOUND:
-    '`session-collab answer --list` shows the questions waiting for an answer, with their ids.',
   INVALID_INPUT: 'Add --help to the command for what it takes.',
 };
 

@@ -402,7 +402,7 @@ describe('session-collab serve', () => {
     const plain = await cli(home, ['answer', 'nope', 'x']);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toContain('No question nope');
-    expect(plain.stderr).toContain('`session-collab answer --list` shows the questions waiting');
+    expect(plain.stderr).toContain('a person sees every pending one with `session-collab answer --list`');
   });
 
   it('--toolsets selects what is listed', async () => {
