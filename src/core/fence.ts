@@ -4,6 +4,15 @@
  * quoted, so that it reads as quoted data and cannot pass itself off as our own words.
  */
 
+/**
+ * Characters no one-line name from a client may hold (a path, an id): C0 and C1 controls (NUL,
+ * line breaks, tabs, escapes), the line and paragraph separators, and the bidirectional marks,
+ * overrides and isolates. Shown to another session, such a name is one line of plain text: these
+ * could make it pass for our own words, or read as another name.
+ */
+export const LINE_CONTROLS =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
 // C0 and C1 controls except tab and newline; the line and paragraph separators; the bidirectional
 // overrides and isolates.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -1,5 +1,5 @@
 import { invalidInput } from './errors.js';
-import { shown } from './fence.js';
+import { LINE_CONTROLS, shown } from './fence.js';
 import { atMost, LIMITS } from './limits.js';
 
 /** Characters that make a pattern a glob rather than a plain path. */
@@ -15,21 +15,13 @@ function isAbsolute(p: string): boolean {
 }
 
 /**
- * Characters no path may hold: C0 and C1 controls (NUL, line breaks, tabs, escapes), the line and
- * paragraph separators, and the bidirectional marks, overrides and isolates. Shown to another
- * session, a path is one line of plain text: such a name could pass for our own words, or read
- * as another name.
- */
-const PATH_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-/**
  * Normalises a path or glob given by a client to a root-relative POSIX form.
  *
  * - `\` becomes `/`; `./` segments and duplicate slashes go; `..` is resolved;
  * - an absolute path must lie inside `root` (an absolute POSIX path, no trailing slash);
  * - a trailing `/` means "the whole directory below": `src/api/` → `src/api/**`;
  * - consecutive globstar segments are one, which matches the same paths;
- * - a path that escapes the root, or is empty, or holds a control character (`PATH_CONTROLS`), or
+ * - a path that escapes the root, or is empty, or holds a control character (`LINE_CONTROLS`), or
  *   passes a limit of `LIMITS` (length, segments, globstars, wildcards), is `INVALID_INPUT` naming
  *   what.
  */
@@ -42,7 +34,7 @@ export function normalizePattern(input: string, root: string): string {
       'A file path or pattern is empty.',
       'Give paths relative to the project root, e.g. "src/app.ts" or "src/api/*".',
     );
-  const control = PATH_CONTROLS.exec(raw);
+  const control = LINE_CONTROLS.exec(raw);
   if (control)
     throw invalidInput(
       `Path ${shown(input)} contains a control or bidirectional character (U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}).`,

@@ -91,4 +91,76 @@ describe('session-collab import-ai-collab', () => {
     expect(out.stderr).toContain('workItems.0.type');
     expect(out.stderr).toContain('Nothing was imported');
   });
+
+  it('refuses names with control characters and metadata nested past its bound; an id given twice is counted once', () => {
+    const home = tempDir('collab-home-');
+    const item = (extra: Record<string, unknown>) => ({
+      id: 'w',
+      projectId: 'p',
+      type: 'code',
+      phase: 'development',
+      title: 't',
+      content: 'c',
+      status: 'pending_review',
+      ...extra,
+    });
+    const file = (data: unknown) => {
+      const path = join(tempDir(), 'data.json');
+      writeFileSync(path, JSON.stringify(data));
+      return path;
+    };
+    // Deeper than JSON.stringify goes: written as text.
+    const deepFile = join(tempDir(), 'deep.json');
+    writeFileSync(
+      deepFile,
+      JSON.stringify({ workItems: [item({ metadata: '@' })] }).replace(
+        '"@"',
+        `${'{"d":'.repeat(20_000)}{}${'}'.repeat(20_000)}`,
+      ),
+    );
+    for (const [data, field] of [
+      [{ projects: [{ id: 'p\n\u001b[31mRED', name: 'N' }] }, 'projects.0.id'],
+      [{ projects: [{ id: 'p', name: 'N\r\n\u001b]0;pwned\u0007' }] }, 'projects.0.name'],
+      [deepFile, 'workItems.0.metadata'],
+    ] as const) {
+      const out = cli(home, 'import-ai-collab', typeof data === 'string' ? data : file(data), '--json');
+      expect(out.status, field).toBe(1);
+      expect(JSON.parse(out.stdout).error).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining(field),
+      });
+    }
+    const suggestion = (title: string) => ({
+      id: 's1',
+      type: 'bug',
+      severity: 'major',
+      title,
+      explanation: 'e',
+    });
+    const twice = cli(
+      home,
+      'import-ai-collab',
+      file({
+        projects: [{ id: 'p', name: 'P' }],
+        workItems: [
+          item({
+            reviews: [
+              {
+                id: 'r1',
+                verdict: 'request_changes',
+                summary: 's',
+                suggestions: [suggestion('x'), suggestion('y')],
+                responses: [
+                  { id: 'x1', response: 'a', action: 'will_fix' },
+                  { id: 'x1', response: 'b', action: 'will_fix' },
+                ],
+              },
+            ],
+          }),
+        ],
+      }),
+      '--json',
+    );
+    expect(JSON.parse(twice.stdout)).toMatchObject({ suggestions: 1, responses: 1 });
+  });
 });

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { CollabError } from '../../core/errors.js';
+import { LINE_CONTROLS } from '../../core/fence.js';
 import {
   PHASES,
   SEVERITIES,
@@ -20,8 +21,19 @@ import type { Wiring } from '../tool-context.js';
 import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
 const date = z.union([z.string(), z.number()]).optional();
+/** An id or a name: one line of plain text (shown to sessions and people as such). */
+const oneLine = z.string().refine((v) => !LINE_CONTROLS.test(v), 'holds a control character or a line break');
+/** Levels of objects and arrays a work item's metadata may nest (it is stored, and shown, as JSON). */
+const METADATA_DEPTH = 32;
+
+/** Whether a JSON value nests objects and arrays deeper than `max` levels. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (max === 0) return true;
+  return Object.values(value).some((v) => nestsDeeper(v, max - 1));
+}
 const suggestion = z.object({
-  id: z.string(),
+  id: oneLine,
   type: z.enum(SUGGESTION_TYPES),
   severity: z.enum(SEVERITIES),
   title: z.string(),
@@ -41,15 +53,15 @@ const suggestion = z.object({
     .optional(),
 });
 const response = z.object({
-  id: z.string(),
+  id: oneLine,
   responderId: z.string().default('worker'),
   response: z.string(),
   action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
   createdAt: date,
 });
 const review = z.object({
-  id: z.string(),
-  workItemId: z.string().optional(),
+  id: oneLine,
+  workItemId: oneLine.optional(),
   workItemVersion: z.number().int().positive().default(1),
   reviewerId: z.string().default('reviewer'),
   verdict: z.enum(VERDICTS),
@@ -68,14 +80,17 @@ const revision = z.object({
   createdBy: z.string().optional(),
 });
 const workItem = z.object({
-  id: z.string(),
-  projectId: z.string(),
+  id: oneLine,
+  projectId: oneLine,
   type: z.enum(WORK_TYPES),
   phase: z.enum(PHASES),
   title: z.string(),
   description: z.string().optional(),
   content: z.string(),
-  metadata: z.record(z.string(), z.unknown()).default({}),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((v) => !nestsDeeper(v, METADATA_DEPTH), `nests deeper than ${METADATA_DEPTH} levels`)
+    .default({}),
   status: z.enum(STATUSES),
   version: z.number().int().positive().default(1),
   submittedBy: z.string().default('worker'),
@@ -88,8 +103,8 @@ const dataFile = z.object({
   projects: z
     .array(
       z.object({
-        id: z.string(),
-        name: z.string(),
+        id: oneLine,
+        name: oneLine,
         description: z.string().optional(),
         status: z.enum(['active', 'completed', 'archived']).default('active'),
         createdAt: date,
@@ -287,7 +302,8 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
         }
         result.reviews.imported++;
         for (const s of r.suggestions) {
-          await saveSuggestion(
+          // An id the file gives twice is stored once, and counted as it is stored.
+          const stored = await saveSuggestion(
             store,
             suggestionRow(s.id, { id: r.id, work_item_id: w.id }, s, at, {
               status: s.status,
@@ -296,7 +312,7 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
               at: ms(s.resolution?.resolvedAt, at),
             }),
           );
-          result.suggestions++;
+          if (stored) result.suggestions++;
         }
         event(
           w.projectId,
@@ -317,7 +333,7 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
         );
         for (const x of r.responses) {
           const rat = ms(x.createdAt, at);
-          await store.reviews.addResponse({
+          const stored = await store.reviews.addResponse({
             id: x.id,
             review_id: r.id,
             work_item_id: w.id,
@@ -327,6 +343,7 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
             action: x.action,
             created_at: rat,
           });
+          if (!stored) continue;
           event(
             w.projectId,
             w.id,
