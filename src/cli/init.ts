@@ -3,8 +3,10 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HUB, loadConfig } from '../app/config.js';
 import { resolveHome } from '../app/home.js';
-import { CollabError } from '../core/errors.js';
+import { CollabError, invalidInput } from '../core/errors.js';
+import { shown } from '../core/fence.js';
 import { unifiedDiff } from '../core/line-diff.js';
+import { splitCommands } from '../core/shell-words.js';
 import {
   CLIENTS,
   type ClientName,
@@ -148,12 +150,27 @@ export function projectHere(): string {
   return root;
 }
 
+/**
+ * How the clients start session-collab: `--command` read as a shell reads one command (a program and
+ * its arguments: `npx session-collab`), else `defaultLaunch`.
+ */
+function launchOf(command: string | undefined): Launch {
+  if (command === undefined) return defaultLaunch();
+  const commands = splitCommands(command);
+  if (commands.length !== 1 || commands[0]!.length === 0)
+    throw invalidInput(
+      `--command ${shown(command)}: give one command, a program and its arguments (e.g. session-collab, or npx session-collab).`,
+    );
+  const [program, ...args] = commands[0]!;
+  return { command: program!, args };
+}
+
 /** `session-collab init`: wires the clients of this project to session-collab. */
 export function init(options: InitOptions): void {
   const root = projectHere();
   const clients = parseClients(options.client, root);
   const transport = parseTransport(options);
-  const launch: Launch = options.command ? { command: options.command, args: [] } : defaultLaunch();
+  const launch = launchOf(options.command);
   const read = (path: string) => readText(join(root, path));
   const failClosed = onErrorHere() !== 'allow';
   const changes = clients.flatMap((client) =>
@@ -312,7 +329,7 @@ export function init(options: InitOptions): void {
   console.log(
     `\nNext: restart the client in this folder. To refuse commits that touch files another live session holds, also run ${bold('session-collab guard install')}.`,
   );
-  if (launch.command !== 'session-collab') {
+  if (!options.command && launch.command !== 'session-collab') {
     console.log(
       dim(
         `Files name this install by absolute path (${resolve(launch.args[0] ?? launch.command)}); with \`npm link\` they would say just "session-collab".`,

@@ -167,7 +167,7 @@ program
   .option('--dry-run', 'print what would change, as a diff, and write nothing')
   .option(
     '--command <cmd>',
-    'how clients should start session-collab: session-collab (on each PATH), or a path (default: this install)',
+    'how clients should start session-collab: session-collab (on each PATH), a path, or a command with its arguments (npx session-collab); default: this install',
   )
   .option('--trust', "trust this folder in Codex CLI's and Gemini CLI's user settings, where it is not yet")
   .option(

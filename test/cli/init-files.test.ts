@@ -198,4 +198,17 @@ describe('init and the files the user owns', () => {
     expect(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')).toBe(settings);
     expect(existsSync(join(repo, '.mcp.json'))).toBe(false);
   });
+
+  it('--command is read as a shell reads one command: a program and its arguments', () => {
+    const user = tempDir('collab-user-');
+    const repo = gitRepo();
+    const done = init(repo, user, '--client', 'claude', '--command', 'npx session-collab');
+    expect(done.status).toBe(0);
+    expect(done.stdout).not.toContain('absolute path');
+    const server = JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8')).mcpServers['session-collab'];
+    expect(server).toMatchObject({ command: 'npx', args: ['session-collab', 'serve'] });
+    const refused = init(gitRepo(), user, '--client', 'claude', '--command', 'session-collab; rm -rf ~');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('give one command');
+  });
 });
