@@ -181,12 +181,14 @@ export function cursorRules(text: string | null): string {
 
 /** Adds (or refreshes) the collaboration rules block of a Markdown instructions file. */
 export function mergeRules(text: string | null, path: string, rules = COLLABORATION_RULES): string {
-  const block = `${RULES_START}\n${rules}\n${RULES_END}\n`;
   const current = text ?? '';
+  // In the file's own line ends: a file written with CRLF stays so.
+  const eol = current.includes('\r\n') ? '\r\n' : '\n';
+  const block = `${RULES_START}\n${rules}\n${RULES_END}\n`.replace(/\n/g, eol);
   const at = rulesBlock(current, path);
-  if (at) return current.slice(0, at.start) + block + current.slice(at.end).replace(/^\n/, '');
+  if (at) return current.slice(0, at.start) + block + current.slice(at.end).replace(/^\r?\n/, '');
   if (current.trim() === '') return block;
-  return `${current.replace(/\n*$/, '\n')}\n${block}`;
+  return `${current.replace(/(\r?\n)*$/, eol)}${eol}${block}`;
 }
 
 /**

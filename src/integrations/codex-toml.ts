@@ -113,12 +113,14 @@ function setKeys(
     ...Object.fromEntries(Object.entries(current).filter(([k]) => !(k in values))),
     ...(parse(set.map(([k, v]) => `${k} = ${v}`).join('\n')) as Table),
   };
+  // In the file's own line ends: a file written with CRLF stays so.
+  const cr = (text ?? '').includes('\r\n') ? '\r' : '';
   const lines = (text ?? '').split('\n');
-  const at = lines.findIndex((line) => headerOf(line, keys, false));
+  const at = lines.findIndex((line) => headerOf(line.replace(/\r$/, ''), keys, false));
   if (at === -1) {
-    const rest = (text ?? '').replace(/\n*$/, '');
-    const block = `[${keyPath(keys)}]\n${set.map(([k, v]) => `${k} = ${v}\n`).join('')}`;
-    return checked(rest === '' ? block : `${rest}\n\n${block}`, before, keys, expected, path);
+    const rest = (text ?? '').replace(/(\r?\n)*$/, '');
+    const block = `[${keyPath(keys)}]${cr}\n${set.map(([k, v]) => `${k} = ${v}${cr}\n`).join('')}`;
+    return checked(rest === '' ? block : `${rest}${cr}\n${cr}\n${block}`, before, keys, expected, path);
   }
   let end = at + 1;
   while (end < lines.length && !isHeader(lines[end]!)) end++;
@@ -128,8 +130,8 @@ function setKeys(
     const line = body.findIndex((l) => setsKey(l, key));
     if (value === null) {
       if (line !== -1) body.splice(line, 1);
-    } else if (line !== -1) body[line] = `${key} = ${value}`;
-    else body.splice(added++, 0, `${key} = ${value}`);
+    } else if (line !== -1) body[line] = `${key} = ${value}${cr}`;
+    else body.splice(added++, 0, `${key} = ${value}${cr}`);
   }
   lines.splice(at + 1, end - at - 1, ...body);
   return checked(lines.join('\n'), before, keys, expected, path);

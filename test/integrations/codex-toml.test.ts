@@ -1,5 +1,6 @@
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { mergeRules } from '../../src/integrations/client-setup.js';
 import {
   CODEX_SERVER_ENV,
   codexHttpTable,
@@ -117,5 +118,16 @@ describe("Codex's config.toml, read by a TOML parser and edited in place", () =>
     const removed = removeCodexServer(edited);
     expect(removed).toContain('# ==== GitHub server ====\n[mcp_servers.github]');
     expect(parse(removed)).toEqual({ mcp_servers: { github: { command: 'gh' } } });
+  });
+
+  it('a file written with CRLF line ends keeps them, in what it adds too', () => {
+    const crlf = '# mine\r\nmodel = "o3"\r\n';
+    for (const after of [mergeCodexToml(crlf, ours), codexTrust(crlf, '/work/repo')]) {
+      expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+      expect(after).toContain('# mine\r\n');
+    }
+    const rules = mergeRules('# Project\r\n\r\nUse pnpm.\r\n', 'CLAUDE.md');
+    expect(rules.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(mergeRules(rules, 'CLAUDE.md')).toBe(rules);
   });
 });
