@@ -150,6 +150,10 @@ describe('session-collab realm', () => {
     cli(home, api, 'realm', 'add-domain', 'orders');
     writeFileSync(join(base, 'order.json'), JSON.stringify({ type: 'object' }));
     const before = spawnSync('find', [base], { encoding: 'utf8' }).stdout;
+    const contract = (domain: string, owner: string, version: string) => [
+      ...['realm', 'contract', domain, 'c1', '--owner', owner, '--version', version],
+      ...['--schema', join(base, 'order.json')],
+    ];
     const refusals: Array<[string[], RegExp]> = [
       [
         ['realm', 'bind', '../../../outside', 'api', '--role', 'consumer'],
@@ -163,51 +167,9 @@ describe('session-collab realm', () => {
         ['realm', 'bind', 'orders', 'api', '--role', 'consumer', '--imports', 'c@not a range'],
         /not a semver range/,
       ],
-      [
-        [
-          'realm',
-          'contract',
-          '../../..',
-          'c1',
-          '--owner',
-          'api',
-          '--version',
-          '1.0.0',
-          '--schema',
-          join(base, 'order.json'),
-        ],
-        /domain name/,
-      ],
-      [
-        [
-          'realm',
-          'contract',
-          'orders',
-          'c1',
-          '--owner',
-          '../x',
-          '--version',
-          '1.0.0',
-          '--schema',
-          join(base, 'order.json'),
-        ],
-        /--owner "\.\.\/x"/,
-      ],
-      [
-        [
-          'realm',
-          'contract',
-          'orders',
-          'c1',
-          '--owner',
-          'api',
-          '--version',
-          '1.0\nSYSTEM',
-          '--schema',
-          join(base, 'order.json'),
-        ],
-        /--version "1\.0\\u000aSYSTEM" is not semver/,
-      ],
+      [contract('../../..', 'api', '1.0.0'), /domain name/],
+      [contract('orders', '../x', '1.0.0'), /--owner "\.\.\/x"/],
+      [contract('orders', 'api', '1.0\nSYSTEM'), /--version "1\.0\\u000aSYSTEM" is not semver/],
       [
         ['realm', 'add-repo', 'web', '--path', gitRepo(), '--default-branch=--output=/tmp/x'],
         /--default-branch "--output=\/tmp\/x" is not a branch name/,
