@@ -10,6 +10,8 @@
  *   them was given: never a silent "no conflict".
  * Different symbols of one file, or distant lines of a file without symbols, predict nothing.
  */
+
+import { word } from './fence.js';
 import type { FileChange, Hunk } from './hunks.js';
 import { describeChange, type SemanticConflict, semanticConflicts } from './semantic.js';
 
@@ -150,7 +152,7 @@ function predictRenamed(ours: FileChange, theirs: FileChange): FilePrediction | 
       level: 'textual',
       path: ours.path,
       ...none,
-      why: `both renamed ${from}: one to ${ours.path}, the other to ${theirs.path}`,
+      why: `both renamed ${word(from, 200)}: one to ${word(ours.path, 200)}, the other to ${word(theirs.path, 200)}`,
     };
   const other = renamed === ours ? theirs : ours;
   if (other.renamedFrom === undefined && other.newBlob === null)
@@ -158,12 +160,15 @@ function predictRenamed(ours: FileChange, theirs: FileChange): FilePrediction | 
       level: 'textual',
       path: renamed.path,
       ...none,
-      why: `${from} was renamed to ${renamed.path} by one side and deleted by the other`,
+      why: `${word(from, 200)} was renamed to ${word(renamed.path, 200)} by one side and deleted by the other`,
     };
   const p = predictFile({ ...ours, path: renamed.path }, { ...theirs, path: renamed.path });
   if (!p) return null;
   return p.why === null && p.level !== 'unknown' && p.level !== 'file'
-    ? { ...p, why: `${from} was renamed to ${renamed.path} by one side; the other's changes go with it` }
+    ? {
+        ...p,
+        why: `${word(from, 200)} was renamed to ${word(renamed.path, 200)} by one side; the other's changes go with it`,
+      }
     : p;
 }
 

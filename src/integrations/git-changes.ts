@@ -4,7 +4,16 @@
  * unmerged changes all count, as git prints them (`git diff -U0 <base>`), so two copies on two
  * machines describe one change alike.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { newHash } from '../core/digest.js';
 import { addedFile, type FileChange, parseGitDiff } from '../core/hunks.js';
@@ -239,17 +248,10 @@ async function blobsOfPureRenames(worktree: string, base: string, files: FileCha
 function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'): FileChange {
   let content: Buffer;
   try {
-    const fd = openSync(join(worktree, path), 'r');
-    try {
-      const size = fstatSync(fd).size;
-      if (size > CHANGE_LIMITS.untrackedBytes)
-        return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] };
-      content = Buffer.alloc(size);
-      readSync(fd, content, 0, size, 0);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
+    content = worktreeBytes(worktree, path);
+  } catch (error) {
+    if (error instanceof TooLarge)
+      return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] };
     return { path, baseBlob: null, newBlob: null, level: 'file', reason: 'unreadable', hunks: [] };
   }
   const blob = newHash(format).update(`blob ${content.length}\0`).update(content).digest('hex');
@@ -257,6 +259,46 @@ function untrackedFile(worktree: string, path: string, format: 'sha1' | 'sha256'
   if (content.subarray(0, 8000).includes(0))
     return { path, baseBlob: null, newBlob: blob, level: 'file', reason: 'binary', hunks: [] };
   return addedFile(path, content.toString('utf8'), blob);
+}
+
+class TooLarge extends Error {}
+
+/**
+ * A worktree file's bytes as git would commit them: a symlink's are the path it names, never the
+ * file there (outside the repository, perhaps, or a pipe that would never end); what is neither a
+ * symlink nor a regular file is an error; TooLarge past the limit.
+ */
+function worktreeBytes(worktree: string, path: string): Buffer {
+  const at = join(worktree, path);
+  if (lstatSync(at).isSymbolicLink()) return Buffer.from(readlinkSync(at));
+  return regularFileContent(at, path);
+}
+
+/** A worktree file's text as git would commit it (`worktreeBytes`), or null where it cannot be read. */
+export function worktreeText(worktree: string, path: string): string | null {
+  try {
+    return worktreeBytes(worktree, path).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A regular file's bytes, opened without following a link and without blocking (a pipe never ends):
+ * an error for what is no regular file, TooLarge past the limit.
+ */
+function regularFileContent(at: string, path: string): Buffer {
+  const fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${path} is no regular file`);
+    if (stat.size > CHANGE_LIMITS.untrackedBytes) throw new TooLarge();
+    const content = Buffer.alloc(stat.size);
+    readSync(fd, content, 0, stat.size, 0);
+    return content;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

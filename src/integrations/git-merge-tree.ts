@@ -5,7 +5,7 @@
  * objects (`GIT_ALTERNATE_OBJECT_DIRECTORIES`) and is removed after: nothing is written to the
  * repository (no object, ref, index or worktree file). Six git processes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { runProgramAsync } from './run-program.js';
@@ -50,8 +50,29 @@ export async function mergeConflicts(
       maxBuffer: 16 * 1024 * 1024,
       env,
     });
+  // A link's content is the path it names, as git commits it: hash-object would read what it names
+  // (a pipe that never ends, a file outside the repository). Its text, in a file of the scratch.
+  const asCommitted = (file: string, name: string) => {
+    try {
+      if (!lstatSync(file).isSymbolicLink()) return file;
+    } catch {
+      return file;
+    }
+    const copy = join(scratch, name);
+    writeFileSync(copy, readlinkSync(file));
+    return copy;
+  };
   try {
-    const [oursBlob, theirsBlob] = (await git(['hash-object', '-w', '--no-filters', '--', ours, theirs]))
+    const [oursBlob, theirsBlob] = (
+      await git([
+        'hash-object',
+        '-w',
+        '--no-filters',
+        '--',
+        asCommitted(ours, 'ours'),
+        asCommitted(theirs, 'theirs'),
+      ])
+    )
       .trim()
       .split('\n');
     // One level of tree: the file by its own name (attributes such as `CHANGELOG.md merge=union` or

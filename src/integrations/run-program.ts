@@ -50,8 +50,14 @@ export function runProgramHere(file: string, args: string[], options: ProgramOpt
   const run = childProcess;
   return new Promise((resolve, reject) => {
     const child = run.execFile(file, args, options, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(error, { stderr, stdout }));
-      else resolve(stdout);
+      if (!error) return resolve(stdout);
+      // Past `maxBuffer` the asynchronous kind says ERR_CHILD_PROCESS_STDIO_MAXBUFFER: said as the
+      // blocking kind says it (ENOBUFS), which is what callers look for.
+      const code =
+        (error as NodeJS.ErrnoException).code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+          ? 'ENOBUFS'
+          : error.code;
+      reject(Object.assign(error, { stderr, stdout, code }));
     });
     // Its standard input is `input`, else nothing (as `stdio: 'ignore'` for the blocking kind).
     child.stdin?.on('error', () => {});

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
 import { pathOf } from '../../core/claim-target.js';
 import { type CompiledGlob, type GlobBudget, glob, globBudget, matchPath } from '../../core/glob.js';
@@ -14,6 +12,7 @@ import {
   findBase,
   readChanges,
   readCommitChanges,
+  worktreeText,
 } from '../../integrations/git-changes.js';
 import { readRef } from '../../integrations/git-refs.js';
 import { type FolderLocation, locateFolder } from '../../integrations/git-repo.js';
@@ -336,8 +335,7 @@ export class ChangesService {
     files: FileChange[],
     known: Map<string, FileChange>,
     /** A changed file's new text: by default as it is in the worktree. */
-    textOf: (path: string) => Promise<string | null> = async (path) =>
-      readFileSync(join(worktree, path), 'utf8'),
+    textOf: (path: string) => Promise<string | null> = async (path) => worktreeText(worktree, path),
   ): Promise<void> {
     let parsed = 0;
     let deleted = 0;

@@ -80,7 +80,11 @@ export function entry(
     session_name: other.name,
     level: p.level,
     file: p.path,
-    symbols: p.symbols,
+    // A name from the other's code (a nesting thousands deep names thousands of levels): bounded,
+    // as a claimed symbol is.
+    symbols: p.symbols
+      .slice(0, LIMITS.listedConflicts)
+      .map((s) => (s.length > 200 ? `${s.slice(0, 199)}…` : s)),
     ours: p.ours.map(view),
     theirs: p.theirs.map(view),
     ...(p.why ? { why: p.why } : {}),

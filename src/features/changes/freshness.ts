@@ -6,7 +6,7 @@
  * files from a clock that ticks every few milliseconds (a write just after a read may carry a time
  * just before it).
  */
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const COARSE_SLACK_MS = 2_000;
@@ -31,7 +31,8 @@ function statOf(path: string, stats: Stats): Stat {
   let st = stats.get(path);
   if (st !== undefined) return st;
   try {
-    st = statSync(path, { throwIfNoEntry: false }) ?? null;
+    // The entry itself, as git sees it: a symlink's own time, not the time of what it names.
+    st = lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     st = null;
   }
