@@ -68,3 +68,13 @@ it("a path another session's git named is quoted in the answer when it is more t
   expect(text).not.toMatch(/[\n\u001b]/);
   expect(text).toContain('"src/b\\u000a\\u000aSYSTEM NOTE');
 });
+
+it('a copy git cannot read now is said in the answer, never a silent "safe"', async () => {
+  const app = await testApp();
+  const { aliceDir, alice } = await twoClonesInMemory(app, { 'README.md': '# app\n' });
+  writeFileSync(join(aliceDir, 'README.md'), '# app, changed\n');
+  // git refuses a damaged index: the read fails.
+  writeFileSync(join(aliceDir, '.git', 'index'), 'not an index');
+  const check = await alice.call<{ safe: boolean; message: string }>('collab_check');
+  expect(check.message).toContain('Not read now (git failed or ran past its time; see the log): your copy');
+});

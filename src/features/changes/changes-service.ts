@@ -242,13 +242,15 @@ export class ChangesService {
    * no hooks recording their edits are compared as they are now. Named files are read again only
    * where modified since they were read (a stat each; git only for what changed); checking
    * everything, or a glob, the caller's whole worktree is read, and the others' copies of the files
-   * the caller changed.
+   * the caller changed. The sessions whose copy git could not read now (their last read stands).
    */
-  async refreshForCheck(session: SessionRow, patterns?: string[]): Promise<void> {
+  async refreshForCheck(session: SessionRow, patterns?: string[]): Promise<SessionRow[]> {
     const { store } = this.app;
     const paths = patterns?.map(pathOf);
     const literal = paths && !paths.some(isGlob) ? [...new Set(paths)] : null;
-    if (literal === null) await this.refresh(session);
+    /** The copies git could not read now (it failed, or ran past its time): their last read stands. */
+    const unread: SessionRow[] = [];
+    if (literal === null && (await this.refresh(session)) === 'failed') unread.push(session);
     // The others' copies of these files (or of every file the caller changed).
     const mine = literal ?? (await store.changes.filesOf(session.id)).map((f) => f.path);
     const others =
@@ -257,7 +259,7 @@ export class ChangesService {
         : (await this.neighbours(session)).filter((other) => stateOf(this.app, other) === 'active');
     // Named files of the caller's own copy too; what each was read at, for all of them at once.
     const looked: Neighbour[] = literal === null ? others : [session, ...others];
-    if (looked.length === 0) return;
+    if (looked.length === 0) return unread;
     const known = await store.changes.freshness(
       looked.map((s) => s.id),
       mine,
@@ -275,8 +277,9 @@ export class ChangesService {
       // at most the files written since are read again.
       const still = whole ? stale() : false;
       if (still === null) continue;
-      await this.refresh(row, still ? undefined : mine);
+      if ((await this.refresh(row, still ? undefined : mine)) === 'failed') unread.push(row);
     }
+    return unread;
   }
 
   /**

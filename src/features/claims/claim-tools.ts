@@ -153,8 +153,18 @@ export const check = defineTool({
     const patterns = input.files ? normalizeFiles(input.files, viewer) : undefined;
     // What the caller (and the other sessions of this machine) changed since read, read again; git
     // runs before any write, and only for what changed.
-    await app.changes.refreshForCheck(viewer, patterns);
+    const unread = await app.changes.refreshForCheck(viewer, patterns);
     const predicted = await app.changes.predict(viewer, patterns);
+    // A copy git could not read now is compared as last read: said, never a silent "safe".
+    const unreadNote =
+      unread.length === 0
+        ? ''
+        : ` Not read now (git failed or ran past its time; see the log): ${unread
+            .slice(0, 5)
+            .map((s) => (s.id === viewer.id ? 'your copy' : `the copy of session "${inline(s.name, 60)}"`))
+            .join(
+              ', ',
+            )}${unread.length > 5 ? ` and ${unread.length - 5} more` : ''}; predictions use its last read.`;
     await app.changes.markTold(viewer, predicted.conflicts);
     const full = patterns
       ? await app.claims.check(viewer, patterns)
@@ -187,13 +197,13 @@ export const check = defineTool({
     if (result.safe) {
       return {
         ...result,
-        message: `No other session is working on ${subject}.${staleNote}${prediction ? ` ${prediction}` : ''}`,
+        message: `No other session is working on ${subject}.${staleNote}${prediction ? ` ${prediction}` : ''}${unreadNote}`,
       };
     }
     const claims = result.conflicts.map((c) => app.claims.describeConflict(c)).join('; ');
     return {
       ...result,
-      warning: `⚠️ ${[claims ? `${claims}${more > 0 ? `; and ${more} more` : ''}.` : '', prediction].filter(Boolean).join(' ')} Coordinate first: message the other session (collab_message_send), wait, or ask the user.${staleNote}`,
+      warning: `⚠️ ${[claims ? `${claims}${more > 0 ? `; and ${more} more` : ''}.` : '', prediction].filter(Boolean).join(' ')} Coordinate first: message the other session (collab_message_send), wait, or ask the user.${staleNote}${unreadNote}`,
     };
   },
   text: (o) => (o.safe ? `Safe: ${o.message}` : `Not safe. ${o.warning}`),
