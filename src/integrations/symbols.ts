@@ -22,8 +22,28 @@ const DYNAMIC: Partial<Record<SymbolLanguage, string>> = {
   java: '@ast-grep/lang-java',
 };
 
-/** Past these a file is compared by lines only: parsing it would cost more than a hook may spend. */
-export const SYMBOL_LIMITS = { bytes: 1024 * 1024 };
+/**
+ * Past these a file is compared by lines only: reading it would cost more than a hook, or the
+ * server between two calls, may spend.
+ */
+export const SYMBOL_LIMITS = {
+  bytes: 1024 * 1024,
+  /**
+   * Symbols inside this many others are not read as symbols of their own (their lines are their
+   * parent's): each one's qualified name and body hold all of its parents', so what nesting costs
+   * grows with its square (4,000 functions, each in the one before, took 15 s).
+   */
+  depth: 32,
+  /** The time one file's symbols or uses may take to read; past it the file has none read. */
+  ms: 500,
+};
+
+/** A clock that says when a read has run past `SYMBOL_LIMITS.ms`, looked at every 32 steps. */
+function budget(ms = SYMBOL_LIMITS.ms): () => boolean {
+  const until = performance.now() + ms;
+  let steps = 0;
+  return () => (++steps & 31) === 0 && performance.now() > until;
+}
 
 /** A symbol and its lines, 1-based and inclusive; `parent` indexes the enclosing one. */
 export interface SymbolSpan {
@@ -142,16 +162,55 @@ function pairName(node: SgNode): string | null {
 const DECORATIONS = new Set(['decorator', 'attribute_item']);
 const COMMENTS = new Set(['comment', 'line_comment', 'block_comment']);
 
+/**
+ * The parent, previous sibling and children of the file's top-level statements and of what the
+ * statements that hold a declaration (`HOLDERS`) hold, read once. Tree-sitter finds a node's parent
+ * or previous sibling by walking down again from the root, past every sibling before it: asked of
+ * each top-level function of a file, that grows with the square of their number (45,000 took 5 s).
+ * Other nodes are asked of tree-sitter.
+ */
+class Outline {
+  private readonly parents = new Map<number, SgNode>();
+  private readonly previous = new Map<number, SgNode | null>();
+  private readonly kids = new Map<number, SgNode[]>();
+
+  constructor(root: SgNode) {
+    const visit = (up: SgNode, children: SgNode[]) => {
+      this.kids.set(up.id(), children);
+      children.forEach((child, i) => {
+        this.parents.set(child.id(), up);
+        this.previous.set(child.id(), children[i - 1] ?? null);
+        const kind = String(child.kind());
+        if (kind === 'decorated_definition' || HOLDERS.has(kind)) visit(child, child.children());
+      });
+    };
+    visit(root, root.children());
+  }
+
+  parent(node: SgNode): SgNode | null {
+    return this.parents.get(node.id()) ?? node.parent();
+  }
+
+  prev(node: SgNode): SgNode | null {
+    const known = this.previous.get(node.id());
+    return known !== undefined ? known : node.prev();
+  }
+
+  children(node: SgNode): SgNode[] {
+    return this.kids.get(node.id()) ?? node.children();
+  }
+}
+
 /** The statement a declaration is all of (see `HOLDERS`), or the declaration. */
-function holderOf(node: SgNode): SgNode {
+function holderOf(node: SgNode, outline: Outline): SgNode {
   let at = node;
-  for (let up = at.parent(); up; up = up.parent()) {
+  for (let up = outline.parent(at); up; up = outline.parent(up)) {
     const kind = String(up.kind());
     if (kind !== 'decorated_definition' && !HOLDERS.has(kind)) break;
     // `const a = 1, f = () => …`: the statement is not f's alone.
     if (
       kind !== 'decorated_definition' &&
-      up.children().filter((c) => c.isNamed() && !COMMENTS.has(String(c.kind()))).length > 1 &&
+      outline.children(up).filter((c) => c.isNamed() && !COMMENTS.has(String(c.kind()))).length > 1 &&
       kind !== 'export_statement'
     )
       break;
@@ -161,19 +220,19 @@ function holderOf(node: SgNode): SgNode {
 }
 
 /**
- * Where a symbol's lines begin: with its decorators or attributes, and the comments right above it
- * (its doc comment: each on lines of its own, no blank line between them and it).
+ * Where a symbol's lines begin (0-based): with its decorators or attributes, and the comments right
+ * above its `holder` (its doc comment: each on lines of its own, no blank line between them and it).
  */
-function startOf(node: SgNode): number {
-  let first = holderOf(node);
-  for (let prev = first.prev(); prev; prev = prev.prev()) {
+function startOf(holder: SgNode, outline: Outline): number {
+  let first = holder;
+  for (let prev = outline.prev(first); prev; prev = outline.prev(prev)) {
     const kind = String(prev.kind());
     if (DECORATIONS.has(kind)) {
       first = prev;
       continue;
     }
     const adjacent = prev.range().end.line >= first.range().start.line - 1;
-    const ownLine = prev.prev()?.range().end.line !== prev.range().start.line;
+    const ownLine = outline.prev(prev)?.range().end.line !== prev.range().start.line;
     if (!COMMENTS.has(kind) || !adjacent || !ownLine) break;
     first = prev;
   }
@@ -287,23 +346,34 @@ function langName(napi: Napi, language: SymbolLanguage): string {
 
 /**
  * The symbols of a file's text, outermost first, or null when its language is not read here (or the
- * text is past `SYMBOL_LIMITS`).
+ * text is past `SYMBOL_LIMITS`: its size, or the time reading it takes; `ms` sets another time).
+ * Symbols nested deeper than `SYMBOL_LIMITS.depth` are left out.
  */
-export function symbolSpans(path: string, text: string): SymbolSpan[] | null {
+export function symbolSpans(path: string, text: string, ms?: number): SymbolSpan[] | null {
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
+  const late = budget(ms);
   const binding = load(language);
   const grammar = GRAMMARS[language];
   const root = binding.parse(langName(binding, language), text).root();
+  const outline = new Outline(root);
   const found: Array<{ own: string; start: number; end: number; signature?: string; body?: string }> = [];
+  /** Where the symbols around the node at hand end (the nodes come outermost first, in order). */
+  const around: number[] = [];
   for (const node of root.findAll({ rule: { any: grammar.kinds.map((kind) => ({ kind })) } })) {
+    if (late()) return null;
     const own = grammar.name(node);
     if (own === null || own === '') continue;
+    const range = node.range();
+    while (around.length > 0 && around.at(-1)! <= range.start.index) around.pop();
+    around.push(range.end.index);
+    if (around.length > SYMBOL_LIMITS.depth) continue;
     // A statement's lines are its declaration's (`res.send = function …;` ends at its `;`).
-    const { start, end } = holderOf(node).range();
+    const holder = holderOf(node, outline);
+    const { start, end } = holder.range();
     // A node that ends at the start of a line ends on the line before.
     const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
-    found.push({ own, start: startOf(node) + 1, end: last + 1, ...interfaceOf(node) });
+    found.push({ own, start: startOf(holder, outline) + 1, end: last + 1, ...interfaceOf(node) });
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const spans: SymbolSpan[] = [];
@@ -523,9 +593,15 @@ function javaClass(
  * The names `text` calls or constructs on the lines `changed` says, each with where an import
  * says it comes from; null when the language is not read here (or past the limits).
  */
-export function usesIn(path: string, text: string, changed: (line: number) => boolean): NameUse[] | null {
+export function usesIn(
+  path: string,
+  text: string,
+  changed: (line: number) => boolean,
+  ms?: number,
+): NameUse[] | null {
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
+  const late = budget(ms);
   const binding = load(language);
   const root = binding.parse(langName(binding, language), text).root();
   const imports = importsOf(language, root);
@@ -540,6 +616,7 @@ export function usesIn(path: string, text: string, changed: (line: number) => bo
   const out: NameUse[] = [];
   const seen = new Set<string>();
   for (const node of root.findAll({ rule: { any: CALLS[language].map((kind) => ({ kind })) } })) {
+    if (late()) return null;
     const line = node.range().start.line + 1;
     if (!changed(line)) continue;
     const callee =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Hunk } from '../../src/core/hunks.js';
 import { languageOf } from '../../src/core/languages.js';
-import { markSymbols, symbolSpans } from '../../src/integrations/symbols.js';
+import { markSymbols, SYMBOL_LIMITS, symbolSpans, usesIn } from '../../src/integrations/symbols.js';
 
 const names = (path: string, text: string) =>
   symbolSpans(path, text)?.map((s) => `${s.name}:${s.start}-${s.end}`);
@@ -146,6 +146,44 @@ describe('symbols from tree-sitter grammars', () => {
     expect(languageOf('README.md')).toBeNull();
     expect(symbolSpans('README.md', '# x\n')).toBeNull();
     expect(symbolSpans('big.ts', `// ${'x'.repeat(1024 * 1024)}\n`)).toBeNull();
+  });
+
+  it("symbols nested past the depth limit are their parent's lines: 4,000 functions each in the one before", () => {
+    const n = 4_000;
+    const text = `${Array.from({ length: n }, (_, i) => `function f${i}(a) {\n`).join('')}${'}\n'.repeat(n)}`;
+    // The time allowed is not what this is about: the depth alone bounds it.
+    const spans = symbolSpans('nested.ts', text, 60_000)!;
+    expect(spans).toHaveLength(SYMBOL_LIMITS.depth);
+    const innermost = spans.at(-1)!;
+    expect(innermost.name.split('.')).toHaveLength(SYMBOL_LIMITS.depth);
+    expect(innermost.name.endsWith(`f${SYMBOL_LIMITS.depth - 1}`)).toBe(true);
+    // Its lines hold every function inside it.
+    expect([innermost.start, innermost.end]).toEqual([SYMBOL_LIMITS.depth, 2 * n - SYMBOL_LIMITS.depth + 1]);
+    const hunk: Hunk = { base: [n, 1], next: [n, 1], digest: '', excerpt: '' };
+    markSymbols([hunk], spans, text);
+    expect(hunk.symbols).toEqual([innermost.name]);
+  });
+
+  it('thousands of top-level declarations keep their doc comments and export statements', () => {
+    const n = 3_000;
+    const text = Array.from(
+      { length: n },
+      (_, i) => `/** Doc of f${i}. */\nexport function f${i}(a: number): number {\n  return a;\n}\n`,
+    ).join('');
+    const spans = symbolSpans('many.ts', text, 60_000)!;
+    expect(spans).toHaveLength(n);
+    expect(spans.every((s, i) => s.name === `f${i}` && s.start === 4 * i + 1 && s.end === 4 * i + 4)).toBe(
+      true,
+    );
+    expect(spans[0]).toMatchObject({ signature: '(a: number) : number', parent: null });
+  });
+
+  it('a file that takes longer to read than its time has no symbols and no uses', () => {
+    const text = Array.from({ length: 200 }, (_, i) => `function f${i}() { g${i}(); }\n`).join('');
+    expect(symbolSpans('slow.ts', text)).toHaveLength(200);
+    expect(usesIn('slow.ts', text, () => true)).toHaveLength(200);
+    expect(symbolSpans('slow.ts', text, 0)).toBeNull();
+    expect(usesIn('slow.ts', text, () => true, 0)).toBeNull();
   });
 });
 

@@ -44,6 +44,26 @@ const BASE_MOVES = 3;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
+/**
+ * The time one refresh spends parsing (git's reads in between aside), after which it starts no
+ * other file: the server answers nothing else while a file is parsed (each file is bounded too:
+ * `SYMBOL_LIMITS`).
+ */
+const PARSE_MS_PER_REFRESH = 1_000;
+
+/** Time spent parsing, added up by `parsing`. */
+interface ParseClock {
+  ms: number;
+}
+
+function parsing<T>(clock: ParseClock, parse: () => T): T {
+  const started = performance.now();
+  try {
+    return parse();
+  } finally {
+    clock.ms += performance.now() - started;
+  }
+}
 /** Deleted files whose base definitions one refresh reads at most (`git show` each). */
 const DELETED_PER_REFRESH = 50;
 /** Base files whose definitions are kept in memory (by path and blob). */
@@ -342,6 +362,8 @@ export class ChangesService {
   ): Promise<void> {
     let parsed = 0;
     let deleted = 0;
+    const clock: ParseClock = { ms: 0 };
+    const outOfTime = () => clock.ms > PARSE_MS_PER_REFRESH;
     for (const file of files) {
       if (file.newBlob === null) {
         // Deleted: every definition its base had is gone, under any use another session adds. Read
@@ -354,10 +376,10 @@ export class ChangesService {
           file.interface = before.interface;
           continue;
         }
-        if (deleted >= DELETED_PER_REFRESH) continue;
+        if (deleted >= DELETED_PER_REFRESH || outOfTime()) continue;
         deleted++;
         try {
-          const base = await this.baseDefinitions(worktree, baseCommit, file);
+          const base = await this.baseDefinitions(worktree, baseCommit, file, clock);
           if (base) file.interface = interfaceChanges(base, []);
         } catch (error) {
           this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
@@ -380,7 +402,7 @@ export class ChangesService {
         if (before.uses) file.uses = before.uses;
         continue;
       }
-      if (parsed >= PARSED_PER_REFRESH) continue;
+      if (parsed >= PARSED_PER_REFRESH || outOfTime()) continue;
       parsed++;
       let text: string | null;
       try {
@@ -390,19 +412,21 @@ export class ChangesService {
       }
       if (text === null) continue;
       try {
-        const spans = symbolSpans(file.path, text);
+        const spans = parsing(clock, () => symbolSpans(file.path, text));
         if (!spans) {
           file.interface = []; // nothing the parser can read: not read again until it changes
           continue;
         }
-        markSymbols(file.hunks, spans, text);
-        const uses = usesIn(file.path, text, writtenBy(file.hunks));
+        const uses = parsing(clock, () => {
+          markSymbols(file.hunks, spans, text);
+          return usesIn(file.path, text, writtenBy(file.hunks));
+        });
         if (uses && uses.length > 0) file.uses = uses;
         if (file.baseBlob === null) {
           file.interface = []; // a new file: no interface of before to change
           continue;
         }
-        const base = await this.baseDefinitions(worktree, baseCommit, file);
+        const base = await this.baseDefinitions(worktree, baseCommit, file, clock);
         if (base) file.interface = interfaceChanges(base, definitionsOf(spans));
       } catch (error) {
         this.app.log.warn('changes.symbols_failed', { file: file.path, error: String(error) });
@@ -418,6 +442,7 @@ export class ChangesService {
     worktree: string,
     baseCommit: string,
     file: FileChange,
+    clock: ParseClock,
   ): Promise<Definition[] | null> {
     const key = `${file.path}\0${file.baseBlob}`;
     const kept = this.bases.get(key);
@@ -425,7 +450,7 @@ export class ChangesService {
     const text = await fileAt(worktree, baseCommit, file.renamedFrom ?? file.path);
     // Not read (git failed, or the file is not in that commit): asked again next time, not kept.
     if (text === null) return null;
-    const spans = symbolSpans(file.path, text);
+    const spans = parsing(clock, () => symbolSpans(file.path, text));
     const found = spans ? definitionsOf(spans) : null;
     if (this.bases.size >= BASES_KEPT) this.bases.delete(this.bases.keys().next().value!);
     this.bases.set(key, found);
