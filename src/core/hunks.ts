@@ -34,7 +34,10 @@ export interface FileChange {
   /** The new text's blob id, null when the file was deleted (or is untracked and unread). */
   newBlob: string | null;
   level: ChangeLevel;
-  /** Why the file is compared as a whole (`binary`, `large`, `hunks`), null by lines. */
+  /**
+   * Why the file is compared as a whole (`binary`, `large`, `hunks`, `unreadable`, `slow`: git's diff
+   * ran past its time), null by lines.
+   */
   reason: string | null;
   hunks: Hunk[];
   /**

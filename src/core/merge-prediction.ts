@@ -84,12 +84,23 @@ function unique(hunks: Hunk[]): Hunk[] {
   return [...new Set(hunks)].slice(0, SHOWN_HUNKS);
 }
 
+/** Why a file is compared as a whole, in words (`FileChange.reason`). */
+function wholeBecause(reason: string | null): string {
+  if (reason === 'binary') return 'binary';
+  if (reason === 'unreadable') return 'it could not be read';
+  if (reason === 'slow') return "git's comparison by lines ran past its time";
+  return 'too many changes to compare by lines';
+}
+
+/** A file whose diff was not read (too large, or past its time): its blobs are not known. */
+const unread = (f: FileChange) => f.level === 'file' && f.baseBlob === null && f.newBlob === null;
+
 /** The prediction for one file both sessions changed, or null when their changes merge unnoticed. */
 export function predictFile(ours: FileChange, theirs: FileChange): FilePrediction | null {
   const path = ours.path;
   const none = { symbols: [], ours: [], theirs: [] };
   if (ours.newBlob !== null && ours.newBlob === theirs.newBlob) return null; // the same result
-  if (ours.baseBlob !== theirs.baseBlob) {
+  if (ours.baseBlob !== theirs.baseBlob && !unread(ours) && !unread(theirs)) {
     return {
       level: 'unknown',
       path,
@@ -103,7 +114,7 @@ export function predictFile(ours: FileChange, theirs: FileChange): FilePredictio
       level: 'file',
       path,
       ...none,
-      why: `both changed this file, compared as a whole (${reason === 'binary' ? 'binary' : 'too many changes to compare by lines'})`,
+      why: `both changed this file, compared as a whole (${wholeBecause(reason)})`,
     };
   }
   const meeting = meetingHunks(ours.hunks, theirs.hunks);

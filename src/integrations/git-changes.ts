@@ -177,9 +177,12 @@ function pathspecOf(paths: string[] | undefined): string[] {
 
 /**
  * The files `git diff` of `revs` (a base against the worktree, or two commits) changes, by lines;
- * a diff too large to read by lines gives every file compared as a whole.
+ * a diff too large to read by lines, or that git cannot work out in its time (its diff of a huge
+ * file can take minutes), gives every file compared as a whole (reason `large` or `slow`): the
+ * read stands, where failing it would have every check try again for as long.
  */
 async function diffFiles(worktree: string, revs: string[], pathspec: string[]): Promise<FileChange[]> {
+  let reason: 'large' | 'slow';
   try {
     return parseGitDiff(
       await gitOutputAsync(
@@ -190,20 +193,20 @@ async function diffFiles(worktree: string, revs: string[], pathspec: string[]): 
       ),
     );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOBUFS') throw error;
-    const names = await gitOutputAsync(worktree, [
-      'diff',
-      '--name-only',
-      '-z',
-      '--no-renames',
-      ...revs,
-      ...pathspec,
-    ]);
-    return names
-      .split('\0')
-      .filter((p) => p.length > 0)
-      .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason: 'large', hunks: [] }));
+    const e = error as NodeJS.ErrnoException & { killed?: boolean };
+    if (e.code === 'ENOBUFS') reason = 'large';
+    else if (e.killed === true) reason = 'slow';
+    else throw error;
   }
+  const names = await gitOutputAsync(
+    worktree,
+    ['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules', ...revs, ...pathspec],
+    CHANGE_LIMITS.timeoutMs,
+  );
+  return names
+    .split('\0')
+    .filter((p) => p.length > 0)
+    .map((path) => ({ path, baseBlob: null, newBlob: null, level: 'file', reason, hunks: [] }));
 }
 
 /**

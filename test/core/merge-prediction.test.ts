@@ -156,6 +156,21 @@ describe('symbols, bases and whole files', () => {
     });
   });
 
+  it('a file whose diff was not read (too large, past its time) or that could not be read is compared whole, saying why', () => {
+    const ours = file({ hunks: [at(3, [])] });
+    const unread = (reason: string) =>
+      file({ level: 'file', reason, baseBlob: null, newBlob: null, hunks: [] });
+    // Its blobs are not known: not "started from different versions".
+    expect(predictFile(ours, unread('slow'))).toMatchObject({
+      level: 'file',
+      why: "both changed this file, compared as a whole (git's comparison by lines ran past its time)",
+    });
+    expect(predictFile(unread('large'), ours)?.why).toContain('too many changes to compare by lines');
+    expect(predictFile(ours, file({ level: 'file', reason: 'unreadable', newBlob: null }))?.why).toContain(
+      'it could not be read',
+    );
+  });
+
   it('two sessions adding the same new file conflict unless their texts are equal', () => {
     const a = addedFile('src/new.ts', 'one\n', '1'.repeat(40));
     const b = addedFile('src/new.ts', 'two\n', '2'.repeat(40));

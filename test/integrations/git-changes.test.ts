@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictChanges } from '../../src/core/merge-prediction.js';
-import { findBase, readChanges } from '../../src/integrations/git-changes.js';
+import { CHANGE_LIMITS, findBase, readChanges } from '../../src/integrations/git-changes.js';
 import { readRef } from '../../src/integrations/git-refs.js';
 import { locateFolder } from '../../src/integrations/git-repo.js';
 import { git, gitRepo, tempDir } from '../helpers/temp.js';
@@ -70,6 +70,35 @@ describe('a worktree’s changes against the default branch', () => {
       paths: ['notes.txt'],
     });
     expect(one.files.map((f) => f.path)).toEqual(['notes.txt']);
+  });
+
+  it('a diff git cannot work out in its time gives its files compared whole, not a failed read', async () => {
+    const repo = gitRepo({ 'src/a.ts': lines(20), 'src/b.ts': lines(5) });
+    writeFileSync(join(repo, 'src/a.ts'), lines(20).replace('line 3\n', 'line three\n'));
+    writeFileSync(join(repo, 'src/b.ts'), lines(6));
+    // A git whose diff by lines takes longer than the read's time (as its histogram diff of a huge
+    // file can); every other command is git's own.
+    const bin = tempDir('collab-slow-git-');
+    writeFileSync(
+      join(bin, 'git'),
+      // The first folder of PATH is this one: git itself is found in the rest.
+      '#!/bin/sh\ncase "$*" in *--diff-algorithm=histogram*) sleep 5;; esac\nPATH="${PATH#*:}" exec git "$@"\n',
+    );
+    chmodSync(join(bin, 'git'), 0o755);
+    const { PATH } = process.env;
+    const timeout = CHANGE_LIMITS.timeoutMs;
+    process.env.PATH = `${bin}:${PATH}`;
+    CHANGE_LIMITS.timeoutMs = 1_500;
+    try {
+      const changes = await changesOf(repo);
+      expect(changes.files.map((f) => [f.path, f.level, f.reason])).toEqual([
+        ['src/a.ts', 'file', 'slow'],
+        ['src/b.ts', 'file', 'slow'],
+      ]);
+    } finally {
+      process.env.PATH = PATH;
+      CHANGE_LIMITS.timeoutMs = timeout;
+    }
   });
 
   it('finds a base without a remote (the local default branch), and with no commit at all (the empty tree)', async () => {
