@@ -17,6 +17,8 @@ export interface StepInput {
   unreadMessages: number;
   /** Notifications delivered with this response. */
   notifications: Delivered[];
+  /** Whether more notifications wait than this response carries. */
+  moreNotifications?: boolean;
 }
 
 const MAX_STEPS = 4;
@@ -51,6 +53,11 @@ export function nextSteps(input: StepInput): string[] {
   if (input.unreadMessages > 0 && input.tool !== 'collab_message_list') {
     steps.push(
       `Read ${input.unreadMessages} unread message${input.unreadMessages === 1 ? '' : 's'} with collab_message_list.`,
+    );
+  }
+  if (input.moreNotifications) {
+    steps.push(
+      `More notifications wait than this answer carries (${input.notifications.length}): they come with your next calls.`,
     );
   }
   for (const n of input.notifications) {

@@ -302,6 +302,12 @@ interface Outcome {
 }
 
 /**
+ * Notifications one answer carries at most, the oldest first: the others wait for the next calls
+ * (a session back after a while may have hundreds pending).
+ */
+export const NOTIFICATIONS_PER_ANSWER = 20;
+
+/**
  * What every response carries besides the tool's own result: the caller's pending notifications
  * (then marked seen) and `next_steps`, in the structured result and in the text. The messages the
  * session was delivered before `actedAt` are marked acted on (`InboxService.acting`), as the same
@@ -315,6 +321,7 @@ async function envelope(
   actedAt: number | null = null,
 ): Promise<CallToolResult> {
   let notifications: NotificationView[] = [];
+  let moreNotifications = false;
   let unreadMessages = 0;
   const session = connection.lastRead;
   if (session) {
@@ -324,7 +331,10 @@ async function envelope(
       // Idle no more was settled before the call (a row read since may still say otherwise).
       if (news.unacted && actedAt !== null && acting?.id === session.id)
         await app.inbox.acting({ ...acting, turn_ended_at: null }, true, actedAt);
-      notifications = await app.notifications.deliver(session.id, news.pending);
+      ({ delivered: notifications, more: moreNotifications } = await app.notifications.deliver(session.id, {
+        pending: news.pending,
+        limit: NOTIFICATIONS_PER_ANSWER,
+      }));
       unreadMessages = news.unread;
     } catch (error) {
       app.log.warn('envelope.failed', { tool, message: (error as Error).message });
@@ -336,6 +346,7 @@ async function envelope(
     error: outcome.error?.code ?? null,
     unreadMessages,
     notifications,
+    moreNotifications,
   });
   const extra = {
     ...(notifications.length > 0 ? { notifications } : {}),

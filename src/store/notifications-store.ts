@@ -65,21 +65,35 @@ export class NotificationsStore {
   /**
    * The session's pending notifications, delivered now: those created after `freshAfter` marked
    * seen at `now`, the older expired, in one statement. Returned as they were (pending), the
-   * delivered ones only, oldest first.
+   * delivered ones only, oldest first. With `limit`, the oldest `limit` only; `full` says that many
+   * were taken (others may wait).
    */
-  async deliverPending(sessionId: string, freshAfter: number, now: number): Promise<NotificationRow[]> {
+  async deliverPending(
+    sessionId: string,
+    freshAfter: number,
+    now: number,
+    limit: number | null = null,
+  ): Promise<{ delivered: NotificationRow[]; full: boolean }> {
     const rows = await this.sql.all<NotificationRow & { seq: number }>(
       `UPDATE notifications
           SET state = CASE WHEN created_at > ? THEN 'seen' ELSE 'expired' END,
               seen_at = CASE WHEN created_at > ? THEN ? ELSE seen_at END
-        WHERE session_id = ? AND state = 'pending'
+        WHERE session_id = ? AND state = 'pending'${
+          limit === null
+            ? ''
+            : ` AND rowid IN (SELECT rowid FROM notifications WHERE session_id = ? AND state = 'pending'
+                               ORDER BY created_at, rowid LIMIT ${Math.max(1, Math.floor(limit))})`
+        }
         RETURNING ${COLUMNS}, rowid AS seq`,
-      [freshAfter, freshAfter, now, sessionId],
+      limit === null
+        ? [freshAfter, freshAfter, now, sessionId]
+        : [freshAfter, freshAfter, now, sessionId, sessionId],
     );
-    return rows
+    const delivered = rows
       .filter((r) => r.state === 'seen')
       .sort((a, b) => a.created_at - b.created_at || Number(a.seq) - Number(b.seq))
-      .map(({ seq: _, ...r }) => ({ ...r, state: 'pending', seen_at: null }));
+      .map(({ seq: _, ...r }) => ({ ...r, state: 'pending' as const, seen_at: null }));
+    return { delivered, full: limit !== null && rows.length >= limit };
   }
 
   async hasPending(sessionId: string): Promise<boolean> {

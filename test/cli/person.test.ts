@@ -30,7 +30,7 @@ describe('the person in charge, from a terminal', () => {
     const sent = await cli(home, ['message', 'bob', 'please', 'wait', 'for', 'alice'], repo);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toContain('Sent to "bob"');
-    const inbox = await app.notifications.deliver(bob.id);
+    const inbox = (await app.notifications.deliver(bob.id)).delivered;
     expect(inbox.map((n) => n.type)).toContain('message');
     expect(JSON.stringify(inbox)).toContain('please wait for alice');
 
@@ -42,7 +42,7 @@ describe('the person in charge, from a terminal', () => {
     expect(released.code).toBe(0);
     expect(released.stdout).toContain('Released src/a.ts');
     expect((await app.store.claims.get(claim.claim_id))?.status).toBe('abandoned');
-    const told = await app.notifications.deliver(alice.id);
+    const told = (await app.notifications.deliver(alice.id)).delivered;
     expect(JSON.stringify(told.find((n) => n.type === 'claim_released'))).toContain('alice is stuck');
 
     const ended = await cli(home, ['end', bob.id.slice(0, 8), '--json'], repo);

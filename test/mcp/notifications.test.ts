@@ -86,6 +86,37 @@ describe('notifications piggyback on every response', () => {
     expect(notifications).toHaveLength(1);
   });
 
+  it('an answer carries the oldest 20; the others wait for the next calls, and a next step says so', async () => {
+    let clock = Date.now();
+    const { app, a, idA, idB } = await pair(() => clock);
+    // 45 notifications of different subjects (they do not coalesce), one a millisecond.
+    for (let i = 0; i < 45; i++) {
+      clock += 1;
+      await app.notifications.notify([idA], {
+        type: 'claim_conflict',
+        subject: `claim-${i}`,
+        payload: { session: 'B', session_id: idB, files: [`src/f${i}.ts`], intent: `fix ${i}` },
+        project: null,
+      });
+    }
+    const first = await a.call<Envelope>('collab_session_heartbeat');
+    expect(first.notifications).toHaveLength(20);
+    expect(first.notifications!.map((n) => n.files)).toEqual(
+      Array.from({ length: 20 }, (_, i) => [`src/f${i}.ts`]),
+    );
+    expect(first.next_steps?.[0]).toBe(
+      'More notifications wait than this answer carries (20): they come with your next calls.',
+    );
+    const second = await a.call<Envelope>('collab_session_heartbeat');
+    expect(second.notifications!.map((n) => n.files)).toEqual(
+      Array.from({ length: 20 }, (_, i) => [`src/f${i + 20}.ts`]),
+    );
+    const third = await a.call<Envelope>('collab_session_heartbeat');
+    expect(third.notifications).toHaveLength(5);
+    expect(third.next_steps?.join('\n') ?? '').not.toContain('More notifications wait');
+    expect((await a.call<Envelope>('collab_session_heartbeat')).notifications).toBeUndefined();
+  });
+
   it('errors carry them too', async () => {
     const { a, b, idA } = await pair();
     await b.call('collab_message_send', { to_session_id: idA, content: 'x' });

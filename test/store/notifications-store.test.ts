@@ -30,7 +30,8 @@ describe.each(Object.keys(backends))('notifications on %s', (backend) => {
     });
     await add('n-a2', 's', 'c.ts', 30);
 
-    const delivered = await sql.write(() => store.deliverPending('s', 10, 100));
+    const { delivered, full } = await sql.write(() => store.deliverPending('s', 10, 100));
+    expect(full).toBe(false);
     expect(delivered.map((r) => [r.id, r.state, r.seen_at])).toEqual([
       ['n-a2', 'pending', null],
       ['n-z', 'pending', null],
@@ -53,7 +54,30 @@ describe.each(Object.keys(backends))('notifications on %s', (backend) => {
       'n-z': 'seen@100',
     });
     // Nothing pending: nothing delivered, nothing changed.
-    expect(await sql.write(() => store.deliverPending('s', 10, 200))).toEqual([]);
+    expect(await sql.write(() => store.deliverPending('s', 10, 200))).toEqual({ delivered: [], full: false });
     expect((await states())['n-z']).toBe('seen@100');
+  });
+
+  it('delivers the oldest `limit` only; the others stay pending for the next delivery', async (ctx) => {
+    if (backend === 'postgresql' && !pgUp()) return ctx.skip();
+    const sql = await backends[backend as keyof typeof backends]();
+    const store = new NotificationsStore(sql);
+    for (let i = 0; i < 5; i++)
+      await store.insert({
+        id: `n-${i}`,
+        session_id: 's',
+        project_id: null,
+        type: 'claim_conflict',
+        subject: `f${i}.ts`,
+        payload: '{}',
+        // One stale among the oldest: it expires, and takes a place of the first delivery.
+        created_at: i === 0 ? 5 : 50 + (4 - i),
+      });
+    const first = await sql.write(() => store.deliverPending('s', 10, 100, 3));
+    expect(first.full).toBe(true);
+    expect(first.delivered.map((r) => r.id)).toEqual(['n-4', 'n-3']);
+    const second = await sql.write(() => store.deliverPending('s', 10, 100, 3));
+    expect(second).toMatchObject({ full: false });
+    expect(second.delivered.map((r) => r.id)).toEqual(['n-2', 'n-1']);
   });
 });

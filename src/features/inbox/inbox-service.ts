@@ -208,7 +208,9 @@ export class InboxService {
       );
       // Pending notifications, now seen (expired ones dropped). Message notifications would say
       // again what the messages say.
-      const notes = (await this.notifications.deliver(session.id)).filter((n) => n.type !== 'message');
+      const notes = (await this.notifications.deliver(session.id)).delivered.filter(
+        (n) => n.type !== 'message',
+      );
       if (messages.length === 0 && notes.length === 0 && freed.length === 0) return null;
 
       const lines = [

@@ -69,19 +69,32 @@ export class NotificationsService {
   }
 
   /**
-   * The session's pending notifications, now marked seen (the piggyback). Runs on every tool call:
+   * The session's pending notifications, now marked seen (the piggyback): the oldest `limit` of
+   * them, `more` saying others wait for the next call. Runs on every tool call:
    * a read by index first (or `pending`, when the caller has just read whether any is), and a
    * write only when there is something to deliver, or when the call is sent again: what it
    * delivered the first time (seen by now) is recorded by that write.
    */
-  async deliver(sessionId: string, pending?: boolean): Promise<NotificationView[]> {
+  async deliver(
+    sessionId: string,
+    { pending, limit = null }: { pending?: boolean; limit?: number | null } = {},
+  ): Promise<{ delivered: NotificationView[]; more: boolean }> {
     const { store } = this.app;
-    if (!recordedCall()?.again && !(pending ?? (await store.notifications.hasPending(sessionId)))) return [];
+    if (!recordedCall()?.again && !(pending ?? (await store.notifications.hasPending(sessionId))))
+      return { delivered: [], more: false };
     return store.write(async () => {
       const now = this.app.now();
       // Pending at `now` (`stateAt`): younger than the time a notification is kept.
-      const fresh = await store.notifications.deliverPending(sessionId, now - NOTIFICATION_TTL_MS, now);
-      return fresh.map((r) => this.view(r));
+      const { delivered, full } = await store.notifications.deliverPending(
+        sessionId,
+        now - NOTIFICATION_TTL_MS,
+        now,
+        limit,
+      );
+      return {
+        delivered: delivered.map((r) => this.view(r)),
+        more: full && (await store.notifications.hasPending(sessionId)),
+      };
     });
   }
 
