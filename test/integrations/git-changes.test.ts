@@ -82,7 +82,7 @@ describe('a worktree’s changes against the default branch', () => {
     writeFileSync(
       join(bin, 'git'),
       // The first folder of PATH is this one: git itself is found in the rest.
-      '#!/bin/sh\ncase "$*" in *--diff-algorithm=histogram*) sleep 5;; esac\nPATH="${PATH#*:}" exec git "$@"\n',
+      `#!/bin/sh\ncase "$*" in *--diff-algorithm=histogram*) sleep 5;; esac\nPATH="\${PATH#*:}" exec git "$@"\n`,
     );
     chmodSync(join(bin, 'git'), 0o755);
     const { PATH } = process.env;
