@@ -23,6 +23,7 @@ export function startHub(home, echo = false, env = {}) {
       {
         env: { ...process.env, SESSION_COLLAB_HOME: home, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
+        detached: process.env.HUB_SETSID === '1',
       },
     );
     child.stdout.once('data', (d) => resolve({ child, ...JSON.parse(String(d).split('\n')[0]) }));

@@ -343,4 +343,12 @@ program
   )
   .action(async (options) => (await import('./doctor.js')).doctor(options));
 
+// `help --help` is the program's help (commander took `--help` for a command's name: nothing
+// printed, exit 1).
+if (
+  process.argv[2] === 'help' &&
+  ['--help', '-h'].includes(process.argv[3] ?? '') &&
+  process.argv.length === 4
+)
+  program.help();
 program.parseAsync().catch(failed);

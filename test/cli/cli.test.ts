@@ -366,6 +366,16 @@ describe('session-collab serve', () => {
     expect(out.stdout).toContain('claude mcp add');
   });
 
+  it('`help`, `help --help` and `help -h` print the usage of every command', async () => {
+    const home = tempDir('collab-home-');
+    for (const args of [['help'], ['help', '--help'], ['help', '-h'], ['--help']]) {
+      const help = await cli(home, args);
+      expect(help.code, args.join(' ')).toBe(0);
+      expect(help.stdout).toContain('Usage: session-collab [options] [command]');
+      expect(help.stdout).toContain('help [command]');
+    }
+  });
+
   it('`hook --help` prints its usage and every event it takes; `hook` alone says the event is missing', async () => {
     const home = tempDir('collab-home-');
     const help = await cli(home, ['hook', '--help']);
