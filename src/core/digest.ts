@@ -10,3 +10,9 @@ export function newHash(algorithm: 'sha1' | 'sha256'): import('node:crypto').Has
   crypto ??= createRequire(__filename)('node:crypto') as typeof import('node:crypto');
   return crypto.createHash(algorithm);
 }
+
+/** A text's hash in hex, in one call (node:crypto's one-shot `hash`: no Hash object to make). */
+export function hashHex(algorithm: 'sha1' | 'sha256', text: string): string {
+  crypto ??= createRequire(__filename)('node:crypto') as typeof import('node:crypto');
+  return crypto.hash(algorithm, text, 'hex');
+}

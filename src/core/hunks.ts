@@ -4,7 +4,7 @@
  * output (`parseGitDiff`), so that two copies of a repository describe one change alike.
  */
 
-import { newHash } from './digest.js';
+import { hashHex } from './digest.js';
 import type { InterfaceChange, Use } from './semantic.js';
 
 /** Lines `[start, start + count)`, 1-based; a count of 0 is the point after line `start`. */
@@ -55,12 +55,20 @@ export interface FileChange {
 export const HUNK_LIMITS = {
   /** Hunks per file. */
   hunks: 400,
+  /**
+   * Hunks of one diff in all: the files past it are compared as a whole (1,000 files of 399 hunks
+   * each took the server 2 s to read, and each comparison with another copy as long again).
+   */
+  total: 20_000,
   /** Lines of one excerpt, and characters per line. */
   excerptLines: 6,
   excerptChars: 120,
 };
 
 const ZERO_BLOB = /^0+$/;
+
+/** The hunk being read of a file compared as a whole: never kept. */
+const PASSED_OVER: Hunk = { base: [0, 0], next: [0, 0], digest: '', excerpt: '' };
 
 /** A `diff --git` path: git quotes one with unusual characters in C style ("a/\303\251.ts"). */
 function unquote(text: string): string {
@@ -106,10 +114,10 @@ function range(start: string, count: string | undefined): LineRange {
 }
 
 function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
-  const hash = newHash('sha1');
-  for (const l of removed) hash.update(`-${l}\n`);
-  for (const l of added) hash.update(`+${l}\n`);
-  hunk.digest = hash.digest('hex').slice(0, 16);
+  let text = '';
+  for (const l of removed) text += `-${l}\n`;
+  for (const l of added) text += `+${l}\n`;
+  hunk.digest = hashHex('sha1', text).slice(0, 16);
   const lines = [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)];
   const shown = lines
     .slice(0, HUNK_LIMITS.excerptLines)
@@ -121,8 +129,8 @@ function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
 
 /**
  * The files and hunks of `git diff -U0 --full-index --find-renames` output (a renamed file under its
- * new path, with `renamedFrom`). A binary file, or one with more than `HUNK_LIMITS.hunks` hunks, is
- * kept at file level.
+ * new path, with `renamedFrom`). A binary file, one with more than `HUNK_LIMITS.hunks` hunks, or
+ * one that would take the diff's hunks past `HUNK_LIMITS.total`, is kept at file level.
  */
 export function parseGitDiff(text: string): FileChange[] {
   const files: FileChange[] = [];
@@ -130,25 +138,33 @@ export function parseGitDiff(text: string): FileChange[] {
   let hunk: Hunk | null = null;
   let removed: string[] = [];
   let added: string[] = [];
+  /** Hunks kept so far, of every file. */
+  let kept = 0;
   const closeHunk = () => {
-    if (hunk && file) {
+    if (hunk && file && file.level === 'lines') {
       finishHunk(hunk, removed, added);
-      if (file.level === 'lines') file.hunks.push(hunk);
+      file.hunks.push(hunk);
+      kept++;
     }
     hunk = null;
     removed = [];
     added = [];
   };
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (let at = 0; at <= text.length; ) {
+    const sign = text.charCodeAt(at);
+    let end = text.indexOf('\n', at);
+    if (end === -1) end = text.length;
+    // 45 '-', 43 '+': a hunk's lines. A file compared as a whole keeps none of them (not even as
+    // strings: a diff past the limits is mostly those).
+    if (hunk === PASSED_OVER && (sign === 45 || sign === 43)) {
+      at = end + 1;
+      continue;
+    }
+    const line = text.slice(at, end);
+    at = end + 1;
     if (hunk) {
-      if (line.startsWith('-')) {
-        removed.push(line.slice(1));
-        continue;
-      }
-      if (line.startsWith('+')) {
-        added.push(line.slice(1));
+      if (sign === 45 || sign === 43) {
+        (sign === 45 ? removed : added).push(line.slice(1));
         continue;
       }
       if (line.startsWith('\\')) continue; // "\ No newline at end of file"
@@ -187,13 +203,20 @@ export function parseGitDiff(text: string): FileChange[] {
       file.reason = 'binary';
       continue;
     }
+    if (!line.startsWith('@@ ')) continue;
+    if (file.level === 'lines' && (file.hunks.length >= HUNK_LIMITS.hunks || kept >= HUNK_LIMITS.total)) {
+      file.level = 'file';
+      file.reason = 'hunks';
+      kept -= file.hunks.length;
+      file.hunks = [];
+    }
+    // A file compared as a whole: its hunks are passed over, unread.
+    if (file.level !== 'lines') {
+      hunk = PASSED_OVER;
+      continue;
+    }
     const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (header) {
-      if (file.level === 'lines' && file.hunks.length >= HUNK_LIMITS.hunks) {
-        file.level = 'file';
-        file.reason = 'hunks';
-        file.hunks = [];
-      }
       hunk = {
         base: range(header[1]!, header[2]),
         next: range(header[3]!, header[4]),

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addedFile, type FileChange, parseGitDiff } from '../../src/core/hunks.js';
+import { addedFile, type FileChange, HUNK_LIMITS, parseGitDiff } from '../../src/core/hunks.js';
 import { lineHunks } from '../../src/core/line-diff.js';
 import { meetingHunks, predictFile, toBase } from '../../src/core/merge-prediction.js';
 import { tempDir } from '../helpers/temp.js';
@@ -176,6 +176,48 @@ describe('symbols, bases and whole files', () => {
     const b = addedFile('src/new.ts', 'two\n', '2'.repeat(40));
     expect(predictFile(a, b)?.level).toBe('textual');
     expect(predictFile(a, addedFile('src/new.ts', 'one\n', '1'.repeat(40)))).toBeNull();
+  });
+});
+
+describe('a diff past the limits', () => {
+  /** `files` files of `hunks` one-line hunks each, as git prints them. */
+  const diff = (files: number, hunks: number) =>
+    Array.from({ length: files }, (_, f) =>
+      [
+        `diff --git a/f${f}.ts b/f${f}.ts`,
+        `index ${'1'.repeat(40)}..${'2'.repeat(40)} 100644`,
+        `--- a/f${f}.ts`,
+        `+++ b/f${f}.ts`,
+        ...Array.from({ length: hunks }, (_, h) => [
+          `@@ -${2 * h + 1} +${2 * h + 1} @@`,
+          `-x${h}`,
+          `+y${h}`,
+        ]).flat(),
+      ].join('\n'),
+    ).join('\n');
+
+  it('files that would take its hunks past the total are compared whole, with their blobs; the rest by lines', () => {
+    const per = 390;
+    const files = parseGitDiff(`${diff(Math.ceil(HUNK_LIMITS.total / per) + 3, per)}\n`);
+    const byLines = files.filter((f) => f.level === 'lines');
+    expect(byLines).toHaveLength(Math.floor(HUNK_LIMITS.total / per));
+    expect(byLines.every((f) => f.hunks.length === per && f.reason === null)).toBe(true);
+    expect(byLines.reduce((n, f) => n + f.hunks.length, 0)).toBeLessThanOrEqual(HUNK_LIMITS.total);
+    const whole = files.filter((f) => f.level === 'file');
+    expect(whole.length).toBe(files.length - byLines.length);
+    expect(whole.every((f) => f.reason === 'hunks' && f.hunks.length === 0)).toBe(true);
+    expect(whole.every((f) => f.baseBlob === '1'.repeat(40) && f.newBlob === '2'.repeat(40))).toBe(true);
+    // In git's order: the files by lines come first.
+    expect(files.findIndex((f) => f.level === 'file')).toBe(byLines.length);
+  });
+
+  it('a file past its own hunk limit is compared whole, the next file by lines again', () => {
+    const files = parseGitDiff(`${diff(1, HUNK_LIMITS.hunks + 1)}\n${diff(1, 2).replaceAll('f0', 'g0')}\n`);
+    expect(files.map((f) => [f.path, f.level, f.reason, f.hunks.length])).toEqual([
+      ['f0.ts', 'file', 'hunks', 0],
+      ['g0.ts', 'lines', null, 2],
+    ]);
+    expect(files[1]!.hunks[1]).toMatchObject({ base: [3, 1], next: [3, 1], excerpt: '-x1\n+y1' });
   });
 });
 
