@@ -35,7 +35,7 @@ export const SYMBOL_LIMITS = {
    */
   depth: 32,
   /** The time one file's symbols or uses may take to read; past it the file has none read. */
-  ms: 500,
+  ms: 1_000,
 };
 
 /** A clock that says when a read has run past `SYMBOL_LIMITS.ms`, looked at every 32 steps. */
@@ -356,7 +356,12 @@ export function symbolSpans(path: string, text: string, ms?: number): SymbolSpan
   const binding = load(language);
   const grammar = GRAMMARS[language];
   const root = binding.parse(langName(binding, language), text).root();
-  const outline = new Outline(root);
+  // Read once a symbol needs it: a file of statements that declare nothing never does.
+  let read: Outline | null = null;
+  const outline = () => {
+    read ??= new Outline(root);
+    return read;
+  };
   const found: Array<{ own: string; start: number; end: number; signature?: string; body?: string }> = [];
   /** Where the symbols around the node at hand end (the nodes come outermost first, in order). */
   const around: number[] = [];
@@ -369,11 +374,11 @@ export function symbolSpans(path: string, text: string, ms?: number): SymbolSpan
     around.push(range.end.index);
     if (around.length > SYMBOL_LIMITS.depth) continue;
     // A statement's lines are its declaration's (`res.send = function …;` ends at its `;`).
-    const holder = holderOf(node, outline);
+    const holder = holderOf(node, outline());
     const { start, end } = holder.range();
     // A node that ends at the start of a line ends on the line before.
     const last = end.column === 0 && end.line > start.line ? end.line - 1 : end.line;
-    found.push({ own, start: startOf(holder, outline) + 1, end: last + 1, ...interfaceOf(node) });
+    found.push({ own, start: startOf(holder, outline()) + 1, end: last + 1, ...interfaceOf(node) });
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const spans: SymbolSpan[] = [];

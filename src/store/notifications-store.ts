@@ -152,6 +152,15 @@ export class NotificationsStore {
     return row !== undefined;
   }
 
+  /** The subjects of the session's seen notifications of `type` (one read, however many). */
+  async seenSubjects(sessionId: string, type: string): Promise<string[]> {
+    const rows = await this.sql.all<{ subject: string }>(
+      "SELECT subject FROM notifications WHERE session_id = ? AND state = 'seen' AND type = ?",
+      [sessionId, type],
+    );
+    return rows.map((r) => r.subject);
+  }
+
   /** The session's pending notification of this type and subject, marked seen. */
   async markSubjectSeen(sessionId: string, type: string, subject: string, now: number): Promise<void> {
     await this.sql.run(

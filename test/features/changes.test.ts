@@ -143,6 +143,43 @@ describe('conflicts predicted between two clones', () => {
     expect((await alice.call<Check>('collab_check')).predicted_conflicts).toEqual([]);
   });
 
+  it('a read that meets another copy in many files tells 20 of them; later reads tell the rest, each once', async () => {
+    let clock = Date.now();
+    const later = () => {
+      clock += 2_500;
+    };
+    const app = await testApp({ now: () => clock });
+    const files = Object.fromEntries(
+      Array.from({ length: 25 }, (_, i) => [`src/m${String(i).padStart(2, '0')}.ts`, 'one\ntwo\nthree\n']),
+    );
+    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, files);
+    later();
+    for (const path of Object.keys(files)) {
+      writeFileSync(join(aliceDir, path), 'one\nTWO alice\nthree\n');
+      writeFileSync(join(bobDir, path), 'one\nTWO bob\nthree\n');
+    }
+    type Listed = { notifications?: Array<{ type: string; file: string }> };
+    const toldBob = async () =>
+      ((await bob.call<Listed>('collab_session_list')).notifications ?? [])
+        .filter((n) => n.type === 'predicted_conflict')
+        .map((n) => n.file);
+    const bobId = (await bob.call<{ session_id: string }>('collab_session_heartbeat')).session_id;
+    await alice.call<Check>('collab_check');
+    // The read made 20 notifications, not 25 (one answer would carry 20 either way).
+    const made = await app.notifications.list(bobId, 'all', 'predicted_conflict', 100);
+    expect(made.items).toHaveLength(20);
+    const first = await toldBob();
+    expect(first).toHaveLength(20);
+    later();
+    await alice.call<Check>('collab_check');
+    const second = await toldBob();
+    expect(second).toHaveLength(5);
+    expect([...first, ...second].sort()).toEqual(Object.keys(files));
+    later();
+    await alice.call<Check>('collab_check');
+    expect(await toldBob()).toEqual([]);
+  });
+
   it('a session that starts between two checks, with no hooks, has its copy read by the next check', async () => {
     const clock = Date.now();
     const app = await testApp({ now: () => clock });

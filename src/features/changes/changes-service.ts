@@ -26,7 +26,7 @@ import { conflictsAgainst, copyOf } from './conflicts-against.js';
 import { type Stats, staleAmong } from './freshness.js';
 import type { LocalCopy } from './git-settled.js';
 import { pairConflicts } from './pair-conflicts.js';
-import { markTold, meetings, tellOnce } from './prediction-notices.js';
+import { markTold, meetings, tellNew } from './prediction-notices.js';
 import type { PairConflict, PredictedConflict } from './prediction-types.js';
 
 /** Other sessions of this machine whose copies of the checked files a check reads again, at most. */
@@ -199,7 +199,7 @@ export class ChangesService {
         );
         // A whole read answers every edit's request made before it began.
         if (!incremental) await store.changes.settle(session.id, startedAt);
-        for (const m of met) await tellOnce(this.notifications, session, m);
+        await tellNew(this.notifications, session, met);
         return 'recorded';
       },
       { project: session.project_id },

@@ -54,14 +54,50 @@ export async function meetings(
 }
 
 /**
- * Tells both sessions of a predicted conflict, once: a pair, file and level either was told
- * before (seen) is not told again; repeats while pending coalesce. Inside the caller's write.
+ * Predicted conflicts one read tells at most (each to one or both sides): a copy that meets another
+ * in a thousand files told each of them, and asked of each whether it was told before, on every read.
+ * The others are told by later reads, as these are seen.
  */
-export async function tellOnce(
+export const TOLD_PER_READ = 20;
+
+/**
+ * Tells both sessions of each predicted conflict `met`, once (`tellOnce`), the first
+ * `TOLD_PER_READ` not told before. What each session was told before is read once for all of them.
+ * Inside the caller's write.
+ */
+export async function tellNew(
+  notifications: NotificationsService,
+  session: SessionRow,
+  met: Meeting[],
+): Promise<void> {
+  const seen = new Map<string, Set<string>>();
+  const seenBy = async (id: string) => {
+    let subjects = seen.get(id);
+    if (!subjects) {
+      subjects = new Set(await notifications.seenSubjects(id, 'predicted_conflict'));
+      seen.set(id, subjects);
+    }
+    return subjects;
+  };
+  let told = 0;
+  for (const m of met) {
+    if (told >= TOLD_PER_READ) return;
+    if (await tellOnce(notifications, session, m, seenBy)) told++;
+  }
+}
+
+/**
+ * Tells both sessions of a predicted conflict, once: a pair, file and level either was told
+ * before (seen, as `seenBy` says) is not told again; repeats while pending coalesce. Whether either
+ * side was told now.
+ */
+async function tellOnce(
   notifications: NotificationsService,
   session: SessionRow,
   { other, prediction: p }: Meeting,
-): Promise<void> {
+  seenBy: (sessionId: string) => Promise<Set<string>>,
+): Promise<boolean> {
+  let told = false;
   const lines = (hunks: Hunk[]) => hunks.map((h) => describeLines(h.base)).join(', ');
   // What the other side changed there, as a notification's one line holds it (fenced when shown).
   const excerpt = (hunks: Hunk[]) => (hunks[0]?.excerpt ?? '').split('\n').slice(0, 4).join(' ⏎ ');
@@ -95,7 +131,8 @@ export async function tellOnce(
       side.theirs = '';
     }
     const subject = predictionSubject(side.about.id, p.path, p.level);
-    if (await notifications.wasDelivered(side.to.id, 'predicted_conflict', subject)) continue;
+    if ((await seenBy(side.to.id)).has(subject)) continue;
+    told = true;
     await notifications.notify([side.to.id], {
       type: 'predicted_conflict',
       subject,
@@ -111,6 +148,7 @@ export async function tellOnce(
       },
     });
   }
+  return told;
 }
 
 /**

@@ -60,6 +60,11 @@ export class NotificationsService {
     return this.app.store.notifications.wasSeen(sessionId, type, subject);
   }
 
+  /** The subjects of the session's notifications of `type` delivered before (seen). */
+  seenSubjects(sessionId: string, type: NotificationType): Promise<string[]> {
+    return this.app.store.notifications.seenSubjects(sessionId, type);
+  }
+
   /**
    * Marks what a session was told another way (a tool result that carried it) as seen: it is not
    * delivered a second time. Inside the caller's transaction.
