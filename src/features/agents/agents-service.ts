@@ -349,21 +349,21 @@ export class AgentsService {
         this.app.log.info('agent.retry', { run: id });
         attempt = await attemptRun(this.app, path, resume, adapter.args(config, resume), row, live);
       }
-      await endRun(this.app, id, attempt.outcome);
+      // The conversation's point moves with the run's ending, in one transaction: once a waiting
+      // call sees the run ended, its point is there (a reset_session sent right after the answer
+      // was otherwise overwritten by the point written after it).
       const produced = attempt.outcome.produced;
-      if (attempt.outcome.status === 'succeeded' && produced) {
-        const { store } = this.app;
-        await store.write(() =>
-          store.agentRuns.setConversation(
+      await endRun(this.app, id, attempt.outcome, async () => {
+        if (attempt.outcome.status === 'succeeded' && produced)
+          await this.app.store.agentRuns.setConversation(
             sessionId,
             row.provider,
             row.conversation,
             produced,
             { cwd: row.cwd, cost_total_usd: attempt.outcome.cost_total_usd ?? null },
             this.app.now(),
-          ),
-        );
-      }
+          );
+      });
     } catch (error) {
       // A run that could not start or go on (the CLI would not spawn, the store failed) is failed,
       // never left running for no process (a run's first ending is the one kept).

@@ -158,10 +158,12 @@ export async function endRun(
   app: AppContext,
   id: string,
   outcome: Partial<RunOutcome> & { status: RunOutcome['status'] },
+  /** Written in the same transaction when this is the run's ending (the first). */
+  withEnding?: () => Promise<void>,
 ): Promise<void> {
   const { store } = app;
-  await store.write(() =>
-    store.agentRuns.finish(id, {
+  await store.write(async () => {
+    const ended = await store.agentRuns.finish(id, {
       produced: null,
       result: null,
       error: null,
@@ -174,7 +176,8 @@ export async function endRun(
       duration_ms: null,
       ...outcome,
       finished_at: app.now(),
-    }),
-  );
+    });
+    if (ended) await withEnding?.();
+  });
   app.log.info('agent.finished', { run: id, status: outcome.status });
 }
