@@ -127,24 +127,44 @@ function finishHunk(hunk: Hunk, removed: string[], added: string[]): void {
   hunk.excerpt = shown.join('\n');
 }
 
+/** The hunks kept of one diff, counted across the pieces it is parsed in. */
+export interface DiffCount {
+  kept: number;
+}
+
+/**
+ * `text` (a diff) in pieces of about `bytes` each, cut before a file's `diff --git` line (inside a
+ * hunk such a line starts with its `+`, `-` or space): each piece parses on its own.
+ */
+export function diffPieces(text: string, bytes: number): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const cut = text.indexOf('\ndiff --git ', at + bytes);
+    const end = cut === -1 ? text.length : cut + 1;
+    pieces.push(text.slice(at, end));
+    at = end;
+  }
+  return pieces;
+}
+
 /**
  * The files and hunks of `git diff -U0 --full-index --find-renames` output (a renamed file under its
  * new path, with `renamedFrom`). A binary file, one with more than `HUNK_LIMITS.hunks` hunks, or
- * one that would take the diff's hunks past `HUNK_LIMITS.total`, is kept at file level.
+ * one that would take the diff's hunks past `HUNK_LIMITS.total` (`count`, for a diff parsed in
+ * pieces: `diffPieces`), is kept at file level.
  */
-export function parseGitDiff(text: string): FileChange[] {
+export function parseGitDiff(text: string, count: DiffCount = { kept: 0 }): FileChange[] {
   const files: FileChange[] = [];
   let file: FileChange | null = null;
   let hunk: Hunk | null = null;
   let removed: string[] = [];
   let added: string[] = [];
-  /** Hunks kept so far, of every file. */
-  let kept = 0;
   const closeHunk = () => {
     if (hunk && file && file.level === 'lines') {
       finishHunk(hunk, removed, added);
       file.hunks.push(hunk);
-      kept++;
+      count.kept++;
     }
     hunk = null;
     removed = [];
@@ -204,10 +224,13 @@ export function parseGitDiff(text: string): FileChange[] {
       continue;
     }
     if (!line.startsWith('@@ ')) continue;
-    if (file.level === 'lines' && (file.hunks.length >= HUNK_LIMITS.hunks || kept >= HUNK_LIMITS.total)) {
+    if (
+      file.level === 'lines' &&
+      (file.hunks.length >= HUNK_LIMITS.hunks || count.kept >= HUNK_LIMITS.total)
+    ) {
       file.level = 'file';
       file.reason = 'hunks';
-      kept -= file.hunks.length;
+      count.kept -= file.hunks.length;
       file.hunks = [];
     }
     // A file compared as a whole: its hunks are passed over, unread.

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addedFile, type FileChange, HUNK_LIMITS, parseGitDiff } from '../../src/core/hunks.js';
+import { addedFile, diffPieces, type FileChange, HUNK_LIMITS, parseGitDiff } from '../../src/core/hunks.js';
 import { lineHunks } from '../../src/core/line-diff.js';
 import { meetingHunks, predictFile, toBase } from '../../src/core/merge-prediction.js';
 import { tempDir } from '../helpers/temp.js';
@@ -209,6 +209,17 @@ describe('a diff past the limits', () => {
     expect(whole.every((f) => f.baseBlob === '1'.repeat(40) && f.newBlob === '2'.repeat(40))).toBe(true);
     // In git's order: the files by lines come first.
     expect(files.findIndex((f) => f.level === 'file')).toBe(byLines.length);
+  });
+
+  it('parsed in pieces cut at its files, it is what it is whole, the total counted across them', () => {
+    const text = `${diff(Math.ceil(HUNK_LIMITS.total / 390) + 3, 390)}\n`;
+    const pieces = diffPieces(text, 16 * 1024);
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(pieces.join('')).toBe(text);
+    expect(pieces.every((p) => p.startsWith('diff --git '))).toBe(true);
+    const count = { kept: 0 };
+    expect(pieces.flatMap((p) => parseGitDiff(p, count))).toEqual(parseGitDiff(text));
+    expect(count.kept).toBe(Math.floor(HUNK_LIMITS.total / 390) * 390);
   });
 
   it('a file past its own hunk limit is compared whole, the next file by lines again', () => {
