@@ -112,6 +112,11 @@ export function nextSteps(input: StepInput): string[] {
             : `Landing ${n.landing_id} was ${n.outcome}: collab_land_status shows why; fix it, then collab_land again.`,
         );
         break;
+      case 'branch_landed':
+        steps.push(
+          `Your branch's work is on ${word(n.onto)} (${n.commit.slice(0, 12)}), landed by "${n.session}": move your branch onto it (git reset --keep ${n.commit}) before going on.`,
+        );
+        break;
       case 'target_moved_here':
         steps.push(
           `${n.onto} moved under your worktree (now ${n.commit.slice(0, 12)}): read again the files you had open before editing them.`,

@@ -113,6 +113,17 @@ export interface NotificationPayloads {
     commit: string;
     worktree: string;
   };
+  /**
+   * Another session (started in this session's worktree) landed the worktree's branch: its commits
+   * are on the target now.
+   */
+  branch_landed: {
+    landing_id: string;
+    session: string;
+    onto: string;
+    commit: string;
+    branch: string;
+  };
   /** A person answered a question this session asked, after the call that asked had returned. */
   question_answered: {
     question_id: string;
@@ -234,6 +245,8 @@ export function describeNotification(n: Delivered): string {
     }
     case 'target_moved_here':
       return `"${n.session}" landed work on ${word(n.onto)} (${n.commit.slice(0, 12)}), which your worktree ${n.worktree} has checked out: its files moved with it`;
+    case 'branch_landed':
+      return `"${n.session}" landed the work of your worktree's branch ${word(n.branch)} on ${word(n.onto)} as ${n.commit.slice(0, 12)} (landing ${n.landing_id}); your branch is as it was`;
     case 'question_answered':
       return `Your question ${n.question_id} (${shown(n.question, 200)}) was answered via ${n.answered_via}: ${shown(n.answer, 2_000)}`;
   }

@@ -538,4 +538,31 @@ describe('landing without a remote', () => {
       expect.arrayContaining([expect.objectContaining({ type: 'target_moved_here', worktree: repo })]),
     );
   });
+  it("a session that lands another live session's worktree (it started there): that session is told its branch's work landed", async () => {
+    const bare = origin(join(tempDir('collab-checks-'), 'checked.log'));
+    const home = tempDir('collab-home-');
+    const dir = clone(bare, 'bob');
+    commitOn(dir, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    const bob = await session(dir, home, 'bob');
+    // Alice's client runs elsewhere; her session is started in Bob's worktree.
+    const alice = await session(tempDir('collab-elsewhere-'), home, 'alice');
+    await alice.call('collab_session_start', { name: 'alice', project_root: dir });
+    const landed = await alice.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(landed.state).toBe('landed');
+    type Told = { notifications?: Array<Record<string, unknown>>; next_steps?: string[] };
+    const told = await bob.call<Told>('collab_session_list', {});
+    expect(told.notifications).toEqual([
+      expect.objectContaining({
+        type: 'branch_landed',
+        session: 'alice',
+        branch: 'feature',
+        onto: 'main',
+        commit: landed.commit,
+      }),
+    ]);
+    expect(told.next_steps?.join('\n')).toContain(`git reset --keep ${landed.commit}`);
+    // The requester is told by its answer, not by this.
+    const own = await alice.call<Told>('collab_session_list', {});
+    expect((own.notifications ?? []).filter((n) => n.type === 'branch_landed')).toEqual([]);
+  });
 });

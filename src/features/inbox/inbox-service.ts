@@ -24,6 +24,7 @@ export const ACTIONABLE = [
   'land_outcome',
   'landed_conflict',
   'target_moved_here',
+  'branch_landed',
 ] as const;
 
 /** Said with news that sends an agent back at its turn's end. */

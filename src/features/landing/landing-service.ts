@@ -424,12 +424,19 @@ export class LandingService {
       if (abort.signal.aborted) return;
       // Sessions working in the worktree whose checked-out target moved: their files changed.
       const moved = outcome.movedWorktree ?? null;
+      const landed = outcome.state === 'landed' && outcome.landed_commit ? outcome.landed_commit : null;
+      const live =
+        moved !== null || landed !== null ? await this.services.sessions.liveInProject(row.project_id) : [];
       const here =
         moved === null
           ? []
-          : (await this.services.sessions.liveInProject(row.project_id)).filter(
-              (s) => s.host === app.host && s.worktree === moved && s.id !== row.session_id,
-            );
+          : live.filter((s) => s.host === app.host && s.worktree === moved && s.id !== row.session_id);
+      // And those of the worktree whose branch landed, but the requester: their work is on the
+      // target (another session, started there, asked).
+      const owners =
+        landed === null
+          ? []
+          : live.filter((s) => s.host === row.host && s.worktree === row.worktree && s.id !== row.session_id);
       await store.write(
         async () => {
           const done = await store.landings.finish(row.id, runner.id, outcome, app.now());
@@ -447,6 +454,22 @@ export class LandingService {
                   onto: row.onto,
                   commit: outcome.landed_commit ?? '',
                   worktree: moved,
+                },
+              },
+            );
+          if (done && landed !== null && owners.length > 0)
+            await this.services.notifications.notify(
+              owners.map((s) => s.id),
+              {
+                type: 'branch_landed',
+                subject: row.id,
+                project: row.project_id,
+                payload: {
+                  landing_id: row.id,
+                  session: row.requester,
+                  onto: row.onto,
+                  commit: landed,
+                  branch: row.branch,
                 },
               },
             );
