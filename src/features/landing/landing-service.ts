@@ -13,6 +13,7 @@ import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
 import { inline } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
+import type { Notice } from '../../core/notifications.js';
 import { gitWords } from '../../integrations/git.js';
 import {
   copyState,
@@ -441,13 +442,17 @@ export class LandingService {
         async () => {
           const done = await store.landings.finish(row.id, runner.id, outcome, app.now());
           if (done && met) await recordMeetings(this.services, row, met);
-          if (done && here.length > 0 && moved !== null)
-            await this.services.notifications.notify(
+          // Each told of the landing by its id: one notification per landing, however often told.
+          const tell = async (to: string[], notice: Notice) => {
+            if (to.length > 0)
+              await this.services.notifications.notify(to, { ...notice, project: row.project_id });
+          };
+          if (done && moved !== null)
+            await tell(
               here.map((s) => s.id),
               {
                 type: 'target_moved_here',
                 subject: row.id,
-                project: row.project_id,
                 payload: {
                   landing_id: row.id,
                   session: row.requester,
@@ -457,13 +462,12 @@ export class LandingService {
                 },
               },
             );
-          if (done && landed !== null && owners.length > 0)
-            await this.services.notifications.notify(
+          if (done && landed !== null)
+            await tell(
               owners.map((s) => s.id),
               {
                 type: 'branch_landed',
                 subject: row.id,
-                project: row.project_id,
                 payload: {
                   landing_id: row.id,
                   session: row.requester,
@@ -474,10 +478,9 @@ export class LandingService {
               },
             );
           if (done && row.session_id)
-            await this.services.notifications.notify([row.session_id], {
+            await tell([row.session_id], {
               type: 'land_outcome',
               subject: row.id,
-              project: row.project_id,
               payload: {
                 landing_id: row.id,
                 outcome: outcome.state,
