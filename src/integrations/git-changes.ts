@@ -144,33 +144,75 @@ export async function findBase(
 
 /**
  * The worktree's changes against `base` (found when not given): every changed file, or only
- * `paths` (relative to the root) when named. Throws when git is missing or fails.
+ * `paths` (relative to the root) when named. `untracked`: the untracked files to read, where the
+ * caller listed them (`listChanges`): `paths` are then only diffed (none: no diff). Throws when git
+ * is missing or fails.
  */
 export async function readChanges(
   worktree: string,
   commonDir: string,
-  options: { base?: ChangeBase; paths?: string[] } = {},
+  options: { base?: ChangeBase; paths?: string[]; untracked?: string[] } = {},
 ): Promise<WorktreeChanges> {
   const base = options.base ?? (await findBase(worktree, commonDir));
   const pathspec = pathspecOf(options.paths);
-  const files = await diffFiles(worktree, [base.commit], pathspec);
+  const files = options.paths?.length === 0 ? [] : await diffFiles(worktree, [base.commit], pathspec);
   await blobsOfPureRenames(worktree, base.commit, files);
   const seen = new Set(files.map((f) => f.path));
   const untracked = (
-    await gitOutputAsync(
-      worktree,
-      ['ls-files', '--others', '--exclude-standard', '-z', ...pathspec],
-      CHANGE_LIMITS.timeoutMs,
-    )
-  )
-    .split('\0')
-    .filter((p) => p.length > 0 && !seen.has(p));
+    options.untracked ??
+    (
+      await gitOutputAsync(
+        worktree,
+        ['ls-files', '--others', '--exclude-standard', '-z', ...pathspec],
+        CHANGE_LIMITS.timeoutMs,
+      )
+    ).split('\0')
+  ).filter((p) => p.length > 0 && !seen.has(p));
   const format = objectFormat(commonDir);
   const room = Math.max(0, CHANGE_LIMITS.files - files.length);
   for (const path of untracked.slice(0, room)) files.push(untrackedFile(worktree, path, format));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const kept = files.slice(0, CHANGE_LIMITS.files);
   return { base, files: kept, omitted: seen.size + untracked.length - kept.length };
+}
+
+/** How a listed file differs from the base: git's letter (A added, D deleted, M…), `?` untracked. */
+export interface ListedChange {
+  path: string;
+  status: string;
+}
+
+/**
+ * The names of the files a whole read would find changed against `base`, with no diff of their
+ * lines (git compares blobs only): those `git diff` lists, renames as the deletion and the addition
+ * they are made of, and the untracked ones. A fraction of a whole read's time where the changes are
+ * large. Throws when git fails or runs past its time.
+ */
+export async function listChanges(worktree: string, base: string): Promise<ListedChange[]> {
+  const listed: ListedChange[] = [];
+  const diff = (
+    await gitOutputAsync(
+      worktree,
+      ['diff', '--name-status', '-z', '--no-renames', '--ignore-submodules', '--no-relative', base, '--'],
+      CHANGE_LIMITS.timeoutMs,
+    )
+  ).split('\0');
+  // `-z` prints each entry as its status and its path, each ended by a NUL.
+  for (let i = 0; i + 1 < diff.length; i += 2) {
+    const status = diff[i]!;
+    const path = diff[i + 1]!;
+    if (status && path) listed.push({ path, status: status[0]! });
+  }
+  const seen = new Set(listed.map((l) => l.path));
+  for (const path of (
+    await gitOutputAsync(
+      worktree,
+      ['ls-files', '--others', '--exclude-standard', '-z', '--'],
+      CHANGE_LIMITS.timeoutMs,
+    )
+  ).split('\0'))
+    if (path.length > 0 && !seen.has(path)) listed.push({ path, status: '?' });
+  return listed;
 }
 
 /** Paths relative to the root, each taken literally (no pathspec magic); none: every file. */

@@ -141,12 +141,17 @@ export class ChangesStore {
    * records nothing once it is recorded.
    *
    * `refreshed_at` never goes back: a read begun before the recorded one leaves it as it is.
+   *
+   * `whole` with `paths`: they are those of a whole read that found every other file as recorded (their
+   * rows stand): recorded as `paths` are, but a file found unchanged is dropped rather than marked, and
+   * so is every earlier mark, as a whole read does; the worktree counts as read whole when it began
+   * (`full_read_at`).
    */
   async record(
     set: Omit<ChangeSetRow, 'omitted' | 'full_read_at'> & { omitted?: number },
     files: FileChange[],
     paths: string[] | null,
-    newerKept = false,
+    { newerKept = false, whole: readWhole = paths === null }: { newerKept?: boolean; whole?: boolean } = {},
   ): Promise<void> {
     const { session_id: sessionId, project_id: projectId, refreshed_at: now } = set;
     const whole = paths === null;
@@ -154,11 +159,11 @@ export class ChangesStore {
     const greatest = this.sql.dialect === 'sqlite' ? 'MAX' : 'GREATEST';
     await this.sql.run(
       `INSERT INTO change_sets (session_id, project_id, base_commit, base_ref, base_source, head_commit, ref_commit, omitted, refreshed_at, full_read_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${whole ? '?' : 'NULL'})
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${readWhole ? '?' : 'NULL'})
        ON CONFLICT (session_id) DO UPDATE SET project_id = excluded.project_id, ${assign('base_commit')},
          ${assign('base_ref')}, ${assign('base_source')}, ${assign('head_commit')}, ${assign('ref_commit')},
          ${assign('omitted')}, refreshed_at = ${greatest}(change_sets.refreshed_at, excluded.refreshed_at),
-         ${assign('full_read_at')}`,
+         full_read_at = ${readWhole ? 'excluded' : 'change_sets'}.full_read_at`,
       [
         sessionId,
         projectId,
@@ -169,7 +174,7 @@ export class ChangesStore {
         set.ref_commit,
         set.omitted ?? 0,
         now,
-        ...(whole ? [now] : []),
+        ...(readWhole ? [now] : []),
       ],
     );
     // Newer rows stay: always for an edit read's paths, for a whole read when asked.
@@ -183,7 +188,15 @@ export class ChangesStore {
       // Files of `paths` found unchanged: marked so (one statement), unless a newer read recorded them.
       const changed = new Set(files.map((f) => f.path));
       const unchanged = [...new Set(paths)].filter((path) => !changed.has(path));
-      if (unchanged.length > 0) {
+      if (readWhole) {
+        // Read whole when this read began: a file found unchanged needs no mark, nor does one marked
+        // before (its time is no later), as after a whole read; rows of newer reads stay.
+        const list = unchanged.length > 0 ? inList(this.sql.dialect, unchanged) : null;
+        await this.sql.run(
+          `DELETE FROM changed_files WHERE session_id = ? AND updated_at <= ? AND (level = '${UNCHANGED}'${list ? ` OR path ${list.text}` : ''})`,
+          list ? [sessionId, now, list.param] : [sessionId, now],
+        );
+      } else if (unchanged.length > 0) {
         const list =
           this.sql.dialect === 'sqlite'
             ? { rows: 'json_each(?) g WHERE true', path: 'g.value', param: JSON.stringify(unchanged) }

@@ -2,11 +2,14 @@
  * What a check reads again of the sessions' worktrees, on either backend: a file read again and
  * found as it was is not read again at the next check, as long as nothing changed it since.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FileChange } from '../../src/core/hunks.js';
+import { readChanges } from '../../src/integrations/git-changes.js';
 import { type ProgramOptions, runProgramHere, runProgramsApart } from '../../src/integrations/run-program.js';
 import { testApp, twoClonesInMemory } from '../helpers/app.js';
+import { git } from '../helpers/temp.js';
 
 afterEach(() => runProgramsApart(null));
 
@@ -43,6 +46,103 @@ describe('what a check reads again', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect((await check()).safe).toBe(true);
     expect(runs.length).toBeGreaterThan(0);
+    await app.close();
+  });
+
+  it('a check of everything reads again only the files changed since the copy was read whole, and records what a whole read would', async () => {
+    const app = await testApp();
+    const lines = (n: number, tag = '') =>
+      Array.from({ length: n }, (_, i) => `line ${i}${tag}`).join('\n') + '\n';
+    const { aliceDir, alice } = await twoClonesInMemory(app, {
+      'src/a.ts': lines(20),
+      'src/c.ts': lines(5),
+      'src/d.ts': lines(30),
+      'src/f.ts': lines(10),
+      'keep.ts': lines(3),
+    });
+    const id = (await alice.connection.current()).id;
+    writeFileSync(join(aliceDir, 'src/a.ts'), lines(20).replace('line 3\n', 'line 3 changed\n'));
+    writeFileSync(join(aliceDir, 'keep.ts'), lines(3, ' kept'));
+    await new Promise((r) => setTimeout(r, 120));
+    await alice.call('collab_check');
+
+    const runs: string[][] = [];
+    runProgramsApart((file: string, args: string[], options: ProgramOptions) => {
+      runs.push([file, ...args]);
+      return runProgramHere(file, args, options);
+    });
+    const diffs = () => runs.filter((r) => r.includes('-U0'));
+    const shape = (f: FileChange) => ({
+      path: f.path,
+      from: f.renamedFrom ?? null,
+      level: f.level,
+      reason: f.reason ?? null,
+      blobs: [f.baseBlob, f.newBlob],
+      hunks: f.hunks.map((h) => [h.base, h.next, h.digest]),
+    });
+    /** What the store holds of Alice's copy, and what a whole read of it finds. */
+    const compare = async () => {
+      const set = (await app.store.changes.setOf(id))!;
+      const whole = await readChanges(aliceDir, join(aliceDir, '.git'), {
+        base: { commit: set.base_commit, ref: set.base_ref, source: set.base_source as never },
+      });
+      expect((await app.store.changes.filesOf(id)).map(shape)).toEqual(whole.files.map(shape));
+    };
+    /** A change written apart from the last read (a file system's clock may put one within 50 ms before it). */
+    const apart = () => new Promise((r) => setTimeout(r, 120));
+    await compare();
+
+    // Nothing changed: git lists the changed files, and diffs none.
+    runs.length = 0;
+    await alice.call('collab_check');
+    expect(runs.some((r) => r.includes('--name-status'))).toBe(true);
+    expect(diffs()).toEqual([]);
+    await compare();
+
+    // One file written again: only it is diffed.
+    await apart();
+    writeFileSync(join(aliceDir, 'src/a.ts'), lines(20).replace('line 9\n', 'line 9 changed\n'));
+    await apart();
+    runs.length = 0;
+    await alice.call('collab_check');
+    expect(diffs()).toHaveLength(1);
+    expect(diffs()[0]!.slice(-2)).toEqual(['--', ':(literal)src/a.ts']);
+    await compare();
+
+    // Put back as it was: no longer recorded. A rename, as git's merge would follow it; a deletion;
+    // a new file; a file written that is not changed.
+    await apart();
+    git(aliceDir, 'checkout', '--', 'src/a.ts');
+    git(aliceDir, 'mv', 'src/d.ts', 'src/e.ts');
+    rmSync(join(aliceDir, 'src/c.ts'));
+    writeFileSync(join(aliceDir, 'src/new.ts'), lines(4, ' new'));
+    writeFileSync(join(aliceDir, 'src/f.ts'), lines(10));
+    await apart();
+    await alice.call('collab_check');
+    await compare();
+    const files = await app.store.changes.filesOf(id);
+    expect(files.find((f) => f.path === 'src/e.ts')?.renamedFrom).toBe('src/d.ts');
+    expect(files.map((f) => f.path)).toEqual(['keep.ts', 'src/c.ts', 'src/e.ts', 'src/new.ts']);
+
+    // The renamed file changed too: still the rename, with its lines; the rest stands.
+    await apart();
+    writeFileSync(join(aliceDir, 'src/e.ts'), lines(30).replace('line 7\n', 'line 7 changed\n'));
+    await apart();
+    runs.length = 0;
+    await alice.call('collab_check');
+    expect(diffs()).toHaveLength(1);
+    expect(diffs()[0]).not.toContain(':(literal)keep.ts');
+    await compare();
+
+    // HEAD moved (a commit): the copy is read whole again.
+    await apart();
+    git(aliceDir, 'add', '-A');
+    git(aliceDir, 'commit', '-qm', 'work');
+    runs.length = 0;
+    await alice.call('collab_check');
+    expect(diffs()).toHaveLength(1);
+    expect(diffs()[0]!.at(-1)).toBe('--');
+    await compare();
     await app.close();
   });
 });

@@ -312,15 +312,20 @@ describe('reading a worktree again', () => {
     const during = notingGit();
     const asked = () => during(() => app.changes.refresh(session));
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
-    // The changed file's text in the base, once (its functions' interfaces: core/semantic.ts).
-    expect(await asked()).toEqual(['diff', 'ls-files', 'show']);
+    // Read whole at its start: the changed files listed (a diff of names, and the new files), the
+    // one changed since diffed, and its text in the base, once (its functions' interfaces:
+    // core/semantic.ts).
+    expect(await asked()).toEqual(['diff', 'ls-files', 'diff', 'show']);
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
-    expect(await asked()).toEqual(['diff', 'ls-files']);
+    expect(await asked()).toEqual(['diff', 'ls-files', 'diff']);
     git(dir, 'commit', '-qam', 'a moves');
+    // (Its last write further from the read than the clock's slack, freshness.ts.)
+    await new Promise((r) => setTimeout(r, 60));
     // HEAD is read from the git folder: git is asked for the merge base, not for HEAD.
     const moved = await asked();
     expect(moved).toContain('merge-base');
     expect(moved).not.toContain('rev-parse');
+    // Nothing written since: the list of changed files says so, and nothing is diffed.
     expect(await asked()).toEqual(['diff', 'ls-files']);
     // The commit is not on the default branch: it still counts, against the same base.
     expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);

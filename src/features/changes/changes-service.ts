@@ -7,9 +7,12 @@ import { LIMITS } from '../../core/limits.js';
 import { isGlob } from '../../core/paths.js';
 import { type Definition, interfaceChanges } from '../../core/semantic.js';
 import {
+  CHANGE_LIMITS,
   type ChangeBase,
   fileAt,
   findBase,
+  type ListedChange,
+  listChanges,
   readChanges,
   readCommitChanges,
   worktreeText,
@@ -41,6 +44,12 @@ const NEIGHBOURS_KEPT_MS = 1_000;
 const RETAKE_MS = 60_000;
 /** How many times an edit's files are read again when the base they were read against moved meanwhile. */
 const BASE_MOVES = 3;
+
+/**
+ * Files a whole read of a copy read whole before reads at most (those that may have changed since,
+ * `changedSince`): past it the whole copy is read again, one diff rather than a long list of paths.
+ */
+const SINCE_AT_MOST = 100;
 
 /** Files whose symbols one refresh parses at most: the rest keep what they had, or none yet. */
 const PARSED_PER_REFRESH = 200;
@@ -138,22 +147,34 @@ export class ChangesService {
       head !== null &&
       head === set!.head_commit &&
       refCommit(place, recorded) === set!.ref_commit;
-    const incremental = paths !== undefined && recorded !== null;
     // The wall clock, not the app's: file modification times are compared with it (freshness.ts).
     const startedAt = Date.now();
+    // A whole read of a copy read whole before, its base where it was: only the files that may
+    // differ from what was recorded are read (`changedSince`); the others stand as recorded.
+    const since =
+      paths === undefined && unmoved ? await this.changedSince(session, place.worktree, set!) : null;
+    const scope = paths ?? since?.paths;
+    const incremental = scope !== undefined && recorded !== null;
     let read: Awaited<ReturnType<typeof readChanges>>;
     try {
       const base = incremental || unmoved ? recorded! : await findBase(place.worktree, place.commonDir, head);
-      read = await readChanges(place.worktree, place.commonDir, { base, ...(incremental ? { paths } : {}) });
+      read = await readChanges(
+        place.worktree,
+        place.commonDir,
+        since
+          ? { base, paths: since.diffed, untracked: since.untracked }
+          : { base, ...(incremental ? { paths } : {}) },
+      );
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
       return 'failed';
     }
     const known = new Map(
-      (await store.changes.filesOf(session.id, incremental ? paths : undefined)).map((f) => [f.path, f]),
+      (await store.changes.filesOf(session.id, incremental ? scope : undefined)).map((f) => [f.path, f]),
     );
     await this.addSymbols(place.worktree, read.base.commit, read.files, known);
-    const met = await meetings(this.app, session, read.files);
+    // What the copy's changes meet: all of them for a whole read, those read and those that stand.
+    const met = await meetings(this.app, session, since ? [...read.files, ...since.standing] : read.files);
     const outcome = await store.write(
       async (): Promise<'recorded' | 'moved'> => {
         // Decided on the set as it is now: another whole read (of another process, or of this one
@@ -194,11 +215,11 @@ export class ChangesService {
             refreshed_at: startedAt,
           },
           read.files,
-          incremental ? paths! : null,
-          newerKept,
+          incremental ? scope! : null,
+          { newerKept, whole: paths === undefined },
         );
         // A whole read answers every edit's request made before it began.
-        if (!incremental) await store.changes.settle(session.id, startedAt);
+        if (paths === undefined) await store.changes.settle(session.id, startedAt);
         await tellNew(this.notifications, session, met);
         return 'recorded';
       },
@@ -211,13 +232,68 @@ export class ChangesService {
       this.app.log.warn('changes.base_moving', { session: session.id });
       return 'failed';
     }
-    if (!incremental) {
+    if (paths === undefined) {
       // Dropped for a whole read begun later, it still tells a check that one begun at `startedAt`
       // or later is recorded (the store says when).
       if (this.wholeReadAt.size >= 1_000) this.wholeReadAt.clear();
       this.wholeReadAt.set(session.id, Math.max(startedAt, this.wholeReadAt.get(session.id) ?? 0));
     }
     return 'recorded';
+  }
+
+  /**
+   * For a whole read of a copy read whole before, against the base recorded then (the caller saw
+   * HEAD and the branch unmoved): the files that may differ from what is recorded, and the recorded
+   * changes that stand. A file may differ when git now lists it changed and it is not recorded, it
+   * is recorded and git no longer lists it, or it was written since it was read (a stat each:
+   * `staleAmong`). Of those, what git lists is to be diffed or (untracked) read as it is; what it
+   * no longer lists is as the base has it. With such a file go the others a rename may pair it with: its recorded rename's
+   * other side, and, for a file added or deleted, every file git lists added or deleted (a whole
+   * read finds renames among them). Null where the copy is read whole again: never read whole, files
+   * left out past the limit, more listed than the limit, more to read than `SINCE_AT_MOST`, or git
+   * could not list them.
+   */
+  private async changedSince(
+    session: SessionRow,
+    worktree: string,
+    set: { base_commit: string; full_read_at: number | null; omitted: number },
+  ): Promise<{ paths: string[]; diffed: string[]; untracked: string[]; standing: FileChange[] } | null> {
+    if (set.full_read_at == null || Number(set.omitted) > 0) return null;
+    let listed: ListedChange[];
+    try {
+      listed = await listChanges(worktree, set.base_commit);
+    } catch {
+      return null;
+    }
+    if (listed.length > CHANGE_LIMITS.files) return null;
+    const { store } = this.app;
+    const recorded = await store.changes.filesOf(session.id);
+    const sides = (f: FileChange) => (f.renamedFrom === undefined ? [f.path] : [f.path, f.renamedFrom]);
+    const inRecord = new Set(recorded.flatMap(sides));
+    const inList = new Set(listed.map((l) => l.path));
+    const both = [...inList].filter((path) => inRecord.has(path));
+    const known = (await store.changes.freshness([session.id], both)).get(session.id)!;
+    const fullAt = Math.max(Number(set.full_read_at), known.fullAt ?? 0);
+    const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt, fullAt);
+    const stale = new Set([
+      ...[...inList].filter((path) => !inRecord.has(path)),
+      ...[...inRecord].filter((path) => !inList.has(path)),
+      ...staleAmong(worktree, both, readAt),
+    ]);
+    if (stale.size === 0) return { paths: [], diffed: [], untracked: [], standing: recorded };
+    for (const f of recorded)
+      if (sides(f).some((path) => stale.has(path))) for (const p of sides(f)) stale.add(p);
+    const addedOrDeleted = listed.filter((l) => l.status === 'A' || l.status === 'D').map((l) => l.path);
+    if (addedOrDeleted.some((path) => stale.has(path))) for (const path of addedOrDeleted) stale.add(path);
+    if (stale.size > SINCE_AT_MOST) return null;
+    // What git lists is diffed, or read as it is when untracked; what it no longer lists is the base's.
+    const listedStale = listed.filter((l) => stale.has(l.path));
+    return {
+      paths: [...stale].sort(),
+      diffed: listedStale.filter((l) => l.status !== '?').map((l) => l.path),
+      untracked: listedStale.filter((l) => l.status === '?').map((l) => l.path),
+      standing: recorded.filter((f) => !sides(f).some((path) => stale.has(path))),
+    };
   }
 
   /**
