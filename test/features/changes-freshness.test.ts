@@ -5,10 +5,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FileChange } from '../../src/core/hunks.js';
+import { addedFile, type FileChange } from '../../src/core/hunks.js';
 import { readChanges } from '../../src/integrations/git-changes.js';
 import { type ProgramOptions, runProgramHere, runProgramsApart } from '../../src/integrations/run-program.js';
 import { testApp, twoClonesInMemory } from '../helpers/app.js';
+import { beforeNextWrite } from '../helpers/interleave.js';
 import { git } from '../helpers/temp.js';
 
 afterEach(() => runProgramsApart(null));
@@ -143,6 +144,32 @@ describe('what a check reads again', () => {
     expect(diffs()).toHaveLength(1);
     expect(diffs()[0]!.at(-1)).toBe('--');
     await compare();
+    await app.close();
+  });
+
+  it('a whole read of what changed since the last, another whole read recorded meanwhile: read again on that one', async () => {
+    const app = await testApp();
+    const { aliceDir, alice } = await twoClonesInMemory(app, { 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' });
+    const session = await alice.connection.current();
+    await new Promise((r) => setTimeout(r, 120));
+    writeFileSync(join(aliceDir, 'src/a.ts'), 'a changed\n');
+    // Another process's whole read, begun before this one, records once this one has looked: what it
+    // saw (here a file changed then, put back since) is not what this one compared with.
+    beforeNextWrite(app.store, async () => {
+      const set = (await app.store.changes.setOf(session.id))!;
+      await app.store.changes.record(
+        { ...set, refreshed_at: Number(set.full_read_at) + 1 },
+        [addedFile('src/gone.ts', 'gone\n', 'f'.repeat(40))],
+        null,
+      );
+    });
+    expect(await app.changes.refresh(session)).toBe('recorded');
+    const set = (await app.store.changes.setOf(session.id))!;
+    const whole = await readChanges(aliceDir, join(aliceDir, '.git'), {
+      base: { commit: set.base_commit, ref: set.base_ref, source: set.base_source as never },
+    });
+    expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
+    expect(whole.files.map((f) => f.path)).toEqual(['src/a.ts']);
     await app.close();
   });
 });

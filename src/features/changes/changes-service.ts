@@ -194,6 +194,9 @@ export class ChangesService {
         // A whole read begun before the edit's, that found another base, does not answer it: the
         // files are read again against that base.
         if (incremental && !sameBase(recorded)) return 'moved';
+        // A whole read that read only what changed since the last whole read stands on that read:
+        // another recorded since (begun before this one) may hold files this one did not look at.
+        if (since && Number(current?.full_read_at) !== Number(set!.full_read_at)) return 'moved';
         // Files recorded after this whole read began (changed, or found unchanged) are newer than
         // its view of them: edit reads begun later (a whole read begun later would have dropped this
         // one), each against the base recorded when it wrote, and that is still the recorded one (a
