@@ -251,6 +251,11 @@ export async function copyPostgresToSqlite(client: PoolClient, db: Db): Promise<
       );
       for (const row of rows) insert.run(...valuesOf(row, columns));
     }
+    // The row of each work item's words in the copied search index (what migration 30 maps).
+    db.prepare(
+      `INSERT INTO work_fts_items (work_item_id, fts_rowid)
+       SELECT work_item_id, max(rowid) FROM work_fts WHERE source = 'item' GROUP BY work_item_id`,
+    ).run();
   });
 }
 

@@ -204,13 +204,28 @@ export class WorkItemsStore {
   }
 
   /**
-   * The item's words in the search index. A new item has none to take out first: that takes a look
-   * through the whole index (SQLite's full-text table has no index on the item's id), which made an
-   * import of many items take time growing with their square.
+   * The item's words in the search index, its old words taken out first (a new item has none).
    */
   private async index(row: WorkItemRow, fresh = false): Promise<void> {
+    const text = [row.id, 'item', row.title, `${row.description ?? ''}\n${row.content}`];
+    if (this.sql.dialect === 'postgresql') {
+      if (!fresh)
+        await this.sql.run("DELETE FROM work_fts WHERE work_item_id = ? AND source = 'item'", [row.id]);
+      await this.sql.run(FTS_INSERT, text);
+      return;
+    }
+    // SQLite: by the row its words were written to (work_fts_items), the full-text table having no
+    // index on the item.
     if (!fresh)
-      await this.sql.run("DELETE FROM work_fts WHERE work_item_id = ? AND source = 'item'", [row.id]);
-    await this.sql.run(FTS_INSERT, [row.id, 'item', row.title, `${row.description ?? ''}\n${row.content}`]);
+      await this.sql.run(
+        'DELETE FROM work_fts WHERE rowid = (SELECT fts_rowid FROM work_fts_items WHERE work_item_id = ?)',
+        [row.id],
+      );
+    await this.sql.run(FTS_INSERT, text);
+    await this.sql.run(
+      `INSERT INTO work_fts_items (work_item_id, fts_rowid) VALUES (?, last_insert_rowid())
+       ON CONFLICT (work_item_id) DO UPDATE SET fts_rowid = excluded.fts_rowid`,
+      [row.id],
+    );
   }
 }

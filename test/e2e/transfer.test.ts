@@ -124,10 +124,14 @@ describe('moving between the embedded database and PostgreSQL', () => {
       }>
     )
       .map((t) => t.name)
-      // FTS5's shadow tables hold the index of the table beside them.
+      // FTS5's shadow tables hold the index of the table beside them; where each work item's words
+      // are in that index is derived from it (made again on import).
       .filter(
         (name) =>
-          name !== 'meta' && !/_(data|idx|content|docsize|config)$/.test(name) && name !== 'decisions_fts',
+          name !== 'meta' &&
+          !/_(data|idx|content|docsize|config)$/.test(name) &&
+          name !== 'decisions_fts' &&
+          name !== 'work_fts_items',
       );
     db.close();
     expect(TRANSFER_TABLES.map((t) => t.table).sort()).toEqual(tables.sort());
@@ -175,6 +179,16 @@ describe('moving between the embedded database and PostgreSQL', () => {
     const a = openDatabase(homeAt(source).database);
     const b = openDatabase(homeAt(target).database);
     expect(tallySqlite(b)).toEqual(tallySqlite(a));
+    // Each work item's words are found by their row on the imported side too.
+    const mapped = (db: typeof a) =>
+      db
+        .prepare(
+          `SELECT m.work_item_id, f.source FROM work_fts_items m JOIN work_fts f ON f.rowid = m.fts_rowid
+           ORDER BY m.work_item_id`,
+        )
+        .all();
+    expect(mapped(b)).toEqual(mapped(a));
+    expect(mapped(b).length).toBeGreaterThan(0);
     a.close();
     b.close();
     // And the imported home works: its claims are there.

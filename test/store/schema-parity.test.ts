@@ -19,7 +19,9 @@ import { tempDir } from '../helpers/temp.js';
 const ONLY = {
   sqlite: {
     // SQLite's external-content FTS index of decisions is, on PostgreSQL, a column of decisions.
-    tables: ['decisions_fts'],
+    // The row of SQLite's full-text table each work item's words are in (migration 30: FTS5 has no
+    // index on the item); PostgreSQL's table has one (work_fts_by_item).
+    tables: ['decisions_fts', 'work_fts_items'],
     indexes: [] as string[],
     // What fires triggers, as table:event (each database names and groups its triggers its own way).
     // A decision deleted is taken out of SQLite's external-content FTS index by a trigger;
@@ -88,7 +90,7 @@ function sqliteSchema() {
     const tables = names('table');
     const columns = Object.fromEntries(
       tables
-        .filter((t) => !t.endsWith('_fts'))
+        .filter((t) => !t.endsWith('_fts') && !ONLY.sqlite.tables.includes(t))
         .map((t) => [
           t,
           sorted(

@@ -17,6 +17,7 @@ import { turnEndsAndDeliveries } from './026-turn-ends-and-deliveries.js';
 import { landings } from './027-landings.js';
 import { meetingsByBase } from './028-meetings-by-base.js';
 import { checkListsAsComparisons } from './029-check-lists-as-comparisons.js';
+import { workWordsByItem } from './030-work-words-by-item.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -37,6 +38,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   landings,
   meetingsByBase,
   checkListsAsComparisons,
+  workWordsByItem,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
