@@ -2,7 +2,7 @@
  * What a check reads again of the sessions' worktrees, on either backend: a file read again and
  * found as it was is not read again at the next check, as long as nothing changed it since.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addedFile, type FileChange } from '../../src/core/hunks.js';
@@ -170,6 +170,69 @@ describe('what a check reads again', () => {
     });
     expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
     expect(whole.files.map((f) => f.path)).toEqual(['src/a.ts']);
+    await app.close();
+  });
+
+  it("what only git's index says, and what an edit's read of one file made of a rename, a whole read of what changed sees as a whole read does", async () => {
+    const app = await testApp();
+    const lines = (n: number, tag = '') =>
+      `${Array.from({ length: n }, (_, i) => `line ${i}${tag}`).join('\n')}\n`;
+    const base: Record<string, string> = { 'x/old.txt': lines(20), 'a.txt': lines(5), 'm.txt': lines(8) };
+    const { aliceDir: dir, alice } = await twoClonesInMemory(app, base);
+    const session = await alice.connection.current();
+    const apart = () => new Promise((r) => setTimeout(r, 120));
+    const shape = (f: FileChange) => [
+      f.path,
+      f.renamedFrom ?? null,
+      f.level,
+      f.baseBlob,
+      f.newBlob,
+      f.hunks.length,
+    ];
+    const wholeRead = async () => {
+      await apart();
+      expect(await app.changes.refresh(session)).toBe('recorded');
+      const set = (await app.store.changes.setOf(session.id))!;
+      const whole = await readChanges(dir, join(dir, '.git'), {
+        base: { commit: set.base_commit, ref: set.base_ref, source: set.base_source as never },
+      });
+      expect((await app.store.changes.filesOf(session.id)).map(shape)).toEqual(whole.files.map(shape));
+      return whole.files;
+    };
+    // A file changed, then taken out of the index: deleted, as git now sees it.
+    writeFileSync(join(dir, 'a.txt'), lines(5, ' changed'));
+    await wholeRead();
+    git(dir, 'rm', '-q', '--cached', 'a.txt');
+    expect((await wholeRead()).find((f) => f.path === 'a.txt')?.newBlob).toBeNull();
+    git(dir, 'add', 'a.txt');
+    // A file moved by hand (a deletion and a new file), then added: a rename.
+    mkdirSync(join(dir, 'y'));
+    rmSync(join(dir, 'x/old.txt'));
+    writeFileSync(join(dir, 'y/new.txt'), lines(20));
+    await wholeRead();
+    git(dir, 'add', '-A');
+    expect((await wholeRead()).find((f) => f.path === 'y/new.txt')?.renamedFrom).toBe('x/old.txt');
+    // An edit's read of the rename's first side alone records it as a deletion; the next whole read
+    // pairs the two again.
+    await app.changes.refresh(session, ['x/old.txt']);
+    expect((await wholeRead()).map((f) => f.path)).toEqual(['a.txt', 'y/new.txt']);
+    // Many new files, one written again: that one is diffed (no deletion it could be a rename of).
+    git(dir, 'mv', 'y/new.txt', 'x/old.txt');
+    mkdirSync(join(dir, 'new'));
+    for (let i = 0; i < 30; i++) writeFileSync(join(dir, `new/${i}.txt`), lines(10, ` new ${i}`));
+    git(dir, 'add', 'new');
+    await wholeRead();
+    await apart();
+    writeFileSync(join(dir, 'new/3.txt'), lines(10, ' again'));
+    const runs: string[][] = [];
+    runProgramsApart((file: string, args: string[], options: ProgramOptions) => {
+      runs.push([file, ...args]);
+      return runProgramHere(file, args, options);
+    });
+    await wholeRead();
+    const diffs = runs.filter((r) => r.includes('-U0') && r.includes('--find-renames'));
+    // (The comparison's own whole read is the last.)
+    expect(diffs.slice(0, -1).map((r) => r.slice(r.indexOf('--') + 1))).toEqual([[':(literal)new/3.txt']]);
     await app.close();
   });
 });

@@ -151,8 +151,8 @@ export class ChangesService {
     const startedAt = Date.now();
     // A whole read of a copy read whole before, its base where it was: only the files that may
     // differ from what was recorded are read (`changedSince`); the others stand as recorded.
-    const since =
-      paths === undefined && unmoved ? await this.changedSince(session, place.worktree, set!) : null;
+    const looked = paths === undefined && unmoved ? await this.changedSince(session, place, set!) : null;
+    const since = looked?.kind === 'since' ? looked : null;
     const scope = paths ?? since?.paths;
     const incremental = scope !== undefined && recorded !== null;
     let read: Awaited<ReturnType<typeof readChanges>>;
@@ -163,7 +163,7 @@ export class ChangesService {
         place.commonDir,
         since
           ? { base, paths: since.diffed, untracked: since.untracked }
-          : { base, ...(incremental ? { paths } : {}) },
+          : { base, ...(incremental ? { paths } : {}), ...(looked ? { untracked: looked.untracked } : {}) },
       );
     } catch (error) {
       this.app.log.warn('changes.read_failed', { session: session.id, error: String(error) });
@@ -247,51 +247,70 @@ export class ChangesService {
   /**
    * For a whole read of a copy read whole before, against the base recorded then (the caller saw
    * HEAD and the branch unmoved): the files that may differ from what is recorded, and the recorded
-   * changes that stand. A file may differ when git now lists it changed and it is not recorded, it
-   * is recorded and git no longer lists it, or it was written since it was read (a stat each:
-   * `staleAmong`). Of those, what git lists is to be diffed or (untracked) read as it is; what it
-   * no longer lists is as the base has it. With such a file go the others a rename may pair it with: its recorded rename's
-   * other side, and, for a file added or deleted, every file git lists added or deleted (a whole
-   * read finds renames among them). Null where the copy is read whole again: never read whole, files
-   * left out past the limit, more listed than the limit, more to read than `SINCE_AT_MOST`, or git
-   * could not list them.
+   * changes that stand (`kind: 'since'`); or the copy is read whole again (`kind: 'whole'`, with the
+   * untracked files listed on the way; null where nothing was listed).
+   *
+   * A file may differ when git now lists it changed and it is not recorded, it is recorded and git
+   * no longer lists it, it was written since it was read (a stat each: `staleAmong`), or an edit's
+   * read of it alone recorded it since the last whole read (that read could not pair it in a
+   * rename). Of those, what git lists is diffed, or read as it is when untracked; what it no longer
+   * lists is as the base has it. With them go the files a rename may pair them with: a recorded
+   * rename's other side; every file git lists deleted, for one added; every file added, for one
+   * deleted (a whole read finds renames among them).
+   *
+   * Read whole again: a copy never read whole, or with files left out past the limit; git's index
+   * written since (a file added, or taken out of it, changes what is tracked and which files pair);
+   * more listed than the limit, or more to read than `SINCE_AT_MOST`.
    */
   private async changedSince(
     session: SessionRow,
-    worktree: string,
+    place: FolderLocation,
     set: { base_commit: string; full_read_at: number | null; omitted: number },
-  ): Promise<{ paths: string[]; diffed: string[]; untracked: string[]; standing: FileChange[] } | null> {
+  ): Promise<
+    | { kind: 'since'; paths: string[]; diffed: string[]; untracked: string[]; standing: FileChange[] }
+    | { kind: 'whole'; untracked: string[] }
+    | null
+  > {
     if (set.full_read_at == null || Number(set.omitted) > 0) return null;
+    const fullAt = Number(set.full_read_at);
+    if (staleAmong(place.gitDir, ['index'], () => fullAt).length > 0) return null;
     let listed: ListedChange[];
     try {
-      listed = await listChanges(worktree, set.base_commit);
+      listed = await listChanges(place.worktree, set.base_commit);
     } catch {
       return null;
     }
-    if (listed.length > CHANGE_LIMITS.files) return null;
+    const whole = {
+      kind: 'whole' as const,
+      untracked: listed.filter((l) => l.status === '?').map((l) => l.path),
+    };
+    if (listed.length > CHANGE_LIMITS.files) return whole;
     const { store } = this.app;
     const recorded = await store.changes.filesOf(session.id);
     const sides = (f: FileChange) => (f.renamedFrom === undefined ? [f.path] : [f.path, f.renamedFrom]);
     const inRecord = new Set(recorded.flatMap(sides));
     const inList = new Set(listed.map((l) => l.path));
     const both = [...inList].filter((path) => inRecord.has(path));
-    const known = (await store.changes.freshness([session.id], both)).get(session.id)!;
-    const fullAt = Math.max(Number(set.full_read_at), known.fullAt ?? 0);
+    const known = (await store.changes.freshness([session.id], [...inRecord])).get(session.id)!;
     const readAt = (path: string) => Math.max(known.times.get(path) ?? fullAt, fullAt);
     const stale = new Set([
       ...[...inList].filter((path) => !inRecord.has(path)),
-      ...[...inRecord].filter((path) => !inList.has(path)),
-      ...staleAmong(worktree, both, readAt),
+      ...[...inRecord].filter((path) => !inList.has(path) || (known.times.get(path) ?? 0) > fullAt),
+      ...staleAmong(place.worktree, both, readAt),
     ]);
-    if (stale.size === 0) return { paths: [], diffed: [], untracked: [], standing: recorded };
+    if (stale.size === 0) return { kind: 'since', paths: [], diffed: [], untracked: [], standing: recorded };
     for (const f of recorded)
       if (sides(f).some((path) => stale.has(path))) for (const p of sides(f)) stale.add(p);
-    const addedOrDeleted = listed.filter((l) => l.status === 'A' || l.status === 'D').map((l) => l.path);
-    if (addedOrDeleted.some((path) => stale.has(path))) for (const path of addedOrDeleted) stale.add(path);
-    if (stale.size > SINCE_AT_MOST) return null;
+    const status = new Map(listed.map((l) => [l.path, l.status]));
+    const staleStatus = new Set([...stale].map((path) => status.get(path)));
+    for (const l of listed)
+      if ((l.status === 'D' && staleStatus.has('A')) || (l.status === 'A' && staleStatus.has('D')))
+        stale.add(l.path);
+    if (stale.size > SINCE_AT_MOST) return whole;
     // What git lists is diffed, or read as it is when untracked; what it no longer lists is the base's.
     const listedStale = listed.filter((l) => stale.has(l.path));
     return {
+      kind: 'since',
       paths: [...stale].sort(),
       diffed: listedStale.filter((l) => l.status !== '?').map((l) => l.path),
       untracked: listedStale.filter((l) => l.status === '?').map((l) => l.path),
