@@ -232,7 +232,8 @@ describe("git's own merge, where both copies are on this machine", () => {
     const said = (level: 'textual' | 'symbol', symbols: string[]) =>
       settleWithGit(
         { level, path: 'src/x.ts', symbols, ours: [], theirs: [], why: null },
-        blob,
+        // The copies' versions not named: git asked each time.
+        { base: blob, ours: null, theirs: null },
         { worktree: ours },
         { worktree: theirs },
       );
@@ -253,7 +254,7 @@ describe("git's own merge, where both copies are on this machine", () => {
     expect(
       await settleWithGit(
         { level: 'textual', path: 'src/x.ts', symbols: [], ours: [], theirs: [], why: null },
-        null,
+        { base: null, ours: null, theirs: null },
         { worktree: ours },
         { worktree: theirs },
       ),
@@ -267,11 +268,43 @@ describe("git's own merge, where both copies are on this machine", () => {
       theirs: [],
       why: null,
     };
-    expect(await settleWithGit(gone, blob, { worktree: ours }, { worktree: theirs })).toBe(gone);
+    expect(
+      await settleWithGit(
+        gone,
+        { base: blob, ours: null, theirs: null },
+        { worktree: ours },
+        { worktree: theirs },
+      ),
+    ).toBe(gone);
     // Nothing of the user's repository moved: no object written, no ref, no index, no worktree file.
     expect(git(ours, 'count-objects')).toBe(objectsBefore);
     expect(git(ours, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     expect(git(ours, 'for-each-ref')).toBe('');
+  });
+
+  it('a file settled before is settled again only once a copy of it changed', async () => {
+    const app = await testApp();
+    const { aliceDir, bobDir, alice, bob } = await twoClonesInMemory(app, { 'src/auth.ts': AUTH });
+    edit(aliceDir, 'log("saved");', 'log("alice");');
+    edit(bobDir, 'log("saved");', 'log("bob");');
+    await new Promise((r) => setTimeout(r, 120));
+    await bob.call('collab_check');
+    const during = notingGit();
+    const check = () => alice.call<Check>('collab_check');
+    const first = await during(check);
+    expect(first).toContain('merge-tree');
+    // Nothing changed: git's answer is known, and the prediction is the same.
+    let answer: Check | undefined;
+    const again = await during(async () => {
+      answer = await check();
+    });
+    expect(again).not.toContain('merge-tree');
+    expect(answer!.predicted_conflicts[0]).toMatchObject({ level: 'textual', git: 'conflicts' });
+    // Bob's copy changed (read again by the check): git merges the new versions.
+    edit(bobDir, 'log("saved");', 'log("bob again");');
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await during(check)).toContain('merge-tree');
+    await app.close();
   });
 });
 
@@ -727,6 +760,9 @@ describe('a read that records after a read begun later found the file as the bas
     expect(await app.changes.refresh(session, ['src/a.ts'])).toBe('recorded');
     expect((await seen()).files).toEqual([]);
     await new Promise((r) => setTimeout(r, 5));
+    // (Read whole, not only what changed since the last whole read: that one would find nothing
+    // changed and leave the mark, which says what is still so.)
+    git(dir, 'add', 'src/a.ts');
     expect(await app.changes.refresh(session)).toBe('recorded');
     expect(await seen()).toMatchObject({ files: [], fileAt: undefined });
     await close();

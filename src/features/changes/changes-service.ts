@@ -153,6 +153,9 @@ export class ChangesService {
     // differ from what was recorded are read (`changedSince`); the others stand as recorded.
     const looked = paths === undefined && unmoved ? await this.changedSince(session, place, set!) : null;
     const since = looked?.kind === 'since' ? looked : null;
+    // Nothing differs from the last whole read: what it recorded (and the times it recorded them
+    // at) stands as it is, and what it met was told then, or is told by the reads of the other side.
+    if (since?.paths.length === 0) return 'recorded';
     const scope = paths ?? since?.paths;
     const incremental = scope !== undefined && recorded !== null;
     let read: Awaited<ReturnType<typeof readChanges>>;

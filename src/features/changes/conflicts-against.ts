@@ -9,7 +9,7 @@ import { LIMITS } from '../../core/limits.js';
 import { type FilePrediction, predictChanges, semanticPredictions } from '../../core/merge-prediction.js';
 import type { SessionRow } from '../../store/sessions-store.js';
 import { stateOf } from '../sessions/liveness.js';
-import { type LocalCopy, SETTLED_PER_ANSWER, settleWithGit } from './git-settled.js';
+import { type LocalCopy, settlerFor } from './git-settled.js';
 import type { PredictedConflict } from './prediction-types.js';
 import { semanticView, view } from './prediction-types.js';
 
@@ -37,20 +37,23 @@ export async function conflictsAgainst(
     null,
     mine.map((f) => f.path),
   );
-  const bases = new Map(mine.map((f) => [f.path, f.baseBlob]));
+  const byPath = new Map(mine.map((f) => [f.path, f]));
   const all: PredictedConflict[] = [];
-  let settled = 0;
+  const settle = settlerFor();
   for (const [otherId, files] of others) {
     if (skip.has(otherId)) continue;
     const other = await store.sessions.get(otherId);
     if (!other || stateOf(app, other) !== 'active') continue;
     if (worktree !== null && other.worktree === worktree && other.host === app.host) continue;
     const local = copy !== null && other.host === app.host;
+    const theirs = new Map(files.map((f) => [f.path, f]));
     for (const predicted of predictChanges(mine, files)) {
-      const p =
-        local && predicted.level === 'textual' && settled++ < SETTLED_PER_ANSWER
-          ? await settleWithGit(predicted, bases.get(predicted.path) ?? null, copy, other)
-          : predicted;
+      const versions = {
+        base: byPath.get(predicted.path)?.baseBlob ?? null,
+        ours: byPath.get(predicted.path)?.newBlob ?? null,
+        theirs: theirs.get(predicted.path)?.newBlob ?? null,
+      };
+      const p = local ? await settle(predicted, versions, copy, other) : predicted;
       if (p) all.push(entry(other, p));
     }
   }
