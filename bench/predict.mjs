@@ -2,8 +2,10 @@
 // of one repository, a `serve` process in each over real stdio; each session's uncommitted diff
 // changes 2,002 lines of a 7,000-line TypeScript file (7 lines in each of 286 functions: 286 hunks,
 // under the 400 a file is compared by lines with; 36 of those functions both change, in the same
-// lines). Timed: `collab_check` without files (the caller's worktree read again with git, its
-// symbols parsed, compared with the other's recorded changes), and the comparison alone
+// lines). Timed: `collab_check` without files (the caller's worktree read again: git lists what
+// changed, nothing written since is diffed, compared with the other's recorded changes, git's
+// merge of the file known from the first check), the same with the caller's file written again
+// before each (diffed, its symbols parsed, merged by git anew), and the comparison alone
 // (`predictChanges` in process), each paired with a bare `node -e 0`. Run alone:
 //   node bench/predict.mjs     (after npm run build)
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -71,10 +73,19 @@ export async function predict(rounds = 40) {
   if (!answer || answer.predicted_conflicts.length === 0)
     throw new Error(`no prediction: ${JSON.stringify(first.result).slice(0, 400)}`);
   const check = [];
+  const written = [];
   const bare = [];
+  const bobFile = join(clones[1].dir, 'src', 'steps.ts');
+  const bobText = source('bob', (f) => f >= 250 && f < 536);
   for (let i = 0; i < rounds; i++) {
     check.push((await servers[1].s.call('collab_check')).ms);
     bare.push(bareNode());
+  }
+  // The caller's file written again before each check (a line added at its end, another each
+  // time): it is diffed again, its symbols parsed, and git merges its new version with the other's.
+  for (let i = 0; i < rounds / 2; i++) {
+    writeFileSync(bobFile, `${bobText}// ${i}\n`);
+    written.push((await servers[1].s.call('collab_check')).ms);
   }
   // The comparison alone, on the same diffs as git prints them.
   const diff = (dir) =>
@@ -94,6 +105,7 @@ export async function predict(rounds = 40) {
     changedLines: a[0].hunks.reduce((n, h) => n + h.next[1], 0),
     level: answer.predicted_conflicts[0].level,
     check: { p50: median(check), p99: percentile(sorted(check), 99) },
+    written: { p50: median(written), p99: percentile(sorted(written), 99) },
     compare: { p50: median(compare), p99: percentile(sorted(compare), 99) },
     bare: median(bare),
   };
@@ -105,6 +117,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`bare node -e 0: ${r.bare.toFixed(1)} ms`);
   console.log(
     `collab_check (reads the worktree, compares): p50 ${r.check.p50.toFixed(1)} ms, p99 ${r.check.p99.toFixed(1)} ms (${(r.check.p99 / r.bare).toFixed(2)}× bare node)`,
+  );
+  console.log(
+    `collab_check, the file written again before each: p50 ${r.written.p50.toFixed(1)} ms, p99 ${r.written.p99.toFixed(1)} ms`,
   );
   console.log(`comparison alone: p50 ${r.compare.p50.toFixed(2)} ms, p99 ${r.compare.p99.toFixed(2)} ms`);
 }

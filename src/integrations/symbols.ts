@@ -344,6 +344,17 @@ function langName(napi: Napi, language: SymbolLanguage): string {
   return language;
 }
 
+/** The text parsed last, and its tree: a file's symbols and then its uses are read from one parse. */
+let last: { language: SymbolLanguage; text: string; root: SgNode } | null = null;
+
+function parsed(language: SymbolLanguage, text: string): SgNode {
+  if (last?.language === language && last.text === text) return last.root;
+  const binding = load(language);
+  const root = binding.parse(langName(binding, language), text).root();
+  last = { language, text, root };
+  return root;
+}
+
 /**
  * The symbols of a file's text, outermost first, or null when its language is not read here (or the
  * text is past `SYMBOL_LIMITS`: its size, or the time reading it takes; `ms` sets another time).
@@ -353,9 +364,8 @@ export function symbolSpans(path: string, text: string, ms?: number): SymbolSpan
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
   const late = budget(ms);
-  const binding = load(language);
   const grammar = GRAMMARS[language];
-  const root = binding.parse(langName(binding, language), text).root();
+  const root = parsed(language, text);
   // Read once a symbol needs it: a file of statements that declare nothing never does.
   let read: Outline | null = null;
   const outline = () => {
@@ -607,8 +617,7 @@ export function usesIn(
   const language = languageOf(path);
   if (!language || text.length > SYMBOL_LIMITS.bytes) return null;
   const late = budget(ms);
-  const binding = load(language);
-  const root = binding.parse(langName(binding, language), text).root();
+  const root = parsed(language, text);
   const imports = importsOf(language, root);
   // Names declared with an imported type (`s: Store`, `Store s`, `const s = new Store()`), read
   // once, when a call on a name that is no import asks.
