@@ -1,5 +1,5 @@
 import type { AgentProvider } from '../core/agent-events.js';
-import type { Sql } from './sql.js';
+import { inList, type Sql } from './sql.js';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out' | 'lost';
 
@@ -252,7 +252,15 @@ export class AgentRunsStore {
       `DELETE FROM agent_runs WHERE session_id = ? AND status NOT IN ('queued', 'running') RETURNING id`,
       [sessionId],
     );
-    for (const { id } of ids) await this.sql.run('DELETE FROM agent_runs_fts WHERE run_id = ?', [id]);
+    // Their words in one statement: SQLite's full-text table has no index on the run, so each
+    // statement looks through all of it.
+    if (ids.length > 0) {
+      const list = inList(
+        this.sql.dialect,
+        ids.map((r) => r.id),
+      );
+      await this.sql.run(`DELETE FROM agent_runs_fts WHERE run_id ${list.text}`, [list.param]);
+    }
     return ids.length;
   }
 

@@ -452,6 +452,16 @@ describe('continuing a conversation where it can be continued, and saying why no
       all_sessions: true,
     });
     expect(all.executions.map((e) => e.prompt)).toEqual(['sleep 3 still going', 'theirs']);
+    // Their words left the search with them; the other session's stay.
+    const found = async (query: string) =>
+      (
+        await a.call<{ executions: Array<{ prompt: string }> }>('get_execution_history', {
+          all_sessions: true,
+          query,
+        })
+      ).executions.map((e) => e.prompt);
+    expect(await found('mine')).toEqual([]);
+    expect(await found('theirs')).toEqual(['theirs']);
     await a.call('execution_status', { execution_id: going.execution_id, wait_seconds: 30 });
     // The conversation still continues where it was after the clear (its folder and cost are kept
     // with its point), and the continued run costs only its own share of claude's running total.
