@@ -52,11 +52,17 @@ export const CHANGE_LIMITS = {
 /** Bytes of a diff parsed between two turns of the event loop, about. */
 const PARSED_AT_ONCE = 1024 * 1024;
 
-/** The options that make `git diff` print the same on every machine, whatever its config. */
-const DIFF_ARGS = [
-  '-c',
-  'core.quotePath=true',
-  'diff',
+/**
+ * The diff command for `revs`: a commit against the worktree is git's plumbing (`diff-index`),
+ * which never writes the repository's index; the porcelain `git diff` refreshes it and writes it
+ * back under its lock, and a user's `git commit` or `git add` at that moment fails on the lock
+ * (every check reads its caller's copy and its neighbours'). Two commits: `git diff`, which reads
+ * no index.
+ */
+const diffCommand = (revs: string[]) => (revs.length === 1 ? 'diff-index' : 'diff');
+
+/** The options that make a diff print the same on every machine, whatever its config. */
+const DIFF_OPTIONS = [
   '-U0',
   '--full-index',
   // Renames as git's merge finds them (half the lines the same): the merge follows a renamed file.
@@ -184,7 +190,8 @@ export interface ListedChange {
 
 /**
  * The names of the files a whole read would find changed against `base`, with no diff of their
- * lines (git compares blobs only): those `git diff` lists, renames as the deletion and the addition
+ * lines (git compares blobs only): those git's diff lists (a file only touched since git last looked
+ * at it may be listed, and is then found unchanged when diffed), renames as the deletion and the addition
  * they are made of, and the untracked ones. A fraction of a whole read's time where the changes are
  * large. Throws when git fails or runs past its time.
  */
@@ -193,7 +200,16 @@ export async function listChanges(worktree: string, base: string): Promise<Liste
   const diff = (
     await gitOutputAsync(
       worktree,
-      ['diff', '--name-status', '-z', '--no-renames', '--ignore-submodules', '--no-relative', base, '--'],
+      [
+        diffCommand([base]),
+        '--name-status',
+        '-z',
+        '--no-renames',
+        '--ignore-submodules',
+        '--no-relative',
+        base,
+        '--',
+      ],
       CHANGE_LIMITS.timeoutMs,
     )
   ).split('\0');
@@ -231,7 +247,7 @@ async function diffFiles(worktree: string, revs: string[], pathspec: string[]): 
   try {
     const diff = await gitOutputAsync(
       worktree,
-      [...DIFF_ARGS, ...revs, ...pathspec],
+      ['-c', 'core.quotePath=true', diffCommand(revs), ...DIFF_OPTIONS, ...revs, ...pathspec],
       CHANGE_LIMITS.timeoutMs,
       CHANGE_LIMITS.diffBytes,
     );
@@ -252,7 +268,7 @@ async function diffFiles(worktree: string, revs: string[], pathspec: string[]): 
   }
   const names = await gitOutputAsync(
     worktree,
-    ['diff', '--name-only', '-z', '--no-renames', '--ignore-submodules', ...revs, ...pathspec],
+    [diffCommand(revs), '--name-only', '-z', '--no-renames', '--ignore-submodules', ...revs, ...pathspec],
     CHANGE_LIMITS.timeoutMs,
   );
   return names

@@ -12,7 +12,13 @@ export interface WorkingTreeChanges {
  * Throws when `git` is missing or the folder is no git worktree.
  */
 export function workingTreeChanges(worktree: string, timeoutMs = 5000): WorkingTreeChanges {
-  const out = gitOutput(worktree, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], timeoutMs);
+  // Without the index written back (a refresh under its lock): a user's `git commit` at that moment
+  // would fail on the lock.
+  const out = gitOutput(
+    worktree,
+    ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all'],
+    timeoutMs,
+  );
   const tracked: string[] = [];
   const untracked: string[] = [];
   const entries = out.split('\0');

@@ -2,7 +2,7 @@
  * What a check reads again of the sessions' worktrees, on either backend: a file read again and
  * found as it was is not read again at the next check, as long as nothing changed it since.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addedFile, type FileChange } from '../../src/core/hunks.js';
@@ -233,6 +233,27 @@ describe('what a check reads again', () => {
     const diffs = runs.filter((r) => r.includes('-U0') && r.includes('--find-renames'));
     // (The comparison's own whole read is the last.)
     expect(diffs.slice(0, -1).map((r) => r.slice(r.indexOf('--') + 1))).toEqual([[':(literal)new/3.txt']]);
+    await app.close();
+  });
+
+  it("reading a copy never writes its git index (a user's commit at that moment would fail on its lock)", async () => {
+    const app = await testApp();
+    const { aliceDir: dir, alice, bob } = await twoClonesInMemory(app, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    writeFileSync(join(dir, 'b.txt'), 'b changed\n');
+    // A tracked file written with what it had: git's index no longer knows it for unchanged, and a
+    // porcelain `git diff` or `git status` would refresh the index and write it back.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(dir, 'a.txt'), later, later);
+    const index = join(dir, '.git', 'index');
+    const before = statSync(index).mtimeMs;
+    await alice.call('collab_check');
+    await alice.call('collab_check', { files: ['a.txt', 'b.txt'] });
+    await bob.call('collab_check', { files: ['b.txt'] });
+    await alice.call('collab_claim', { files: ['c.txt'], intent: 'x', from_git: true }).catch(() => {});
+    expect(statSync(index).mtimeMs).toBe(before);
+    expect(
+      (await app.store.changes.filesOf((await alice.connection.current()).id)).map((f) => f.path),
+    ).toEqual(['b.txt']);
     await app.close();
   });
 });

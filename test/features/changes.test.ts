@@ -335,7 +335,7 @@ function notingGit() {
 }
 
 describe('reading a worktree again', () => {
-  it('keeps the base while HEAD and the default branch stay (only diff and ls-files run), and finds it again once HEAD moves', async () => {
+  it('keeps the base while HEAD and the default branch stay (only diff-index and ls-files run), and finds it again once HEAD moves', async () => {
     const app = await testApp();
     const origin = gitRepo({ 'src/a.ts': 'export const a = 1;\n' });
     const dir = cloneOf(origin);
@@ -351,9 +351,9 @@ describe('reading a worktree again', () => {
     // Read whole at its start: the changed files listed (a diff of names, and the new files), the
     // one changed since diffed, and its text in the base, once (its functions' interfaces:
     // core/semantic.ts).
-    expect(await asked()).toEqual(['diff', 'ls-files', 'diff', 'show']);
+    expect(await asked()).toEqual(['diff-index', 'ls-files', 'diff-index', 'show']);
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 3;\n');
-    expect(await asked()).toEqual(['diff', 'ls-files', 'diff']);
+    expect(await asked()).toEqual(['diff-index', 'ls-files', 'diff-index']);
     git(dir, 'commit', '-qam', 'a moves');
     // (Its last write further from the read than the clock's slack, freshness.ts.)
     await new Promise((r) => setTimeout(r, 60));
@@ -362,7 +362,7 @@ describe('reading a worktree again', () => {
     expect(moved).toContain('merge-base');
     expect(moved).not.toContain('rev-parse');
     // Nothing written since: the list of changed files says so, and nothing is diffed.
-    expect(await asked()).toEqual(['diff', 'ls-files']);
+    expect(await asked()).toEqual(['diff-index', 'ls-files']);
     // The commit is not on the default branch: it still counts, against the same base.
     expect((await app.store.changes.filesOf(session.id)).map((f) => f.path)).toEqual(['src/a.ts']);
   });
@@ -382,7 +382,7 @@ describe('reading a worktree again', () => {
     // Each check looks at every session's copy; each copy is read whole once (a diff and a list of
     // new files), however many checks found it not read yet.
     const first = await during(() => checkAll('src/a.ts'));
-    expect(first.filter((c) => c === 'diff')).toHaveLength(4);
+    expect(first.filter((c) => c === 'diff-index')).toHaveLength(4);
     expect(first.filter((c) => c === 'ls-files')).toHaveLength(4);
     // Read, and unchanged since: no git at all.
     expect(await during(() => checkAll('src/a.ts'))).toEqual([]);
@@ -390,7 +390,7 @@ describe('reading a worktree again', () => {
     await new Promise((r) => setTimeout(r, 60));
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;\n');
     const again = await during(() => checkAll('src/a.ts'));
-    expect(again.filter((c) => c === 'diff').length).toBeGreaterThanOrEqual(4);
+    expect(again.filter((c) => c === 'diff-index').length).toBeGreaterThanOrEqual(4);
     for (const s of sessions)
       expect(
         (await app.store.changes.filesOf(s.connection.currentId!)).map((f) => [f.path, f.hunks.length]),
