@@ -92,7 +92,7 @@ describe('session-collab import-ai-collab', () => {
     expect(out.stderr).toContain('Nothing was imported');
   });
 
-  it('refuses names with control characters and metadata nested past its bound; an id given twice is counted once', () => {
+  it('refuses names with control characters, metadata nested past its bound and times no listing shows; an id given twice is counted once', () => {
     const home = tempDir('collab-home-');
     const item = (extra: Record<string, unknown>) => ({
       id: 'w',
@@ -122,6 +122,10 @@ describe('session-collab import-ai-collab', () => {
       [{ projects: [{ id: 'p\n\u001b[31mRED', name: 'N' }] }, 'projects.0.id'],
       [{ projects: [{ id: 'p', name: 'N\r\n\u001b]0;pwned\u0007' }] }, 'projects.0.name'],
       [deepFile, 'workItems.0.metadata'],
+      // A time no listing can show (it made every listing of the project an internal error).
+      [{ workItems: [item({ submittedAt: 1e20 })] }, 'workItems.0.submittedAt'],
+      [{ workItems: [item({ updatedAt: 'not a date' })] }, 'workItems.0.updatedAt'],
+      [{ workItems: [item({ submittedAt: -1 })] }, 'workItems.0.submittedAt'],
     ] as const) {
       const out = cli(home, 'import-ai-collab', typeof data === 'string' ? data : file(data), '--json');
       expect(out.status, field).toBe(1);

@@ -20,7 +20,16 @@ import { describeZodError } from '../../core/zod-issues.js';
 import type { Wiring } from '../tool-context.js';
 import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
-const date = z.union([z.string(), z.number()]).optional();
+/** The last millisecond of the year 9999: a time past it (or before 1970) is no date a listing can show. */
+const LAST_DATE_MS = 253_402_300_799_999;
+/** A date: an ISO string, or milliseconds since 1970, within what a listing shows. */
+const date = z
+  .union([z.string(), z.number()])
+  .refine((d) => {
+    const at = typeof d === 'number' ? d : Date.parse(d);
+    return Number.isFinite(at) && at >= 0 && at <= LAST_DATE_MS;
+  }, 'is no date between 1970 and 9999 (an ISO string, or milliseconds since 1970)')
+  .optional();
 /** An id or a name: one line of plain text (shown to sessions and people as such). */
 const oneLine = z.string().refine((v) => !LINE_CONTROLS.test(v), 'holds a control character or a line break');
 /** Levels of objects and arrays a work item's metadata may nest (it is stored, and shown, as JSON). */
@@ -116,13 +125,7 @@ const dataFile = z.object({
 });
 
 const ms = (d: string | number | undefined, fallback: number) =>
-  d === undefined
-    ? fallback
-    : typeof d === 'number'
-      ? d
-      : Number.isNaN(Date.parse(d))
-        ? fallback
-        : Date.parse(d);
+  d === undefined ? fallback : typeof d === 'number' ? Math.floor(d) : Date.parse(d);
 
 export interface ImportResult {
   projects: { imported: number; existing: number };
