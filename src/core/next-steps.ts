@@ -3,7 +3,7 @@
  * for all the rules, so that they read alike and are tested together.
  */
 
-import { word } from './fence.js';
+import { shown, word } from './fence.js';
 import type { Delivered } from './notifications.js';
 import { allowedActions, type WorkStatus } from './work-status.js';
 
@@ -83,21 +83,21 @@ export function nextSteps(input: StepInput): string[] {
         );
         break;
       case 'work_submitted':
-        steps.push(`Review "${n.title}": get_work_detail ${n.work_item_id}, then submit_review.`);
+        steps.push(`Review ${shown(n.title, 120)}: get_work_detail ${n.work_item_id}, then submit_review.`);
         break;
       case 'review_submitted': {
         // What the worker can do next depends on where the item is now: a merged item is final.
         const actions = allowedActions(n.status as WorkStatus);
         steps.push(
           actions.includes('update')
-            ? `Read the review of "${n.title}" with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`
-            : `"${n.title}" is ${n.status}: nothing more to do on it (get_review_feedback ${n.work_item_id} shows the review).`,
+            ? `Read the review of ${shown(n.title, 120)} with get_review_feedback ${n.work_item_id}, then respond_to_review or update_work.`
+            : `${shown(n.title, 120)} is ${n.status}: nothing more to do on it (get_review_feedback ${n.work_item_id} shows the review).`,
         );
         break;
       }
       case 'review_response':
         steps.push(
-          `"${n.from}" answered your review of "${n.title}": see get_conversation ${n.work_item_id}.`,
+          `"${n.from}" answered your review of ${shown(n.title, 120)}: see get_conversation ${n.work_item_id}.`,
         );
         break;
       case 'predicted_conflict':

@@ -3,7 +3,7 @@
  * repository, one session in each, that only call tools (no hooks record their edits).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { settleWithGit } from '../../src/features/changes/git-settled.js';
@@ -712,6 +712,10 @@ async function olderRecordsAfterNewer(
     };
   };
   const { held, release } = holdNextWrite(store);
+  // The file written since any read (as far as its time says): a whole read reads it and writes,
+  // rather than finding nothing changed since the last whole read (then it writes nothing).
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(join(dir, 'src/a.ts'), later, later);
   const first = older();
   await held;
   // Written once the older read has read the copy.

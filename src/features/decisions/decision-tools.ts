@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { cursorField, limitField, moreNote, nextCursorField, sessionIdField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
 import { DECISION_CATEGORIES, type DecisionView } from './decisions-service.js';
@@ -61,7 +61,7 @@ export const decisionList = defineTool({
       : o.decisions
           .map(
             (d) =>
-              `[${inline(d.category, 60)}] ${inline(d.title, 200)} — ${inline(d.description, 2000)} ("${inline(d.session, 60)}", ${d.created_at})`,
+              `[${inline(d.category, 60)}] ${shown(d.title, 200)} — ${inline(d.description, 2000)} ("${inline(d.session, 60)}", ${d.created_at})`,
           )
           .join('\n') + moreNote(o.next_cursor),
 });

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../../app/context.js';
-import { inline, outputTail, quoteBlock, word } from '../../core/fence.js';
+import { inline, outputTail, quoteBlock, shown, word } from '../../core/fence.js';
 import { gitWords, tryGitAsync } from '../../integrations/git.js';
 import {
   addScratch,
@@ -255,7 +255,7 @@ async function reviewGate(
   const item = row.session_id ? await services.app.store.workItems.latestBy(row.session_id) : undefined;
   if (item && item.status === 'approved' && (committedAt === null || item.updated_at >= committedAt))
     return null;
-  const title = item ? `"${inline(item.title, 120)}" (${item.id})` : '';
+  const title = item ? `${shown(item.title, 120)} (${item.id})` : '';
   return {
     code: 'NOT_APPROVED',
     reason: !item

@@ -1,6 +1,6 @@
 /** The review toolset's projects: created, read, listed, changed and archived. */
 import { z } from 'zod';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { idField, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
 import { me, project, projectStatus, svc } from './review-fields.js';
@@ -44,7 +44,7 @@ export const listProjects = defineTool({
   output: z.object({ projects: z.array(project) }),
   handler: async (ctx, input) => ({ projects: await svc(ctx).projects.list(input.status) }),
   text: (o) =>
-    o.projects.map((p) => `${p.id} "${inline(p.name)}" (${p.status})`).join('\n') || 'No projects.',
+    o.projects.map((p) => `${p.id} ${shown(p.name, 120)} (${p.status})`).join('\n') || 'No projects.',
 });
 
 export const updateProject = defineTool({

@@ -1,6 +1,6 @@
 /** The review toolset: work submitted, reviewed, answered and searched (its projects: review-project-tools.ts). */
 import { z } from 'zod';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { STATUSES, VERDICTS } from '../../core/work-status.js';
 import { idField, idOf, list, text } from '../fields.js';
 import { defineTool } from '../tool-context.js';
@@ -54,7 +54,7 @@ export const getReviewFeedback = defineTool({
   }),
   text: (o) =>
     [
-      `${inline(o.work_item.title)} (${o.work_item.id}) v${o.work_item.version}: ${o.work_item.status}; ${o.open_suggestions} open suggestion(s).`,
+      `${shown(o.work_item.title, 120)} (${o.work_item.id}) v${o.work_item.version}: ${o.work_item.status}; ${o.open_suggestions} open suggestion(s).`,
       ...o.reviews.map(
         (r) =>
           `- ${inline(String(r.reviewer), 60)} on v${r.version}: ${r.verdict} — ${inline(String(r.summary ?? ''), 2000)}`,
@@ -131,7 +131,7 @@ export const getPendingReviews = defineTool({
   output: z.object({ work_items: z.array(item) }),
   handler: async (ctx, input) => ({ work_items: await svc(ctx).pendingReviews(await me(ctx), input) }),
   text: (o) =>
-    o.work_items.map((w) => `${w.id} "${inline(w.title)}" v${w.version} (${w.status})`).join('\n') ||
+    o.work_items.map((w) => `${w.id} ${shown(w.title, 120)} v${w.version} (${w.status})`).join('\n') ||
     'Nothing awaits review.',
 });
 
@@ -160,7 +160,7 @@ export const getWorkDetail = defineTool({
     }),
   text: (o) =>
     // The content and its changes are another session's words: quoted line by line.
-    `${inline(o.title)} (${o.id}) v${o.version}, ${o.status}:\n${quoteAll(String(o.content))}${o.diff ? `\n\nChanges:\n${quoteAll(String(o.diff))}` : ''}`,
+    `${shown(o.title, 120)} (${o.id}) v${o.version}, ${o.status}:\n${quoteAll(String(o.content))}${o.diff ? `\n\nChanges:\n${quoteAll(String(o.diff))}` : ''}`,
 });
 
 export const submitReview = defineTool({
@@ -210,7 +210,7 @@ export const getProjectContext = defineTool({
   output: z.object({ project, work_items: z.array(item) }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
-    o.work_items.map((w) => `${w.id} "${inline(w.title)}" v${w.version} ${w.status}`).join('\n') ||
+    o.work_items.map((w) => `${w.id} ${shown(w.title, 120)} v${w.version} ${w.status}`).join('\n') ||
     'No work items.',
 });
 
@@ -264,7 +264,7 @@ export const searchWork = defineTool({
   output: z.object({ work_items: z.array(item) }),
   handler: async (ctx, input) => ({ work_items: await svc(ctx).search(input.query, input) }),
   text: (o) =>
-    o.work_items.map((w) => `${w.id} "${inline(w.title)}" (${w.status})`).join('\n') || 'Nothing found.',
+    o.work_items.map((w) => `${w.id} ${shown(w.title, 120)} (${w.status})`).join('\n') || 'Nothing found.',
 });
 
 export const reviewTools = [
