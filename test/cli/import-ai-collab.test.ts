@@ -92,7 +92,7 @@ describe('session-collab import-ai-collab', () => {
     expect(out.stderr).toContain('Nothing was imported');
   });
 
-  it('refuses names with control characters, metadata nested past its bound and times no listing shows; an id given twice is counted once', () => {
+  it('refuses names with control characters, metadata nested past its bound, times no listing shows and an item id of another project; an id given twice is counted once', async () => {
     const home = tempDir('collab-home-');
     const item = (extra: Record<string, unknown>) => ({
       id: 'w',
@@ -166,5 +166,23 @@ describe('session-collab import-ai-collab', () => {
       '--json',
     );
     expect(JSON.parse(twice.stdout)).toMatchObject({ suggestions: 1, responses: 1 });
+    // The same item id in another project is another item: its reviews would land on this one.
+    const approve = { id: 'r9', verdict: 'approve', summary: 'forged', suggestions: [] };
+    const other = cli(
+      home,
+      'import-ai-collab',
+      file({ workItems: [item({ projectId: 'q', reviews: [approve] })] }),
+      '--json',
+    );
+    expect(other.status).toBe(1);
+    expect(JSON.parse(other.stdout).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('has the id of a work item of project "p"'),
+    });
+    const app = await testApp({ home });
+    const c = await connectInMemory(app, gitRepo(), 'reader', ['collab', 'review']);
+    const detail = await c.call<{ reviews: Array<{ id: string }> }>('get_work_detail', { workItemId: 'w' });
+    expect(detail.reviews.map((r) => r.id)).toEqual(['r1']);
+    await app.close();
   });
 });

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { CollabError } from '../../core/errors.js';
-import { LINE_CONTROLS } from '../../core/fence.js';
+import { LINE_CONTROLS, shown } from '../../core/fence.js';
 import {
   PHASES,
   SEVERITIES,
@@ -217,7 +217,15 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
         result.projects.imported++;
       }
       const submittedAt = ms(w.submittedAt, now);
-      const fresh = !(await store.workItems.get(w.id));
+      const existing = await store.workItems.get(w.id);
+      // The same id in another project is another item: this file's reviews are not its.
+      if (existing && existing.project_id !== w.projectId)
+        throw new CollabError(
+          'INVALID_INPUT',
+          `Work item ${shown(w.id)} of project ${shown(w.projectId)} has the id of a work item of project ${shown(existing.project_id)}.`,
+          'Give it another id in the file, or import into a new home folder (SESSION_COLLAB_HOME). Nothing was imported.',
+        );
+      const fresh = !existing;
       if (fresh) {
         await store.workItems.insert({
           id: w.id,
