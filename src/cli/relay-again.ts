@@ -2,7 +2,7 @@
  * What a relay asks again of the next machine's server when the one it was attached to died with
  * requests unanswered (`askAgain`).
  */
-import { SENT_AGAIN } from '../integrations/relay-address.js';
+import { SENT_AGAIN, WAITED_MS } from '../integrations/relay-address.js';
 
 /** A request of the client not answered yet: its line, when it came, whether a server has it. */
 export interface Pending {
@@ -14,25 +14,20 @@ export interface Pending {
 /**
  * A pending request as it is asked of the next server: every one is. A tool call is marked as sent
  * again (`SENT_AGAIN` in its `_meta`), so that the writes the dead server made for it are answered
- * from their records rather than done twice; a wait (`wait_seconds`) keeps its deadline: it is
- * asked for what is left of its time, a second at least when it asked for any (a wait of 0 is
- * another thing: no wait, which some tools refuse). Null for a line that is no request.
+ * from their records rather than done twice, with how long it has waited since the client sent it
+ * (`WAITED_MS`): a wait keeps its deadline, the server asking it for what is left of its time (of
+ * the `wait_seconds` given, or of the tool's default, which only the server knows). Null for a line
+ * that is no request.
  */
 export function askAgain(p: Pending, now = Date.now()): string | null {
   const message = parse(p.line);
   if (!message || typeof message.method !== 'string') return null;
   if (message.method !== 'tools/call') return p.line;
-  const params = (message.params ?? {}) as {
-    arguments?: Record<string, unknown>;
-    _meta?: Record<string, unknown>;
+  const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
+  const again = {
+    ...params,
+    _meta: { ...params._meta, [SENT_AGAIN]: true, [WAITED_MS]: Math.max(0, now - p.at) },
   };
-  const wait = params.arguments?.wait_seconds;
-  const again: Record<string, unknown> = { ...params, _meta: { ...params._meta, [SENT_AGAIN]: true } };
-  if (typeof wait === 'number')
-    again.arguments = {
-      ...params.arguments,
-      wait_seconds: Math.max(wait >= 1 ? 1 : 0, Math.floor(wait - (now - p.at) / 1000)),
-    };
   return JSON.stringify({ ...message, params: again });
 }
 

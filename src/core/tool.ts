@@ -34,6 +34,11 @@ export interface ToolDescriptor<
    * controls (cancellation, progress, the client's own form).
    */
   waits?: boolean;
+  /**
+   * For a tool whose `wait_seconds` may be left out: the seconds it then waits (its default is
+   * worked out in the handler, from config: a call sent again is asked for what is left of it).
+   */
+  waitDefault?(ctx: Ctx): number;
   /** Any handler may answer with a promise (the store's asynchronous interface, a wait). */
   handler(ctx: Ctx, input: z.output<I>): z.input<O> | Promise<z.input<O>>;
   /** The short human-readable text that accompanies the structured result. */

@@ -42,6 +42,12 @@ export const RELAY_ENDING = 'notifications/session-collab/relay-ending';
  */
 export const SENT_AGAIN = 'session-collab/again';
 
+/**
+ * The `_meta` key a relay sets, on a call it sends again, to the milliseconds the call has waited
+ * already: a wait (`wait_seconds`, given or its default) is asked for what is left of its time.
+ */
+export const WAITED_MS = 'session-collab/waited_ms';
+
 /** Characters of a client's environment a hello carries at most. */
 export const MAX_ENV_CHARS = 256 * 1024;
 

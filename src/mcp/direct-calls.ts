@@ -4,7 +4,7 @@ import {
   ProtocolErrorCode,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { SENT_AGAIN } from '../integrations/relay-address.js';
+import { SENT_AGAIN, WAITED_MS } from '../integrations/relay-address.js';
 import type { CollabServer, DirectToolCall } from './server.js';
 
 /**
@@ -36,10 +36,11 @@ export function plainToolCall(message: unknown): DirectToolCall | null {
   if (meta !== undefined) {
     // Only the members whose schema is this: other keys of `_meta` (a related task's, say) have
     // their own checks in the SDK.
-    if (!isObject(meta) || !only(meta, ['progressToken', SENT_AGAIN])) return null;
+    if (!isObject(meta) || !only(meta, ['progressToken', SENT_AGAIN, WAITED_MS])) return null;
     const token = meta.progressToken;
     if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return null;
     if (meta[SENT_AGAIN] !== undefined && typeof meta[SENT_AGAIN] !== 'boolean') return null;
+    if (meta[WAITED_MS] !== undefined && typeof meta[WAITED_MS] !== 'number') return null;
   }
   return message as unknown as DirectToolCall;
 }

@@ -18,8 +18,8 @@ import { describeZodError } from '../core/zod-issues.js';
 import { withFullIds } from '../features/fields.js';
 import type { NotificationView } from '../features/notifications/notifications-service.js';
 import type { Connection } from '../features/sessions/connection.js';
-import type { CallControls, Tool as ToolDescriptor } from '../features/tool-context.js';
-import { SENT_AGAIN } from '../integrations/relay-address.js';
+import type { CallControls, ToolContext, Tool as ToolDescriptor } from '../features/tool-context.js';
+import { SENT_AGAIN, WAITED_MS } from '../integrations/relay-address.js';
 import { toErrorBody } from './tool-result.js';
 
 export const SERVER_NAME = 'session-collab';
@@ -148,8 +148,14 @@ export function createMcpServer(
   /** One call of a listed tool, its result as the connection's protocol takes it. */
   const answer = async (listed: ListedTool, request: DirectToolCall, ctx?: ServerContext) => {
     const { descriptor } = listed;
-    const args = request.params.arguments ?? {};
     const again = request.params._meta?.[SENT_AGAIN] === true;
+    const waited = request.params._meta?.[WAITED_MS];
+    const args = waitLeft(
+      descriptor,
+      request.params.arguments ?? {},
+      typeof waited === 'number' ? waited : 0,
+      { app, connection },
+    );
     const result = await connection.recorded(request.id, again, () =>
       descriptor.waits && ctx
         ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
@@ -170,6 +176,34 @@ export function createMcpServer(
     return listed && !listed.descriptor.waits ? answer(listed, request) : null;
   };
   return server;
+}
+
+/** The longest a call sent again is taken to have waited already (a relay's say). */
+const WAITED_MAX_MS = 10 * 60_000;
+
+/**
+ * A waiting call's arguments as it is asked again after it has waited `waitedMs` (a relay sends it
+ * again to the next server): its wait, the one given or its default, cut to what is left of it, a
+ * second at least when it asked for any. Anything else as it came (what is not a number is refused
+ * by the input's schema as before).
+ */
+function waitLeft(
+  d: ToolDescriptor,
+  args: Record<string, unknown>,
+  waitedMs: number,
+  ctx: Pick<ToolContext, 'app' | 'connection'>,
+): Record<string, unknown> {
+  if (!d.waits || !(waitedMs > 0)) return args;
+  const field = d.input.shape.wait_seconds as z.ZodType | undefined;
+  if (!field) return args;
+  let asked = args.wait_seconds;
+  if (asked === undefined) {
+    const byDefault = field.safeParse(undefined);
+    asked = (byDefault.success ? byDefault.data : undefined) ?? d.waitDefault?.(ctx as ToolContext);
+  }
+  if (typeof asked !== 'number' || !Number.isFinite(asked)) return args;
+  const left = Math.ceil(asked - Math.min(waitedMs, WAITED_MAX_MS) / 1000);
+  return { ...args, wait_seconds: Math.max(asked >= 1 ? 1 : 0, Math.min(asked, left)) };
 }
 
 /**

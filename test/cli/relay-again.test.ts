@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { askAgain, responseId } from '../../src/cli/relay-again.js';
-import { SENT_AGAIN } from '../../src/integrations/relay-address.js';
+import { SENT_AGAIN, WAITED_MS } from '../../src/integrations/relay-address.js';
 
 const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
   JSON.stringify({
@@ -16,36 +16,33 @@ describe('what a relay asks the next server when the one it had dies', () => {
     expect(askAgain({ line: list, at: 0, sent: true }, 5_000)).toBe(list);
   });
 
-  it('every tool call, read or write, marked as sent again, keeping what _meta it had', () => {
+  it('every tool call, read or write, marked as sent again with how long it has waited, keeping what _meta it had', () => {
     for (const name of ['collab_check', 'collab_claim', 'collab_message_send']) {
       const again = JSON.parse(askAgain({ line: call(name, { files: ['a.ts'] }), at: 0, sent: true }, 5)!);
       expect(again).toEqual({
         jsonrpc: '2.0',
         id: 7,
         method: 'tools/call',
-        params: { name, arguments: { files: ['a.ts'] }, _meta: { [SENT_AGAIN]: true } },
+        params: { name, arguments: { files: ['a.ts'] }, _meta: { [SENT_AGAIN]: true, [WAITED_MS]: 5 } },
       });
     }
     const withToken = JSON.parse(
-      askAgain({ line: call('ask_human', { question: 'q?' }, { progressToken: 4 }), at: 0, sent: true })!,
+      askAgain({ line: call('ask_human', { question: 'q?' }, { progressToken: 4 }), at: 0, sent: true }, 9)!,
     );
-    expect(withToken.params._meta).toEqual({ progressToken: 4, [SENT_AGAIN]: true });
+    expect(withToken.params._meta).toEqual({ progressToken: 4, [SENT_AGAIN]: true, [WAITED_MS]: 9 });
   });
 
-  it('a wait for what is left of its time: its deadline is kept, a second over it at most', () => {
+  it("a wait as it came, with the time since the client sent it (the server asks for what is left of the wait's time)", () => {
     const wait = call('check_answers', { wait_seconds: 30, question_ids: ['q1'] });
     const again = JSON.parse(askAgain({ line: wait, at: 1_000, sent: true }, 13_500)!);
     expect(again).toMatchObject({
       id: 7,
-      params: { name: 'check_answers', arguments: { wait_seconds: 17, question_ids: ['q1'] } },
+      params: {
+        name: 'check_answers',
+        arguments: { wait_seconds: 30, question_ids: ['q1'] },
+        _meta: { [WAITED_MS]: 12_500 },
+      },
     });
-    // A wait that asked for one keeps asking (collab_wait refuses 0): a last look.
-    const late = JSON.parse(askAgain({ line: wait, at: 0, sent: true }, 60_000)!);
-    expect(late.params.arguments.wait_seconds).toBe(1);
-    const none = call('check_answers', { wait_seconds: 0, question_ids: ['q1'] });
-    expect(
-      JSON.parse(askAgain({ line: none, at: 0, sent: true }, 5_000)!).params.arguments.wait_seconds,
-    ).toBe(0);
   });
 
   it('a line that is no request: not asked again', () => {

@@ -9,10 +9,11 @@ import type { App } from '../../src/app/app.js';
 import { ownProcess } from '../../src/features/sessions/client-sessions.js';
 import { Connection } from '../../src/features/sessions/connection.js';
 import type { Tool } from '../../src/features/tool-context.js';
+import { WAITED_MS } from '../../src/integrations/relay-address.js';
 import { select } from '../../src/mcp/registry.js';
 import { callTool } from '../../src/mcp/server.js';
 import { FORGOTTEN_TOGETHER } from '../../src/store/call-records-store.js';
-import { testApp } from '../helpers/app.js';
+import { connectInMemory, testApp } from '../helpers/app.js';
 import { gitRepo } from '../helpers/temp.js';
 
 const apps: App[] = [];
@@ -221,5 +222,32 @@ describe('a write sent again after its answer was lost', () => {
     expect(again).toBe(cut);
     const rows = await store.sql.all<{ title: string }>('SELECT title FROM decisions');
     expect(rows).toEqual([{ title: 't+' }]);
+  });
+
+  it('a wait sent again is asked for what is left of its time: of the seconds it gave, or of its default', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const c = await connectInMemory(app, gitRepo(), 'waiter');
+    const waited = async (args: Record<string, unknown>, waitedMs: number) => {
+      const result = await c.client.callTool({
+        name: 'collab_wait',
+        arguments: args,
+        _meta: { 'session-collab/again': true, [WAITED_MS]: waitedMs },
+      });
+      const out = result.structuredContent as { outcome: string; waited_ms: number };
+      expect(out.outcome).toBe('timed_out');
+      return out.waited_ms;
+    };
+    // The default (45 s), 44 s of it waited before the server died: a second is left.
+    const byDefault = await waited({}, 44_000);
+    expect(byDefault).toBeGreaterThanOrEqual(900);
+    expect(byDefault).toBeLessThan(10_000);
+    // 30 s asked, 28.5 s of it waited: 2 s left (a second over at most, never under).
+    const given = await waited({ wait_seconds: 30 }, 28_500);
+    expect(given).toBeGreaterThanOrEqual(1_400);
+    expect(given).toBeLessThan(10_000);
+    // Waited past it all: a last look of a second (collab_wait takes no wait of 0).
+    const past = await waited({ wait_seconds: 5 }, 60_000);
+    expect(past).toBeLessThan(10_000);
   });
 });

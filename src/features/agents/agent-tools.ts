@@ -123,6 +123,7 @@ export const executeClaude = defineTool({
     'Hand a prompt to claude (or codex, gemini), continuing the conversation. Waits up to wait_seconds, then returns running: poll execution_status.',
   kind: 'write',
   waits: true,
+  waitDefault: () => DEFAULT_WAIT_SECONDS,
   input: z.strictObject(executeInput),
   output: runView,
   async handler({ app, connection, call }, input) {
@@ -144,6 +145,7 @@ export const executeClaudeWithContext = defineTool({
     'As execute_claude, with the contents of files (paths inside the project) put before the prompt.',
   kind: 'write',
   waits: true,
+  waitDefault: () => DEFAULT_WAIT_SECONDS,
   input: z.strictObject({ ...executeInput, file_paths: list(text('pathInputChars')) }),
   output: runView,
   async handler({ app, connection, call }, input) {
@@ -165,6 +167,7 @@ export const executionStatus = defineTool({
   description: 'A run of execute_claude: waits up to wait_seconds for it to end.',
   kind: 'read',
   waits: true,
+  waitDefault: () => DEFAULT_WAIT_SECONDS,
   input: z.strictObject({ execution_id: idOf('run'), wait_seconds: waitField }),
   output: runView,
   async handler({ app, connection, call }, input) {

@@ -89,6 +89,7 @@ export const askHuman = defineTool({
     'Ask the person a question (Telegram, terminal, web page, this client). Waits up to wait_seconds for the answer, else returns pending: the answer then comes with a later tool response, or from check_answers.',
   kind: 'write',
   waits: true,
+  waitDefault: ({ app }) => app.config.human_wait_seconds,
   input: z.strictObject({
     session_id: sessionIdField,
     question: text('messageChars'),
