@@ -269,7 +269,12 @@ class Relay {
       else this.pending.delete(id);
     }
     const loop = this.crashLoop();
-    const socket = loop ? null : await attach(this.home, this.socketPath, this.hello);
+    // The install changed under this relay (an upgrade, a rebuild): a server it would start is that
+    // other build, which listens under that build's key, not this relay's: waiting for it here ran
+    // out after 15 s and was recorded as the server failing. This client is served in its own
+    // process (the build installed now), and nothing failed.
+    const moved = loop === null && relaySocketPath(this.home, serverKey(VERSION)) !== this.socketPath;
+    const socket = loop || moved ? null : await attach(this.home, this.socketPath, this.hello);
     if (this.ending) {
       socket?.destroy();
       return;
@@ -278,6 +283,10 @@ class Relay {
       process.stderr.write(`session-collab: ${loop}\n`);
       serverFailed(this.home, loop);
     }
+    if (moved)
+      process.stderr.write(
+        'session-collab: the install changed since this client started; its server went away, and this client is served in its own process from now on (a client started now uses the new server).\n',
+      );
     this.upstream = socket ? this.fromSocket(socket) : this.here();
     this.attachedAt = Date.now();
     // The session taken up again: the client's own initialize when it was in flight, else a replay.

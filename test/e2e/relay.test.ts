@@ -4,10 +4,18 @@
  * SIGKILLed under load, relays racing to start it, a hub started by hand taking it over, and a home
  * where it cannot run.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bareServe, connectStdio, runCli, serverPid, stopServer, waitForExit } from '../helpers/stdio.js';
+import {
+  bareServe,
+  CLI,
+  connectStdio,
+  runCli,
+  serverPid,
+  stopServer,
+  waitForExit,
+} from '../helpers/stdio.js';
 import { gitRepo, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
@@ -259,6 +267,32 @@ describe.skipIf(process.platform !== 'linux')('serve is a relay to the machine s
     ).checks.find((x) => x.name === 'machine server');
     expect(check).toMatchObject({ ok: false });
     expect(check?.detail).toContain('crash loop');
+  }, 60_000);
+
+  it('an install changed under a relay, then its server gone: the client is served in its own process at once, and nothing failed', async () => {
+    // An install of its own (the bundles copied, the dependencies shared), changed as an upgrade does.
+    const install = tempDir('collab-install-');
+    cpSync(join(CLI, '..'), join(install, 'dist'), { recursive: true });
+    cpSync(join(CLI, '..', '..', 'package.json'), join(install, 'package.json'));
+    symlinkSync(join(CLI, '..', '..', 'node_modules'), join(install, 'node_modules'));
+    const home = tempDir('collab-home-');
+    const repo = gitRepo();
+    const relay = bareServe(repo, home, [process.execPath], { cli: join(install, 'dist', 'cli.cjs') });
+    open.push({ close: async () => relay.child.kill() });
+    expect(await relay.call('collab_claim', { files: ['src/a.ts'], intent: 'before the upgrade' })).toContain(
+      'claim_id',
+    );
+    const server = serverPid(home)!;
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(install, 'dist', 'main.cjs'), later, later);
+    process.kill(server, 'SIGKILL');
+    await waitForExit(server);
+    const listed = await relay.call('collab_claims_list');
+    // Answered in the same session, without waiting out a server of the other build (it waited
+    // 15 s for one, and recorded the server as failing).
+    expect(listed).toContain('src/a.ts');
+    expect(relay.output().err).toContain('the install changed since this client started');
+    expect(existsSync(join(home, 'server-failed.json'))).toBe(false);
   }, 60_000);
 
   it('a hub started by hand takes the relays over; when it stops, they start a server again', async () => {
