@@ -180,7 +180,7 @@ it('a work item listed for review before its write was committed is the one comm
   expect(await failed).toBe('half done');
   inserted.restore();
   // Bob opens the item he saw.
-  const seen = pending ? pending.map((i) => i.id) : [item.id];
+  const seen = pending ? pending.work_items.map((i) => i.id) : [item.id];
   expect((await app.reviews.workDetail(bob, seen[0]!, false)).status).toBe('in_review');
   expect(seen).toEqual([item.id]);
   expect(inserted.ids).toHaveLength(sqlite ? 2 : 1);

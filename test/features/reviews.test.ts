@@ -421,6 +421,30 @@ describe('what the reviewer reads of the worker’s text', () => {
   });
 });
 
+describe('what a listing of work items carries', () => {
+  it("each item's content cut to its start, saying how long it is; the whole in get_work_detail", async () => {
+    const { reviewer, submit } = await setup();
+    const long = `${'x'.repeat(4_999)}\n`;
+    const item = await submit({ content: long });
+    type Listed = { id: string; content: string; content_chars?: number };
+    const pending = await reviewer.call<{ work_items: Listed[]; more?: number }>('get_pending_reviews');
+    expect(pending.work_items[0]).toMatchObject({ id: item.id, content_chars: 5_000 });
+    expect(pending.work_items[0]!.content).toHaveLength(2_000);
+    expect(pending.more).toBeUndefined();
+    const context = await reviewer.call<{ work_items: Listed[] }>('get_project_context', {
+      projectId: item.projectId,
+    });
+    expect(context.work_items[0]!.content).toHaveLength(2_000);
+    const found = await reviewer.call<{ work_items: Listed[] }>('search_work', { query: 'cache' });
+    expect(found.work_items[0]!.content_chars).toBe(5_000);
+    const detail = await reviewer.call<{ content: string; content_chars?: number }>('get_work_detail', {
+      workItemId: item.id,
+    });
+    expect(detail.content).toBe(long);
+    expect(detail.content_chars).toBeUndefined();
+  });
+});
+
 describe('the words a work item is found by', () => {
   it('are the words of its newest version, whatever the items around it and however the database was made', async () => {
     const home = tempDir('collab-home-');

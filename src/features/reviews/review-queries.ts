@@ -5,7 +5,7 @@ import { iso } from '../../core/time.js';
 import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import { ReviewProjects } from './review-projects.js';
-import { eventView, itemView, suggestionView } from './review-views.js';
+import { eventView, LISTED_ITEMS, listedItemView, suggestionView } from './review-views.js';
 
 /** Events that are not part of the worker–reviewer dialogue. */
 const NOT_DIALOGUE = ['project_created', 'project_updated'];
@@ -74,18 +74,22 @@ export class ReviewQueries {
       })
     ).filter((i) => includeResolved || i.status !== 'merged');
     const workItems = [];
-    for (const i of items) {
+    for (const i of items.slice(0, LISTED_ITEMS)) {
       const fb = await this.feedback(i.id);
       const latest = fb.reviews[fb.reviews.length - 1];
       workItems.push({
-        ...itemView(i),
+        ...listedItemView(i),
         open_suggestions: fb.open_suggestions,
         latest_review: latest
           ? { id: latest.id, verdict: latest.verdict, summary: latest.summary, version: latest.version }
           : null,
       });
     }
-    return { project: await this.projects.projectView(p), work_items: workItems };
+    return {
+      project: await this.projects.projectView(p),
+      work_items: workItems,
+      ...(items.length > LISTED_ITEMS ? { more: items.length - LISTED_ITEMS } : {}),
+    };
   }
 
   async search(
@@ -106,7 +110,7 @@ export class ReviewQueries {
       limit: f.limit,
     });
     return rows.map(({ score, matched, ...row }) => ({
-      ...itemView(row),
+      ...listedItemView(row),
       score: -score,
       matched_in: matched.split(','),
     }));

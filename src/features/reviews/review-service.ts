@@ -4,7 +4,7 @@ import { assertCan, nextStatus, type Verdict } from '../../core/work-status.js';
 import type { ResponseRow, ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/reviews-store.js';
 import type { Actor } from './review-projects.js';
 import { type SuggestionInput, saveReview, saveSuggestion, suggestionRow } from './review-records.js';
-import { itemView, suggestionView } from './review-views.js';
+import { LISTED_ITEMS, listedItemView, suggestionView } from './review-views.js';
 import { WorkItemsService } from './work-items-service.js';
 
 /**
@@ -220,6 +220,9 @@ export class ReviewService extends WorkItemsService {
       statuses: ['pending_review', 'in_review'],
       excludeSubmitter: actor.id,
     });
-    return items.map((i) => itemView(i));
+    return {
+      work_items: items.slice(0, LISTED_ITEMS).map((i) => listedItemView(i)),
+      ...(items.length > LISTED_ITEMS ? { more: items.length - LISTED_ITEMS } : {}),
+    };
   }
 }

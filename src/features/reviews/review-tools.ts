@@ -128,8 +128,8 @@ export const getPendingReviews = defineTool({
     type: workType.optional(),
     phase: phase.optional(),
   }),
-  output: z.object({ work_items: z.array(item) }),
-  handler: async (ctx, input) => ({ work_items: await svc(ctx).pendingReviews(await me(ctx), input) }),
+  output: z.object({ work_items: z.array(item), more: z.number().optional() }),
+  handler: async (ctx, input) => svc(ctx).pendingReviews(await me(ctx), input),
   text: (o) =>
     o.work_items.map((w) => `${w.id} ${shown(w.title, 120)} v${w.version} (${w.status})`).join('\n') ||
     'Nothing awaits review.',
@@ -207,7 +207,7 @@ export const getProjectContext = defineTool({
   description: 'A project with all its work items, their latest review and open suggestions.',
   kind: 'read',
   input: z.strictObject({ projectId: idField, includeResolved: z.boolean().default(false) }),
-  output: z.object({ project, work_items: z.array(item) }),
+  output: z.object({ project, work_items: z.array(item), more: z.number().optional() }),
   handler: (ctx, input) => svc(ctx).projectContext(input.projectId, input.includeResolved),
   text: (o) =>
     o.work_items.map((w) => `${w.id} ${shown(w.title, 120)} v${w.version} ${w.status}`).join('\n') ||

@@ -9,6 +9,22 @@ import type { WorkItemRow } from '../../store/work-items-store.js';
 export type ItemView = ReturnType<typeof itemView>;
 export type SuggestionView = ReturnType<typeof suggestionView>;
 
+/**
+ * A listed item's content at most (its start): a listing of many items (awaiting review, a
+ * project's context, a search) stays bounded; the whole content is in `get_work_detail`.
+ */
+export const LISTED_CONTENT_CHARS = 2_000;
+/** Items one listing carries at most; `more` counts the others. */
+export const LISTED_ITEMS = 200;
+
+/** An item as a listing shows it: its content cut to `LISTED_CONTENT_CHARS`, `content_chars` saying how long it is. */
+export function listedItemView(i: WorkItemRow) {
+  const view = itemView(i);
+  return i.content.length > LISTED_CONTENT_CHARS
+    ? { ...view, content: i.content.slice(0, LISTED_CONTENT_CHARS), content_chars: i.content.length }
+    : view;
+}
+
 export function itemView(i: WorkItemRow) {
   return {
     id: i.id,
