@@ -445,6 +445,36 @@ describe('what a listing of work items carries', () => {
   });
 });
 
+describe('a page of history', () => {
+  it("ends early once its events' contents are a megabyte, and the next page goes on from there", async () => {
+    const { worker, submit } = await setup();
+    const big = (tag: string) => `${tag}${'y'.repeat(400_000)}\n`;
+    const item = await submit({ content: big('one') });
+    for (const tag of ['two', 'three'])
+      await worker.call('update_work', { workItemId: item.id, content: big(tag), changeDescription: tag });
+    type Page = { events: Array<{ seq: number; kind: string }>; next_cursor: number | null };
+    const first = await worker.call<Page>('get_history', { workItemId: item.id, limit: 50 });
+    expect(first.next_cursor).not.toBeNull();
+    const seen = [...first.events];
+    let cursor = first.next_cursor;
+    while (cursor !== null) {
+      const next = await worker.call<Page>('get_history', { workItemId: item.id, limit: 50, cursor });
+      expect(next.events.length).toBeGreaterThan(0);
+      seen.push(...next.events);
+      cursor = next.next_cursor;
+    }
+    expect(seen.filter((e) => e.kind === 'submitted' || e.kind === 'updated')).toHaveLength(3);
+    expect(new Set(seen.map((e) => e.seq)).size).toBe(seen.length);
+    // The conversation: its newest events that fit.
+    const talk = await worker.call<{ text?: string }>('get_conversation', {
+      workItemId: item.id,
+      format: 'detailed',
+      limit: 1000,
+    });
+    expect(JSON.stringify(talk).length).toBeLessThan(2_000_000);
+  });
+});
+
 describe('the words a work item is found by', () => {
   it('are the words of its newest version, whatever the items around it and however the database was made', async () => {
     const home = tempDir('collab-home-');

@@ -5,7 +5,7 @@ import { iso } from '../../core/time.js';
 import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import { ReviewProjects } from './review-projects.js';
-import { eventView, LISTED_ITEMS, listedItemView, suggestionView } from './review-views.js';
+import { eventView, LISTED_ITEMS, listedItemView, suggestionView, withinPage } from './review-views.js';
 
 /** Events that are not part of the worker–reviewer dialogue. */
 const NOT_DIALOGUE = ['project_created', 'project_updated'];
@@ -128,10 +128,10 @@ export class ReviewQueries {
       after: f.cursor ?? 0,
       limit: f.limit + 1,
     });
-    const page = rows.slice(0, f.limit);
+    const page = withinPage(rows.slice(0, f.limit));
     return {
       events: page.map(eventView),
-      next_cursor: rows.length > f.limit ? page[page.length - 1]!.seq : null,
+      next_cursor: rows.length > page.length ? page[page.length - 1]!.seq : null,
     };
   }
 
@@ -153,7 +153,10 @@ export class ReviewQueries {
       exclude: NOT_DIALOGUE,
       limit: f.limit,
     });
-    const events = latest.map(eventView);
+    // The newest that fit in a page, in order.
+    const events = withinPage([...latest].reverse())
+      .reverse()
+      .map(eventView);
     const titles = new Map<string, string>();
     for (const e of events)
       if (e.work_item_id && !titles.has(e.work_item_id))

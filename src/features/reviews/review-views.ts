@@ -14,6 +14,24 @@ export type SuggestionView = ReturnType<typeof suggestionView>;
  * project's context, a search) stays bounded; the whole content is in `get_work_detail`.
  */
 export const LISTED_CONTENT_CHARS = 2_000;
+/**
+ * Characters of events' contents one page of history or of the conversation carries at most (an
+ * event holds a whole version's content): past them the page ends early (at least one event).
+ */
+export const EVENT_PAGE_CHARS = 1_000_000;
+
+/** The first events of `rows` (in their order) whose contents fit in `EVENT_PAGE_CHARS`, one at least. */
+export function withinPage<T extends { content: string }>(rows: T[]): T[] {
+  let chars = 0;
+  const page: T[] = [];
+  for (const row of rows) {
+    if (page.length > 0 && chars + row.content.length > EVENT_PAGE_CHARS) break;
+    page.push(row);
+    chars += row.content.length;
+  }
+  return page;
+}
+
 /** Items one listing carries at most; `more` counts the others. */
 export const LISTED_ITEMS = 200;
 
