@@ -71,6 +71,11 @@ export interface ToolContext {
 export interface CallControls {
   /** Aborted when the client cancels the request or goes away. */
   signal: AbortSignal;
+  /**
+   * How long the call waited before it reached this server (a relay sent it again after its server
+   * died, `WAITED_MS`); 0 for a call sent once. Its wait is already cut by as much.
+   */
+  waitedBefore: number;
   /** Tells the client the call is still working (an MCP progress notification, when the request asked for them). */
   progress(message: string): void;
   /**

@@ -150,15 +150,14 @@ export function createMcpServer(
     const { descriptor } = listed;
     const again = request.params._meta?.[SENT_AGAIN] === true;
     const waited = request.params._meta?.[WAITED_MS];
-    const args = waitLeft(
-      descriptor,
-      request.params.arguments ?? {},
-      typeof waited === 'number' ? waited : 0,
-      { app, connection },
-    );
+    const waitedBefore =
+      typeof waited === 'number' && Number.isFinite(waited)
+        ? Math.min(Math.max(0, waited), WAITED_MAX_MS)
+        : 0;
+    const args = waitLeft(descriptor, request.params.arguments ?? {}, waitedBefore, { app, connection });
     const result = await connection.recorded(request.id, again, () =>
       descriptor.waits && ctx
-        ? callTool(app, connection, descriptor, args, callControls(app, server, ctx))
+        ? callTool(app, connection, descriptor, args, callControls(app, server, ctx, waitedBefore))
         : callTool(app, connection, descriptor, args),
     );
     return server.projectCallToolResult(result, listed.definition.outputSchema);
@@ -202,7 +201,7 @@ function waitLeft(
     asked = (byDefault.success ? byDefault.data : undefined) ?? d.waitDefault?.(ctx as ToolContext);
   }
   if (typeof asked !== 'number' || !Number.isFinite(asked)) return args;
-  const left = Math.ceil(asked - Math.min(waitedMs, WAITED_MAX_MS) / 1000);
+  const left = Math.ceil(asked - waitedMs / 1000);
   return { ...args, wait_seconds: Math.max(asked >= 1 ? 1 : 0, Math.min(asked, left)) };
 }
 
@@ -227,7 +226,7 @@ export function tellAnswers(
  * notifications (only when the request carried a progress token) and, when the client declared
  * form elicitation and config allows it, the client's own form.
  */
-function callControls(app: App, server: Server, ctx: ServerContext): CallControls {
+function callControls(app: App, server: Server, ctx: ServerContext, waitedBefore: number): CallControls {
   const token = ctx.mcpReq._meta?.progressToken;
   let step = 0;
   const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
@@ -236,6 +235,7 @@ function callControls(app: App, server: Server, ctx: ServerContext): CallControl
     elicitation !== undefined &&
     (elicitation.form !== undefined || elicitation.url === undefined);
   return {
+    waitedBefore,
     signal: ctx.mcpReq.signal,
     progress(message) {
       if (token === undefined) return;

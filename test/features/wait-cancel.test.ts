@@ -47,7 +47,7 @@ it('a wait cancelled as it marks its news read: nothing is marked, the next wait
     mine,
     wait,
     { wait_seconds: 5 },
-    { signal: cancel.signal, progress() {}, elicit: null },
+    { signal: cancel.signal, waitedBefore: 0, progress() {}, elicit: null },
   );
   expect((cancelled.structuredContent as { outcome: string }).outcome).toBe('timed_out');
   expect((await app.messages.news(await mine.current())).unread).toBe(1);

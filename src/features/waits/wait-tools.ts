@@ -157,7 +157,7 @@ export const wait = defineTool({
         released,
         still_held: stillHeld,
         messages,
-        waited_ms: Date.now() - started,
+        waited_ms: Date.now() - started + (call?.waitedBefore ?? 0),
       };
     }
   },
