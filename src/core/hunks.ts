@@ -36,7 +36,7 @@ export interface FileChange {
   level: ChangeLevel;
   /**
    * Why the file is compared as a whole (`binary`, `large`, `hunks`, `unreadable`, `slow`: git's diff
-   * ran past its time), null by lines.
+   * ran past its time, `type`: it became a symbolic link or stopped being one), null by lines.
    */
   reason: string | null;
   hunks: Hunk[];
@@ -146,6 +146,36 @@ export function diffPieces(text: string, bytes: number): string[] {
     at = end;
   }
   return pieces;
+}
+
+/**
+ * `files` with each file that became a symbolic link, or stopped being one, as one change: git's
+ * diff writes it as the path deleted and the path added, which would name the file twice. It keeps
+ * the first's place, its base blob and the new one, compared as a whole (`type`): one side's lines
+ * against the other's link target say nothing a merge could use.
+ */
+export function typeChangesJoined(files: FileChange[]): FileChange[] {
+  const byPath = new Map<string, FileChange>();
+  const joined: FileChange[] = [];
+  for (const file of files) {
+    const first = byPath.get(file.path);
+    const pair = first ? [first, file] : [];
+    const deleted = pair.find((f) => f.newBlob === null && f.baseBlob !== null && !f.renamedFrom);
+    const added = pair.find((f) => f.baseBlob === null && f.newBlob !== null && !f.renamedFrom);
+    if (!first || !deleted || !added || deleted === added) {
+      if (!first) byPath.set(file.path, file);
+      joined.push(file);
+      continue;
+    }
+    Object.assign(first, {
+      baseBlob: deleted.baseBlob,
+      newBlob: added.newBlob,
+      level: 'file',
+      reason: 'type',
+      hunks: [],
+    } satisfies Partial<FileChange>);
+  }
+  return joined;
 }
 
 /**

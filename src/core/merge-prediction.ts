@@ -89,6 +89,7 @@ function wholeBecause(reason: string | null): string {
   if (reason === 'binary') return 'binary';
   if (reason === 'unreadable') return 'it could not be read';
   if (reason === 'slow') return "git's comparison by lines ran past its time";
+  if (reason === 'type') return 'it became a symbolic link, or stopped being one';
   return 'too many changes to compare by lines';
 }
 

@@ -16,7 +16,14 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { newHash } from '../core/digest.js';
-import { addedFile, type DiffCount, diffPieces, type FileChange, parseGitDiff } from '../core/hunks.js';
+import {
+  addedFile,
+  type DiffCount,
+  diffPieces,
+  type FileChange,
+  parseGitDiff,
+  typeChangesJoined,
+} from '../core/hunks.js';
 import { gitOutputAsync, tryGitAsync } from './git.js';
 import { parseGitConfig } from './git-config.js';
 import { namingRemote } from './repo-identity.js';
@@ -259,7 +266,7 @@ async function diffFiles(worktree: string, revs: string[], pathspec: string[]): 
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       files.push(...parseGitDiff(piece, count));
     }
-    return files;
+    return typeChangesJoined(files);
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { killed?: boolean };
     if (e.code === 'ENOBUFS') reason = 'large';

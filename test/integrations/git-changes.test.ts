@@ -1,4 +1,5 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictChanges } from '../../src/core/merge-prediction.js';
@@ -137,6 +138,44 @@ describe('a worktree’s changes against the default branch', () => {
       'tab\there.ts',
       'é x.ts',
     ]);
+  });
+  it('a file that became a symbolic link, or stopped being one, is one change compared whole', async () => {
+    const origin = gitRepo({ 'a.ts': lines(5), 'b.ts': lines(3, 'b'), 'link.ts': 'x\n' });
+    git(origin, 'rm', '-q', 'link.ts');
+    symlinkSync('b.ts', join(origin, 'link.ts'));
+    git(origin, 'add', 'link.ts');
+    git(origin, 'commit', '-qm', 'a link');
+    const copy = clone(origin);
+    rmSync(join(copy, 'a.ts'));
+    symlinkSync('b.ts', join(copy, 'a.ts'));
+    rmSync(join(copy, 'link.ts'));
+    writeFileSync(join(copy, 'link.ts'), lines(2, 'own'));
+    const changes = await changesOf(copy);
+    expect(changes.files).toEqual([
+      {
+        path: 'a.ts',
+        baseBlob: git(origin, 'rev-parse', 'HEAD:a.ts').trim(),
+        // A link's blob is the path it names.
+        newBlob: createHash('sha1').update('blob 4\0b.ts').digest('hex'),
+        level: 'file',
+        reason: 'type',
+        hunks: [],
+      },
+      {
+        path: 'link.ts',
+        baseBlob: git(origin, 'rev-parse', 'HEAD:link.ts').trim(),
+        newBlob: git(copy, 'hash-object', 'link.ts').trim(),
+        level: 'file',
+        reason: 'type',
+        hunks: [],
+      },
+    ]);
+    // Another copy's edit of the file meets it whole, and says why.
+    const other = clone(origin);
+    writeFileSync(join(other, 'a.ts'), lines(5).replace('line 5\n', 'five\n'));
+    const [p] = predictChanges(changes.files, (await changesOf(other)).files);
+    expect(p).toMatchObject({ path: 'a.ts', level: 'file' });
+    expect(p!.why).toContain('it became a symbolic link, or stopped being one');
   });
 });
 
