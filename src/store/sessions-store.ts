@@ -386,10 +386,11 @@ export class SessionsStore {
   }
 
   async purgeEnded(before: number): Promise<number> {
-    await this.sql.run(
-      "DELETE FROM client_session_aliases WHERE session_id IN (SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?)",
-      [before],
-    );
+    for (const table of ['client_session_aliases', 'work_item_reads'])
+      await this.sql.run(
+        `DELETE FROM ${table} WHERE session_id IN (SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?)`,
+        [before],
+      );
     return (await this.sql.run("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?", [before]))
       .changes;
   }

@@ -41,6 +41,7 @@ export const TRANSFER_TABLES: Array<{ table: string; order: string }> = [
   { table: 'review_responses', order: 'seq' },
   { table: 'work_events', order: 'seq' },
   { table: 'review_watchers', order: 'project_id, session_id' },
+  { table: 'work_item_reads', order: 'work_item_id, session_id' },
   { table: 'work_fts', order: 'work_item_id, source, title, body' },
   { table: 'client_session_aliases', order: 'client_session_id' },
   { table: 'realms', order: 'root' },

@@ -99,6 +99,24 @@ export class WorkItemsStore {
     await this.index(row);
   }
 
+  /** Records that `sessionId` read `version` of the item (the last read counts). */
+  async markRead(workItemId: string, sessionId: string, version: number, at: number): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO work_item_reads (work_item_id, session_id, version, at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (work_item_id, session_id) DO UPDATE SET version = excluded.version, at = excluded.at`,
+      [workItemId, sessionId, version, at],
+    );
+  }
+
+  /** The version of the item `sessionId` last read, or null. */
+  async readVersion(workItemId: string, sessionId: string): Promise<number | null> {
+    const row = await this.sql.get<{ version: number }>(
+      'SELECT version FROM work_item_reads WHERE work_item_id = ? AND session_id = ?',
+      [workItemId, sessionId],
+    );
+    return row ? Number(row.version) : null;
+  }
+
   async addRevision(row: RevisionRow): Promise<void> {
     await this.sql.run(INSERT_REVISION, [
       row.work_item_id,

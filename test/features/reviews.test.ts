@@ -157,6 +157,53 @@ describe('review workflow rules', () => {
     ).toContain('final');
   });
 
+  it('a review that names no version is of the one its reviewer last read: an update meanwhile is not approved unseen', async () => {
+    const { worker, reviewer, submit } = await setup();
+    const item = await submit();
+    // The reviewer reads v1; the worker sends v2 before the verdict comes.
+    expect((await reviewer.call<Item>('get_work_detail', { workItemId: item.id })).version).toBe(1);
+    await worker.call('update_work', {
+      workItemId: item.id,
+      content: 'Use an LRU cache\nwith no bound\n',
+      changeDescription: 'unbounded',
+    });
+    const late = await reviewer.call<{
+      stale: boolean;
+      version: number;
+      current_version: number;
+      status: string;
+    }>('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'bounded, good' });
+    expect(late).toMatchObject({ stale: true, version: 1, current_version: 2, status: 'pending_review' });
+    expect(
+      (await worker.fail('update_work', { workItemId: item.id, status: 'merged', changeDescription: 'x' }))
+        .code,
+    ).toBe('INVALID_STATE');
+    // Read again, the approval is of v2 and counts.
+    await reviewer.call('get_work_detail', { workItemId: item.id, includeHistory: true });
+    expect(
+      await reviewer.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'v2 ok' }),
+    ).toMatchObject({ stale: false, version: 2, current_version: 2, status: 'approved' });
+    // A reviewer that never read the item reviews the current version, as before; one named is kept.
+    const other = await submit({ title: 'Another' });
+    expect(
+      await reviewer.call('submit_review', {
+        workItemId: other.id,
+        verdict: 'comment',
+        summary: 'seen elsewhere',
+      }),
+    ).toMatchObject({ stale: false, version: 1 });
+    await reviewer.call('get_work_detail', { workItemId: other.id });
+    await worker.call('update_work', { workItemId: other.id, content: 'v2', changeDescription: 'v2' });
+    expect(
+      await reviewer.call('submit_review', {
+        workItemId: other.id,
+        verdict: 'approve',
+        summary: 'v2 ok',
+        version: 2,
+      }),
+    ).toMatchObject({ stale: false, version: 2, status: 'approved' });
+  });
+
   it('a relaxed project needs no approval to move on', async () => {
     const { worker, submit } = await setup();
     const { id: projectId } = await worker.call<{ id: string }>('get_project');
@@ -504,7 +551,7 @@ describe('the words a work item is found by', () => {
     if (app.store.sql.dialect === 'sqlite') {
       // A database from before the words were found by their row (migration 30): mapped once.
       const db = openDatabase(homeAt(home).database);
-      db.exec('DROP TABLE work_fts_items; PRAGMA user_version = 29');
+      db.exec('DROP TABLE work_fts_items; DROP TABLE work_item_reads; PRAGMA user_version = 29');
       db.close();
     }
     app = await testApp({ home });

@@ -40,7 +40,8 @@ export class ReviewService extends WorkItemsService {
         );
       }
       assertCan(item.status, 'review', item.id);
-      const version = input.version ?? item.version;
+      // Named, or the one the reviewer last read whole: an item updated since is not approved unseen.
+      const version = input.version ?? (await store.workItems.readVersion(item.id, actor.id)) ?? item.version;
       if (version > item.version || version < 1)
         throw invalidInput(`version: work item ${item.id} has versions 1 to ${item.version}.`);
       const stale = version < item.version;
@@ -93,13 +94,14 @@ export class ReviewService extends WorkItemsService {
           project: item.project_id,
         });
       }
-      return { review, suggestions, stale, status };
+      return { review, suggestions, stale, status, current: item.version };
     });
     return {
       review_id: result.review.id,
       work_item_id: input.workItemId,
       verdict: input.verdict,
       version: result.review.work_item_version,
+      current_version: result.current,
       stale: result.stale,
       status: result.status,
       suggestions: result.suggestions.map((s) => suggestionView(s)),

@@ -167,27 +167,37 @@ export const submitReview = defineTool({
   name: 'submit_review',
   title: 'Submit a review',
   description:
-    'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed.',
+    'Reviewer: approve, request changes, or comment, with located suggestions. Records the version reviewed: the one named, else the one you last read with get_work_detail (a review of an older version than the current one does not change the status).',
   kind: 'write',
   input: z.strictObject({
     workItemId: idOf('work_item'),
     verdict: z.enum(VERDICTS),
     summary: text('messageChars'),
     suggestions: list(suggestion).optional(),
-    version: z.number().int().positive().optional().describe('The version you reviewed (default: current)'),
+    version: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'The version you reviewed (default: the one you last read with get_work_detail, else the current one)',
+      ),
   }),
   output: z.object({
     review_id: z.string(),
     work_item_id: z.string(),
     verdict: z.string(),
     version: z.number(),
+    current_version: z.number(),
     stale: z.boolean(),
     status: z.enum(STATUSES),
     suggestions: z.array(loose),
   }),
   handler: async (ctx, input) => svc(ctx).submitReview(await me(ctx), input),
   text: (o) =>
-    `Review ${o.review_id} (${o.verdict}) of v${o.version}${o.stale ? ' — a stale version: it does not change the status' : ''}; the item is ${o.status}.`,
+    o.stale
+      ? `Review ${o.review_id} (${o.verdict}) of v${o.version}, recorded; v${o.current_version} is current, so it does not change the status (the item is ${o.status}). Read v${o.current_version} (get_work_detail ${o.work_item_id} with includeHistory for what changed) and review it.`
+      : `Review ${o.review_id} (${o.verdict}) of v${o.version}; the item is ${o.status}.`,
 });
 
 export const addSuggestion = defineTool({

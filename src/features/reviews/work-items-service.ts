@@ -110,6 +110,8 @@ export class WorkItemsService extends ReviewQueries {
     const { store } = this.app;
     const item = await store.write(async () => {
       const current = await this.item(id);
+      // What a review that names no version reviews (submitReview).
+      await store.workItems.markRead(id, actor.id, current.version, this.app.now());
       if (current.status === 'pending_review' && current.submitted_by !== actor.id) {
         const opened = { ...current, status: nextStatus(current.status, 'open'), updated_at: this.app.now() };
         await store.workItems.update(opened);

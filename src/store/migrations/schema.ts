@@ -18,6 +18,7 @@ import { landings } from './027-landings.js';
 import { meetingsByBase } from './028-meetings-by-base.js';
 import { checkListsAsComparisons } from './029-check-lists-as-comparisons.js';
 import { workWordsByItem } from './030-work-words-by-item.js';
+import { workItemReads } from './031-work-item-reads.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -39,6 +40,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   meetingsByBase,
   checkListsAsComparisons,
   workWordsByItem,
+  workItemReads,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
