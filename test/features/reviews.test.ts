@@ -265,6 +265,80 @@ describe('review workflow rules', () => {
     ).toBe(false);
   });
 
+  it('auto-approval never follows a major suggestion the worker rejected, a request with no suggestion, or a new title alone', async () => {
+    const { worker, reviewer, submit } = await setup({
+      review_auto_approve: true,
+      review_auto_approve_max_lines: 4,
+    });
+    const smallFix = (id: string) =>
+      worker.call<Item>('update_work', {
+        workItemId: id,
+        content: 'Use an LRU cache\nwith 1000 entries\n',
+        changeDescription: 'small',
+      });
+    // The worker rejects the reviewer's major suggestion, then changes a line.
+    const rejected = await submit({ title: 'Rejected' });
+    const review = await reviewer.call<{ suggestions: Array<{ id: string }> }>('submit_review', {
+      workItemId: rejected.id,
+      verdict: 'request_changes',
+      summary: 'unsafe',
+      suggestions: [{ type: 'security', severity: 'major', title: 'Bound it', explanation: 'x' }],
+    });
+    await worker.call('mark_suggestion_resolved', {
+      suggestionId: review.suggestions[0]!.id,
+      resolution: 'rejected',
+      comment: 'no',
+    });
+    expect(await smallFix(rejected.id)).toMatchObject({ auto_approved: false, status: 'pending_review' });
+    // A request whose concerns are in its summary only.
+    const unitemized = await submit({ title: 'Unitemized' });
+    await reviewer.call('submit_review', {
+      workItemId: unitemized.id,
+      verdict: 'request_changes',
+      summary: 'the approach is wrong',
+    });
+    expect((await smallFix(unitemized.id)).auto_approved).toBe(false);
+    // Minor suggestions, but only the title changes.
+    const retitled = await submit({ title: 'Retitled' });
+    await reviewer.call('submit_review', {
+      workItemId: retitled.id,
+      verdict: 'request_changes',
+      summary: 'small things',
+      suggestions: [{ type: 'style', severity: 'minor', title: 'Format', explanation: 'x' }],
+    });
+    expect(
+      (
+        await worker.call<Item>('update_work', {
+          workItemId: retitled.id,
+          title: 'Retitled again',
+          changeDescription: 'title',
+        })
+      ).auto_approved,
+    ).toBe(false);
+    // Approved by the reviewer once: what was asked before does not count in the next round.
+    await reviewer.call('get_work_detail', { workItemId: rejected.id });
+    await reviewer.call('submit_review', {
+      workItemId: rejected.id,
+      verdict: 'approve',
+      summary: 'fine now',
+    });
+    await worker.call('update_work', { workItemId: rejected.id, content: 'v3\n', changeDescription: 'more' });
+    await reviewer.call('get_work_detail', { workItemId: rejected.id });
+    await reviewer.call('submit_review', {
+      workItemId: rejected.id,
+      verdict: 'request_changes',
+      summary: 'one nit',
+      suggestions: [{ type: 'style', severity: 'info', title: 'Nit', explanation: 'x' }],
+    });
+    expect(
+      await worker.call<Item>('update_work', {
+        workItemId: rejected.id,
+        content: 'v4\n',
+        changeDescription: 'nit',
+      }),
+    ).toMatchObject({ auto_approved: true, status: 'approved' });
+  });
+
   it('errors name what is missing', async () => {
     const { worker, reviewer, submit } = await setup();
     expect((await reviewer.fail('get_work_detail', { workItemId: 'nope' })).code).toBe('WORK_NOT_FOUND');

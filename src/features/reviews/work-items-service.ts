@@ -251,9 +251,13 @@ export class WorkItemsService extends ReviewQueries {
 
   /**
    * Automatic approval (AI_COLLAB_AUTO_APPROVE=true, or review_auto_approve in config): a new
-   * version of an item whose changes were requested, when its open suggestions are all minor or
-   * info and the change is small. Recorded as a review by "auto-approval" (of id `reviewId`, made
-   * before the write), never silently.
+   * version of an item whose changes were requested, when what the reviewers asked for since the
+   * last approval one of them gave was minor (every request itemized in suggestions, all minor or
+   * info) and the content changed, a little. A critical or major suggestion always goes back to a
+   * reviewer, whatever the worker answered to it (the worker resolves suggestions: rejecting one
+   * must not approve the work), as does a request whose concerns are only in its summary, or a new
+   * title alone. Recorded as a review by "auto-approval" (of id `reviewId`, made before the write),
+   * never silently.
    */
   private async maybeAutoApprove(
     previous: WorkItemRow,
@@ -262,12 +266,23 @@ export class WorkItemsService extends ReviewQueries {
   ): Promise<boolean> {
     const enabled = process.env.AI_COLLAB_AUTO_APPROVE === 'true' || this.app.config.review_auto_approve;
     if (!enabled || previous.status !== 'changes_requested') return false;
-    const open = (await this.app.store.reviews.suggestionsOf(item.id)).filter((s) => s.status === 'pending');
-    if (open.some((s) => s.severity === 'critical' || s.severity === 'major')) return false;
+    const { store } = this.app;
+    const reviews = await store.reviews.ofItem(item.id);
+    let since = 0;
+    reviews.forEach((r, i) => {
+      if (r.verdict === 'approve' && !Number(r.automatic)) since = i + 1;
+    });
+    const round = new Set(reviews.slice(since).map((r) => r.id));
+    const asked = (await store.reviews.suggestionsOf(item.id)).filter((s) => round.has(s.review_id));
+    const itemized = reviews
+      .filter((r) => round.has(r.id) && r.verdict === 'request_changes')
+      .every((r) => asked.some((s) => s.review_id === r.id));
+    if (!itemized || asked.some((s) => s.severity === 'critical' || s.severity === 'major')) return false;
     const lines = changedLines(previous.content, item.content);
-    if (lines > this.app.config.review_auto_approve_max_lines) return false;
+    if (lines === 0 || lines > this.app.config.review_auto_approve_max_lines) return false;
+    const open = asked.filter((s) => s.status === 'pending').length;
     const now = this.app.now();
-    const summary = `Automatic approval: ${open.length} open suggestion(s), all minor or info; ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
+    const summary = `Automatic approval: the changes asked for were ${asked.length} suggestion(s), all minor or info (${open} still open); ${lines} line(s) changed (threshold ${this.app.config.review_auto_approve_max_lines}).`;
     await saveReview(this.app.store, {
       id: reviewId,
       work_item_id: item.id,
