@@ -86,7 +86,7 @@ describe('review workflow rules', () => {
     ).toEqual([]);
   });
 
-  it('self-review when the project allows it (single-session use)', async () => {
+  it('self-review when the person allows it (single-session use); a project may do without it', async () => {
     const { worker, submit } = await setup({ review_allow_self_review: true });
     const item = await submit();
     expect(
@@ -98,6 +98,36 @@ describe('review workflow rules', () => {
         })
       ).status,
     ).toBe('approved');
+    await worker.call('update_project', {
+      projectId: item.projectId,
+      settings: { allow_self_review: false },
+    });
+    const next = await submit({ title: 'Next' });
+    expect(
+      (await worker.fail('submit_review', { workItemId: next.id, verdict: 'approve', summary: 'ok' })).code,
+    ).toBe('NOT_ALLOWED');
+  });
+
+  it('a session cannot allow self-review: the worker refused cannot allow itself and approve', async () => {
+    const { worker, submit } = await setup();
+    const item = await submit();
+    expect(
+      (await worker.fail('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'ok' })).code,
+    ).toBe('NOT_ALLOWED');
+    const refused = await worker.fail('update_project', {
+      projectId: item.projectId,
+      settings: { allow_self_review: true },
+    });
+    expect(refused).toMatchObject({ code: 'NOT_ALLOWED' });
+    expect(refused.hint).toContain('review_allow_self_review');
+    // Nothing of the update was written, and the item is still not the worker's to approve.
+    expect((await worker.call<{ settings: unknown }>('get_project')).settings).toEqual({
+      require_approval: true,
+      allow_self_review: false,
+    });
+    expect(
+      (await worker.fail('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'ok' })).code,
+    ).toBe('NOT_ALLOWED');
   });
 
   it('phase and merge gates; a stale review does not change the status', async () => {

@@ -50,7 +50,8 @@ export const listProjects = defineTool({
 export const updateProject = defineTool({
   name: 'update_project',
   title: 'Update a project',
-  description: 'Rename, describe, set status, or change settings (require_approval, allow_self_review).',
+  description:
+    'Rename, describe, set status, or change settings (require_approval; allow_self_review, which only the person can allow, in config.json: a project may turn it off).',
   kind: 'write',
   input: z.strictObject({
     projectId: idField,

@@ -44,7 +44,8 @@ export class ReviewProjects {
     const own = JSON.parse(p.settings) as Partial<ProjectSettings>;
     return {
       require_approval: own.require_approval ?? this.app.config.review_require_approval,
-      allow_self_review: own.allow_self_review ?? this.app.config.review_allow_self_review,
+      // The person's to allow (config.json); a project can only do without it.
+      allow_self_review: this.app.config.review_allow_self_review && own.allow_self_review !== false,
     };
   }
 
@@ -103,6 +104,12 @@ export class ReviewProjects {
           'NOT_ALLOWED',
           `Project ${shown(id)} is another repository's: only sessions working in it change it.`,
           'Change your own project (leave projectId out), or ask a session working there (collab_message_send).',
+        );
+      if (input.settings?.allow_self_review === true && !this.app.config.review_allow_self_review)
+        throw new CollabError(
+          'NOT_ALLOWED',
+          'Self-review is the person’s call, not a session’s: it is off in this home.',
+          'Another session reviews the work (get_pending_reviews lists it for them). For single-session use, the person sets review_allow_self_review to true in config.json.',
         );
       const settings = { ...(JSON.parse(p.settings) as object), ...(input.settings ?? {}) };
       const next = {
