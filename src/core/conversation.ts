@@ -19,6 +19,7 @@ export type ConversationFormat = 'detailed' | 'summary' | 'timeline';
 /** The events that are part of the dialogue (not project bookkeeping). */
 const DIALOGUE = new Set([
   'submitted',
+  'sent_for_review',
   'opened',
   'reviewed',
   'suggestion_added',
@@ -35,6 +36,8 @@ function said(e: DialogueEvent): string {
   switch (e.kind) {
     case 'submitted':
       return `submitted ${c.type} "${c.title}" (v${c.version}, ${c.phase})`;
+    case 'sent_for_review':
+      return `sent the draft, v${c.version}, for review`;
     case 'opened':
       return `opened v${c.version} for review`;
     case 'reviewed': {

@@ -47,7 +47,7 @@ const MOVES: Record<WorkStatus, Partial<Record<WorkAction, true>>> = {
 };
 
 const ACTION_LABEL: Record<WorkAction, string> = {
-  submit: 'submit it for review',
+  submit: 'send it for review (update_work status "pending_review")',
   open: 'open it for review',
   review: 'review it (submit_review)',
   update: 'update it (update_work)',

@@ -130,6 +130,54 @@ describe('review workflow rules', () => {
     ).toBe('NOT_ALLOWED');
   });
 
+  it("a draft is the worker's own until it is sent for review: no reviewer hears of it or lists it before", async () => {
+    const { app, worker, reviewer, submit } = await setup();
+    // What the reviewer (the one session told: the worker is not) was told of submitted work.
+    const told = async () =>
+      (
+        await app.store.sql.all<{ payload: string }>(
+          "SELECT payload FROM notifications WHERE type = 'work_submitted' ORDER BY created_at",
+        )
+      ).map((n) => JSON.parse(n.payload) as { version: number });
+    const pending = async () =>
+      (await reviewer.call<{ work_items: Array<{ id: string }> }>('get_pending_reviews')).work_items;
+    const draft = await submit({ draft: true });
+    expect(draft.status).toBe('draft');
+    await worker.call('update_work', {
+      workItemId: draft.id,
+      content: 'still drafting\n',
+      changeDescription: 'v2',
+    });
+    expect(await told()).toEqual([]);
+    expect(await pending()).toEqual([]);
+    expect(
+      (await reviewer.fail('submit_review', { workItemId: draft.id, verdict: 'approve', summary: 'x' })).hint,
+    ).toContain('update_work status "pending_review"');
+    const sent = await worker.call<Item>('update_work', {
+      workItemId: draft.id,
+      status: 'pending_review',
+      changeDescription: 'ready',
+    });
+    expect(sent).toMatchObject({ status: 'pending_review', version: 2 });
+    expect((await told()).map((n) => n.version)).toEqual([2]);
+    expect((await pending()).map((i) => i.id)).toEqual([draft.id]);
+    // Sent once: it is no draft any more.
+    expect(
+      (
+        await worker.fail('update_work', {
+          workItemId: draft.id,
+          status: 'pending_review',
+          changeDescription: 'again',
+        })
+      ).code,
+    ).toBe('INVALID_STATE');
+    const { text } = await worker.call<{ text: string }>('get_conversation', {
+      workItemId: draft.id,
+      format: 'timeline',
+    });
+    expect(text).toContain('sent the draft, v2, for review');
+  });
+
   it('phase and merge gates; a stale review does not change the status', async () => {
     const { worker, reviewer, submit } = await setup();
     const item = await submit();

@@ -87,7 +87,7 @@ export const updateWork = defineTool({
   name: 'update_work',
   title: 'Update work',
   description:
-    'Worker: a new version (content), a later phase, or status "merged"; phase and merge need an approval of the current version.',
+    'Worker: a new version (content), a later phase, status "pending_review" (a draft sent for review) or "merged"; phase and merge need an approval of the current version.',
   kind: 'write',
   input: z.strictObject({
     workItemId: idOf('work_item'),
@@ -95,7 +95,7 @@ export const updateWork = defineTool({
     changeDescription: text('messageChars'),
     title: text('titleChars').optional(),
     phase: phase.optional(),
-    status: z.literal('merged').optional(),
+    status: z.enum(['pending_review', 'merged']).optional(),
   }),
   output: item.extend({ auto_approved: z.boolean() }),
   handler: async (ctx, input) => svc(ctx).updateWork(await me(ctx), input),

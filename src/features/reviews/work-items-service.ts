@@ -160,7 +160,7 @@ export class WorkItemsService extends ReviewQueries {
       changeDescription: string;
       title?: string | undefined;
       phase?: Phase | undefined;
-      status?: 'merged' | undefined;
+      status?: 'pending_review' | 'merged' | undefined;
     },
   ) {
     const { store } = this.app;
@@ -170,7 +170,9 @@ export class WorkItemsService extends ReviewQueries {
       input.status === undefined &&
       input.title === undefined
     ) {
-      throw invalidInput('give content (a new version), phase, or status "merged".');
+      throw invalidInput(
+        'give content (a new version), title, phase, or status ("pending_review" for a draft, "merged").',
+      );
     }
     // Whether it was approved automatically is returned by the write too: a call sent again gets
     // what the write returned, and nothing it set aside. The automatic review's id (used if there
@@ -215,7 +217,18 @@ export class WorkItemsService extends ReviewQueries {
         });
         autoApproved = await this.maybeAutoApprove(previous, item, autoReviewId);
         if (autoApproved) item = await this.item(item.id);
-        else await this.notifyReviewers(project, item, actor);
+        // A draft's new version is still the worker's own: reviewers hear of it once it is sent.
+        else if (item.status !== 'draft') await this.notifyReviewers(project, item, actor);
+      }
+      if (input.status === 'pending_review') {
+        assertCan(item.status, 'submit', item.id);
+        item = { ...item, status: nextStatus(item.status, 'submit'), updated_at: now };
+        await store.workItems.update(item);
+        await this.event(item.project_id, item.id, 'sent_for_review', actor, 'worker', {
+          version: item.version,
+          change_description: input.changeDescription,
+        });
+        await this.notifyReviewers(project, item, actor);
       }
       if (input.phase !== undefined && input.phase !== item.phase) {
         if (phaseIndex(input.phase) > phaseIndex(item.phase)) {
