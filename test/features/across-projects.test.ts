@@ -82,4 +82,32 @@ describe('another project is out of reach', () => {
       name: 'Docs site',
     });
   });
+
+  it("a repository's work items are changed only by its sessions; another repository's may review them", async () => {
+    const { a, mate, b } = await setup();
+    const item = await a.call<{ id: string }>('submit_work', {
+      type: 'code',
+      phase: 'planning',
+      title: 'Parser',
+      content: 'v1\n',
+    });
+    for (const args of [
+      { content: 'taken over\n', changeDescription: 'mine now' },
+      { phase: 'done', changeDescription: 'skip' },
+      { status: 'merged', changeDescription: 'merge' },
+    ])
+      expect(await b.fail('update_work', { workItemId: item.id, ...args })).toMatchObject({
+        code: 'NOT_ALLOWED',
+        message: expect.stringContaining("another repository's"),
+      });
+    expect(await a.call('get_work_detail', { workItemId: item.id })).toMatchObject({ version: 1 });
+    // A reviewer from elsewhere approves; the repository's sessions move it on.
+    await b.call('get_work_detail', { workItemId: item.id });
+    expect(
+      await b.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'ok' }),
+    ).toMatchObject({ status: 'approved' });
+    expect(
+      await mate.call('update_work', { workItemId: item.id, status: 'merged', changeDescription: 'done' }),
+    ).toMatchObject({ status: 'merged' });
+  });
 });

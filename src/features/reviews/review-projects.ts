@@ -40,6 +40,19 @@ export class ReviewProjects {
     return this.project(projectId ?? actor.project_id);
   }
 
+  /**
+   * A repository's project, and its work items, are its sessions' to change (its review gate above
+   * all); a project made by id (create_project) belongs to no repository, and any session may.
+   */
+  assertChangedByItsOwn(p: ProjectRow, actor: Actor, instead: string): void {
+    if (p.kind !== 'named' && p.id !== actor.project_id)
+      throw new CollabError(
+        'NOT_ALLOWED',
+        `Project ${shown(p.id)} is another repository's: only sessions working in it change it and its work items.`,
+        `${instead}, or ask a session working there (collab_message_send).`,
+      );
+  }
+
   settings(p: ProjectRow): ProjectSettings {
     const own = JSON.parse(p.settings) as Partial<ProjectSettings>;
     return {
@@ -97,14 +110,7 @@ export class ReviewProjects {
     const { store } = this.app;
     return store.write(async () => {
       const p = await this.project(id);
-      // A repository's project is its sessions' to change (its review gate above all); a project
-      // made by id (create_project) belongs to no repository, and any session may.
-      if (p.kind !== 'named' && p.id !== actor.project_id)
-        throw new CollabError(
-          'NOT_ALLOWED',
-          `Project ${shown(id)} is another repository's: only sessions working in it change it.`,
-          'Change your own project (leave projectId out), or ask a session working there (collab_message_send).',
-        );
+      this.assertChangedByItsOwn(p, actor, 'Change your own project (leave projectId out)');
       if (input.settings?.allow_self_review === true && !this.app.config.review_allow_self_review)
         throw new CollabError(
           'NOT_ALLOWED',

@@ -182,6 +182,7 @@ export class WorkItemsService extends ReviewQueries {
       let item = await this.item(input.workItemId);
       let autoApproved = false;
       const project = await this.projects.project(item.project_id);
+      this.projects.assertChangedByItsOwn(project, actor, 'Review it instead (submit_review)');
       const settings = this.projects.settings(project);
       const now = this.app.now();
       const approvedVersions = async () =>
