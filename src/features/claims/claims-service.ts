@@ -257,7 +257,7 @@ export class ClaimsService extends ClaimQueries {
     const view = await store.write(
       async () => {
         const claim = await store.claims.get(claimId);
-        if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
+        if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id ${shown(claimId)}.`);
         if (claim.session_id !== session.id) {
           throw new CollabError(
             'NOT_OWNER',

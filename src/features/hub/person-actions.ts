@@ -1,5 +1,5 @@
 import { CollabError, invalidInput } from '../../core/errors.js';
-import { inline } from '../../core/fence.js';
+import { inline, shown } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { noLongerActive } from '../claims/claims-service.js';
 import type { AnswerOutcome } from '../human/questions-service.js';
@@ -44,7 +44,7 @@ export class PersonActions {
     const { store } = this.app;
     const released = await store.write(async () => {
       const claim = await store.claims.get(claimId);
-      if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id "${claimId}".`);
+      if (!claim) throw new CollabError('CLAIM_NOT_FOUND', `No claim with id ${shown(claimId)}.`);
       if (claim.status !== 'active')
         throw new CollabError(
           'CLAIM_NOT_ACTIVE',
@@ -90,7 +90,7 @@ export class PersonActions {
     const id = newId();
     await store.write(async () => {
       const to = await store.sessions.get(sessionId);
-      if (!to) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${sessionId}".`);
+      if (!to) throw new CollabError('SESSION_NOT_FOUND', `No session with id ${shown(sessionId)}.`);
       if (to.status !== 'active')
         throw new CollabError('SESSION_INACTIVE', `Session "${to.name}" (${sessionId}) has ended.`);
       await store.messages.insert({

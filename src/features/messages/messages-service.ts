@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import type { SessionState } from '../../core/liveness.js';
 import { iso } from '../../core/time.js';
@@ -71,7 +72,7 @@ export class MessagesService {
       const original = await store.messages.get(input.replyTo);
       // Another project's message is not one to reply to from here.
       if (!original || original.project_id !== from.project_id)
-        throw new CollabError('MESSAGE_NOT_FOUND', `No message with id "${input.replyTo}" to reply to.`);
+        throw new CollabError('MESSAGE_NOT_FOUND', `No message with id ${shown(input.replyTo)} to reply to.`);
       // A reply without a recipient goes back to the original sender.
       if (to === null && original.from_session_id !== from.id) to = original.from_session_id;
     }

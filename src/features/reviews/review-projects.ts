@@ -31,7 +31,7 @@ export class ReviewProjects {
 
   async project(id: string): Promise<ProjectRow> {
     const p = await this.app.store.projects.get(id);
-    if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id "${id}".`);
+    if (!p) throw new CollabError('PROJECT_NOT_FOUND', `No project with id ${shown(id)}.`);
     return p;
   }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app/context.js';
 import { type ConversationFormat, renderConversation } from '../../core/conversation.js';
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import { iso } from '../../core/time.js';
 import type { EventRole } from '../../store/work-events-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
@@ -25,7 +26,7 @@ export class ReviewQueries {
 
   async item(id: string): Promise<WorkItemRow> {
     const item = await this.app.store.workItems.get(id);
-    if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id "${id}".`);
+    if (!item) throw new CollabError('WORK_NOT_FOUND', `No work item with id ${shown(id)}.`);
     return item;
   }
 

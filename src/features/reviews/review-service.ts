@@ -1,4 +1,5 @@
 import { CollabError, invalidInput } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import { assertCan, nextStatus, type Verdict } from '../../core/work-status.js';
 import type { ResponseRow, ReviewRow, SuggestionRow, SuggestionStatus } from '../../store/reviews-store.js';
@@ -114,7 +115,7 @@ export class ReviewService extends WorkItemsService {
     const id = `sugg_${newId().slice(0, 8)}`;
     return store.write(async () => {
       const review = await store.reviews.get(reviewId);
-      if (!review) throw new CollabError('REVIEW_NOT_FOUND', `No review with id "${reviewId}".`);
+      if (!review) throw new CollabError('REVIEW_NOT_FOUND', `No review with id ${shown(reviewId)}.`);
       const item = await this.item(review.work_item_id);
       const s = await this.insertSuggestion(id, review, input, this.app.now());
       await this.event(item.project_id, item.id, 'suggestion_added', actor, 'reviewer', {
@@ -193,7 +194,8 @@ export class ReviewService extends WorkItemsService {
     const { store } = this.app;
     return store.write(async () => {
       const s = await store.reviews.suggestion(input.suggestionId);
-      if (!s) throw new CollabError('SUGGESTION_NOT_FOUND', `No suggestion with id "${input.suggestionId}".`);
+      if (!s)
+        throw new CollabError('SUGGESTION_NOT_FOUND', `No suggestion with id ${shown(input.suggestionId)}.`);
       const item = await this.item(s.work_item_id);
       await store.reviews.resolve(s.id, input.resolution, input.comment ?? null, actor.name, this.app.now());
       await this.event(item.project_id, item.id, 'suggestion_resolved', actor, 'worker', {

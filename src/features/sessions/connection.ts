@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app/context.js';
 import { CollabError } from '../../core/errors.js';
+import { shown } from '../../core/fence.js';
 import {
   ANSWERED_KEPT,
   answeredCall,
@@ -210,7 +211,7 @@ export class Connection {
     if (other.project_id !== own.project_id)
       throw new CollabError(
         'SESSION_NOT_FOUND',
-        `No session with id "${sessionId}" in this project.`,
+        `No session with id ${shown(sessionId)} in this project.`,
         "See this project's sessions with collab_session_list.",
       );
     return other;

@@ -146,7 +146,7 @@ export class SessionsService {
 
   async get(id: string): Promise<SessionRow> {
     const session = await this.app.store.sessions.get(id);
-    if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);
+    if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id ${shown(id)}.`);
     return session;
   }
 
@@ -333,7 +333,7 @@ export class SessionsService {
     const now = this.app.now();
     const result = await store.write(async () => {
       const session = await store.sessions.get(id);
-      if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id "${id}".`);
+      if (!session) throw new CollabError('SESSION_NOT_FOUND', `No session with id ${shown(id)}.`);
       if (session.status === 'ended') {
         throw new CollabError('SESSION_INACTIVE', `Session "${session.name}" (${id}) has already ended.`);
       }
