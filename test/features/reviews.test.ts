@@ -646,6 +646,32 @@ describe('what a listing of work items carries', () => {
     expect(detail.content).toBe(long);
     expect(detail.content_chars).toBeUndefined();
   });
+
+  it("a detail's revisions carry a megabyte of contents at most, the newest; a diff compares any two", async () => {
+    const { worker, reviewer, submit } = await setup();
+    const body = (c: string) => `${c.repeat(399_999)}\n`;
+    const item = await submit({ content: body('a') });
+    for (const c of ['b', 'c'])
+      await worker.call('update_work', { workItemId: item.id, content: body(c), changeDescription: c });
+    type Revision = { version: number; content: string | null; content_chars?: number };
+    const detail = await reviewer.call<{
+      revisions: Revision[];
+      revisions_without_content?: number;
+      diff: string;
+    }>('get_work_detail', { workItemId: item.id, includeHistory: true, diffFrom: 1, diffTo: 3 });
+    expect(detail.revisions.map((r) => [r.version, r.content?.length ?? null, r.content_chars])).toEqual([
+      [1, null, 400_000],
+      [2, 400_000, undefined],
+      [3, 400_000, undefined],
+    ]);
+    expect(detail.revisions_without_content).toBe(1);
+    expect(detail.diff).toContain(`-${'a'.repeat(399_999)}`);
+    const small = await reviewer.call<{ revisions_without_content?: number }>('get_work_detail', {
+      workItemId: (await submit({ title: 'Small' })).id,
+      includeHistory: true,
+    });
+    expect(small.revisions_without_content).toBeUndefined();
+  });
 });
 
 describe('a page of history', () => {

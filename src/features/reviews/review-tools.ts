@@ -139,7 +139,7 @@ export const getWorkDetail = defineTool({
   name: 'get_work_detail',
   title: 'Work item detail',
   description:
-    'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions and a diff (diffFrom/diffTo, default the last two).',
+    'Reviewer: an item (opening it for review), its reviews; with includeHistory, its revisions (their contents newest first, up to 1,000,000 characters together) and a diff (diffFrom/diffTo, default the last two).',
   kind: 'write',
   input: z.strictObject({
     workItemId: idOf('work_item'),
@@ -151,6 +151,7 @@ export const getWorkDetail = defineTool({
     reviews: z.array(loose),
     open_suggestions: z.number(),
     revisions: z.array(loose).optional(),
+    revisions_without_content: z.number().optional(),
     diff: z.string().nullable().optional(),
   }),
   handler: async (ctx, input) =>
@@ -160,7 +161,7 @@ export const getWorkDetail = defineTool({
     }),
   text: (o) =>
     // The content and its changes are another session's words: quoted line by line.
-    `${shown(o.title, 120)} (${o.id}) v${o.version}, ${o.status}:\n${quoteAll(String(o.content))}${o.diff ? `\n\nChanges:\n${quoteAll(String(o.diff))}` : ''}`,
+    `${shown(o.title, 120)} (${o.id}) v${o.version}, ${o.status}:\n${quoteAll(String(o.content))}${o.diff ? `\n\nChanges:\n${quoteAll(String(o.diff))}` : ''}${o.revisions_without_content ? `\n\nThe ${o.revisions_without_content} oldest revision(s) are listed without their content (over 1,000,000 characters with the newer ones); diffFrom/diffTo compare any two versions.` : ''}`,
 });
 
 export const submitReview = defineTool({

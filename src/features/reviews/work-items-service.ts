@@ -19,7 +19,7 @@ import type { SessionsService } from '../sessions/sessions-service.js';
 import type { Actor } from './review-projects.js';
 import { ReviewQueries } from './review-queries.js';
 import { saveReview } from './review-records.js';
-import { itemView } from './review-views.js';
+import { EVENT_PAGE_CHARS, itemView } from './review-views.js';
 
 /** Work items: submitted, opened for review, updated to new versions (merged when approved). */
 export class WorkItemsService extends ReviewQueries {
@@ -131,8 +131,18 @@ export class WorkItemsService extends ReviewQueries {
       if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
       diffText =
         unifiedDiff(a.content, b.content, `v${from}`, `v${to}`) ??
-        `diff too large: v${from} and v${to} differ by more than ${MAX_DIFF_EDITS} added and removed lines; compare the revisions' content instead.`;
+        `diff too large: v${from} and v${to} differ by more than ${MAX_DIFF_EDITS} added and removed lines; compare versions nearer each other (diffFrom, diffTo).`;
     }
+    // The revisions' contents, newest first, up to EVENT_PAGE_CHARS together (each may be the whole
+    // content limit): the older ones say how long they are, and a diff still compares them.
+    let room = EVENT_PAGE_CHARS;
+    const shownContent = new Map<number, boolean>();
+    for (const r of [...revisions].reverse()) {
+      shownContent.set(r.version, r.content.length <= room);
+      if (r.content.length <= room) room -= r.content.length;
+      else room = 0;
+    }
+    const cut = revisions.filter((r) => !shownContent.get(r.version)).length;
     return {
       ...itemView(item),
       ...(await this.feedback(id)),
@@ -141,11 +151,14 @@ export class WorkItemsService extends ReviewQueries {
             revisions: revisions.map((r) => ({
               version: r.version,
               title: r.title,
-              content: r.content,
+              ...(shownContent.get(r.version)
+                ? { content: r.content }
+                : { content: null, content_chars: r.content.length }),
               change_description: r.change_description,
               by: r.created_by_name,
               at: iso(r.created_at),
             })),
+            ...(cut > 0 ? { revisions_without_content: cut } : {}),
             diff: diffText,
           }
         : {}),
