@@ -126,6 +126,41 @@ describe('session-collab import-ai-collab', () => {
       [{ workItems: [item({ submittedAt: 1e20 })] }, 'workItems.0.submittedAt'],
       [{ workItems: [item({ updatedAt: 'not a date' })] }, 'workItems.0.updatedAt'],
       [{ workItems: [item({ submittedAt: -1 })] }, 'workItems.0.submittedAt'],
+      // Past what a tool takes: the listings and details of the project would carry it whole.
+      [{ workItems: [item({ title: 't'.repeat(100_000) })] }, 'workItems.0.title'],
+      [{ workItems: [item({ content: 'c'.repeat(1_000_001) })] }, 'workItems.0.content'],
+      // Revisions and reviews of versions the item does not have.
+      [
+        { workItems: [item({ version: 2, history: [{ version: 3, content: 'c' }] })] },
+        'workItems.0.history.0.version',
+      ],
+      [
+        {
+          workItems: [
+            item({
+              version: 2,
+              history: [
+                { version: 1, content: 'a' },
+                { version: 1, content: 'b' },
+              ],
+            }),
+          ],
+        },
+        'workItems.0.history.1.version',
+      ],
+      [
+        {
+          workItems: [item({ reviews: [{ id: 'r', workItemVersion: 4, verdict: 'approve', summary: 's' }] })],
+        },
+        'workItems.0.reviews.0.workItemVersion',
+      ],
+      [
+        {
+          workItems: [item({})],
+          reviews: [{ id: 'r', workItemId: 'w', workItemVersion: 4, verdict: 'approve', summary: 's' }],
+        },
+        'is of version 4 of work item "w", which has 1',
+      ],
     ] as const) {
       const out = cli(home, 'import-ai-collab', typeof data === 'string' ? data : file(data), '--json');
       expect(out.status, field).toBe(1);
@@ -179,10 +214,30 @@ describe('session-collab import-ai-collab', () => {
       code: 'INVALID_INPUT',
       message: expect.stringContaining('has the id of a work item of project "p"'),
     });
+    // A history that holds only some versions: the current one is a revision too, and the detail
+    // compares the newest two it has.
+    expect(
+      cli(
+        home,
+        'import-ai-collab',
+        file({
+          workItems: [
+            item({ id: 'h', content: 'three\n', version: 3, history: [{ version: 1, content: 'one\n' }] }),
+          ],
+        }),
+        '--json',
+      ).status,
+    ).toBe(0);
     const app = await testApp({ home });
     const c = await connectInMemory(app, gitRepo(), 'reader', ['collab', 'review']);
     const detail = await c.call<{ reviews: Array<{ id: string }> }>('get_work_detail', { workItemId: 'w' });
     expect(detail.reviews.map((r) => r.id)).toEqual(['r1']);
+    const history = await c.call<{ revisions: Array<{ version: number }>; diff: string }>('get_work_detail', {
+      workItemId: 'h',
+      includeHistory: true,
+    });
+    expect(history.revisions.map((r) => r.version)).toEqual([1, 3]);
+    expect(history.diff).toContain('-one\n+three');
     await app.close();
   });
 });

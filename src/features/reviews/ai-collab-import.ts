@@ -17,6 +17,7 @@ import {
   WORK_TYPES,
 } from '../../core/work-status.js';
 import { describeZodError } from '../../core/zod-issues.js';
+import { text } from '../fields.js';
 import type { Wiring } from '../tool-context.js';
 import { saveReview, saveSuggestion, suggestionRow } from './review-records.js';
 
@@ -30,8 +31,11 @@ const date = z
     return Number.isFinite(at) && at >= 0 && at <= LAST_DATE_MS;
   }, 'is no date between 1970 and 9999 (an ISO string, or milliseconds since 1970)')
   .optional();
-/** An id or a name: one line of plain text (shown to sessions and people as such). */
-const oneLine = z.string().refine((v) => !LINE_CONTROLS.test(v), 'holds a control character or a line break');
+/** An id or a name: one line of plain text (shown to sessions and people as such), as long as a tool's. */
+const oneLine = text('idChars').refine(
+  (v) => !LINE_CONTROLS.test(v),
+  'holds a control character or a line break',
+);
 /** Levels of objects and arrays a work item's metadata may nest (it is stored, and shown, as JSON). */
 const METADATA_DEPTH = 32;
 
@@ -45,26 +49,26 @@ const suggestion = z.object({
   id: oneLine,
   type: z.enum(SUGGESTION_TYPES),
   severity: z.enum(SEVERITIES),
-  title: z.string(),
-  explanation: z.string(),
+  title: text('titleChars', 0),
+  explanation: text('descriptionChars', 0),
   location: z
     .object({
       startLine: z.number().optional(),
       endLine: z.number().optional(),
-      section: z.string().optional(),
+      section: text('titleChars', 0).optional(),
     })
     .optional(),
-  currentContent: z.string().optional(),
-  suggestedContent: z.string().optional(),
+  currentContent: text('workContentChars', 0).optional(),
+  suggestedContent: text('workContentChars', 0).optional(),
   status: z.enum(['pending', 'accepted', 'rejected', 'partially_accepted']).default('pending'),
   resolution: z
-    .object({ action: z.string().optional(), comment: z.string().optional(), resolvedAt: date })
+    .object({ action: z.string().optional(), comment: text('messageChars', 0).optional(), resolvedAt: date })
     .optional(),
 });
 const response = z.object({
   id: oneLine,
-  responderId: z.string().default('worker'),
-  response: z.string(),
+  responderId: text('nameChars', 0).default('worker'),
+  response: text('messageChars', 0),
   action: z.enum(['acknowledged', 'will_fix', 'need_discussion', 'disagree']),
   createdAt: date,
 });
@@ -72,9 +76,9 @@ const review = z.object({
   id: oneLine,
   workItemId: oneLine.optional(),
   workItemVersion: z.number().int().positive().default(1),
-  reviewerId: z.string().default('reviewer'),
+  reviewerId: text('nameChars', 0).default('reviewer'),
   verdict: z.enum(VERDICTS),
-  summary: z.string(),
+  summary: text('messageChars', 0),
   suggestions: z.array(suggestion).default([]),
   responses: z.array(response).default([]),
   createdAt: date,
@@ -82,39 +86,62 @@ const review = z.object({
 });
 const revision = z.object({
   version: z.number().int().positive(),
-  content: z.string(),
-  title: z.string().optional(),
-  changeDescription: z.string().optional(),
+  content: text('workContentChars', 0),
+  title: text('titleChars', 0).optional(),
+  changeDescription: text('messageChars', 0).optional(),
   createdAt: date,
-  createdBy: z.string().optional(),
+  createdBy: text('nameChars', 0).optional(),
 });
-const workItem = z.object({
-  id: oneLine,
-  projectId: oneLine,
-  type: z.enum(WORK_TYPES),
-  phase: z.enum(PHASES),
-  title: z.string(),
-  description: z.string().optional(),
-  content: z.string(),
-  metadata: z
-    .record(z.string(), z.unknown())
-    .refine((v) => !nestsDeeper(v, METADATA_DEPTH), `nests deeper than ${METADATA_DEPTH} levels`)
-    .default({}),
-  status: z.enum(STATUSES),
-  version: z.number().int().positive().default(1),
-  submittedBy: z.string().default('worker'),
-  submittedAt: date,
-  updatedAt: date,
-  reviews: z.array(review).default([]),
-  history: z.array(revision).default([]),
-});
+const workItem = z
+  .object({
+    id: oneLine,
+    projectId: oneLine,
+    type: z.enum(WORK_TYPES),
+    phase: z.enum(PHASES),
+    title: text('titleChars', 0),
+    description: text('descriptionChars', 0).optional(),
+    content: text('workContentChars', 0),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine((v) => !nestsDeeper(v, METADATA_DEPTH), `nests deeper than ${METADATA_DEPTH} levels`)
+      .default({}),
+    status: z.enum(STATUSES),
+    version: z.number().int().positive().default(1),
+    submittedBy: text('nameChars', 0).default('worker'),
+    submittedAt: date,
+    updatedAt: date,
+    reviews: z.array(review).default([]),
+    history: z.array(revision).default([]),
+  })
+  .superRefine((w, ctx) => {
+    // Its revisions and reviews are of its versions: what get_work_detail compares and marks stale.
+    const seen = new Set<number>();
+    for (const [i, h] of w.history.entries()) {
+      if (h.version > w.version || seen.has(h.version))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['history', i, 'version'],
+          message: seen.has(h.version)
+            ? `is version ${h.version} again`
+            : `is ${h.version}, past the item's version ${w.version}`,
+        });
+      seen.add(h.version);
+    }
+    for (const [i, r] of w.reviews.entries())
+      if (r.workItemVersion > w.version)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['reviews', i, 'workItemVersion'],
+          message: `is ${r.workItemVersion}, past the item's version ${w.version}`,
+        });
+  });
 const dataFile = z.object({
   projects: z
     .array(
       z.object({
         id: oneLine,
         name: oneLine,
-        description: z.string().optional(),
+        description: text('descriptionChars', 0).optional(),
         status: z.enum(['active', 'completed', 'archived']).default('active'),
         createdAt: date,
       }),
@@ -243,10 +270,17 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
           created_at: submittedAt,
           updated_at: ms(w.updatedAt, submittedAt),
         });
-        const revisions =
-          w.history.length > 0
-            ? w.history
-            : [{ version: w.version, content: w.content, changeDescription: 'imported' }];
+        // The current version is a revision too (a file's history may hold only the earlier ones).
+        const current: z.output<typeof revision> = {
+          version: w.version,
+          content: w.content,
+          changeDescription: 'imported',
+          createdAt: w.updatedAt,
+        };
+        const revisions = [
+          ...w.history,
+          ...(w.history.some((h) => h.version === w.version) ? [] : [current]),
+        ].sort((a, b) => a.version - b.version);
         for (const h of revisions) {
           await store.workItems.addRevision({
             work_item_id: w.id,
@@ -269,13 +303,13 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
             title: w.title,
             type: w.type,
             phase: w.phase,
-            version: 1,
+            version: revisions[0]!.version,
             content: revisions[0]!.content,
             imported: true,
           },
           submittedAt,
         );
-        for (const h of revisions.filter((r) => r.version > 1)) {
+        for (const h of revisions.slice(1)) {
           event(
             w.projectId,
             w.id,
@@ -294,6 +328,12 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
         result.work_items.imported++;
       } else result.work_items.existing++;
       for (const r of [...w.reviews, ...(topReviews.get(w.id) ?? [])]) {
+        if (r.workItemVersion > w.version)
+          throw new CollabError(
+            'INVALID_INPUT',
+            `Review ${shown(r.id)} is of version ${r.workItemVersion} of work item ${shown(w.id)}, which has ${w.version}.`,
+            'Correct its workItemVersion in the file. Nothing was imported.',
+          );
         const at = ms(r.createdAt, submittedAt);
         const inserted = await saveReview(store, {
           id: r.id,

@@ -124,8 +124,9 @@ export class WorkItemsService extends ReviewQueries {
     const revisions = includeHistory ? await store.workItems.revisions(id) : [];
     let diffText: string | null = null;
     if (includeHistory && revisions.length > 1) {
-      const from = diff?.from ?? item.version - 1;
-      const to = diff?.to ?? item.version;
+      // By default the newest two revisions (an imported item's history may skip versions).
+      const to = diff?.to ?? revisions.at(-1)!.version;
+      const from = diff?.from ?? revisions.filter((r) => r.version < to).at(-1)?.version ?? to;
       const a = await store.workItems.revision(id, from);
       const b = await store.workItems.revision(id, to);
       if (!a || !b) throw invalidInput(`diffFrom/diffTo: versions go from 1 to ${item.version}.`);
