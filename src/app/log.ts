@@ -1,5 +1,6 @@
 import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { recordedCall } from '../store/call-records-store.js';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type LogLevel = keyof typeof LEVELS;
@@ -18,6 +19,8 @@ const FIELD_CHARS = 2_000;
 
 /**
  * One JSON line per event in logs/collab.log; never throws (logging must not break a tool call).
+ * A line logged in a call sent again after a write answered from its record says so
+ * (`answered_from_record`): the write was done once, when the call was first sent.
  * The file is opened once, on the first line, in append mode: each line is one write, whole, however
  * many processes log at once. A client cannot fill the disk through it: each event writes at most
  * `PER_EVENT_PER_MINUTE` lines a minute (the next line says how many were left out) and long texts
@@ -48,7 +51,8 @@ export function createLogger(file: string, level: LogLevel): Logger {
       return;
     }
     minute.written += 1;
-    const fields = bounded(given);
+    // A call sent again whose write was done before: the line tells of it again, not of a second.
+    const fields = bounded(recordedCall()?.fromRecord ? { ...given, answered_from_record: true } : given);
     try {
       if (fd === null) {
         mkdirSync(dirname(file), { recursive: true });

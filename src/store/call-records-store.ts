@@ -48,6 +48,11 @@ export interface CallRecording {
   /** Set once a write of the call was recorded. */
   wrote: boolean;
   /**
+   * Whether the call's latest write was answered from its record (done when the call was sent
+   * before): what is logged after it is not done again (app/log.ts says so).
+   */
+  fromRecord: boolean;
+  /**
    * Set once the call is answered: what it started that goes on (a timer, a background task,
    * which keep its async context) writes unrecorded from then on.
    */
@@ -66,7 +71,7 @@ export const ANSWERED_KEPT = 1_000;
 
 /** A new call `call` whose writes are to be recorded; `answered`: its client's answered calls. */
 export function newRecording(call: string, again: boolean, answered: string[] = []): CallRecording {
-  return { call, again, seen: new Map(), wrote: false, over: false, answered };
+  return { call, again, seen: new Map(), wrote: false, fromRecord: false, over: false, answered };
 }
 
 /**

@@ -248,8 +248,10 @@ export class Store {
             // Asked inside the write: a server replaced while it ran this call may still be
             // finishing it. Whichever of the two writes first does the step; the other answers
             // from its record (an original finding it recorded undoes its own run: below).
+            call.fromRecord = false;
             if (call.again) {
               const done = await this.callRecords.get(call.call, step);
+              call.fromRecord = done !== undefined;
               if (done) return done.value as T;
             }
             const value = await fn();
@@ -266,6 +268,7 @@ export class Store {
       // Rolled back: the step's effect stands as the other server's run made it.
       const done = await this.callRecords.get(call.call, step);
       if (!done) throw error;
+      call.fromRecord = true;
       return done.value as T;
     }
   }

@@ -3,6 +3,7 @@
  * nothing twice and is answered the same: every write tool, called once, then sent again over a
  * new connection of the same client (what the next server has), on the test backend.
  */
+import { readFileSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/app.js';
@@ -90,6 +91,12 @@ describe('a write sent again after its answer was lost', () => {
     };
     await twice('collab_session_start', { name: 'me', project_root: repo });
     const claim = await twice('collab_claim', { files: ['src/a.ts'], intent: 'change a' });
+    // The log tells of the claim once as made and once as answered from its record.
+    const logged = readFileSync(app.paths.log, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"claim.create"'))
+      .map((l) => JSON.parse(l) as { answered_from_record?: boolean });
+    expect(logged.map((l) => l.answered_from_record ?? false)).toEqual([false, true]);
     await twice('collab_release', { claim_id: claim.claim_id, status: 'completed' });
     await twice('collab_message_send', { content: 'hello, everyone' });
     await twice('collab_message_send', { to_session_id: 'other', content: 'hello, other' });

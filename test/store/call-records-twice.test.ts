@@ -23,6 +23,7 @@ async function twoServers() {
     again,
     seen: new Map(),
     wrote: false,
+    fromRecord: false,
     over: false,
     answered: [],
   });
