@@ -6,7 +6,9 @@
  */
 import {
   applyEdits,
+  type Edit,
   type FormattingOptions,
+  format,
   type JSONPath,
   modify,
   type ParseError,
@@ -70,12 +72,40 @@ export function editSettings(
   edits: Array<{ at: JSONPath; value: unknown }>,
 ): string {
   const data = readSettings(text, path);
-  let out = text === null || text.trim() === '' ? '{}\n' : text;
-  const formattingOptions = formattingOf(out);
+  const fresh = text === null || text.trim() === '';
+  let out = fresh ? '{}\n' : text;
+  // A file written on one line stays on one line; any other is laid out as it is indented.
+  const formattingOptions = fresh || out.trim().includes('\n') ? formattingOf(out) : null;
   for (const edit of edits) {
     const { at, value } = throughObjects(data, edit);
     if (JSON.stringify(valueAt(data, at)) === JSON.stringify(value)) continue;
-    out = applyEdits(out, modify(out, at, value, { formattingOptions }));
+    out = formattedEdit(out, modify(out, at, value, {}), formattingOptions);
+  }
+  return out;
+}
+
+/**
+ * `text` with `edits` applied and laid out as the file is, only where they wrote: jsonc-parser's own
+ * formatting of an edit takes in the whole lines around it, and reformatted a neighbour written on
+ * the same line (another server's entry in `.mcp.json`).
+ */
+function formattedEdit(text: string, edits: Edit[], options: FormattingOptions | null): string {
+  let out = text;
+  // From the last: an edit's offsets are in the text before the others (jsonc-parser gives one).
+  for (const edit of [...edits].sort((a, b) => b.offset - a.offset)) {
+    out = applyEdits(out, [edit]);
+    if (edit.content.length === 0 || options === null) continue;
+    const start = edit.offset;
+    const end = start + edit.content.length;
+    // The range takes in the characters on either side, so that the breaks between them and the
+    // edit are laid out too (an object that was empty); what lies outside the edit is kept.
+    const from = Math.max(0, start - 1);
+    const layout = format(
+      out,
+      { offset: from, length: Math.min(out.length, end + 1) - from },
+      options,
+    ).filter((e) => e.offset >= start && e.offset + e.length <= end);
+    out = applyEdits(out, layout);
   }
   return out;
 }

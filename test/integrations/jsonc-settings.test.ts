@@ -33,4 +33,27 @@ describe('JSON settings with comments', () => {
       '{\n  "a": {\n    "b": true\n  }\n}\n',
     );
   });
+
+  it('leaves a neighbour on the edited line as its owner wrote it, and a one-line file on one line', () => {
+    const ours = { at: ['mcpServers', 'session-collab'], value: { command: 'npx', args: ['serve'] } };
+    const neighbour = '{\n  "mcpServers": {\n    "other": {"command": "x", "args": ["a"]}\n  }\n}\n';
+    const after = editSettings(neighbour, '.mcp.json', [ours]);
+    expect(after).toBe(
+      '{\n  "mcpServers": {\n    "other": {"command": "x", "args": ["a"]},\n    "session-collab": {\n      "command": "npx",\n      "args": [\n        "serve"\n      ]\n    }\n  }\n}\n',
+    );
+    const line = '{"mcpServers":{"other":{"command":"x","args":["a"]}}}\n';
+    const inLine = editSettings(line, '.mcp.json', [ours]);
+    expect(inLine.startsWith('{"mcpServers":{"other":{"command":"x","args":["a"]},')).toBe(true);
+    expect(inLine.trim()).not.toContain('\n');
+    // An empty object of a laid-out file is laid out around what goes in.
+    expect(editSettings('{\n  "x": 1,\n  "mcpServers": {}\n}\n', '.mcp.json', [ours])).toBe(
+      '{\n  "x": 1,\n  "mcpServers": {\n    "session-collab": {\n      "command": "npx",\n      "args": [\n        "serve"\n      ]\n    }\n  }\n}\n',
+    );
+    expect(parse(inLine)).toEqual({
+      mcpServers: {
+        other: { command: 'x', args: ['a'] },
+        'session-collab': { command: 'npx', args: ['serve'] },
+      },
+    });
+  });
 });
