@@ -101,6 +101,17 @@ describe('another project is out of reach', () => {
         message: expect.stringContaining("another repository's"),
       });
     expect(await a.call('get_work_detail', { workItemId: item.id })).toMatchObject({ version: 1 });
+    // Nor submitted to from elsewhere: its submitter could not update it.
+    const { id: projectId } = await a.call<{ id: string }>('get_project', {});
+    expect(
+      await b.fail('submit_work', {
+        projectId,
+        type: 'code',
+        phase: 'planning',
+        title: 'Mine',
+        content: 'x',
+      }),
+    ).toMatchObject({ code: 'NOT_ALLOWED' });
     // A reviewer from elsewhere approves; the repository's sessions move it on.
     await b.call('get_work_detail', { workItemId: item.id });
     expect(

@@ -98,6 +98,13 @@ describe('review workflow rules', () => {
         })
       ).status,
     ).toBe('approved');
+    // Its own new version is one it has read: approving it needs no read again.
+    const own = await submit({ title: 'Own' });
+    await worker.call('get_work_detail', { workItemId: own.id });
+    await worker.call('update_work', { workItemId: own.id, content: 'v2\n', changeDescription: 'v2' });
+    expect(
+      await worker.call('submit_review', { workItemId: own.id, verdict: 'approve', summary: 'ok' }),
+    ).toMatchObject({ version: 2, stale: false, status: 'approved' });
     await worker.call('update_project', {
       projectId: item.projectId,
       settings: { allow_self_review: false },
@@ -171,6 +178,15 @@ describe('review workflow rules', () => {
         })
       ).code,
     ).toBe('INVALID_STATE');
+    // A new version sent with the status it takes anyway is no mistake.
+    expect(
+      await worker.call('update_work', {
+        workItemId: draft.id,
+        content: 'v3\n',
+        status: 'pending_review',
+        changeDescription: 'v3',
+      }),
+    ).toMatchObject({ version: 3, status: 'pending_review' });
     const { text } = await worker.call<{ text: string }>('get_conversation', {
       workItemId: draft.id,
       format: 'timeline',
@@ -341,6 +357,38 @@ describe('review workflow rules', () => {
       (await worker.call<Item>('update_work', { workItemId: other.id, content: 'x', changeDescription: 'y' }))
         .auto_approved,
     ).toBe(false);
+  });
+
+  it("auto-approval never passes over another reviewer's major request that an approval of the same version did not outweigh", async () => {
+    const { app, worker, reviewer, submit } = await setup({
+      review_auto_approve: true,
+      review_auto_approve_max_lines: 4,
+    });
+    const second = await connectInMemory(app, gitRepo(), 'second', ['collab', 'review']);
+    await second.call('collab_session_start', { name: 'S', project_root: tempDir('collab-elsewhere-') });
+    const item = await submit();
+    await second.call('get_work_detail', { workItemId: item.id });
+    await second.call('submit_review', {
+      workItemId: item.id,
+      verdict: 'request_changes',
+      summary: 'unsafe',
+      suggestions: [{ type: 'security', severity: 'major', title: 'Bound it', explanation: 'x' }],
+    });
+    await reviewer.call('get_work_detail', { workItemId: item.id });
+    expect(
+      await reviewer.call('submit_review', {
+        workItemId: item.id,
+        verdict: 'approve',
+        summary: 'fine by me',
+      }),
+    ).toMatchObject({ status: 'changes_requested' });
+    expect(
+      await worker.call<Item>('update_work', {
+        workItemId: item.id,
+        content: 'Use an LRU cache\nwith 1000 entries\n',
+        changeDescription: 'small',
+      }),
+    ).toMatchObject({ auto_approved: false, status: 'pending_review' });
   });
 
   it('auto-approval never follows a major suggestion the worker rejected, a request with no suggestion, or a new title alone', async () => {

@@ -140,7 +140,10 @@ const dataFile = z.object({
     .array(
       z.object({
         id: oneLine,
-        name: oneLine,
+        name: text('nameChars').refine(
+          (v) => !LINE_CONTROLS.test(v),
+          'holds a control character or a line break',
+        ),
         description: text('descriptionChars', 0).optional(),
         status: z.enum(['active', 'completed', 'archived']).default('active'),
         createdAt: date,
@@ -328,10 +331,12 @@ export async function importAiCollab(app: Wiring, raw: unknown, source: string):
         result.work_items.imported++;
       } else result.work_items.existing++;
       for (const r of [...w.reviews, ...(topReviews.get(w.id) ?? [])]) {
-        if (r.workItemVersion > w.version)
+        // Of the item as stored: one imported before keeps its versions.
+        const versions = existing?.version ?? w.version;
+        if (r.workItemVersion > versions)
           throw new CollabError(
             'INVALID_INPUT',
-            `Review ${shown(r.id)} is of version ${r.workItemVersion} of work item ${shown(w.id)}, which has ${w.version}.`,
+            `Review ${shown(r.id)} is of version ${r.workItemVersion} of work item ${shown(w.id)}, which has ${versions}.`,
             'Correct its workItemVersion in the file. Nothing was imported.',
           );
         const at = ms(r.createdAt, submittedAt);

@@ -46,6 +46,12 @@ export class WorkItemsService extends ReviewQueries {
   ) {
     const { store } = this.app;
     const project = await this.projects.projectOf(actor, input.projectId);
+    // Work submitted there would be work its submitter could not update.
+    this.projects.assertChangedByItsOwn(
+      project,
+      actor,
+      'Submit it to your own project (leave projectId out)',
+    );
     if (project.status === 'archived')
       throw new CollabError(
         'INVALID_STATE',
@@ -215,6 +221,8 @@ export class WorkItemsService extends ReviewQueries {
           updated_at: now,
         };
         await store.workItems.update(item);
+        // Its author has read what it wrote (a review of its own, where allowed, is of this one).
+        await store.workItems.markRead(item.id, actor.id, item.version, now);
         await store.workItems.addRevision({
           work_item_id: item.id,
           version: item.version,
@@ -235,7 +243,10 @@ export class WorkItemsService extends ReviewQueries {
         // A draft's new version is still the worker's own: reviewers hear of it once it is sent.
         else if (item.status !== 'draft') await this.notifyReviewers(project, item, actor);
       }
-      if (input.status === 'pending_review') {
+      // Sent for review: a draft. A new version of any other item, made by this very call, is
+      // pending review already.
+      const newVersion = input.content !== undefined || input.title !== undefined;
+      if (input.status === 'pending_review' && !(newVersion && item.status === 'pending_review')) {
         assertCan(item.status, 'submit', item.id);
         item = { ...item, status: nextStatus(item.status, 'submit'), updated_at: now };
         await store.workItems.update(item);
@@ -280,7 +291,7 @@ export class WorkItemsService extends ReviewQueries {
   /**
    * Automatic approval (AI_COLLAB_AUTO_APPROVE=true, or review_auto_approve in config): a new
    * version of an item whose changes were requested, when what the reviewers asked for since the
-   * last approval one of them gave was minor (every request itemized in suggestions, all minor or
+   * newest version one of them approved was minor (every request itemized in suggestions, all minor or
    * info) and the content changed, a little. A critical or major suggestion always goes back to a
    * reviewer, whatever the worker answered to it (the worker resolves suggestions: rejecting one
    * must not approve the work), as does a request whose concerns are only in its summary, or a new
@@ -296,11 +307,18 @@ export class WorkItemsService extends ReviewQueries {
     if (!enabled || previous.status !== 'changes_requested') return false;
     const { store } = this.app;
     const reviews = await store.reviews.ofItem(item.id);
-    let since = 0;
-    reviews.forEach((r, i) => {
-      if (r.verdict === 'approve' && !Number(r.automatic)) since = i + 1;
-    });
-    const round = new Set(reviews.slice(since).map((r) => r.id));
+    // The round: reviews of the versions after the newest one a reviewer's approval carried (one
+    // that a request for changes of the same version outweighed, or a stale one, ends nothing).
+    const requested = new Set(
+      reviews.filter((r) => r.verdict === 'request_changes').map((r) => r.work_item_version),
+    );
+    const approved = Math.max(
+      0,
+      ...reviews
+        .filter((r) => r.verdict === 'approve' && !Number(r.automatic) && !requested.has(r.work_item_version))
+        .map((r) => r.work_item_version),
+    );
+    const round = new Set(reviews.filter((r) => r.work_item_version > approved).map((r) => r.id));
     const asked = (await store.reviews.suggestionsOf(item.id)).filter((s) => round.has(s.review_id));
     const itemized = reviews
       .filter((r) => round.has(r.id) && r.verdict === 'request_changes')
