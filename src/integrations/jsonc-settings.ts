@@ -94,9 +94,14 @@ function formattedEdit(text: string, edits: Edit[], options: FormattingOptions |
   // From the last: an edit's offsets are in the text before the others (jsonc-parser gives one).
   for (const edit of [...edits].sort((a, b) => b.offset - a.offset)) {
     out = applyEdits(out, [edit]);
-    if (edit.content.length === 0 || options === null) continue;
-    const start = edit.offset;
-    const end = start + edit.content.length;
+    if (options === null) continue;
+    let start = edit.offset;
+    let end = start + edit.content.length;
+    // What was taken out leaves its neighbours side by side: the space between them is laid out.
+    if (edit.content.length === 0) {
+      while (start > 0 && /\s/.test(out[start - 1]!)) start--;
+      while (end < out.length && /\s/.test(out[end]!)) end++;
+    }
     // The range takes in the characters on either side, so that the breaks between them and the
     // edit are laid out too (an object that was empty); what lies outside the edit is kept.
     const from = Math.max(0, start - 1);

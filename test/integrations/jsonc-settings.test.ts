@@ -45,6 +45,16 @@ describe('JSON settings with comments', () => {
     const inLine = editSettings(line, '.mcp.json', [ours]);
     expect(inLine.startsWith('{"mcpServers":{"other":{"command":"x","args":["a"]},')).toBe(true);
     expect(inLine.trim()).not.toContain('\n');
+    // Taken out, before a neighbour or alone: the rest is laid out as it was.
+    const out = (text: string) => editSettings(text, '.mcp.json', [{ ...ours, value: undefined }]);
+    expect(
+      out(
+        '{\n  "mcpServers": {\n    "session-collab": {\n      "command": "npx"\n    },\n    "other": 1\n  }\n}\n',
+      ),
+    ).toBe('{\n  "mcpServers": {\n    "other": 1\n  }\n}\n');
+    expect(
+      out('{\n  "mcpServers": {\n    "session-collab": {\n      "command": "npx"\n    }\n  }\n}\n'),
+    ).toBe('{\n  "mcpServers": {}\n}\n');
     // An empty object of a laid-out file is laid out around what goes in.
     expect(editSettings('{\n  "x": 1,\n  "mcpServers": {}\n}\n', '.mcp.json', [ours])).toBe(
       '{\n  "x": 1,\n  "mcpServers": {\n    "session-collab": {\n      "command": "npx",\n      "args": [\n        "serve"\n      ]\n    }\n  }\n}\n',
