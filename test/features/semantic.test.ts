@@ -199,12 +199,14 @@ describe('semantic: an interface changed under another session’s new use', () 
         clock += 2_500;
       },
     );
-    // Alice deletes the 60 modules and changes login's parameters.
+    // Alice deletes the 60 modules and changes login's parameters, a while before her checks: the
+    // folder's times then say nothing changed since her first read (as on a busy host).
     rmSync(join(aliceDir, 'src/mods'), { recursive: true });
     writeFileSync(
       join(aliceDir, 'src/auth.ts'),
       AUTH.replace('(user: string)', '(user: string, token: string)'),
     );
+    await new Promise((resolve) => setTimeout(resolve, 200));
     clock += 2_500;
     const symbols = async () =>
       (await alice.call<Check>('collab_check')).predicted_conflicts

@@ -73,6 +73,16 @@ function parsing<T>(clock: ParseClock, parse: () => T): T {
     clock.ms += performance.now() - started;
   }
 }
+/**
+ * Whether a recorded file's symbols are still to be read (`addSymbols`): one of a language read
+ * here, by its lines or deleted, whose interface no refresh has set (its budget ran out first, or
+ * its base could not be read).
+ */
+function symbolsUnread(f: FileChange): boolean {
+  if (f.interface !== undefined || !languageOf(f.path)) return false;
+  return f.newBlob === null ? f.baseBlob !== null : f.level === 'lines';
+}
+
 /** Deleted files whose base definitions one refresh reads at most (`git show` each). */
 const DELETED_PER_REFRESH = 50;
 /** Base files whose definitions are kept in memory (by path and blob). */
@@ -300,6 +310,8 @@ export class ChangesService {
       ...[...inList].filter((path) => !inRecord.has(path)),
       ...[...inRecord].filter((path) => !inList.has(path) || (known.times.get(path) ?? 0) > fullAt),
       ...staleAmong(place.worktree, both, readAt),
+      // Read again until their symbols are: a refresh's budget left them for a later one.
+      ...recorded.filter(symbolsUnread).map((f) => f.path),
     ]);
     if (stale.size === 0) return { kind: 'since', paths: [], diffed: [], untracked: [], standing: recorded };
     for (const f of recorded)
