@@ -56,6 +56,26 @@ it("another session's landing: its branch quoted, no move asked of the viewer; a
   expect((await b.call<Status>('collab_land_status', byId)).request!.message).toContain(
     'Your branch "fix\\u2028',
   );
+  // Through bob's eyes (session_id), a is told nothing is its own, and marks nothing of bob's seen.
+  await app.store.write(() =>
+    app.notifications.notify([b.connection.currentId!], {
+      type: 'land_outcome',
+      subject: byId.id,
+      payload: { landing_id: byId.id, outcome: 'landed', onto: 'main', commit: 'c'.repeat(40), reason: null },
+      project,
+    }),
+  );
+  const through = await a.call<Status>('collab_land_status', {
+    ...byId,
+    session_id: b.connection.currentId!,
+  });
+  expect(through.request!.message).not.toContain('Your branch');
+  expect(through.recent).toEqual([expect.objectContaining({ yours: false })]);
+  const pending = await app.store.sql.all<{ state: string }>(
+    "SELECT state FROM notifications WHERE type = 'land_outcome' AND session_id = ?",
+    [b.connection.currentId!],
+  );
+  expect(pending.map((n) => n.state)).toEqual(['pending']);
   // Another project's session does not find it.
   const other = gitRepo({ 'two.txt': '2\n' });
   const c = await connectInMemory(app, other, 'c');

@@ -306,9 +306,8 @@ async function describeConflicts(
         return {
           commit: t.commit,
           subject: inline(t.subject, 200),
-          by: by
-            ? `"${inline(by.requester, 60)}" (landing ${by.id.slice(0, 8)})`
-            : `"${inline(t.author, 60)}"`,
+          // Names another session or a commit's author chose: quoted as data (`shown`).
+          by: by ? `${shown(by.requester, 60)} (landing ${by.id.slice(0, 8)})` : shown(t.author, 60),
           landing_id: by?.id ?? null,
           session_id: by?.session_id ?? null,
         };

@@ -6,7 +6,7 @@ import { describeFences } from '../claims/claim-fences.js';
 import type { Viewpoint } from '../claims/claim-types.js';
 import type { LandingServices } from './landing-service.js';
 
-/** Files of one request checked for holders, at most. */
+/** Files of one request checked for holders at a time (each is a read of the claims over it). */
 const HELD_FILES = 2_000;
 
 /** Why a request is refused: a code, a reason to read, and what was found. */
@@ -26,9 +26,21 @@ export async function heldWork(
   files: string[],
   range: { base: string; head: string },
 ): Promise<Refusal | null> {
-  if (files.length === 0) return null;
-  // A request's files are judged up to a bound (each is a read of the claims over it).
-  files = files.slice(0, HELD_FILES);
+  // Every file is judged, a bounded batch at a time: work padded with files that sort first must
+  // not push a held one out of the check.
+  for (let at = 0; at < files.length; at += HELD_FILES) {
+    const refusal = await heldAmong(services, request, files.slice(at, at + HELD_FILES), range);
+    if (refusal) return refusal;
+  }
+  return null;
+}
+
+async function heldAmong(
+  services: LandingServices,
+  request: { session_id: string | null; project_id: string; worktree: string },
+  files: string[],
+  range: { base: string; head: string },
+): Promise<Refusal | null> {
   const { enforcement } = services;
   const viewer: Viewpoint = {
     id: request.session_id,

@@ -134,6 +134,8 @@ export const landStatus = defineTool({
   }),
   async handler({ app, connection, call }, input) {
     const viewer = await connection.viewer(input.session_id);
+    // Read through another session's eyes, nothing is the caller's: no "yours", nothing marked seen.
+    const own = viewer.id === connection.currentId ? viewer.id : null;
     let request: z.input<typeof outcome> | null = null;
     let projectId = viewer.project_id;
     if (input.id) {
@@ -150,9 +152,9 @@ export const landStatus = defineTool({
           'collab_land_status without an id lists the queue and recent outcomes.',
         );
       projectId = row.project_id;
-      request = await answer(app, row, row.session_id === viewer.id);
-      if (FINAL.has(row.state) && row.session_id === viewer.id)
-        await app.notifications.markSeen(viewer.id, 'land_outcome', row.id);
+      request = await answer(app, row, own !== null && row.session_id === own);
+      if (FINAL.has(row.state) && own !== null && row.session_id === own)
+        await app.notifications.markSeen(own, 'land_outcome', row.id);
     }
     const { queue, recent } = await app.landing.status(projectId, 20);
     const listed = (v: LandingView) => ({
@@ -161,7 +163,7 @@ export const landStatus = defineTool({
       check_output: null,
       details: null,
       reason: v.reason ? inline(v.reason, 400) : null,
-      yours: v.session_id === viewer.id,
+      yours: own !== null && v.session_id === own,
     });
     return { request, queue: queue.map(listed), recent: recent.map(listed) };
   },

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import type { AppContext } from '../../app/context.js';
 import { isBranchName } from '../../core/branch-name.js';
 import { CollabError } from '../../core/errors.js';
-import { inline } from '../../core/fence.js';
+import { inline, word } from '../../core/fence.js';
 import { newId } from '../../core/ids.js';
 import type { Notice } from '../../core/notifications.js';
 import { gitWords } from '../../integrations/git.js';
@@ -182,7 +182,12 @@ export class LandingService {
     if (copy.dirty.length > 0)
       return refuse(
         'DIRTY',
-        `This copy has uncommitted changes (${copy.dirty.slice(0, 5).join(', ')}${copy.dirty.length > 5 ? ', …' : ''}): only committed work lands. Commit or stash them, then ask again.`,
+        `This copy has uncommitted changes (${copy.dirty
+          .slice(0, 5)
+          .map((f) => word(f, 200))
+          .join(
+            ', ',
+          )}${copy.dirty.length > 5 ? ', …' : ''}): only committed work lands. Commit or stash them, then ask again.`,
         { files: copy.dirty },
       );
     let target: string | null;
