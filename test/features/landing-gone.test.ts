@@ -3,6 +3,7 @@
  * copy's folder deleted (NOT_A_REPOSITORY), its commit deleted with its branch and pruned
  * (WORK_GONE), not an error of git's or advice to fetch a whole history.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { connectInMemory, testApp } from '../helpers/app.js';
@@ -44,4 +45,16 @@ it('a deleted copy, and a commit no longer in the repository, are refused saying
     reason_code: 'WORK_GONE',
     reason: expect.stringContaining('no longer in the repository'),
   });
+});
+
+it("a copy git cannot read is refused with git's words, not as an internal error", async () => {
+  const app = await testApp();
+  const repo = gitRepo();
+  const s = await connectInMemory(app, repo, 's');
+  await s.call('collab_session_start', { name: 's', project_root: repo });
+  writeFileSync(join(repo, '.git', 'index'), 'not an index');
+  const refused = await s.fail('collab_land', {});
+  expect(refused.code).toBe('INVALID_INPUT');
+  expect(refused.message).toContain('git could not read the copy');
+  expect(refused.message).toContain('index');
 });

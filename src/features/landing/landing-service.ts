@@ -120,7 +120,14 @@ export class LandingService {
   }): Promise<{ row: LandingRow; existing: boolean }> {
     const { app } = this;
     const { store } = app;
-    const copy = await copyState(input.folder);
+    const copy = await copyState(input.folder).catch((error: unknown) => {
+      // A copy git cannot read (a damaged index, say): git's words, not an internal error.
+      throw new CollabError(
+        'INVALID_INPUT',
+        `git could not read the copy at ${input.folder}: ${gitWords(error)}`,
+        'Repair it (git status there says what is wrong), then ask again.',
+      );
+    });
     if (copy === null)
       throw existsSync(input.folder)
         ? new CollabError(
