@@ -419,6 +419,32 @@ describe('landing from a terminal, and with reviews required', () => {
 });
 
 describe('a target that moves', () => {
+  it('moved on the remote to stricter rules during the check: the work is checked by the rules of the target it lands on', async () => {
+    const dir = tempDir('collab-checks-');
+    const log = join(dir, 'checked.log');
+    // The other clone's commit makes the target's check fail; the first check pushes it.
+    const other = join(dir, 'other');
+    const check = `git rev-parse HEAD >> ${log}; if [ ! -e ${dir}/pushed ]; then touch ${dir}/pushed; git -C ${other} push -q origin HEAD:main; fi`;
+    const bare = origin(log, check);
+    git(tempDir(), 'clone', '-q', bare, other);
+    writeFileSync(
+      join(other, '.session-collab.yaml'),
+      'land:\n  check: "echo stricter now; exit 7"\n  check_timeout_seconds: 60\n',
+    );
+    git(other, 'add', '-A');
+    git(other, 'commit', '-qm', 'stricter rules');
+    const home = tempDir('collab-home-');
+    const a = clone(bare, 'alice');
+    commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
+    const alice = await session(a, home, 'alice');
+    const before = git(bare, 'rev-parse', 'main').trim();
+    const refused = await alice.call<Landed>('collab_land', { wait_seconds: 100 });
+    expect(refused.state).toBe('rejected');
+    expect(refused.output).toContain('stricter now');
+    expect(git(bare, 'log', '--format=%s', '-1', 'main').trim()).toBe('stricter rules');
+    expect(git(bare, 'rev-parse', 'main^').trim()).toBe(before);
+  });
+
   it('moved on the remote during the check: the work is replayed on it and checked again, then lands', async () => {
     const dir = tempDir('collab-checks-');
     const log = join(dir, 'checked.log');

@@ -130,6 +130,13 @@ async function attemptOn(
     if (runner.signal.aborted) return null;
     const target = round === 0 && known ? known : await currentTarget(row.worktree, remote, row.onto);
     if (target === null) return unknownTarget(row, remote);
+    // A target that moved may hold other rules (its check, require_review): the work is judged by
+    // the target it lands on. Where to land (land.remote) stays as first read.
+    if (round > 0) {
+      const read = await landSettings(row.worktree, target);
+      if ('error' in read) return refused('SETTINGS', read.error);
+      settings = { ...read.settings, remote: settings.remote };
+    }
     // A lander that died after moving the target: the candidate it noted is there.
     if (row.candidate && (await contains(row.worktree, target, row.candidate)))
       return landedAs(row, row.candidate, row.target_before ?? target);
