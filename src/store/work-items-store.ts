@@ -16,6 +16,8 @@ export interface WorkItemRow {
   submitted_by_name: string;
   created_at: number;
   updated_at: number;
+  /** The commit its submitter had checked out when it was approved (null: not known, or not approved). */
+  approved_head?: string | null;
 }
 
 export interface RevisionRow {
@@ -97,6 +99,11 @@ export class WorkItemsStore {
       row.id,
     ]);
     await this.index(row);
+  }
+
+  /** Records the commit the item's submitter had when it was approved (null: not known). */
+  async setApprovedHead(workItemId: string, head: string | null): Promise<void> {
+    await this.sql.run('UPDATE work_items SET approved_head = ? WHERE id = ?', [head, workItemId]);
   }
 
   /** Records that `sessionId` read `version` of the item (the last read counts). */

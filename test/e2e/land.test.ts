@@ -8,6 +8,7 @@
  * work, a dirty or detached copy, an unknown target, nothing to land. Worktrees of one repository
  * with no remote land on the shared branch. On SQLite and PostgreSQL.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -415,6 +416,26 @@ describe('landing from a terminal, and with reviews required', () => {
     await reviewer.call('submit_review', { workItemId: item.id, verdict: 'approve', summary: 'good' });
     const approved = await worker.call<Landed>('collab_land', { wait_seconds: 60 });
     expect(approved.state).toBe('landed');
+    // Work committed after the approval and dated before it: refused all the same (the approval
+    // noted the commit the worker had).
+    writeFileSync(join(a, 'src/a.ts'), 'export const a = 3;\n');
+    const past = '2001-01-01T00:00:00Z';
+    execFileSync('git', ['commit', '-qam', 'unreviewed'], {
+      cwd: a,
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+        GIT_AUTHOR_DATE: past,
+        GIT_COMMITTER_DATE: past,
+      },
+    });
+    const backdated = await worker.call<Landed>('collab_land', { wait_seconds: 60 });
+    expect(backdated.state).toBe('rejected');
+    expect(backdated.reason).toContain('approved before your last commit');
+    expect(git(bare, 'show', 'main:src/a.ts')).toBe('export const a = 2;\n');
   });
 });
 

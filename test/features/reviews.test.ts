@@ -781,7 +781,9 @@ describe('the words a work item is found by', () => {
     if (app.store.sql.dialect === 'sqlite') {
       // A database from before the words were found by their row (migration 30): mapped once.
       const db = openDatabase(homeAt(home).database);
-      db.exec('DROP TABLE work_fts_items; DROP TABLE work_item_reads; PRAGMA user_version = 29');
+      db.exec(
+        'DROP TABLE work_fts_items; DROP TABLE work_item_reads; ALTER TABLE work_items DROP COLUMN approved_head; PRAGMA user_version = 29',
+      );
       db.close();
     }
     app = await testApp({ home });

@@ -253,15 +253,25 @@ async function landedAs(row: LandingRow, commit: string, before: string, note?: 
   };
 }
 
-/** When the project asks for reviews: the requester's work item, approved after its last commit. */
+/**
+ * When the project asks for reviews: the requester's work item, approved with this commit checked
+ * out or a later one (the commit noted at the approval); where none was noted (the submitter on
+ * another machine), approved after the commit's date.
+ */
 async function reviewGate(
   services: LandingServices,
   row: LandingRow,
   committedAt: number | null,
 ): Promise<Refusal | null> {
   const item = row.session_id ? await services.app.store.workItems.latestBy(row.session_id) : undefined;
-  if (item && item.status === 'approved' && (committedAt === null || item.updated_at >= committedAt))
-    return null;
+  const approvedHead = item?.approved_head ?? null;
+  const covered =
+    approvedHead !== null
+      ? row.head_commit === approvedHead ||
+        (await tryGitAsync(row.worktree, 'merge-base', '--is-ancestor', row.head_commit, approvedHead)) !==
+          null
+      : committedAt === null || (item !== undefined && Number(item.updated_at) >= committedAt);
+  if (item && item.status === 'approved' && covered) return null;
   const title = item ? `${shown(item.title, 120)} (${item.id})` : '';
   return {
     code: 'NOT_APPROVED',
@@ -269,7 +279,7 @@ async function reviewGate(
       ? 'This project lands only approved work (land.require_review), and this session has submitted no work item: submit_work, get it approved, then ask again.'
       : item.status !== 'approved'
         ? `This project lands only approved work (land.require_review), and your work item ${title} is ${item.status}.`
-        : `This project lands only approved work (land.require_review), and your work item ${title} was approved before your last commit: update_work with what changed, and get it approved again.`,
+        : `This project lands only approved work (land.require_review), and your work item ${title} was approved before your last commit${approvedHead ? ` (at ${approvedHead.slice(0, 12)})` : ''}: update_work with what changed, and get it approved again.`,
     details: item ? { work_item_id: item.id, status: item.status } : {},
   };
 }

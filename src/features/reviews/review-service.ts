@@ -79,6 +79,7 @@ export class ReviewService extends WorkItemsService {
           .map((r) => r.verdict);
         status = nextStatus(item.status, 'review', verdicts);
         if (status !== item.status) await store.workItems.update({ ...item, status, updated_at: now });
+        if (status === 'approved' && item.status !== 'approved') await this.recordApprovedHead(item);
       }
       if (item.submitted_by && item.submitted_by !== actor.id) {
         await this.notifications.notify([item.submitted_by], {

@@ -12,6 +12,8 @@ import {
   phaseIndex,
   type WorkType,
 } from '../../core/work-status.js';
+import { readRef } from '../../integrations/git-refs.js';
+import { locateFolder } from '../../integrations/git-repo.js';
 import type { ProjectRow } from '../../store/projects-store.js';
 import type { WorkItemRow } from '../../store/work-items-store.js';
 import type { NotificationsService } from '../notifications/notifications-service.js';
@@ -342,6 +344,7 @@ export class WorkItemsService extends ReviewQueries {
       updated_at: now,
     });
     await this.app.store.workItems.update({ ...item, status: 'approved', updated_at: now });
+    await this.recordApprovedHead(item);
     await this.event(
       item.project_id,
       item.id,
@@ -354,6 +357,21 @@ export class WorkItemsService extends ReviewQueries {
       },
     );
     return true;
+  }
+
+  /**
+   * Notes, as `item` is approved, the commit its submitter has checked out (read from its git folder
+   * on this machine; null where that is not known): what the landing gate lands (land-one.ts).
+   */
+  protected async recordApprovedHead(item: WorkItemRow): Promise<void> {
+    const { store } = this.app;
+    const submitter = item.submitted_by ? await store.sessions.get(item.submitted_by) : undefined;
+    let head: string | null = null;
+    if (submitter && submitter.host === this.app.host) {
+      const place = locateFolder(submitter.worktree);
+      if (place.kind === 'git') head = readRef(place.gitDir, place.commonDir, 'HEAD');
+    }
+    await store.workItems.setApprovedHead(item.id, head);
   }
 
   /** Reviewers of a project hear of new work: its watchers, and the other live sessions in its repo. */

@@ -19,6 +19,7 @@ import { meetingsByBase } from './028-meetings-by-base.js';
 import { checkListsAsComparisons } from './029-check-lists-as-comparisons.js';
 import { workWordsByItem } from './030-work-words-by-item.js';
 import { workItemReads } from './031-work-item-reads.js';
+import { approvedHeads } from './032-approved-heads.js';
 import { FROZEN_MIGRATIONS, FROZEN_VERSION } from './frozen.js';
 import { PG_BASELINE, PG_BASELINE_VERSION } from './pg-baseline.js';
 import { compileMigration, type Dialect, type PortableMigration } from './portable.js';
@@ -41,6 +42,7 @@ export const PORTABLE_MIGRATIONS: PortableMigration[] = [
   checkListsAsComparisons,
   workWordsByItem,
   workItemReads,
+  approvedHeads,
 ];
 
 export const SCHEMA_VERSION = PORTABLE_MIGRATIONS.at(-1)?.version ?? FROZEN_VERSION;
