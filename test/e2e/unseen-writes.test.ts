@@ -76,7 +76,8 @@ describe('writes no hook saw are told to the holder', () => {
       for (;;) {
         const list = await unseen();
         if (list.length >= count) return { list, ms: Date.now() - started };
-        if (Date.now() - started > 8_000) throw new Error(`no unseen_write after 8 s (${list.length})`);
+        // 3 s on a quiet host; the whole suite on two cores has taken past 8.
+        if (Date.now() - started > 15_000) throw new Error(`no unseen_write after 15 s (${list.length})`);
         await sleep(100);
       }
     };
