@@ -8,14 +8,13 @@
  * work, a dirty or detached copy, an unknown target, nothing to land. Worktrees of one repository
  * with no remote land on the shared branch. On SQLite and PostgreSQL.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../../src/integrations/process-probe.js';
 import { freshPgDatabase, pgAvailable } from '../helpers/pg.js';
 import { connectStdio, runCli, serverPid, waitFor } from '../helpers/stdio.js';
-import { git, gitRepo, tempDir } from '../helpers/temp.js';
+import { git, gitRepo, gitWith, tempDir } from '../helpers/temp.js';
 
 type Closable = { close: () => Promise<unknown> };
 const open: Closable[] = [];
@@ -420,18 +419,7 @@ describe('landing from a terminal, and with reviews required', () => {
     // noted the commit the worker had).
     writeFileSync(join(a, 'src/a.ts'), 'export const a = 3;\n');
     const past = '2001-01-01T00:00:00Z';
-    execFileSync('git', ['commit', '-qam', 'unreviewed'], {
-      cwd: a,
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-        GIT_AUTHOR_DATE: past,
-        GIT_COMMITTER_DATE: past,
-      },
-    });
+    gitWith({ GIT_AUTHOR_DATE: past, GIT_COMMITTER_DATE: past }, a, 'commit', '-qam', 'unreviewed');
     const backdated = await worker.call<Landed>('collab_land', { wait_seconds: 60 });
     expect(backdated.state).toBe('rejected');
     expect(backdated.reason).toContain('approved before your last commit');
@@ -439,21 +427,32 @@ describe('landing from a terminal, and with reviews required', () => {
   });
 });
 
+/**
+ * An origin whose check pushes, the first time it runs, a commit of another clone writing `files`
+ * (as if landed meanwhile); its check logs each commit it checks to `log`.
+ */
+function movingOrigin(files: Record<string, string>, message: string) {
+  const dir = tempDir('collab-checks-');
+  const log = join(dir, 'checked.log');
+  const other = join(dir, 'other');
+  const check = `git rev-parse HEAD >> ${log}; if [ ! -e ${dir}/pushed ]; then touch ${dir}/pushed; git -C ${other} push -q origin HEAD:main; fi`;
+  const bare = origin(log, check);
+  git(tempDir(), 'clone', '-q', bare, other);
+  for (const [path, content] of Object.entries(files)) writeFileSync(join(other, path), content);
+  git(other, 'add', '-A');
+  git(other, 'commit', '-qm', message);
+  return { bare, log };
+}
+
 describe('a target that moves', () => {
   it('moved on the remote to stricter rules during the check: the work is checked by the rules of the target it lands on', async () => {
-    const dir = tempDir('collab-checks-');
-    const log = join(dir, 'checked.log');
-    // The other clone's commit makes the target's check fail; the first check pushes it.
-    const other = join(dir, 'other');
-    const check = `git rev-parse HEAD >> ${log}; if [ ! -e ${dir}/pushed ]; then touch ${dir}/pushed; git -C ${other} push -q origin HEAD:main; fi`;
-    const bare = origin(log, check);
-    git(tempDir(), 'clone', '-q', bare, other);
-    writeFileSync(
-      join(other, '.session-collab.yaml'),
-      'land:\n  check: "echo stricter now; exit 7"\n  check_timeout_seconds: 60\n',
+    // The other clone's commit makes the target's check fail.
+    const { bare } = movingOrigin(
+      {
+        '.session-collab.yaml': 'land:\n  check: "echo stricter now; exit 7"\n  check_timeout_seconds: 60\n',
+      },
+      'stricter rules',
     );
-    git(other, 'add', '-A');
-    git(other, 'commit', '-qm', 'stricter rules');
     const home = tempDir('collab-home-');
     const a = clone(bare, 'alice');
     commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');
@@ -467,16 +466,7 @@ describe('a target that moves', () => {
   });
 
   it('moved on the remote during the check: the work is replayed on it and checked again, then lands', async () => {
-    const dir = tempDir('collab-checks-');
-    const log = join(dir, 'checked.log');
-    // Someone else's commit, ready in another clone: pushed by the first check, as if landed meanwhile.
-    const other = join(dir, 'other');
-    const check = `git rev-parse HEAD >> ${log}; if [ ! -e ${dir}/pushed ]; then touch ${dir}/pushed; git -C ${other} push -q origin HEAD:main; fi`;
-    const bare = origin(log, check);
-    git(tempDir(), 'clone', '-q', bare, other);
-    writeFileSync(join(other, 'src/other.ts'), 'export const other = 1;\n');
-    git(other, 'add', '-A');
-    git(other, 'commit', '-qm', 'meanwhile');
+    const { bare, log } = movingOrigin({ 'src/other.ts': 'export const other = 1;\n' }, 'meanwhile');
     const home = tempDir('collab-home-');
     const a = clone(bare, 'alice');
     commitOn(a, 'feature', { 'src/ui.ts': 'export const title = "App";\n' }, 'capital title');

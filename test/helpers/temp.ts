@@ -81,6 +81,11 @@ export function tempDir(prefix = 'collab-'): string {
 }
 
 export function git(cwd: string, ...args: string[]): string {
+  return gitWith({}, cwd, ...args);
+}
+
+/** `git`, with more of git's environment (a commit's dates, say). */
+export function gitWith(env: Record<string, string>, cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
@@ -90,6 +95,7 @@ export function git(cwd: string, ...args: string[]): string {
       GIT_AUTHOR_EMAIL: 't@t',
       GIT_COMMITTER_NAME: 't',
       GIT_COMMITTER_EMAIL: 't@t',
+      ...env,
     },
   });
 }
