@@ -16,6 +16,7 @@ import {
   rmSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { isBranchName } from '../core/branch-name.js';
 import { gitWords } from './git.js';
 import { parseGitConfig, remotesOf } from './git-config.js';
 import { readRef } from './git-refs.js';
@@ -165,14 +166,21 @@ export async function defaultTarget(worktree: string, commonDir: string): Promis
   const remote = landingRemote(commonDir, 'main', null);
   if (remote) {
     const head = await tryRun(worktree, 'symbolic-ref', '-q', '--short', `refs/remotes/${remote}/HEAD`);
-    if (head) return head.slice(remote.length + 1);
+    // A name git would refuse as a branch (`-x`, written into the ref by hand) is no target.
+    const named = head?.slice(remote.length + 1);
+    if (named && isBranchName(named)) return named;
     for (const name of ['main', 'master'])
       if (await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/remotes/${remote}/${name}`))
         return name;
   }
   const configured = await tryRun(worktree, 'config', 'init.defaultBranch');
   for (const name of [configured, 'main', 'master'])
-    if (name && (await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`))) return name;
+    if (
+      name &&
+      isBranchName(name) &&
+      (await tryRun(worktree, 'rev-parse', '-q', '--verify', `refs/heads/${name}`))
+    )
+      return name;
   return 'main';
 }
 
