@@ -583,6 +583,11 @@ describe('a whole read that records after an edit read begun later', () => {
   async function wholeRecordsLast(moved: Moved) {
     const { app, dir, session, recorded } = moved;
     const { store } = app;
+    // A whole read, not one of what changed since the last (`changedSince`), which finds nothing
+    // here and writes nothing (then nothing would be held): git's index written since says so.
+    await new Promise((r) => setTimeout(r, 60));
+    const index = join(dir, '.git', 'index');
+    utimesSync(index, new Date(), new Date());
     const { held, release } = holdNextWrite(store);
     const whole = app.changes.refresh(session);
     await held;
