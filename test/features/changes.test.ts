@@ -580,14 +580,16 @@ describe('a whole read that records after an edit read begun later', () => {
    * `src/b.ts`, and an edit read of both begins and records. Once that is recorded, the whole read's
    * write goes on. Returns what the edit read recorded, and then what stands.
    */
-  async function wholeRecordsLast(moved: Moved) {
+  async function wholeRecordsLast(moved: Moved, readBefore = false) {
     const { app, dir, session, recorded } = moved;
     const { store } = app;
-    // A whole read, not one of what changed since the last (`changedSince`), which finds nothing
-    // here and writes nothing (then nothing would be held): git's index written since says so.
-    await new Promise((r) => setTimeout(r, 60));
-    const index = join(dir, '.git', 'index');
-    utimesSync(index, new Date(), new Date());
+    // Read whole just before (the base found): a whole read again, not one of what changed since
+    // (`changedSince`), which finds nothing here and writes nothing (then nothing would be held):
+    // git's index written since says so.
+    if (readBefore) {
+      await new Promise((r) => setTimeout(r, 60));
+      utimesSync(join(dir, '.git', 'index'), new Date(), new Date());
+    }
     const { held, release } = holdNextWrite(store);
     const whole = app.changes.refresh(session);
     await held;
@@ -615,7 +617,7 @@ describe('a whole read that records after an edit read begun later', () => {
     const { app, session, head, blob, close } = moved;
     // The moved base recorded: the whole read finds it again, and the edit reads against it.
     expect(await app.changes.refresh(session)).toBe('recorded');
-    const { byEdit, edited, after } = await wholeRecordsLast(moved);
+    const { byEdit, edited, after } = await wholeRecordsLast(moved, true);
     expect(byEdit).toMatchObject({ base: head, baseBlob: blob });
     // The whole read's time and base; the edit's files, as it read them, and when.
     expect(after.fullAt).toBeGreaterThan(byEdit.fullAt!);
